@@ -1,0 +1,36 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "fcm-device",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "fcm-device", targets: ["fcm-device"]),
+        .library(name: "FCMEngine", targets: ["FCMEngine"]),
+        .library(name: "FCMProfiles", targets: ["FCMProfiles"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        // The rules of a client app instance and its connection server: pure, no I/O.
+        .target(name: "FCMEngine"),
+        // YAML device profiles, headless replay on a virtual clock, transcripts.
+        .target(
+            name: "FCMProfiles",
+            dependencies: ["FCMEngine", .product(name: "Yams", package: "Yams")]
+        ),
+        // The executable: argument parsing only.
+        .executableTarget(
+            name: "fcm-device",
+            dependencies: [
+                "FCMEngine", "FCMProfiles",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "FCMEngineTests", dependencies: ["FCMEngine"]),
+        .testTarget(name: "FCMProfilesTests", dependencies: ["FCMProfiles", "FCMEngine"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,42 @@
+/// The names the platform's own messaging library gives its callbacks, so the
+/// transcript reads like the app's code.
+public struct CallbackNames: Sendable, Equatable {
+    /// A new registration token.
+    public var newToken: String
+    /// Upstream messages accepted by the connection server (batched).
+    public var messageSent: String
+    /// An upstream message that could not be sent.
+    public var sendError: String
+    /// iOS GCM only: the library processed an upstream message and will send it.
+    public var willSend: String?
+    /// A downstream message handed to the app's code.
+    public var messageReceived: String
+    /// Stored messages were discarded by the server.
+    public var deletedMessages: String
+
+    public init(platform: Platform, sdk: SDK) {
+        switch (platform, sdk) {
+        case (.android, _):
+            newToken = "onNewToken"
+            messageSent = "onMessageSent"
+            sendError = "onSendError"
+            willSend = nil
+            messageReceived = "onMessageReceived"
+            deletedMessages = "onDeletedMessages"
+        case (.ios, .fcm):
+            newToken = "didReceiveRegistrationToken"
+            messageSent = "sendDataMessageSuccess"
+            sendError = "sendDataMessageFailure"
+            willSend = nil
+            messageReceived = "didReceiveRemoteNotification"
+            deletedMessages = "messagesDeleted"
+        case (.ios, .gcm):
+            newToken = "didReceiveRegistrationToken"
+            messageSent = "didSendDataMessageWithID"
+            sendError = "willSendDataMessageWithID"
+            willSend = "willSendDataMessageWithID"
+            messageReceived = "didReceiveRemoteNotification"
+            deletedMessages = "messagesDeleted"
+        }
+    }
+}

@@ -1,0 +1,30 @@
+/// Everything that can happen to the device or its connection server from outside:
+/// a key in the TUI, a step of a profile, a stanza or HTTP request.
+public enum Command: Sendable, Equatable {
+    case setNetwork(Network)
+    case setService(up: Bool)
+    case setDoze(Bool)
+    case setAppState(AppState)
+    case uninstall
+    case reinstall
+    /// A new token for one sender, or for all when nil.
+    case refreshToken(sender: String?)
+    case addSender(SenderConfig)
+    case removeSender(String)
+    case send(UpstreamRequest)
+    case push(DownstreamRequest)
+    /// The user taps a tray notification.
+    case tap(TapTarget)
+    /// An app server acknowledges an upstream message.
+    case ackUpstream(sender: String, id: String)
+    /// The connection server asks its app-server connections to drain.
+    case drain
+}
+
+/// Which tray notification a tap means.
+public enum TapTarget: Sendable, Equatable {
+    case last
+    /// Counted from 1, oldest first.
+    case index(Int)
+    case id(String)
+}

@@ -1,0 +1,93 @@
+/// Handing downstream messages to the app: by platform and app state, to the
+/// app's callback or to the tray; deleted-message notices; receipts; taps.
+extension DeviceEngine {
+    /// Delivers whatever the device can take now, oldest first.
+    mutating func deliverWaiting(into out: inout [Event]) {
+        guard connected, appState != .stopped else { return }
+        let recentInactiveDrop = lastInactiveDropAt.map { now - $0 <= PayloadRules.maxTimeToLive * Span.second }
+        if deletedCount > 0, recentInactiveDrop ?? true {
+            emit(.device, names.deletedMessages, [.number("total_deleted", deletedCount)], into: &out)
+        }
+        deletedCount = 0
+        lastInactiveDropAt = nil
+        var kept: [StoredMessage] = []
+        let waiting = stored
+        stored.removeAll()
+        for message in waiting {
+            if holdReason(message.request) == nil {
+                deliver(message, into: &out)
+            } else {
+                kept.append(message)
+            }
+        }
+        stored = kept + stored
+    }
+
+    mutating func deliver(_ message: StoredMessage, into out: inout [Event]) {
+        let request = message.request
+        let toTray = appState == .background && request.isNotification
+        if toTray {
+            let pairs = request.notification ?? []
+            let title = pairs.first { $0.key == "title" }?.value ?? ""
+            let body = pairs.first { $0.key == "body" }?.value ?? ""
+            tray.append(
+                TrayNotification(
+                    id: message.id, sender: request.sender, title: title, body: body, notification: pairs,
+                    data: request.data, postedAt: now))
+            emit(
+                .device, "notificationPosted",
+                [
+                    .text("id", message.id), .text("from", request.sender), .text("title", title),
+                    .text("body", body),
+                ], into: &out)
+        } else {
+            var fields: [Field] = [.text("id", message.id), .text("from", request.sender)]
+            if !request.data.isEmpty || request.notification == nil { fields.append(Field("data", .map(request.data))) }
+            if let notification = request.notification { fields.append(Field("notification", .map(notification))) }
+            if let key = request.collapseKey { fields.append(.text("collapse_key", key)) }
+            fields.append(.text("priority", request.effectivePriority.rawValue))
+            if appState == .background { fields.append(.flag("background", true)) }
+            emit(.device, names.messageReceived, fields, into: &out)
+            remember(
+                DeliveredMessage(
+                    id: message.id, sender: request.sender, data: request.data, notification: request.notification,
+                    collapseKey: request.collapseKey, priority: request.effectivePriority, at: now,
+                    via: names.messageReceived))
+        }
+        if request.deliveryReceiptRequested {
+            emit(
+                .server, "receipt",
+                [
+                    .text("id", "dr2:" + message.id), .text("original_id", message.id),
+                    .text("sender", request.sender), .text("token", request.to ?? ""),
+                    .text("category", configuration.device.app), .text("status", "MESSAGE_SENT_TO_DEVICE"),
+                ], into: &out)
+        }
+    }
+
+    mutating func remember(_ message: DeliveredMessage) {
+        inbox.append(message)
+        if inbox.count > Self.inboxLimit { inbox.removeFirst(inbox.count - Self.inboxLimit) }
+    }
+
+    mutating func tap(_ target: TapTarget, into out: inout [Event]) {
+        let index: Int?
+        switch target {
+        case .last: index = tray.indices.last
+        case .index(let n): index = tray.indices.contains(n - 1) ? n - 1 : nil
+        case .id(let id): index = tray.firstIndex { $0.id == id }
+        }
+        guard let index else {
+            return refuse("tap", tray.isEmpty ? "the tray is empty" : "no such notification in the tray", into: &out)
+        }
+        let note = tray.remove(at: index)
+        emit(
+            .device, "notificationTapped",
+            [.text("id", note.id), .text("from", note.sender), Field("data", .map(note.data))], into: &out)
+        remember(
+            DeliveredMessage(
+                id: note.id, sender: note.sender, data: note.data, notification: note.notification, collapseKey: nil,
+                priority: .high, at: now, via: "notificationTapped"))
+        setAppState(.foreground, into: &out)
+    }
+}

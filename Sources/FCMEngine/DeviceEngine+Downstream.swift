@@ -1,0 +1,140 @@
+/// Downstream acceptance: the connection server's validation, then delivery now,
+/// storage for later, or discarding.
+extension DeviceEngine {
+    /// Validates and takes a downstream message; the id on success (the app
+    /// server's own, or one generated like `0:…%…`).
+    @discardableResult
+    public mutating func push(_ request: DownstreamRequest, into out: inout [Event]) -> Result<
+        String, DownstreamError
+    > {
+        let id = request.messageID ?? nextMessageID()
+        if let problem = validate(request) {
+            emit(
+                .server, "downstreamRejected",
+                [
+                    .text("sender", request.sender), .text("id", id), .text("error", problem.legacyName),
+                    .text("ccs", problem.ccsCode), .text("detail", problem.detail),
+                ], into: &out)
+            return .failure(problem)
+        }
+        let ttl = request.timeToLive ?? PayloadRules.defaultDownstreamTimeToLive
+        let message = StoredMessage(id: id, request: request, acceptedAt: now, timeToLive: ttl)
+        var fields: [Field] = [
+            .text("sender", request.sender), .text("id", id), .text("token", request.to ?? ""),
+            .text("priority", request.effectivePriority.rawValue), .number("ttl", ttl),
+        ]
+        if let key = request.collapseKey { fields.append(.text("collapse_key", key)) }
+        if request.dryRun { fields.append(.flag("dry_run", true)) }
+        emit(.server, "downstreamAccepted", fields, into: &out)
+        guard !request.dryRun else { return .success(id) }
+        route(message, into: &out)
+        return .success(id)
+    }
+
+    func validate(_ request: DownstreamRequest) -> DownstreamError? {
+        guard serviceUp else { return .unavailable }
+        guard let token = request.to, !token.isEmpty else { return .missingRegistration }
+        if let priority = request.priority, Priority(rawValue: priority) == nil {
+            return .invalidParameters("priority must be \"high\" or \"normal\", not \"\(priority)\"")
+        }
+        if let owner = activeOwner(of: token) {
+            if owner != request.sender { return .mismatchSenderID(token) }
+        } else if let owner = everOwner(of: token) {
+            return owner == request.sender ? .notRegistered(token) : .mismatchSenderID(token)
+        } else {
+            return .invalidRegistration(token)
+        }
+        if let key = request.data.first(where: { PayloadRules.isReservedDataKey($0.key) })?.key {
+            return .invalidDataKey(key)
+        }
+        if let ttl = request.timeToLive, !PayloadRules.isValidTimeToLive(ttl) { return .invalidTtl(ttl) }
+        let size = PayloadRules.payloadSize(request.data) + PayloadRules.payloadSize(request.notification ?? [])
+        if size > PayloadRules.maxPayloadBytes { return .messageTooBig(size) }
+        return nil
+    }
+
+    mutating func nextMessageID() -> String {
+        messageCounter += 1
+        var rng = SeededGenerator(seed: configuration.device.seed ^ (messageCounter &* 0x9E37_79B9))
+        let stamp = (1_700_000_000_000 + now) * 1_000 + Int64(messageCounter % 1_000)
+        let hex = String(rng.next(), radix: 16)
+        return "0:\(stamp)%" + String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    mutating func route(_ message: StoredMessage, into out: inout [Event]) {
+        if !connected, let since = unreachableSince, now - since > PayloadRules.inactivityLimit {
+            lastInactiveDropAt = now
+            deletedCount += 1
+            emit(
+                .server, "discarded",
+                [
+                    .text("id", message.id), .text("reason", "inactive"),
+                    .text("detail", "the device has not connected for over a month"),
+                ], into: &out)
+        } else if let reason = holdReason(message.request) {
+            if message.timeToLive == 0 {
+                emit(
+                    .server, "discarded",
+                    [
+                        .text("id", message.id), .text("reason", "ttl-zero"),
+                        .text("detail", "time to live 0 and the device cannot take it now (\(reason))"),
+                    ], into: &out)
+            } else {
+                store(message, reason: reason, into: &out)
+            }
+        } else {
+            deliver(message, into: &out)
+        }
+    }
+
+    /// Why a message cannot be handed to the app now, or nil when it can.
+    func holdReason(_ request: DownstreamRequest) -> String? {
+        if !installed { return "not installed" }
+        if network == .offline { return "offline" }
+        if !serviceUp { return "service down" }
+        if appState == .stopped { return "app stopped" }
+        if doze && request.effectivePriority == .normal { return "doze" }
+        if platform == .ios && !request.isNotification && !request.contentAvailable && appState != .foreground {
+            return "ios data waits for foreground"
+        }
+        return nil
+    }
+
+    mutating func store(_ message: StoredMessage, reason: String, into out: inout [Event]) {
+        if let key = message.request.collapseKey {
+            if let index = stored.firstIndex(where: { $0.request.collapseKey == key }) {
+                let old = stored.remove(at: index)
+                emit(
+                    .server, "collapsed",
+                    [.text("id", old.id), .text("by", message.id), .text("collapse_key", key)], into: &out)
+            } else if Set(stored.compactMap(\.request.collapseKey)).count >= configuration.store.collapseKeyLimit {
+                let victimIndex: Int? =
+                    configuration.store.eviction == .oldest
+                    ? stored.firstIndex { $0.request.collapseKey != nil } : nil
+                let victim = victimIndex.map { stored.remove(at: $0) } ?? message
+                emit(
+                    .server, "discarded",
+                    [
+                        .text("id", victim.id), .text("reason", "collapse-key-limit"),
+                        .text("collapse_key", victim.request.collapseKey ?? ""),
+                    ], into: &out)
+                if victimIndex == nil { return }
+            }
+        } else if stored.count(where: { $0.request.collapseKey == nil })
+            >= configuration.store.nonCollapsibleLimit
+        {
+            let ids = stored.map(\.id) + [message.id]
+            stored.removeAll()
+            deletedCount += ids.count
+            emit(
+                .server, "discarded",
+                [.text("reason", "store-limit"), .number("count", ids.count), Field("ids", .list(ids))],
+                into: &out)
+            return
+        }
+        stored.append(message)
+        emit(
+            .server, "stored", [.text("id", message.id), .text("reason", reason), .number("stored", stored.count)],
+            into: &out)
+    }
+}

@@ -1,0 +1,92 @@
+/// Registration tokens per sender: issue, refresh, uninstall, reinstall.
+extension DeviceEngine {
+    mutating func issueToken(for sender: SenderConfig, into out: inout [Event]) {
+        let count = refreshes[sender.id, default: 0]
+        var token = tokenFactory.token(sender: sender.id, installation: installation, refreshes: count)
+        if installation == 0, count == 0, let fixed = sender.token { token = fixed }
+        tokens[sender.id] = token
+        tokenOwners[token] = sender.id
+        issuedTokens[sender.id, default: []].append(token)
+        emit(.device, names.newToken, [.text("sender", sender.id), .text("token", token)], into: &out)
+    }
+
+    /// The sender a token is currently valid for, if any.
+    public func activeOwner(of token: String) -> String? {
+        guard let owner = tokenOwners[token], tokens[owner] == token else { return nil }
+        return owner
+    }
+
+    /// The sender a token was ever issued to here, if any.
+    public func everOwner(of token: String) -> String? { tokenOwners[token] }
+
+    mutating func refreshToken(sender: String?, into out: inout [Event]) {
+        guard installed else { return refuse("refresh_token", "the app is not installed", into: &out) }
+        let targets = senders.filter { sender == nil || $0.id == sender }
+        guard !targets.isEmpty else {
+            return refuse("refresh_token", "no sender \(sender ?? "") is registered", into: &out)
+        }
+        for target in targets {
+            refreshes[target.id, default: 0] += 1
+            issueToken(for: target, into: &out)
+        }
+    }
+
+    mutating func addSender(_ sender: SenderConfig, into out: inout [Event]) {
+        guard senders.count < PayloadRules.maxSenders else {
+            return refuse(
+                "add_sender", "an app instance can register at most \(PayloadRules.maxSenders) senders",
+                into: &out)
+        }
+        guard !senders.contains(where: { $0.id == sender.id }) else {
+            return refuse("add_sender", "sender \(sender.id) is already registered", into: &out)
+        }
+        senders.append(sender)
+        if installed { issueToken(for: sender, into: &out) }
+    }
+
+    mutating func removeSender(_ id: String, into out: inout [Event]) {
+        guard let index = senders.firstIndex(where: { $0.id == id }) else {
+            return refuse("remove_sender", "sender \(id) is not registered", into: &out)
+        }
+        senders.remove(at: index)
+        tokens[id] = nil
+        emit(.device, "senderRemoved", [.text("sender", id)], into: &out)
+    }
+
+    mutating func uninstall(into out: inout [Event]) {
+        guard installed else { return refuse("uninstall", "the app is not installed", into: &out) }
+        installed = false
+        tokens.removeAll()
+        batch = nil
+        tray.removeAll()
+        emit(.device, "uninstalled", [], into: &out)
+        if !pending.isEmpty {
+            emit(
+                .device, "discarded",
+                [.text("reason", "uninstalled"), Field("ids", .list(pending.map(\.id)))], into: &out)
+            pending.removeAll()
+        }
+        if !stored.isEmpty {
+            emit(
+                .server, "discarded",
+                [.text("reason", "uninstalled"), Field("ids", .list(stored.map(\.id)))], into: &out)
+            stored.removeAll()
+        }
+        deletedCount = 0
+        lastInactiveDropAt = nil
+        if unreachableSince == nil { unreachableSince = now }
+    }
+
+    mutating func reinstall(into out: inout [Event]) {
+        guard !installed else { return refuse("reinstall", "the app is already installed", into: &out) }
+        installed = true
+        installation += 1
+        refreshes.removeAll()
+        usedIDs.removeAll()
+        emit(.device, "installed", [], into: &out)
+        for sender in senders {
+            issueToken(for: sender, into: &out)
+        }
+        connectivityChanged(into: &out)
+    }
+}

@@ -1,0 +1,73 @@
+/// Time passing: batch windows close, TTLs run out, the server retries upstream.
+extension DeviceEngine {
+    /// The earliest moment something will happen by itself, if anything will.
+    public var nextDeadline: Millis? {
+        var earliest = batch?.flushAt
+        func consider(_ time: Millis) {
+            if earliest.map({ time < $0 }) ?? true { earliest = time }
+        }
+        for message in pending { consider(message.expiresAt) }
+        for held in awaitingAck { consider(min(held.nextRetryAt, held.message.expiresAt)) }
+        for message in stored { consider(message.expiresAt) }
+        return earliest
+    }
+
+    /// Lets time pass up to `time`, firing every timer due on the way in order.
+    public mutating func advance(to time: Millis, into out: inout [Event]) {
+        while let deadline = nextDeadline, deadline <= time {
+            now = max(now, deadline)
+            fireTimers(into: &out)
+        }
+        now = max(now, time)
+    }
+
+    mutating func fireTimers(into out: inout [Event]) {
+        if pending.contains(where: { $0.expiresAt <= now }) {
+            for message in pending where message.expiresAt <= now {
+                sendFailure(
+                    id: message.id, error: "SERVICE_NOT_AVAILABLE",
+                    detail: "time to live ran out before the service could be reached", into: &out)
+            }
+            pending.removeAll { $0.expiresAt <= now }
+        }
+        if awaitingAck.contains(where: { min($0.nextRetryAt, $0.message.expiresAt) <= now }) {
+            retryUpstream(into: &out)
+        }
+        if stored.contains(where: { $0.expiresAt <= now }) {
+            for message in stored where message.expiresAt <= now {
+                emit(.server, "expired", [.text("id", message.id), .text("sender", message.request.sender)], into: &out)
+            }
+            stored.removeAll { $0.expiresAt <= now }
+        }
+        if let open = batch, open.flushAt <= now {
+            flushBatch(into: &out)
+        }
+    }
+
+    mutating func retryUpstream(into out: inout [Event]) {
+        var kept: [HeldUpstream] = []
+        for var held in awaitingAck {
+            let message = held.message
+            if message.expiresAt <= now {
+                emit(
+                    .server, "expired",
+                    [
+                        .text("id", message.id), .text("sender", message.sender),
+                        .text("detail", "the app server never acknowledged it"),
+                    ], into: &out)
+                continue
+            }
+            if held.nextRetryAt <= now {
+                held.attempts += 1
+                held.retryDelay = min(held.retryDelay * 2, PayloadRules.maxRetryDelay)
+                held.nextRetryAt = now + held.retryDelay
+                emit(
+                    .server, "upstreamRetry",
+                    [.text("id", message.id), .text("sender", message.sender), .number("attempt", held.attempts)],
+                    into: &out)
+            }
+            kept.append(held)
+        }
+        awaitingAck = kept
+    }
+}

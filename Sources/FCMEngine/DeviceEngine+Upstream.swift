@@ -1,0 +1,204 @@
+/// Upstream: the send call, the pending queue, forwarding to the app server,
+/// batched success callbacks and the server's retries.
+extension DeviceEngine {
+    mutating func send(_ request: UpstreamRequest, into out: inout [Event]) {
+        let id = request.messageID
+        guard installed else { return refuse("send", "the app is not installed", into: &out) }
+        guard appState != .stopped else {
+            return refuse("send", "the app is stopped; start it before sending", into: &out)
+        }
+        guard !id.isEmpty else {
+            return sendFailure(id: id, error: "InvalidParameters", detail: "missing message id", into: &out)
+        }
+        let sender: String
+        switch upstreamSender(of: request.to) {
+        case .success(let value): sender = value
+        case .failure(let problem):
+            return sendFailure(id: id, error: "InvalidParameters", detail: problem.detail, into: &out)
+        }
+        guard !usedIDs[sender, default: []].contains(id) else {
+            return sendFailure(
+                id: id, error: "InvalidParameters",
+                detail: "message id \(id) was already used for sender \(sender)", into: &out)
+        }
+        var data: [KeyValue] = []
+        for item in request.data {
+            switch item.value {
+            case .string(let value): data.append(KeyValue(item.key, value))
+            case .nonString(let kind):
+                emit(
+                    .device, "warning",
+                    [
+                        .text("id", id), .text("key", item.key),
+                        .text("detail", "dropped \(kind) value of \"\(item.key)\": only strings are sent"),
+                    ], into: &out)
+            }
+        }
+        let size = PayloadRules.payloadSize(data)
+        guard size <= PayloadRules.maxPayloadBytes else {
+            return sendFailure(
+                id: id, error: "MessageTooBig",
+                detail: "payload is \(size) bytes; the limit is \(PayloadRules.maxPayloadBytes)", into: &out)
+        }
+        guard let ttl = upstreamTimeToLive(request, into: &out) else { return }
+        let message = UpstreamMessage(sender: sender, id: id, timeToLive: ttl, data: data, sentAt: now)
+        if connected {
+            accept(message, into: &out)
+            forward(message, into: &out)
+        } else if ttl == 0 {
+            sendFailure(
+                id: id, error: "SERVICE_NOT_AVAILABLE",
+                detail: "time to live 0 and no connection to the service", into: &out)
+        } else if pending.count >= PayloadRules.pendingQueueLimit {
+            sendFailure(
+                id: id, error: "TooManyMessages",
+                detail: "\(PayloadRules.pendingQueueLimit) messages are already waiting", into: &out)
+        } else {
+            accept(message, into: &out)
+            pending.append(message)
+            emit(
+                .device, "upstreamQueued",
+                [.text("id", id), .text("sender", sender), .number("pending", pending.count)], into: &out)
+        }
+    }
+
+    /// The library took the message: its id is used, and iOS GCM says it will send it.
+    mutating func accept(_ message: UpstreamMessage, into out: inout [Event]) {
+        usedIDs[message.sender, default: []].insert(message.id)
+        if let willSend = names.willSend {
+            emit(.device, willSend, [.text("id", message.id)], into: &out)
+        }
+    }
+
+    /// The time to live the library uses: Android refuses values outside the
+    /// service's range; iOS clamps them to its one-day default.
+    mutating func upstreamTimeToLive(_ request: UpstreamRequest, into out: inout [Event]) -> Int64? {
+        let ttl = request.timeToLive ?? PayloadRules.defaultUpstreamTimeToLive
+        switch platform {
+        case .android:
+            guard PayloadRules.isValidTimeToLive(ttl) else {
+                sendFailure(
+                    id: request.messageID, error: "InvalidParameters",
+                    detail: "ttl \(ttl) is outside 0..\(PayloadRules.maxTimeToLive) seconds", into: &out)
+                return nil
+            }
+            return ttl
+        case .ios:
+            guard (0...PayloadRules.defaultUpstreamTimeToLive).contains(ttl) else {
+                emit(
+                    .device, "warning",
+                    [
+                        .text("id", request.messageID),
+                        .text("detail", "ttl \(ttl) clamped to \(PayloadRules.defaultUpstreamTimeToLive) seconds"),
+                    ], into: &out)
+                return PayloadRules.defaultUpstreamTimeToLive
+            }
+            return ttl
+        }
+    }
+
+    struct AddressProblem: Error {
+        var detail: String
+    }
+
+    /// The sender an upstream address names, when it is one this device may use.
+    func upstreamSender(of address: String) -> Result<String, AddressProblem> {
+        guard !address.isEmpty else { return .failure(AddressProblem(detail: "missing 'to'")) }
+        let parts = address.split(separator: "@", omittingEmptySubsequences: false)
+        let sdk = configuration.device.sdk
+        let allowed = sdk == .fcm ? ["fcm.googleapis.com", "gcm.googleapis.com"] : ["gcm.googleapis.com"]
+        guard parts.count == 2, allowed.contains(String(parts[1])) else {
+            return .failure(
+                AddressProblem(detail: "'to' must be SENDER@\(sdk.upstreamDomain), not \(address)"))
+        }
+        let sender = String(parts[0])
+        guard tokens[sender] != nil else {
+            return .failure(AddressProblem(detail: "sender \(sender) is not registered on this device"))
+        }
+        return .success(sender)
+    }
+
+    mutating func sendFailure(id: String, error: String, detail: String, into out: inout [Event]) {
+        emit(
+            .device, names.sendError, [.text("id", id), .text("error", error), .text("detail", detail)],
+            into: &out)
+    }
+
+    /// On reconnect the queue goes out in order.
+    mutating func flushPendingQueue(into out: inout [Event]) {
+        let queue = pending
+        pending.removeAll()
+        for message in queue {
+            if tokens[message.sender] == nil {
+                sendFailure(
+                    id: message.id, error: "InvalidParameters",
+                    detail: "sender \(message.sender) is no longer registered", into: &out)
+            } else {
+                forward(message, into: &out)
+            }
+        }
+    }
+
+    /// The connection server takes the message: the device will hear it was sent,
+    /// and the app server gets the upstream stanza.
+    mutating func forward(_ message: UpstreamMessage, into out: inout [Event]) {
+        emit(
+            .server, "upstreamForwarded",
+            [
+                .text("sender", message.sender), .text("id", message.id),
+                .text("from", tokens[message.sender] ?? ""), .text("category", configuration.device.app),
+                Field("data", .map(message.data)), .number("ttl", message.timeToLive),
+            ], into: &out)
+        addToBatch(message.id, into: &out)
+        if configuration.appServer == .echo {
+            emit(
+                .server, "appServerAck",
+                [.text("sender", message.sender), .text("id", message.id), .text("by", "echo")], into: &out)
+        } else {
+            let delay = PayloadRules.firstRetryDelay
+            awaitingAck.append(
+                HeldUpstream(message: message, attempts: 1, nextRetryAt: now + delay, retryDelay: delay))
+        }
+    }
+
+    mutating func addToBatch(_ id: String, into out: inout [Event]) {
+        guard installed else { return }
+        if batch == nil {
+            batch = SendBatch(ids: [], flushAt: now + configuration.batch.window)
+        }
+        batch?.ids.append(id)
+        if let open = batch, open.ids.count >= configuration.batch.max || open.flushAt <= now {
+            flushBatch(into: &out)
+        }
+    }
+
+    mutating func flushBatch(into out: inout [Event]) {
+        guard let open = batch else { return }
+        batch = nil
+        emit(
+            .device, names.messageSent, [Field("ids", .list(open.ids)), .number("count", open.ids.count)],
+            into: &out)
+    }
+
+    mutating func ackUpstream(sender: String, id: String, into out: inout [Event]) {
+        guard let index = awaitingAck.firstIndex(where: { $0.message.sender == sender && $0.message.id == id })
+        else {
+            return emit(
+                .server, "ackIgnored",
+                [
+                    .text("sender", sender), .text("id", id),
+                    .text("detail", "no upstream message \(id) of sender \(sender) awaits an ack"),
+                ], into: &out)
+        }
+        awaitingAck.remove(at: index)
+        emit(.server, "appServerAck", [.text("sender", sender), .text("id", id), .text("by", "app server")], into: &out)
+    }
+
+    mutating func drain(into out: inout [Event]) {
+        guard configuration.appServer == .echo else {
+            return refuse("drain", "no app-server connection to drain", side: .server, into: &out)
+        }
+        emit(.server, "connectionDraining", [.text("connection", "echo")], into: &out)
+        emit(.server, "appServerConnected", [.text("connection", "echo")], into: &out)
+    }
+}

@@ -1,0 +1,110 @@
+/// The rules of one FCM/GCM client app instance and of the connection server that
+/// serves it, as a value: commands and the time go in, events come out. No clock,
+/// no I/O: the replay, the TUI and the network servers are shells around it.
+public struct DeviceEngine: Sendable {
+    public let configuration: EngineConfiguration
+    public let names: CallbackNames
+    let tokenFactory: TokenFactory
+
+    /// The time of the last command or timer handled.
+    public internal(set) var now: Millis = 0
+    public internal(set) var appState: AppState
+    public internal(set) var network: Network
+    public internal(set) var doze: Bool
+    public internal(set) var serviceUp = true
+    public internal(set) var installed = true
+
+    // Registration.
+    public internal(set) var senders: [SenderConfig]
+    /// Sender ID → its current token.
+    public internal(set) var tokens: [String: String] = [:]
+    /// Every token ever issued here → its sender.
+    var tokenOwners: [String: String] = [:]
+    /// Sender ID → tokens issued to it, oldest first.
+    public internal(set) var issuedTokens: [String: [String]] = [:]
+    var installation = 0
+    var refreshes: [String: Int] = [:]
+
+    // Upstream.
+    /// The device's pending queue while it cannot reach the service (at most 20).
+    public internal(set) var pending: [UpstreamMessage] = []
+    /// Upstream messages the connection server holds until the app server acks.
+    public internal(set) var awaitingAck: [HeldUpstream] = []
+    public internal(set) var batch: SendBatch?
+    var usedIDs: [String: Set<String>] = [:]
+
+    // Downstream.
+    /// Messages the connection server stores for the device, oldest first.
+    public internal(set) var stored: [StoredMessage] = []
+    public internal(set) var tray: [TrayNotification] = []
+    /// The newest delivered messages, oldest first (at most `inboxLimit`).
+    public internal(set) var inbox: [DeliveredMessage] = []
+    public static let inboxLimit = 500
+    /// Messages discarded since the device last heard of it (onDeletedMessages).
+    public internal(set) var deletedCount = 0
+    var unreachableSince: Millis?
+    var lastInactiveDropAt: Millis?
+    var messageCounter: UInt64 = 0
+
+    public init(_ configuration: EngineConfiguration) {
+        self.configuration = configuration
+        names = CallbackNames(platform: configuration.device.platform, sdk: configuration.device.sdk)
+        tokenFactory = TokenFactory(seed: configuration.device.seed, sdk: configuration.device.sdk)
+        appState = configuration.device.state
+        network = configuration.device.network
+        doze = configuration.device.doze
+        senders = configuration.senders
+    }
+
+    /// The device can talk to the connection server.
+    public var connected: Bool { installed && network == .online && serviceUp }
+
+    public var platform: Platform { configuration.device.platform }
+
+    /// Registers every sender: the first `onNewToken` of each.
+    public mutating func start(at time: Millis = 0, into out: inout [Event]) {
+        now = time
+        for sender in senders {
+            issueToken(for: sender, into: &out)
+        }
+        if !connected { unreachableSince = now }
+    }
+
+    /// Handles one command at `time` (clamped so time never runs backwards), after
+    /// every timer due by then.
+    public mutating func apply(_ command: Command, at time: Millis, into out: inout [Event]) {
+        advance(to: time, into: &out)
+        switch command {
+        case .setNetwork(let value): setNetwork(value, into: &out)
+        case .setService(let up): setService(up: up, into: &out)
+        case .setDoze(let value): setDoze(value, into: &out)
+        case .setAppState(let value): setAppState(value, into: &out)
+        case .uninstall: uninstall(into: &out)
+        case .reinstall: reinstall(into: &out)
+        case .refreshToken(let sender): refreshToken(sender: sender, into: &out)
+        case .addSender(let sender): addSender(sender, into: &out)
+        case .removeSender(let id): removeSender(id, into: &out)
+        case .send(let request): send(request, into: &out)
+        case .push(let request): _ = push(request, into: &out)
+        case .tap(let target): tap(target, into: &out)
+        case .ackUpstream(let sender, let id): ackUpstream(sender: sender, id: id, into: &out)
+        case .drain: drain(into: &out)
+        }
+        advance(to: now, into: &out)
+    }
+
+    /// Convenience for tests and small shells.
+    public mutating func apply(_ command: Command, at time: Millis) -> [Event] {
+        var out: [Event] = []
+        apply(command, at: time, into: &out)
+        return out
+    }
+
+    mutating func emit(_ side: Side, _ name: String, _ fields: [Field], into out: inout [Event]) {
+        out.append(Event(at: now, side: side, name: name, fields: fields))
+    }
+
+    mutating func refuse(_ command: String, _ detail: String, side: Side = .device, into out: inout [Event]) {
+        emit(side, "commandRefused", [.text("command", command), .text("detail", detail)], into: &out)
+    }
+}

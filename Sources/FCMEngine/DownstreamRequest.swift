@@ -1,0 +1,127 @@
+/// A downstream message as an app server sends it (legacy field names), already
+/// decoded by a shell; the engine validates it as the real service would.
+public struct DownstreamRequest: Sendable, Equatable {
+    /// The sender the app server authenticated as.
+    public var sender: String
+    /// The target registration token; nil when the request named none.
+    public var to: String?
+    /// The app server's own id (XMPP `message_id`); generated when nil.
+    public var messageID: String?
+    public var data: [KeyValue]
+    public var notification: [KeyValue]?
+    public var collapseKey: String?
+    /// `high` or `normal`; any other text is refused.
+    public var priority: String?
+    /// Seconds; nil means the 4-week default.
+    public var timeToLive: Int64?
+    public var deliveryReceiptRequested: Bool
+    public var dryRun: Bool
+    public var contentAvailable: Bool
+    public var mutableContent: Bool
+
+    public init(
+        sender: String, to: String?, messageID: String? = nil, data: [KeyValue] = [],
+        notification: [KeyValue]? = nil, collapseKey: String? = nil, priority: String? = nil,
+        timeToLive: Int64? = nil, deliveryReceiptRequested: Bool = false, dryRun: Bool = false,
+        contentAvailable: Bool = false, mutableContent: Bool = false
+    ) {
+        self.sender = sender
+        self.to = to
+        self.messageID = messageID
+        self.data = data
+        self.notification = notification
+        self.collapseKey = collapseKey
+        self.priority = priority
+        self.timeToLive = timeToLive
+        self.deliveryReceiptRequested = deliveryReceiptRequested
+        self.dryRun = dryRun
+        self.contentAvailable = contentAvailable
+        self.mutableContent = mutableContent
+    }
+
+    /// A notification message carries display fields; the SDK may show it itself.
+    public var isNotification: Bool { notification != nil }
+
+    /// Notification messages default to high priority, data messages to normal.
+    public var effectivePriority: Priority {
+        priority.flatMap(Priority.init(rawValue:)) ?? (isNotification ? .high : .normal)
+    }
+}
+
+/// Why the connection server refused a downstream message, with the name each API
+/// gives it.
+public enum DownstreamError: Sendable, Equatable, Error {
+    case missingRegistration
+    case invalidRegistration(String)
+    case notRegistered(String)
+    case mismatchSenderID(String)
+    case messageTooBig(Int)
+    case invalidDataKey(String)
+    case invalidTtl(Int64)
+    case invalidParameters(String)
+    case unavailable
+
+    /// The legacy HTTP `results[].error` name.
+    public var legacyName: String {
+        switch self {
+        case .missingRegistration: "MissingRegistration"
+        case .invalidRegistration: "InvalidRegistration"
+        case .notRegistered: "NotRegistered"
+        case .mismatchSenderID: "MismatchSenderId"
+        case .messageTooBig: "MessageTooBig"
+        case .invalidDataKey: "InvalidDataKey"
+        case .invalidTtl: "InvalidTtl"
+        case .invalidParameters: "InvalidParameters"
+        case .unavailable: "Unavailable"
+        }
+    }
+
+    /// The XMPP (CCS) nack `error` code.
+    public var ccsCode: String {
+        switch self {
+        case .missingRegistration, .messageTooBig, .invalidDataKey, .invalidTtl, .invalidParameters:
+            "INVALID_JSON"
+        case .invalidRegistration, .mismatchSenderID: "BAD_REGISTRATION"
+        case .notRegistered: "DEVICE_UNREGISTERED"
+        case .unavailable: "SERVICE_UNAVAILABLE"
+        }
+    }
+
+    /// The HTTP v1 `FcmError.errorCode`.
+    public var v1Code: String {
+        switch self {
+        case .missingRegistration, .invalidRegistration, .messageTooBig, .invalidDataKey,
+            .invalidTtl, .invalidParameters:
+            "INVALID_ARGUMENT"
+        case .notRegistered: "UNREGISTERED"
+        case .mismatchSenderID: "SENDER_ID_MISMATCH"
+        case .unavailable: "UNAVAILABLE"
+        }
+    }
+
+    /// A sentence a person can act on.
+    public var detail: String {
+        switch self {
+        case .missingRegistration: "the message names no target registration token"
+        case .invalidRegistration(let token): "invalid registration token: \(TokenText.short(token))"
+        case .notRegistered(let token):
+            "registration token \(TokenText.short(token)) is no longer valid (app uninstalled or token refreshed)"
+        case .mismatchSenderID(let token):
+            "registration token \(TokenText.short(token)) belongs to another sender"
+        case .messageTooBig(let size):
+            "payload is \(size) bytes; the limit is \(PayloadRules.maxPayloadBytes)"
+        case .invalidDataKey(let key): "data key \"\(key)\" is reserved"
+        case .invalidTtl(let ttl):
+            "time_to_live \(ttl) is outside 0..\(PayloadRules.maxTimeToLive) seconds"
+        case .invalidParameters(let why): why
+        case .unavailable: "the messaging service is down"
+        }
+    }
+}
+
+/// Shortens tokens for messages and screens.
+public enum TokenText {
+    public static func short(_ token: String) -> String {
+        token.count <= 24 ? token : String(token.prefix(20)) + "…"
+    }
+}

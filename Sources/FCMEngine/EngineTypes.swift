@@ -1,0 +1,56 @@
+/// Upstream ids whose success callback is waiting to be delivered as one batch.
+public struct SendBatch: Sendable, Equatable {
+    public var ids: [String]
+    public var flushAt: Millis
+}
+
+/// An upstream message the connection server forwarded to the app server and
+/// holds until it is acknowledged.
+public struct HeldUpstream: Sendable, Equatable {
+    public var message: UpstreamMessage
+    public var attempts: Int
+    public var nextRetryAt: Millis
+    public var retryDelay: Millis
+}
+
+/// A downstream message the connection server accepted and holds for the device.
+public struct StoredMessage: Sendable, Equatable {
+    public var id: String
+    public var request: DownstreamRequest
+    public var acceptedAt: Millis
+    public var timeToLive: Int64
+
+    public var expiresAt: Millis { acceptedAt + timeToLive * Span.second }
+}
+
+/// A notification shown in the Android tray or the iOS notification centre.
+public struct TrayNotification: Sendable, Equatable {
+    public var id: String
+    public var sender: String
+    public var title: String
+    public var body: String
+    public var notification: [KeyValue]
+    /// Data handed to the app only when the user taps the notification.
+    public var data: [KeyValue]
+    public var postedAt: Millis
+}
+
+/// A downstream message the app's code received, for the inbox view.
+public struct DeliveredMessage: Sendable, Equatable {
+    public var id: String
+    public var sender: String
+    public var data: [KeyValue]
+    public var notification: [KeyValue]?
+    public var collapseKey: String?
+    public var priority: Priority
+    public var at: Millis
+    /// The callback or tray action that handed it over.
+    public var via: String
+}
+
+extension Field {
+    static func text(_ name: String, _ value: String) -> Field { Field(name, .string(value)) }
+    static func number(_ name: String, _ value: Int64) -> Field { Field(name, .int(value)) }
+    static func number(_ name: String, _ value: Int) -> Field { Field(name, .int(Int64(value))) }
+    static func flag(_ name: String, _ value: Bool) -> Field { Field(name, .bool(value)) }
+}

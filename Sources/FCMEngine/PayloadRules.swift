@@ -1,0 +1,37 @@
+/// The limits every payload is checked against, on both directions.
+public enum PayloadRules {
+    /// The largest payload, counted as the UTF-8 bytes of every key and value.
+    public static let maxPayloadBytes = 4096
+    /// The longest time to live a message may ask for: 28 days, in seconds.
+    public static let maxTimeToLive: Int64 = 2_419_200
+    /// The time to live when a downstream message gives none: 4 weeks.
+    public static let defaultDownstreamTimeToLive: Int64 = maxTimeToLive
+    /// The time to live when an upstream message gives none: one day.
+    public static let defaultUpstreamTimeToLive: Int64 = 86_400
+    /// Pending upstream messages a device holds while it cannot reach the service.
+    public static let pendingQueueLimit = 20
+    /// Senders one app instance can register for.
+    public static let maxSenders = 100
+    /// How long a device may stay unreachable before messages to it are dropped.
+    public static let inactivityLimit: Millis = 30 * Span.day
+    /// Upstream retry backoff: first delay and ceiling.
+    public static let firstRetryDelay: Millis = Span.second
+    public static let maxRetryDelay: Millis = Span.hour
+
+    /// The size the service counts: bytes of every key and value.
+    public static func payloadSize(_ pairs: [KeyValue]) -> Int {
+        pairs.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+    }
+
+    /// Whether a downstream data key is reserved by the service: `from`,
+    /// `message_type`, `collapse_key`, or anything starting with `google` or `gcm`.
+    public static func isReservedDataKey(_ key: String) -> Bool {
+        let lower = key.lowercased()
+        return lower == "from" || lower == "message_type" || lower == "collapse_key"
+            || lower.hasPrefix("google") || lower.hasPrefix("gcm")
+    }
+
+    public static func isValidTimeToLive(_ seconds: Int64) -> Bool {
+        (0...maxTimeToLive).contains(seconds)
+    }
+}

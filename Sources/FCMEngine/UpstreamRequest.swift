@@ -1,0 +1,53 @@
+/// A data value an app hands to the send call. Only strings survive; the others
+/// are dropped with a warning, as the client libraries do.
+public enum DataValue: Sendable, Equatable {
+    case string(String)
+    /// A value that is not a string; `kind` says what it was (number, boolean, …).
+    case nonString(kind: String)
+}
+
+/// One key and value of an upstream payload as the app wrote it.
+public struct DataItem: Sendable, Equatable {
+    public var key: String
+    public var value: DataValue
+
+    public init(_ key: String, _ value: DataValue) {
+        self.key = key
+        self.value = value
+    }
+}
+
+/// An upstream send call: `send(to, messageId, ttl, data)`.
+public struct UpstreamRequest: Sendable, Equatable {
+    /// `SENDER@fcm.googleapis.com` (or `@gcm.googleapis.com`).
+    public var to: String
+    public var messageID: String
+    /// Seconds; nil means the library's default of one day.
+    public var timeToLive: Int64?
+    public var data: [DataItem]
+
+    public init(to: String, messageID: String, timeToLive: Int64? = nil, data: [DataItem] = []) {
+        self.to = to
+        self.messageID = messageID
+        self.timeToLive = timeToLive
+        self.data = data
+    }
+
+    /// The usual address of a sender for an SDK.
+    public static func address(sender: String, sdk: SDK) -> String {
+        "\(sender)@\(sdk.upstreamDomain)"
+    }
+}
+
+/// An upstream message the device accepted: waiting in the device's queue or held
+/// by the connection server until the app server acknowledges it.
+public struct UpstreamMessage: Sendable, Equatable {
+    public var sender: String
+    public var id: String
+    public var timeToLive: Int64
+    public var data: [KeyValue]
+    public var sentAt: Millis
+
+    /// When the message dies if it has not gone on by then.
+    public var expiresAt: Millis { sentAt + timeToLive * Span.second }
+}
