@@ -1,0 +1,79 @@
+import FCMEngine
+import Testing
+
+@Suite("Delivery by app state and platform")
+struct DeliveryTests {
+    static let note = [KeyValue("title", "Score"), KeyValue("body", "1-0")]
+
+    @Test func androidForegroundEveryMessageReachesOnMessageReceived() {
+        var h = Harness()
+        let events = h.push(data: [KeyValue("room", "PT-DK")], notification: Self.note)
+        let received = events.named("onMessageReceived").first
+        #expect(received?["notification"] == .map(Self.note))
+        #expect(received?["data"] == .map([KeyValue("room", "PT-DK")]))
+        #expect(h.engine.tray.isEmpty)
+    }
+
+    @Test func androidBackgroundNotificationGoesToTheTrayDataOnlyOnTap() {
+        var h = Harness(state: .background)
+        let events = h.push(data: [KeyValue("room", "PT-DK")], notification: Self.note, id: "n1")
+        #expect(events.names == ["downstreamAccepted", "notificationPosted"])
+        #expect(h.engine.tray.count == 1)
+        let tapped = h.run(.tap(.last), after: 2_000)
+        #expect(tapped.names == ["notificationTapped", "appStateChanged"])
+        #expect(tapped[0]["data"] == .map([KeyValue("room", "PT-DK")]))
+        #expect(h.engine.appState == .foreground)
+        #expect(h.engine.inbox.last?.id == "n1")
+    }
+
+    @Test func androidBackgroundDataOnlyReachesOnMessageReceived() {
+        var h = Harness(state: .background)
+        let received = h.push().named("onMessageReceived")
+        #expect(received.count == 1)
+        #expect(received[0]["background"] == .bool(true))
+    }
+
+    @Test func iosBackgroundNotificationGoesToTheNotificationCentre() {
+        var h = Harness(platform: .ios, state: .background)
+        #expect(h.push(data: [], notification: Self.note).named("notificationPosted").count == 1)
+    }
+
+    @Test func iosDataMessagesAreHeldUntilTheAppIsInTheForeground() {
+        var h = Harness(platform: .ios, state: .background)
+        let held = h.push(id: "d1")
+        #expect(held.named("stored").first?.string("reason") == "ios data waits for foreground")
+        let front = h.run(.setAppState(.foreground), after: 1_000)
+        #expect(front.named("didReceiveRemoteNotification").first?.string("id") == "d1")
+    }
+
+    @Test func iosContentAvailableWakesTheAppInTheBackground() {
+        var h = Harness(platform: .ios, state: .background)
+        #expect(h.push(contentAvailable: true).named("didReceiveRemoteNotification").count == 1)
+    }
+
+    @Test func tappingAnEmptyTrayIsRefused() {
+        var h = Harness()
+        #expect(h.run(.tap(.last)).names == ["commandRefused"])
+    }
+
+    @Test func tapByIndexAndByID() {
+        var h = Harness(state: .background)
+        h.push(notification: Self.note, id: "a")
+        h.push(notification: Self.note, id: "b")
+        h.push(notification: Self.note, id: "c")
+        #expect(h.run(.tap(.id("b"))).first?.string("id") == "b")
+        h.run(.setAppState(.background))
+        #expect(h.run(.tap(.index(1))).first?.string("id") == "a")
+    }
+
+    @Test func uninstallClearsTheTrayAndTheQueues() {
+        var h = Harness(state: .background)
+        h.push(notification: Self.note)
+        h.run(.setNetwork(.offline))
+        h.send("q1")
+        let events = h.run(.uninstall)
+        #expect(events.names == ["uninstalled", "discarded"])
+        #expect(h.engine.tray.isEmpty)
+        #expect(h.engine.pending.isEmpty)
+    }
+}

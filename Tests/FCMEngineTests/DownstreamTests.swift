@@ -1,0 +1,200 @@
+import FCMEngine
+import Testing
+
+@Suite("Downstream acceptance")
+struct DownstreamAcceptanceTests {
+    @Test func validMessageIsAcceptedAndDelivered() {
+        var h = Harness()
+        let events = h.push()
+        #expect(events.names == ["downstreamAccepted", "onMessageReceived"])
+        #expect(events[0].string("id")?.hasPrefix("0:") == true)
+        #expect(events[0].string("id")?.contains("%") == true)
+    }
+
+    @Test func missingTokenIsMissingRegistration() {
+        var h = Harness()
+        let events = h.run(.push(DownstreamRequest(sender: Harness.sender, to: nil)))
+        #expect(events[0].string("error") == "MissingRegistration")
+    }
+
+    @Test func unknownOrMalformedTokenIsInvalidRegistration() {
+        var h = Harness()
+        #expect(h.push(to: "garbage").first?.string("error") == "InvalidRegistration")
+        #expect(h.push(to: "garbage").first?.string("ccs") == "BAD_REGISTRATION")
+    }
+
+    @Test func tokenOfAnotherSenderIsMismatchSenderId() {
+        var h = Harness(senders: [Harness.sender, Harness.other])
+        let events = h.push(to: h.engine.tokens[Harness.other], sender: Harness.sender)
+        #expect(events.first?.string("error") == "MismatchSenderId")
+    }
+
+    @Test func dataOver4096BytesIsMessageTooBig() {
+        var h = Harness()
+        let events = h.push(data: [KeyValue("k", String(repeating: "é", count: 2048))])
+        #expect(events.first?.string("error") == "MessageTooBig")
+        #expect(events.first?.string("ccs") == "INVALID_JSON")
+    }
+
+    @Test(arguments: ["from", "google.x", "gcm.n.e", "message_type", "collapse_key", "googleFoo"])
+    func reservedDataKeysAreInvalidDataKey(key: String) {
+        var h = Harness()
+        let events = h.push(data: [KeyValue(key, "v")])
+        #expect(events.first?.string("error") == "InvalidDataKey")
+        #expect(events.first?.string("detail")?.contains(key) == true)
+    }
+
+    @Test func ordinaryKeysThatMerelyContainReservedWordsAreFine() {
+        var h = Harness()
+        #expect(h.push(data: [KeyValue("fromage", "brie"), KeyValue("my_google", "x")]).first?.name == "downstreamAccepted")
+    }
+
+    @Test(arguments: [Int64(-1), 2_419_201])
+    func timeToLiveOutsideZeroToFourWeeksIsInvalidTtl(ttl: Int64) {
+        var h = Harness()
+        #expect(h.push(ttl: ttl).first?.string("error") == "InvalidTtl")
+    }
+
+    @Test func defaultTimeToLiveIsFourWeeks() {
+        var h = Harness()
+        #expect(h.push().first?["ttl"] == .int(2_419_200))
+    }
+
+    @Test func serviceDownIsUnavailable() {
+        var h = Harness()
+        h.run(.setService(up: false))
+        #expect(h.push().first?.string("error") == "Unavailable")
+    }
+
+    @Test func badPriorityIsRefused() {
+        var h = Harness()
+        #expect(h.push(priority: "urgent").first?.string("error") == "InvalidParameters")
+    }
+
+    @Test func dryRunValidatesButDoesNotDeliver() {
+        var h = Harness()
+        let request = DownstreamRequest(sender: Harness.sender, to: h.token, dryRun: true)
+        #expect(h.run(.push(request)).names == ["downstreamAccepted"])
+    }
+}
+
+@Suite("Storage while unreachable")
+struct StorageTests {
+    @Test func offlineDeviceGetsStoredMessagesWhenItReconnects() {
+        var h = Harness(network: .offline)
+        h.push(id: "a")
+        h.push(id: "b")
+        #expect(h.named("stored").count == 2)
+        let events = h.run(.setNetwork(.online), after: 1_000)
+        #expect(events.named("onMessageReceived").compactMap { $0.string("id") } == ["a", "b"])
+    }
+
+    @Test func pastOneHundredNonCollapsibleAllStoredAreDiscardedAndOnDeletedMessagesFollows() {
+        var h = Harness(network: .offline)
+        for n in 1...100 { h.push(id: "m-\(n)") }
+        #expect(h.engine.stored.count == 100)
+        let overflow = h.push(id: "m-101")
+        #expect(overflow.named("discarded").first?["count"] == .int(101))
+        #expect(h.engine.stored.isEmpty)
+        let events = h.run(.setNetwork(.online), after: 1_000)
+        #expect(events.names == ["networkChanged", "onDeletedMessages"])
+        #expect(events[1]["total_deleted"] == .int(101))
+    }
+
+    @Test func newerMessageWithTheSameCollapseKeyReplacesTheStoredOne() {
+        var h = Harness(network: .offline)
+        h.push(data: [KeyValue("score", "1-0")], collapseKey: "score", id: "s1")
+        let events = h.push(data: [KeyValue("score", "2-0")], collapseKey: "score", id: "s2")
+        #expect(events.named("collapsed").first?.string("id") == "s1")
+        #expect(events.named("collapsed").first?.string("by") == "s2")
+        let delivered = h.run(.setNetwork(.online)).named("onMessageReceived")
+        #expect(delivered.count == 1)
+        #expect(delivered[0]["data"] == .map([KeyValue("score", "2-0")]))
+    }
+
+    @Test func atMostFourCollapseKeysAreStoredTheOldestGoes() {
+        var h = Harness(network: .offline)
+        for key in ["a", "b", "c", "d", "e"] { h.push(collapseKey: key, id: key) }
+        #expect(h.named("discarded").first?.string("id") == "a")
+        #expect(h.engine.stored.map(\.id) == ["b", "c", "d", "e"])
+    }
+
+    @Test func collapseEvictionCanDropTheIncomingMessageInstead() {
+        var h = Harness(network: .offline, store: StorePolicy(eviction: .incoming))
+        for key in ["a", "b", "c", "d", "e"] { h.push(collapseKey: key, id: key) }
+        #expect(h.named("discarded").first?.string("id") == "e")
+        #expect(h.engine.stored.map(\.id) == ["a", "b", "c", "d"])
+    }
+
+    @Test func ttlExpiryDiscardsAStoredMessage() {
+        var h = Harness(network: .offline)
+        h.push(ttl: 60, id: "short")
+        h.wait(61_000)
+        #expect(h.named("expired").first?.string("id") == "short")
+        #expect(h.named("expired").first?.at == 60_000)
+        #expect(h.run(.setNetwork(.online)).named("onMessageReceived").isEmpty)
+    }
+
+    @Test func ttlZeroThatCannotBeDeliveredNowIsDiscardedAtOnce() {
+        var h = Harness(network: .offline)
+        let events = h.push(ttl: 0)
+        #expect(events.named("discarded").first?.string("reason") == "ttl-zero")
+        #expect(h.engine.stored.isEmpty)
+    }
+
+    @Test func deviceUnreachableForOverAMonthGetsMessagesAcceptedAndDropped() {
+        var h = Harness(network: .offline)
+        h.wait(31 * Span.day)
+        let events = h.push(id: "late")
+        #expect(events.names == ["downstreamAccepted", "discarded"])
+        #expect(events[1].string("reason") == "inactive")
+        let back = h.run(.setNetwork(.online), after: Span.day)
+        #expect(back.named("onDeletedMessages").count == 1)
+    }
+
+    @Test func stoppedAppReceivesNothingUntilStarted() {
+        var h = Harness(state: .stopped)
+        #expect(h.push(id: "x").named("stored").count == 1)
+        let started = h.run(.setAppState(.foreground), after: 500)
+        #expect(started.named("onMessageReceived").first?.string("id") == "x")
+    }
+
+    @Test func deliveryReceiptGoesBackWhenRequested() {
+        var h = Harness()
+        let events = h.push(id: "r1", receipt: true)
+        let receipt = events.named("receipt").first
+        #expect(receipt?.string("id") == "dr2:r1")
+        #expect(receipt?.string("status") == "MESSAGE_SENT_TO_DEVICE")
+        #expect(receipt?.side == .server)
+    }
+
+    @Test func noReceiptUntilTheMessageReachesTheDevice() {
+        var h = Harness(network: .offline)
+        #expect(h.push(id: "r1", receipt: true).named("receipt").isEmpty)
+        #expect(h.run(.setNetwork(.online)).named("receipt").count == 1)
+    }
+}
+
+@Suite("Priority and doze")
+struct DozeTests {
+    @Test func whileDozingNormalPriorityWaitsUntilTheDeviceWakes() {
+        var h = Harness()
+        h.run(.setDoze(true))
+        #expect(h.push(priority: "normal", id: "n").named("stored").first?.string("reason") == "doze")
+        let woke = h.run(.setDoze(false), after: 60_000)
+        #expect(woke.named("onMessageReceived").first?.string("id") == "n")
+    }
+
+    @Test func whileDozingHighPriorityIsDeliveredAtOnce() {
+        var h = Harness()
+        h.run(.setDoze(true))
+        #expect(h.push(priority: "high", id: "h").named("onMessageReceived").count == 1)
+    }
+
+    @Test func notificationMessagesDefaultToHighDataToNormal() {
+        var h = Harness()
+        h.run(.setDoze(true))
+        #expect(h.push(data: [], notification: [KeyValue("title", "t")]).named("onMessageReceived").count == 1)
+        #expect(h.push().named("stored").count == 1)
+    }
+}

@@ -1,0 +1,93 @@
+import FCMEngine
+import Testing
+
+@Suite("Registration")
+struct RegistrationTests {
+    @Test func tokenPerSenderIsIssuedAtStartWithOnNewToken() {
+        let h = Harness(senders: [Harness.sender, Harness.other])
+        let tokens = h.named("onNewToken")
+        #expect(tokens.count == 2)
+        #expect(tokens.map { $0.string("sender") } == [Harness.sender, Harness.other])
+        #expect(tokens[0].string("token") != tokens[1].string("token"))
+    }
+
+    @Test func fcmTokensLookRealAndShareTheInstanceID() {
+        let h = Harness(senders: [Harness.sender, Harness.other])
+        let a = h.engine.tokens[Harness.sender]!
+        let b = h.engine.tokens[Harness.other]!
+        #expect(a.count == TokenFactory.fcmLength)
+        #expect(a.contains(":APA91b"))
+        #expect(a.prefix(12) == b.prefix(12))
+        #expect(TokenFactory.isWellFormed(a))
+    }
+
+    @Test func gcmTokensStartWithAPA91b() {
+        let h = Harness(sdk: .gcm)
+        #expect(h.token.hasPrefix("APA91b"))
+        #expect(h.token.count == TokenFactory.gcmLength)
+    }
+
+    @Test func tokensAreReproducibleFromTheSeed() {
+        #expect(Harness(seed: 42).token == Harness(seed: 42).token)
+        #expect(Harness(seed: 42).token != Harness(seed: 43).token)
+    }
+
+    @Test func fixedTokenFromTheProfileIsUsedFirst() {
+        let config = EngineConfiguration(senders: [SenderConfig(id: "1", key: "k", token: "fixed-token")])
+        var engine = DeviceEngine(config)
+        var out: [Event] = []
+        engine.start(into: &out)
+        #expect(engine.tokens["1"] == "fixed-token")
+    }
+
+    @Test func atMostOneHundredSendersTheHundredAndFirstIsRefused() {
+        var h = Harness(senders: (1...100).map { String(1000 + $0) })
+        #expect(h.engine.tokens.count == 100)
+        let events = h.run(.addSender(SenderConfig(id: "999", key: "k")))
+        #expect(events.names == ["commandRefused"])
+        #expect(events[0].string("detail")?.contains("100") == true)
+        #expect(h.engine.senders.count == 100)
+    }
+
+    @Test func refreshTokenIssuesANewTokenAndTheOldOneIsNotRegistered() {
+        var h = Harness()
+        let old = h.token
+        let events = h.run(.refreshToken(sender: nil))
+        #expect(events.names == ["onNewToken"])
+        #expect(h.token != old)
+        let rejected = h.push(to: old).named("downstreamRejected")
+        #expect(rejected.first?.string("error") == "NotRegistered")
+    }
+
+    @Test func uninstallInvalidatesEveryTokenNotRegisteredAndDeviceUnregistered() {
+        var h = Harness(senders: [Harness.sender, Harness.other])
+        let old = h.token
+        h.run(.uninstall)
+        #expect(h.engine.tokens.isEmpty)
+        let rejected = h.push(to: old).named("downstreamRejected")
+        #expect(rejected.first?.string("error") == "NotRegistered")
+        #expect(rejected.first?.string("ccs") == "DEVICE_UNREGISTERED")
+    }
+
+    @Test func reinstallRegistersAgainWithNewTokens() {
+        var h = Harness()
+        let old = h.token
+        h.run(.uninstall)
+        let events = h.run(.reinstall)
+        #expect(events.names == ["installed", "onNewToken"])
+        #expect(h.token != old)
+        #expect(h.token.prefix(11) != old.prefix(11))
+    }
+
+    @Test func removeSenderRetiresItsToken() {
+        var h = Harness(senders: [Harness.sender, Harness.other])
+        let old = h.engine.tokens[Harness.other]!
+        h.run(.removeSender(Harness.other))
+        #expect(h.push(to: old, sender: Harness.other).named("downstreamRejected").first?.string("error") == "NotRegistered")
+    }
+
+    @Test func iosUsesItsOwnTokenCallbackName() {
+        let h = Harness(platform: .ios)
+        #expect(h.named("didReceiveRegistrationToken").count == 1)
+    }
+}
