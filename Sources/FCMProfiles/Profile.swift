@@ -1,1 +1,51 @@
-public enum ProfilesPlaceholder {}
+import FCMEngine
+
+/// A saved device: how it starts and a timeline of what happens to it. Replayed,
+/// it is an executable scenario.
+public struct Profile: Sendable {
+    public var file: String
+    public var description: String?
+    public var configuration: EngineConfiguration
+    /// Where replay stops; when nil, once nothing more is scheduled.
+    public var end: Millis?
+    public var steps: [Step]
+
+    public var expectationCount: Int {
+        steps.count { if case .expect = $0.action { true } else if case .expectNone = $0.action { true } else { false } }
+    }
+}
+
+/// One timeline entry: an action at a time since start.
+public struct Step: Sendable {
+    public var at: Millis
+    public var action: StepAction
+    public var location: SourceLocation
+}
+
+/// What a step does.
+public enum StepAction: Sendable {
+    case command(Command)
+    /// A downstream message; its target token is resolved when it runs.
+    case push(PushStep)
+    case expect(Expectation)
+    case expectNone(Expectation)
+}
+
+/// A downstream message from a profile, before its target is known.
+public struct PushStep: Sendable {
+    public var request: DownstreamRequest
+    public var target: PushTarget
+    /// Whose token `target` picks (the pushing sender unless `token_of` says).
+    public var tokenOwner: String
+}
+
+/// Which token a profile's push goes to.
+public enum PushTarget: Sendable, Equatable {
+    /// The newest token the sender was given (still valid or not), as an app
+    /// server that last heard from the device would hold it.
+    case latest
+    /// The token before the newest.
+    case previous
+    /// Exactly this text.
+    case literal(String)
+}

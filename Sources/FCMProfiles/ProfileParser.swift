@@ -1,0 +1,134 @@
+import FCMEngine
+import Foundation
+import Yams
+
+/// Reads a profile from YAML text, checking every key, type and reference.
+public enum ProfileParser {
+    static let topKeys = ["version", "description", "device", "senders", "upstream", "app_server", "server", "end", "timeline"]
+
+    public static func load(path: String) throws(ProfileError) -> Profile {
+        let location = SourceLocation(file: path, line: 1, column: 1)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ProfileError(location, "cannot read the file")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ProfileError(location, "the file is not UTF-8 text")
+        }
+        return try parse(text, file: path)
+    }
+
+    public static func parse(_ text: String, file: String) throws(ProfileError) -> Profile {
+        let root: Node
+        do {
+            guard let node = try Yams.compose(yaml: text) else {
+                throw ProfileError(SourceLocation(file: file, line: 1, column: 1), "the profile is empty")
+            }
+            root = node
+        } catch let error as ProfileError {
+            throw error
+        } catch let error as YamlError {
+            throw yamlProblem(error, file: file)
+        } catch {
+            throw ProfileError(SourceLocation(file: file, line: 1, column: 1), "cannot read YAML: \(error)")
+        }
+        let top = try YAMLNode(node: root, file: file, path: "").mapping(allowed: topKeys)
+        let version = try top.required("version")
+        guard try version.int() == 1 else { throw version.error("only version 1 is known") }
+        var device = DeviceSettings()
+        if let node = top["device"] { device = try parseDevice(node) }
+        let senders = try parseSenders(try top.required("senders"))
+        var configuration = EngineConfiguration(device: device, senders: senders)
+        if let node = top["upstream"] { configuration.batch = try parseUpstream(node) }
+        if let node = top["app_server"] { configuration.appServer = try node.oneOf(AppServerMode.self) }
+        if let node = top["server"] { configuration.store = try parseServer(node) }
+        var context = StepContext(sdk: device.sdk, senders: Set(senders.map(\.id)))
+        let steps = try top["timeline"].map { node throws(ProfileError) in try parseTimeline(node, context: &context) } ?? []
+        let end = try top["end"]?.duration()
+        if let end, let last = steps.last, end < last.at {
+            throw top["end"]!.error("end \(DurationText.stamp(end)) comes before the last step at \(DurationText.stamp(last.at))")
+        }
+        return Profile(
+            file: file, description: try top["description"]?.string(), configuration: configuration, end: end,
+            steps: steps)
+    }
+
+    static func yamlProblem(_ error: YamlError, file: String) -> ProfileError {
+        func at(_ mark: Mark) -> SourceLocation { SourceLocation(file: file, line: mark.line, column: mark.column) }
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
+            .composer(_, let problem, let mark, _):
+            return ProfileError(at(mark), "invalid YAML: \(problem)")
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return ProfileError(at(context.mark), "duplicate key \(duplicates.joined(separator: ", "))")
+        default:
+            return ProfileError(SourceLocation(file: file, line: 1, column: 1), "invalid YAML: \(error)")
+        }
+    }
+
+    static func parseDevice(_ node: YAMLNode) throws(ProfileError) -> DeviceSettings {
+        let map = try node.mapping(allowed: ["name", "platform", "sdk", "app", "state", "network", "doze", "seed"])
+        var device = DeviceSettings()
+        if let v = map["name"] { device.name = try v.scalarText() }
+        if let v = map["platform"] { device.platform = try v.oneOf(Platform.self) }
+        if let v = map["sdk"] { device.sdk = try v.oneOf(SDK.self) }
+        if let v = map["app"] {
+            device.app = try v.string()
+            if device.app.isEmpty { throw v.error("the app id must not be empty") }
+        }
+        if let v = map["state"] { device.state = try v.oneOf(AppState.self) }
+        if let v = map["network"] { device.network = try v.oneOf(Network.self) }
+        if let v = map["doze"] { device.doze = try v.bool() }
+        if let v = map["seed"] { device.seed = UInt64(try v.int(in: 0...Int64.max)) }
+        return device
+    }
+
+    static func parseSenders(_ node: YAMLNode) throws(ProfileError) -> [SenderConfig] {
+        let items = try node.sequence()
+        guard !items.isEmpty else { throw node.error("at least one sender is needed") }
+        guard items.count <= PayloadRules.maxSenders else {
+            throw items[PayloadRules.maxSenders].error(
+                "an app instance can register at most \(PayloadRules.maxSenders) senders; this is number \(items.count)")
+        }
+        var seen = Set<String>()
+        var senders: [SenderConfig] = []
+        for item in items {
+            let sender = try parseSender(item)
+            guard seen.insert(sender.id).inserted else { throw item.error("sender \(sender.id) is listed twice") }
+            senders.append(sender)
+        }
+        return senders
+    }
+
+    static func parseSender(_ node: YAMLNode) throws(ProfileError) -> SenderConfig {
+        let map = try node.mapping(allowed: ["id", "key", "project", "token"])
+        let idNode = try map.required("id")
+        let id = try idNode.scalarText()
+        guard !id.isEmpty, id.allSatisfy(\.isNumber) else {
+            throw idNode.error("a sender ID is the project number, digits only; found \"\(id)\"")
+        }
+        let key = try map.required("key").string()
+        let project = try map["project"].flatMap { v throws(ProfileError) in v.isNull ? nil : try v.string() }
+        let token = try map["token"].flatMap { v throws(ProfileError) in v.isNull ? nil : try v.string() }
+        return SenderConfig(id: id, key: key, project: project, token: token)
+    }
+
+    static func parseUpstream(_ node: YAMLNode) throws(ProfileError) -> BatchPolicy {
+        let map = try node.mapping(allowed: ["batch"])
+        var policy = BatchPolicy()
+        if let batch = map["batch"] {
+            let fields = try batch.mapping(allowed: ["window", "max"])
+            if let v = fields["window"] { policy.window = try v.duration() }
+            if let v = fields["max"] { policy.max = Int(try v.int(in: 1...10_000)) }
+        }
+        return policy
+    }
+
+    static func parseServer(_ node: YAMLNode) throws(ProfileError) -> StorePolicy {
+        let map = try node.mapping(allowed: ["store_limit", "collapse_keys", "collapse_evict"])
+        var policy = StorePolicy()
+        if let v = map["store_limit"] { policy.nonCollapsibleLimit = Int(try v.int(in: 1...100_000)) }
+        if let v = map["collapse_keys"] { policy.collapseKeyLimit = Int(try v.int(in: 1...1_000)) }
+        if let v = map["collapse_evict"] { policy.eviction = try v.oneOf(CollapseEviction.self) }
+        return policy
+    }
+}

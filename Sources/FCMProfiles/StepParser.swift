@@ -1,0 +1,202 @@
+import FCMEngine
+
+/// What the timeline parser knows while it reads steps in order.
+struct StepContext {
+    var sdk: SDK
+    var senders: Set<String>
+    var lastAt: Millis = 0
+}
+
+extension ProfileParser {
+    static let actionKeys = [
+        "send", "push", "network", "state", "doze", "service", "refresh_token", "uninstall", "reinstall", "tap",
+        "expect", "expect_none", "drain", "add_sender", "remove_sender", "ack",
+    ]
+
+    static func parseTimeline(_ node: YAMLNode, context: inout StepContext) throws(ProfileError) -> [Step] {
+        var steps: [Step] = []
+        for item in try node.sequence() {
+            steps.append(try parseStep(item, context: &context))
+        }
+        return steps
+    }
+
+    static func parseStep(_ node: YAMLNode, context: inout StepContext) throws(ProfileError) -> Step {
+        let map = try node.mapping(allowed: ["at"] + actionKeys)
+        let atNode = try map.required("at")
+        let at = try atNode.duration()
+        guard at >= context.lastAt else {
+            throw atNode.error(
+                "steps must be in time order; \(DurationText.stamp(at)) comes after \(DurationText.stamp(context.lastAt))")
+        }
+        context.lastAt = at
+        let actions = map.entries.filter { $0.name != "at" }
+        guard actions.count == 1, let action = actions.first else {
+            throw node.error(
+                actions.isEmpty
+                    ? "a step needs one action: \(actionKeys.joined(separator: ", "))"
+                    : "a step takes one action; found \(actions.map(\.name).joined(separator: " and "))")
+        }
+        let value = action.value
+        let parsed: StepAction
+        switch action.name {
+        case "send": parsed = .command(.send(try parseSend(value, context: context)))
+        case "push": parsed = .push(try parsePush(value, context: context))
+        case "network": parsed = .command(.setNetwork(try value.oneOf(Network.self)))
+        case "state": parsed = .command(.setAppState(try value.oneOf(AppState.self)))
+        case "doze": parsed = .command(.setDoze(try value.bool()))
+        case "service": parsed = .command(.setService(up: try value.oneOf(ServiceState.self) == .up))
+        case "refresh_token": parsed = .command(.refreshToken(sender: try senderOrAll(value, context: context)))
+        case "uninstall": parsed = try flagCommand(value, .uninstall)
+        case "reinstall": parsed = try flagCommand(value, .reinstall)
+        case "drain": parsed = try flagCommand(value, .drain)
+        case "tap": parsed = .command(.tap(try parseTap(value)))
+        case "expect": parsed = .expect(try parseExpectation(value))
+        case "expect_none": parsed = .expectNone(try parseExpectation(value))
+        case "add_sender":
+            let sender = try parseSender(value)
+            context.senders.insert(sender.id)
+            parsed = .command(.addSender(sender))
+        case "remove_sender": parsed = .command(.removeSender(try knownSender(value, context: context)))
+        default:
+            let fields = try value.mapping(allowed: ["sender", "id"])
+            let sender = try knownSender(try fields.required("sender"), context: context)
+            parsed = .command(.ackUpstream(sender: sender, id: try fields.required("id").scalarText()))
+        }
+        return Step(at: at, action: parsed, location: node.location)
+    }
+
+    enum ServiceState: String, CaseIterable { case up, down }
+
+    static func flagCommand(_ node: YAMLNode, _ command: Command) throws(ProfileError) -> StepAction {
+        guard try node.bool() else { throw node.error("write true, or leave the step out") }
+        return .command(command)
+    }
+
+    static func knownSender(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> String {
+        let id = try node.scalarText()
+        guard context.senders.contains(id) else {
+            throw node.error("unknown sender \"\(id)\"; the profile's senders are \(context.senders.sorted().joined(separator: ", "))")
+        }
+        return id
+    }
+
+    static func senderOrAll(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> String? {
+        if case .scalar(let scalar) = node.node, scalar.tagName == .bool {
+            guard try node.bool() else { throw node.error("write true or a sender id") }
+            return nil
+        }
+        return try knownSender(node, context: context)
+    }
+
+    static func parseTap(_ node: YAMLNode) throws(ProfileError) -> TapTarget {
+        let text = try node.scalarText()
+        if text == "last" { return .last }
+        if case .scalar(let scalar) = node.node, scalar.tagName == .int {
+            let index = try node.int(in: 1...1_000)
+            return .index(Int(index))
+        }
+        return .id(text)
+    }
+
+    static func parseSend(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> UpstreamRequest {
+        let map = try node.mapping(allowed: ["sender", "to", "id", "ttl", "data"])
+        let to: String
+        if let toNode = map["to"] {
+            if map["sender"] != nil { throw toNode.error("give either sender or to, not both") }
+            to = try toNode.scalarText()
+        } else {
+            let sender = try knownSender(try map.required("sender"), context: context)
+            to = UpstreamRequest.address(sender: sender, sdk: context.sdk)
+        }
+        let id = try map.required("id").scalarText()
+        let ttl = try map["ttl"]?.seconds()
+        var data: [DataItem] = []
+        if let dataNode = map["data"] {
+            for entry in try dataNode.mapping(allowed: []).entries {
+                data.append(DataItem(entry.name, dataValue(entry.value)))
+            }
+        }
+        return UpstreamRequest(to: to, messageID: id, timeToLive: ttl, data: data)
+    }
+
+    /// Strings stay strings; anything else is kept only to be dropped visibly.
+    static func dataValue(_ node: YAMLNode) -> DataValue {
+        guard case .scalar(let scalar) = node.node else {
+            if case .sequence = node.node { return .nonString(kind: "list") }
+            return .nonString(kind: "mapping")
+        }
+        switch scalar.tagName {
+        case .int, .float: return .nonString(kind: "number")
+        case .bool: return .nonString(kind: "boolean")
+        case .null where scalar.style == .plain: return .nonString(kind: "null")
+        default: return .string(scalar.string)
+        }
+    }
+
+    static let pushKeys = [
+        "sender", "to", "token_of", "id", "data", "notification", "collapse_key", "priority", "time_to_live",
+        "delivery_receipt_requested", "dry_run", "content_available", "mutable_content",
+    ]
+
+    static func parsePush(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> PushStep {
+        let map = try node.mapping(allowed: pushKeys)
+        let sender = try knownSender(try map.required("sender"), context: context)
+        var request = DownstreamRequest(sender: sender, to: nil)
+        var target = PushTarget.latest
+        if let toNode = map["to"] {
+            let text = try toNode.scalarText()
+            target = text == "latest" ? .latest : text == "previous" ? .previous : .literal(text)
+        }
+        var owner = sender
+        if let ownerNode = map["token_of"] {
+            if case .literal = target { throw ownerNode.error("give either a literal to or token_of, not both") }
+            owner = try knownSender(ownerNode, context: context)
+        }
+        request.messageID = try map["id"]?.scalarText()
+        if let v = map["data"] { request.data = try stringPairs(v) }
+        if let v = map["notification"] { request.notification = try stringPairs(v) }
+        request.collapseKey = try map["collapse_key"]?.scalarText()
+        request.priority = try map["priority"]?.scalarText()
+        request.timeToLive = try map["time_to_live"]?.seconds()
+        request.deliveryReceiptRequested = try map["delivery_receipt_requested"]?.bool() ?? false
+        request.dryRun = try map["dry_run"]?.bool() ?? false
+        request.contentAvailable = try map["content_available"]?.bool() ?? false
+        request.mutableContent = try map["mutable_content"]?.bool() ?? false
+        return PushStep(request: request, target: target, tokenOwner: owner)
+    }
+
+    /// A mapping of keys to single values, each kept as text (the service turns
+    /// other values into strings).
+    static func stringPairs(_ node: YAMLNode) throws(ProfileError) -> [KeyValue] {
+        var pairs: [KeyValue] = []
+        for entry in try node.mapping(allowed: []).entries {
+            pairs.append(KeyValue(entry.name, try entry.value.scalarText()))
+        }
+        return pairs
+    }
+
+    static func parseExpectation(_ node: YAMLNode) throws(ProfileError) -> Expectation {
+        let map = try node.mapping(allowed: [])
+        let event = try map.required("event").string()
+        var side: Side?
+        var fields: [ExpectedField] = []
+        for entry in map.entries where entry.name != "event" {
+            if entry.name == "side" {
+                side = try entry.value.oneOf(SideChoice.self) == .device ? .device : .server
+                continue
+            }
+            let value: ExpectedValue
+            switch entry.value.node {
+            case .sequence:
+                value = .list(try entry.value.sequence().map { item throws(ProfileError) in try item.scalarText() })
+            case .mapping: value = .map(try stringPairs(entry.value))
+            default: value = .scalar(try entry.value.scalarText())
+            }
+            fields.append(ExpectedField(name: entry.name, value: value))
+        }
+        return Expectation(event: event, side: side, fields: fields)
+    }
+
+    enum SideChoice: String, CaseIterable { case device, server }
+}

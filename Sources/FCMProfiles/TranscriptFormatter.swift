@@ -1,0 +1,125 @@
+import FCMEngine
+
+/// Writes events as the human transcript (one aligned line each) or as JSON lines.
+public enum TranscriptFormatter {
+    static let nameWidth = 28
+
+    /// `+00:00:01.000  device  onMessageSent               ids=m-1,m-2  count=2`
+    public static func line(_ event: Event) -> String {
+        let side = event.side.rawValue.padding(6)
+        let name = event.name.padding(nameWidth)
+        let fields = fieldsText(event)
+        return "\(DurationText.stamp(event.at))  \(side)  \(fields.isEmpty ? event.name : name + fields)"
+    }
+
+    /// The event name and its fields on one line, without the time.
+    public static func summary(_ event: Event) -> String {
+        let fields = fieldsText(event)
+        return fields.isEmpty ? event.name : "\(event.name) \(fields)"
+    }
+
+    static func fieldsText(_ event: Event) -> String {
+        event.fields.map { "\($0.name)=\(humanValue($0.value))" }.joined(separator: "  ")
+    }
+
+    /// Long tokens are shortened for people; JSON keeps them whole.
+    static func humanValue(_ value: FieldValue) -> String {
+        if case .string(let text) = value {
+            if text.count >= 100, TokenFactory.isWellFormed(text) { return TokenText.short(text) }
+            return text.contains(" ") || text.isEmpty ? "\"\(text)\"" : text
+        }
+        return value.text
+    }
+
+    /// `{"at":MS,"side":"device","event":NAME,...fields}`
+    public static func json(_ event: Event) -> String {
+        var out = "{\"at\":\(event.at),\"side\":\"\(event.side.rawValue)\",\"event\":"
+        JSONText.appendString(event.name, to: &out)
+        for field in event.fields {
+            out += ","
+            JSONText.appendString(field.name, to: &out)
+            out += ":"
+            JSONText.append(field.value, to: &out)
+        }
+        out += "}"
+        return out
+    }
+
+    /// A check result as a transcript line.
+    public static func checkLine(_ check: CheckResult) -> String {
+        let mark = check.passed ? "ok  " : "FAIL"
+        let what = (check.negated ? "expect_none " : "expect ") + check.expectation.summary
+        var line = "\(DurationText.stamp(check.step.at))  \("check".padding(6))  \(mark) \(what)"
+        if let detail = check.detail { line += "\n" + String(repeating: " ", count: 24) + detail }
+        return line
+    }
+
+    /// The whole human transcript: events with check results interleaved.
+    public static func human(_ result: ReplayResult) -> [String] {
+        var lines: [String] = []
+        var next = 0
+        for (index, event) in result.events.enumerated() {
+            while next < result.checks.count, result.checkPositions[next] <= index {
+                lines.append(checkLine(result.checks[next]))
+                next += 1
+            }
+            lines.append(line(event))
+        }
+        while next < result.checks.count {
+            lines.append(checkLine(result.checks[next]))
+            next += 1
+        }
+        return lines
+    }
+}
+
+extension String {
+    func padding(_ width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}
+
+/// Minimal JSON text writing with ordered keys.
+public enum JSONText {
+    public static func append(_ value: FieldValue, to out: inout String) {
+        switch value {
+        case .string(let s): appendString(s, to: &out)
+        case .int(let n): out += String(n)
+        case .bool(let b): out += b ? "true" : "false"
+        case .list(let items):
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                appendString(item, to: &out)
+            }
+            out += "]"
+        case .map(let pairs):
+            out += "{"
+            for (i, pair) in pairs.enumerated() {
+                if i > 0 { out += "," }
+                appendString(pair.key, to: &out)
+                out += ":"
+                appendString(pair.value, to: &out)
+            }
+            out += "}"
+        }
+    }
+
+    public static func appendString(_ text: String, to out: inout String) {
+        out += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}

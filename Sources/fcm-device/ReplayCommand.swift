@@ -1,0 +1,81 @@
+import ArgumentParser
+import FCMEngine
+import FCMProfiles
+import Foundation
+
+/// `fcm-device replay P [--json]`: runs a profile on a virtual clock.
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Replay a device profile headless on a virtual clock and print its transcript.",
+        discussion: """
+            Exit status: 0 when every expect step holds, 1 when one fails (saying which and what \
+            happened instead), 2 when the profile is invalid (file:line:column: what is wrong).
+            Without a profile, the built-in default device is replayed.
+            """
+    )
+
+    @Argument(help: "The profile (YAML) to replay; the built-in default device when left out.")
+    var profile: String?
+
+    @Flag(help: "Print events as JSON lines instead of the human transcript.")
+    var json = false
+
+    func run() throws {
+        let loaded = try ProfileLoading.load(profile)
+        let result = Replayer.run(loaded)
+        var output = StandardOutput()
+        if json {
+            for event in result.events { output.write(TranscriptFormatter.json(event) + "\n") }
+            for failure in result.failures {
+                Diagnostics.write("\(failure.step.location): expect failed: \(failure.expectation.summary); \(failure.detail ?? "")")
+            }
+        } else {
+            for line in TranscriptFormatter.human(result) { output.write(line + "\n") }
+            let passed = result.checks.count - result.failures.count
+            output.write(
+                "\n\(loaded.file): \(result.events.count) events, \(result.checks.count) expectations, \(passed) held\n")
+            for failure in result.failures {
+                output.write("\(failure.step.location): expect failed: \(failure.expectation.summary)\n")
+                if let detail = failure.detail { output.write("  \(detail)\n") }
+            }
+        }
+        output.flush()
+        if !result.passed { throw ExitCode(1) }
+    }
+}
+
+/// Loads a profile or the built-in default; an invalid one exits with status 2.
+enum ProfileLoading {
+    static func load(_ path: String?) throws -> Profile {
+        guard let path else { return DefaultProfile.load() }
+        do {
+            return try ProfileParser.load(path: path)
+        } catch {
+            Diagnostics.write(error.description)
+            throw ExitCode(2)
+        }
+    }
+}
+
+/// Messages for people on standard error.
+enum Diagnostics {
+    static func write(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}
+
+/// Buffered standard output: long transcripts are written in large pieces.
+struct StandardOutput {
+    private var buffer = ""
+
+    mutating func write(_ text: String) {
+        buffer += text
+        if buffer.utf8.count > 64 * 1024 { flush() }
+    }
+
+    mutating func flush() {
+        FileHandle.standardOutput.write(Data(buffer.utf8))
+        buffer = ""
+    }
+}
