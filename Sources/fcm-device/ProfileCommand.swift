@@ -24,7 +24,7 @@ struct ProfileCommand: ParsableCommand {
                 do {
                     let profile = try ProfileParser.load(path: path)
                     print(
-                        "\(path): ok (\(profile.configuration.senders.count) senders, \(profile.steps.count) steps, \(profile.expectationCount) expectations)"
+                        "\(path): ok (\(profile.configuration.senders.count) sender\(profile.configuration.senders.count == 1 ? "" : "s"), \(profile.steps.count) steps, \(profile.expectationCount) expectations)"
                     )
                 } catch {
                     Diagnostics.write(error.description)

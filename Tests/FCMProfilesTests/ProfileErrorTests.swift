@@ -1,0 +1,124 @@
+import FCMProfiles
+import Testing
+
+/// Every way a profile can be wrong gives `file:line:column: what is wrong`.
+@Suite("Invalid profiles")
+struct ProfileErrorTests {
+    static let header = """
+        version: 1
+        senders:
+          - id: "123"
+            key: k
+
+        """
+
+    func error(_ text: String) -> ProfileError? {
+        do {
+            _ = try ProfileParser.parse(text, file: "p.yaml")
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func badYamlNamesTheLineAndColumn() {
+        let problem = error("version: 1\nsenders: [\n  - id: 1\n")
+        #expect(problem?.location.line == 3)
+        #expect(problem?.description.hasPrefix("p.yaml:3:") == true)
+        #expect(problem?.message.contains("invalid YAML") == true)
+    }
+
+    @Test func unknownKeyIsNamedWithTheChoices() {
+        let problem = error("version: 1\ncolour: red\nsenders: []\n")
+        #expect(problem?.description.hasPrefix("p.yaml:2:1: unknown key \"colour\"") == true)
+        #expect(problem?.message.contains("device") == true)
+    }
+
+    @Test func wrongTypeSaysWhatWasExpected() {
+        let problem = error(Self.header + "device:\n  doze: maybe\n")
+        #expect(problem?.description == "p.yaml:6:9: device.doze: expected true or false, found \"maybe\"")
+    }
+
+    @Test func unknownEnumValueListsTheChoices() {
+        let problem = error(Self.header + "device:\n  platform: windows\n")
+        #expect(problem?.message == "device.platform: expected one of android, ios; found \"windows\"")
+        #expect(problem?.location.line == 6)
+    }
+
+    @Test func oneHundredAndOneSendersAreRefusedAtTheHundredAndFirst() {
+        let senders = (1...101).map { "  - { id: \"\($0)\", key: k }" }.joined(separator: "\n")
+        let problem = error("version: 1\nsenders:\n" + senders + "\n")
+        #expect(problem?.location.line == 103)
+        #expect(problem?.message.contains("at most 100 senders") == true)
+    }
+
+    @Test func unknownSenderInAStep() {
+        let problem = error(Self.header + "timeline:\n  - at: 1s\n    send: { sender: \"999\", id: m-1 }\n")
+        #expect(problem?.location.line == 7)
+        #expect(problem?.location.column == 21)
+        #expect(problem?.message.contains("unknown sender \"999\"") == true)
+    }
+
+    @Test func durationInParsecsIsNotADuration() {
+        let problem = error(Self.header + "timeline:\n  - at: 5 parsecs\n    network: offline\n")
+        #expect(
+            problem?.description
+                == "p.yaml:6:9: timeline[0].at: \"5 parsecs\" is not a duration; write it like 250ms, 3s, 2m, 4h or 28d")
+    }
+
+    @Test func stepsOutOfOrderAreRefused() {
+        let problem = error(Self.header + "timeline:\n  - at: 2s\n    doze: true\n  - at: 1s\n    doze: false\n")
+        #expect(problem?.location.line == 8)
+        #expect(problem?.message.contains("time order") == true)
+    }
+
+    @Test func aStepWithTwoActionsIsRefused() {
+        let problem = error(Self.header + "timeline:\n  - at: 1s\n    doze: true\n    network: offline\n")
+        #expect(problem?.message.contains("one action") == true)
+    }
+
+    @Test func senderIDsAreDigits() {
+        let problem = error("version: 1\nsenders:\n  - id: abc\n    key: k\n")
+        #expect(problem?.description.hasPrefix("p.yaml:3:9: senders[0].id:") == true)
+    }
+
+    @Test func duplicateKeysAreRefused() {
+        let problem = error("version: 1\nversion: 1\nsenders: []\n")
+        #expect(problem?.message.contains("duplicate") == true)
+    }
+
+    @Test func missingSendersIsNamed() {
+        #expect(error("version: 1\n")?.message == "missing required key \"senders\"")
+    }
+
+    @Test func wrongVersionIsRefused() {
+        #expect(error("version: 2\nsenders: []\n")?.message.contains("version 1") == true)
+    }
+
+    @Test func missingFileIsReported() {
+        do {
+            _ = try ProfileParser.load(path: "/nonexistent/p.yaml")
+            Issue.record("loading a missing file succeeded")
+        } catch {
+            #expect(error.description == "/nonexistent/p.yaml:1:1: cannot read the file")
+        }
+    }
+}
+
+@Suite("Durations")
+struct DurationTests {
+    @Test(arguments: [("250ms", 250), ("3s", 3_000), ("2m", 120_000), ("4h", 14_400_000), ("28d", 2_419_200_000), ("1.5s", 1_500), ("0", 0)])
+    func parses(text: String, millis: Int64) {
+        #expect(DurationText.parse(text) == millis)
+    }
+
+    @Test(arguments: ["5 parsecs", "s", "-1s", "1x", "", "99999999999999999d"])
+    func refuses(text: String) {
+        #expect(DurationText.parse(text) == nil)
+    }
+
+    @Test func stampsHoursPastADay() {
+        #expect(DurationText.stamp(1_000) == "+00:00:01.000")
+        #expect(DurationText.stamp(28 * 86_400_000 + 5) == "+672:00:00.005")
+    }
+}

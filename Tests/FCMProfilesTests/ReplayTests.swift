@@ -1,0 +1,160 @@
+import FCMEngine
+import FCMProfiles
+import Foundation
+import Testing
+
+/// The profiles shipped in profiles/, found from this file's place in the package.
+enum ShippedProfiles {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("profiles")
+
+    static var paths: [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { $0.hasSuffix(".yaml") }.sorted().map { directory.appendingPathComponent($0).path }
+    }
+}
+
+@Suite("Replay")
+struct ReplayTests {
+    @Test func atLeastTenScenariosShip() {
+        #expect(ShippedProfiles.paths.count >= 10)
+    }
+
+    @Test(arguments: ShippedProfiles.paths)
+    func shippedProfileReplaysGreen(path: String) throws {
+        let profile = try ProfileParser.load(path: path)
+        let result = Replayer.run(profile)
+        #expect(profile.expectationCount > 0, "\(path) has no expect steps")
+        for failure in result.failures {
+            Issue.record("\(failure.step.location): \(failure.expectation.summary): \(failure.detail ?? "")")
+        }
+        #expect(result.passed)
+    }
+
+    @Test func replayIsDeterministic() throws {
+        let path = try #require(ShippedProfiles.paths.first { $0.hasSuffix("store-and-collapse.yaml") })
+        let profile = try ProfileParser.load(path: path)
+        #expect(Replayer.run(profile).events == Replayer.run(profile).events)
+    }
+
+    @Test func theBuiltInDefaultReplaysGreen() {
+        let result = Replayer.run(DefaultProfile.load())
+        #expect(result.passed)
+        #expect(result.checks.count == 2)
+    }
+
+    static let base = """
+        version: 1
+        device: { seed: 1 }
+        senders:
+          - { id: "1", key: k }
+        upstream:
+          batch: { window: 1s, max: 10 }
+        timeline:
+
+        """
+
+    func replay(_ steps: String) throws -> ReplayResult {
+        Replayer.run(try ProfileParser.parse(Self.base + steps, file: "t.yaml"))
+    }
+
+    @Test func failedExpectSaysWhatHappenedInstead() throws {
+        let result = try replay(
+            """
+              - at: 0s
+                send: { sender: "1", id: a, ttl: 0 }
+              - at: 2s
+                expect: { event: onMessageSent, ids: [b] }
+            """)
+        let failure = try #require(result.failures.first)
+        #expect(failure.step.location.line == 10)
+        #expect(failure.detail?.contains("ids=a") == true)
+    }
+
+    @Test func anEventIsClaimedByOneExpectOnly() throws {
+        let result = try replay(
+            """
+              - at: 0s
+                send: { sender: "1", id: a }
+              - at: 0s
+                expect: { event: upstreamForwarded }
+              - at: 0s
+                expect: { event: upstreamForwarded }
+            """)
+        #expect(result.checks.map(\.passed) == [true, false])
+    }
+
+    @Test func expectSeesOnlyWhatHappenedByItsTime() throws {
+        let result = try replay(
+            """
+              - at: 0s
+                send: { sender: "1", id: a }
+              - at: 500ms
+                expect: { event: onMessageSent }
+              - at: 1s
+                expect: { event: onMessageSent }
+            """)
+        #expect(result.checks.map(\.passed) == [false, true])
+    }
+
+    @Test func expectNoneFailsWhenTheEventHappened() throws {
+        let result = try replay(
+            """
+              - at: 0s
+                send: { sender: "1", id: a }
+              - at: 0s
+                expect_none: { event: upstreamForwarded, id: a }
+            """)
+        #expect(result.failures.first?.detail?.contains("upstreamForwarded") == true)
+    }
+
+    @Test func replayRunsTimersToTheEndAfterTheLastStep() throws {
+        let result = try replay(
+            """
+              - at: 0s
+                network: offline
+              - at: 0s
+                send: { sender: "1", id: a, ttl: 28d }
+            """)
+        #expect(result.events.last?.name == "onSendError")
+        #expect(result.events.last?.at == 28 * Span.day)
+    }
+
+    @Test func endStopsTheReplayEarly() throws {
+        let text = Self.base.replacingOccurrences(of: "timeline:", with: "end: 1m\ntimeline:")
+            + "  - at: 0s\n    network: offline\n  - at: 0s\n    send: { sender: \"1\", id: a, ttl: 1h }\n"
+        let result = Replayer.run(try ProfileParser.parse(text, file: "t.yaml"))
+        #expect(!result.events.contains { $0.name == "onSendError" })
+    }
+}
+
+@Suite("Transcript")
+struct TranscriptTests {
+    static let event = Event(
+        at: 1_000, side: .device, name: "onMessageSent", fields: [Field("ids", .list(["m-1", "m-2"])), Field("count", .int(2))])
+
+    @Test func humanLineIsAligned() {
+        #expect(
+            TranscriptFormatter.line(Self.event)
+                == "+00:00:01.000  device   onMessageSent               ids=m-1,m-2  count=2")
+    }
+
+    @Test func jsonLineHasAtSideEventThenFields() {
+        #expect(
+            TranscriptFormatter.json(Self.event)
+                == #"{"at":1000,"side":"device","event":"onMessageSent","ids":["m-1","m-2"],"count":2}"#)
+    }
+
+    @Test func jsonEscapesQuotesControlsAndKeepsUnicode() {
+        let event = Event(at: 0, side: .server, name: "x", fields: [Field("data", .map([KeyValue("k\"", "é\n\u{1}")]))])
+        #expect(TranscriptFormatter.json(event) == #"{"at":0,"side":"server","event":"x","data":{"k\"":"é\n\u0001"}}"#)
+    }
+
+    @Test func jsonLinesParseAsJSON() throws {
+        let path = try #require(ShippedProfiles.paths.first { $0.hasSuffix("android-background-tray.yaml") })
+        for event in Replayer.run(try ProfileParser.load(path: path)).events {
+            let object = try JSONSerialization.jsonObject(with: Data(TranscriptFormatter.json(event).utf8))
+            #expect((object as? [String: Any])?["event"] as? String == event.name)
+        }
+    }
+}
