@@ -31,6 +31,8 @@ let package = Package(
         ),
         .testTarget(name: "FCMEngineTests", dependencies: ["FCMEngine"]),
         .testTarget(name: "FCMProfilesTests", dependencies: ["FCMProfiles", "FCMEngine"]),
+        // Runs the built executable as a user would.
+        .testTarget(name: "FCMDeviceCLITests", dependencies: ["fcm-device"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -35,7 +35,8 @@ extension DeviceEngine {
         }
         if stored.contains(where: { $0.expiresAt <= now }) {
             for message in stored where message.expiresAt <= now {
-                emit(.server, "expired", [.text("id", message.id), .text("sender", message.request.sender)], into: &out)
+                emit(
+                    .server, "expired", [.text("id", message.id), .text("sender", message.request.sender)], into: &out)
             }
             stored.removeAll { $0.expiresAt <= now }
         }

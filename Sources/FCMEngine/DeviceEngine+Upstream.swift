@@ -191,7 +191,8 @@ extension DeviceEngine {
                 ], into: &out)
         }
         awaitingAck.remove(at: index)
-        emit(.server, "appServerAck", [.text("sender", sender), .text("id", id), .text("by", "app server")], into: &out)
+        emit(
+            .server, "appServerAck", [.text("sender", sender), .text("id", id), .text("by", "app server")], into: &out)
     }
 
     mutating func drain(into out: inout [Event]) {

@@ -11,7 +11,9 @@ public struct Profile: Sendable {
     public var steps: [Step]
 
     public var expectationCount: Int {
-        steps.count { if case .expect = $0.action { true } else if case .expectNone = $0.action { true } else { false } }
+        steps.count {
+            if case .expect = $0.action { true } else if case .expectNone = $0.action { true } else { false }
+        }
     }
 }
 

@@ -4,7 +4,9 @@ import Yams
 
 /// Reads a profile from YAML text, checking every key, type and reference.
 public enum ProfileParser {
-    static let topKeys = ["version", "description", "device", "senders", "upstream", "app_server", "server", "end", "timeline"]
+    static let topKeys = [
+        "version", "description", "device", "senders", "upstream", "app_server", "server", "end", "timeline",
+    ]
 
     public static func load(path: String) throws(ProfileError) -> Profile {
         let location = SourceLocation(file: path, line: 1, column: 1)
@@ -42,10 +44,12 @@ public enum ProfileParser {
         if let node = top["app_server"] { configuration.appServer = try node.oneOf(AppServerMode.self) }
         if let node = top["server"] { configuration.store = try parseServer(node) }
         var context = StepContext(sdk: device.sdk, senders: Set(senders.map(\.id)))
-        let steps = try top["timeline"].map { node throws(ProfileError) in try parseTimeline(node, context: &context) } ?? []
+        let steps =
+            try top["timeline"].map { node throws(ProfileError) in try parseTimeline(node, context: &context) } ?? []
         let end = try top["end"]?.duration()
         if let end, let last = steps.last, end < last.at {
-            throw top["end"]!.error("end \(DurationText.stamp(end)) comes before the last step at \(DurationText.stamp(last.at))")
+            throw top["end"]!.error(
+                "end \(DurationText.stamp(end)) comes before the last step at \(DurationText.stamp(last.at))")
         }
         return Profile(
             file: file, description: try top["description"]?.string(), configuration: configuration, end: end,
@@ -87,7 +91,8 @@ public enum ProfileParser {
         guard !items.isEmpty else { throw node.error("at least one sender is needed") }
         guard items.count <= PayloadRules.maxSenders else {
             throw items[PayloadRules.maxSenders].error(
-                "an app instance can register at most \(PayloadRules.maxSenders) senders; this is number \(items.count)")
+                "an app instance can register at most \(PayloadRules.maxSenders) senders; this is number \(items.count)"
+            )
         }
         var seen = Set<String>()
         var senders: [SenderConfig] = []

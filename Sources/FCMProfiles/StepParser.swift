@@ -27,7 +27,8 @@ extension ProfileParser {
         let at = try atNode.duration()
         guard at >= context.lastAt else {
             throw atNode.error(
-                "steps must be in time order; \(DurationText.stamp(at)) comes after \(DurationText.stamp(context.lastAt))")
+                "steps must be in time order; \(DurationText.stamp(at)) comes after \(DurationText.stamp(context.lastAt))"
+            )
         }
         context.lastAt = at
         let actions = map.entries.filter { $0.name != "at" }
@@ -76,7 +77,9 @@ extension ProfileParser {
     static func knownSender(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> String {
         let id = try node.scalarText()
         guard context.senders.contains(id) else {
-            throw node.error("unknown sender \"\(id)\"; the profile's senders are \(context.senders.sorted().joined(separator: ", "))")
+            throw node.error(
+                "unknown sender \"\(id)\"; the profile's senders are \(context.senders.sorted().joined(separator: ", "))"
+            )
         }
         return id
     }

@@ -6,7 +6,7 @@ public enum TranscriptFormatter {
 
     /// `+00:00:01.000  device  onMessageSent               ids=m-1,m-2  count=2`
     public static func line(_ event: Event) -> String {
-        let side = event.side.rawValue.padding(6)
+        let side = event.side.rawValue.padding(7)
         let name = event.name.padding(nameWidth)
         let fields = fieldsText(event)
         return "\(DurationText.stamp(event.at))  \(side)  \(fields.isEmpty ? event.name : name + fields)"
@@ -49,7 +49,7 @@ public enum TranscriptFormatter {
     public static func checkLine(_ check: CheckResult) -> String {
         let mark = check.passed ? "ok  " : "FAIL"
         let what = (check.negated ? "expect_none " : "expect ") + check.expectation.summary
-        var line = "\(DurationText.stamp(check.step.at))  \("check".padding(6))  \(mark) \(what)"
+        var line = "\(DurationText.stamp(check.step.at))  \("check".padding(7))  \(mark) \(what)"
         if let detail = check.detail { line += "\n" + String(repeating: " ", count: 24) + detail }
         return line
     }

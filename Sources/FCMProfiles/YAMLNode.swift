@@ -71,7 +71,8 @@ struct YAMLNode {
         return millis / 1_000
     }
 
-    func oneOf<T: RawRepresentable & CaseIterable>(_ type: T.Type) throws(ProfileError) -> T where T.RawValue == String {
+    func oneOf<T: RawRepresentable & CaseIterable>(_ type: T.Type) throws(ProfileError) -> T
+    where T.RawValue == String {
         let text = try scalarText()
         guard let value = T(rawValue: text) else {
             let choices = T.allCases.map(\.rawValue).joined(separator: ", ")
@@ -94,7 +95,8 @@ struct YAMLNode {
             if !allowed.isEmpty, !allowed.contains(name) {
                 throw keyNode.error("unknown key \"\(name)\"; expected one of: \(allowed.joined(separator: ", "))")
             }
-            entries.append((name, keyNode, YAMLNode(node: value, file: file, path: path.isEmpty ? name : "\(path).\(name)")))
+            entries.append(
+                (name, keyNode, YAMLNode(node: value, file: file, path: path.isEmpty ? name : "\(path).\(name)")))
         }
         return YAMLMapping(owner: self, entries: entries)
     }

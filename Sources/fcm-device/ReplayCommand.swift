@@ -28,13 +28,15 @@ struct ReplayCommand: ParsableCommand {
         if json {
             for event in result.events { output.write(TranscriptFormatter.json(event) + "\n") }
             for failure in result.failures {
-                Diagnostics.write("\(failure.step.location): expect failed: \(failure.expectation.summary); \(failure.detail ?? "")")
+                Diagnostics.write(
+                    "\(failure.step.location): expect failed: \(failure.expectation.summary); \(failure.detail ?? "")")
             }
         } else {
             for line in TranscriptFormatter.human(result) { output.write(line + "\n") }
             let passed = result.checks.count - result.failures.count
             output.write(
-                "\n\(loaded.file): \(result.events.count) events, \(result.checks.count) expectations, \(passed) held\n")
+                "\n\(loaded.file): \(result.events.count) events, \(result.checks.count) expectations, \(passed) held\n"
+            )
             for failure in result.failures {
                 output.write("\(failure.step.location): expect failed: \(failure.expectation.summary)\n")
                 if let detail = failure.detail { output.write("  \(detail)\n") }

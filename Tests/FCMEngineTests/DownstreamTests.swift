@@ -46,7 +46,8 @@ struct DownstreamAcceptanceTests {
 
     @Test func ordinaryKeysThatMerelyContainReservedWordsAreFine() {
         var h = Harness()
-        #expect(h.push(data: [KeyValue("fromage", "brie"), KeyValue("my_google", "x")]).first?.name == "downstreamAccepted")
+        #expect(
+            h.push(data: [KeyValue("fromage", "brie"), KeyValue("my_google", "x")]).first?.name == "downstreamAccepted")
     }
 
     @Test(arguments: [Int64(-1), 2_419_201])

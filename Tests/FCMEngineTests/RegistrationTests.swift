@@ -83,7 +83,9 @@ struct RegistrationTests {
         var h = Harness(senders: [Harness.sender, Harness.other])
         let old = h.engine.tokens[Harness.other]!
         h.run(.removeSender(Harness.other))
-        #expect(h.push(to: old, sender: Harness.other).named("downstreamRejected").first?.string("error") == "NotRegistered")
+        #expect(
+            h.push(to: old, sender: Harness.other).named("downstreamRejected").first?.string("error") == "NotRegistered"
+        )
     }
 
     @Test func iosUsesItsOwnTokenCallbackName() {

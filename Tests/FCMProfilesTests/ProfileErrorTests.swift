@@ -63,7 +63,8 @@ struct ProfileErrorTests {
         let problem = error(Self.header + "timeline:\n  - at: 5 parsecs\n    network: offline\n")
         #expect(
             problem?.description
-                == "p.yaml:6:9: timeline[0].at: \"5 parsecs\" is not a duration; write it like 250ms, 3s, 2m, 4h or 28d")
+                == "p.yaml:6:9: timeline[0].at: \"5 parsecs\" is not a duration; write it like 250ms, 3s, 2m, 4h or 28d"
+        )
     }
 
     @Test func stepsOutOfOrderAreRefused() {
@@ -107,7 +108,10 @@ struct ProfileErrorTests {
 
 @Suite("Durations")
 struct DurationTests {
-    @Test(arguments: [("250ms", 250), ("3s", 3_000), ("2m", 120_000), ("4h", 14_400_000), ("28d", 2_419_200_000), ("1.5s", 1_500), ("0", 0)])
+    @Test(arguments: [
+        ("250ms", 250), ("3s", 3_000), ("2m", 120_000), ("4h", 14_400_000), ("28d", 2_419_200_000), ("1.5s", 1_500),
+        ("0", 0),
+    ])
     func parses(text: String, millis: Int64) {
         #expect(DurationText.parse(text) == millis)
     }

@@ -121,7 +121,8 @@ struct ReplayTests {
     }
 
     @Test func endStopsTheReplayEarly() throws {
-        let text = Self.base.replacingOccurrences(of: "timeline:", with: "end: 1m\ntimeline:")
+        let text =
+            Self.base.replacingOccurrences(of: "timeline:", with: "end: 1m\ntimeline:")
             + "  - at: 0s\n    network: offline\n  - at: 0s\n    send: { sender: \"1\", id: a, ttl: 1h }\n"
         let result = Replayer.run(try ProfileParser.parse(text, file: "t.yaml"))
         #expect(!result.events.contains { $0.name == "onSendError" })
@@ -131,7 +132,8 @@ struct ReplayTests {
 @Suite("Transcript")
 struct TranscriptTests {
     static let event = Event(
-        at: 1_000, side: .device, name: "onMessageSent", fields: [Field("ids", .list(["m-1", "m-2"])), Field("count", .int(2))])
+        at: 1_000, side: .device, name: "onMessageSent",
+        fields: [Field("ids", .list(["m-1", "m-2"])), Field("count", .int(2))])
 
     @Test func humanLineIsAligned() {
         #expect(

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+
+/// Runs the built `fcm-device` binary the way a user does.
+struct CLI {
+    struct Outcome {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// The executable sits next to the test bundle in the build folder.
+    static var binary: URL {
+        let testBinary = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).resolvingSymlinksInPath()
+        var folder = testBinary.deletingLastPathComponent()
+        while !folder.path.isEmpty, folder.path != "/" {
+            let candidate = folder.appendingPathComponent("fcm-device")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        return testBinary.deletingLastPathComponent().appendingPathComponent("fcm-device")
+    }
+
+    static let profiles = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("profiles")
+
+    static func run(_ arguments: [String]) throws -> Outcome {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    static func temporaryProfile(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-\(UUID().uuidString).yaml").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+}
+
+@Suite("Command line")
+struct CLITests {
+    @Test func binaryIsBuilt() {
+        #expect(FileManager.default.isExecutableFile(atPath: CLI.binary.path), "build fcm-device first: swift build")
+    }
+
+    @Test func noArgumentsReplaysTheBuiltInDefaultDevice() throws {
+        let outcome = try CLI.run([])
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout.contains("onNewToken"))
+        #expect(outcome.stdout.contains("<built-in default>: 6 events, 2 expectations, 2 held"))
+    }
+
+    @Test func replayOfAGreenProfileExitsZero() throws {
+        let outcome = try CLI.run(["replay", CLI.profiles.appendingPathComponent("offline-queue.yaml").path])
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout.contains("onSendError"))
+        #expect(outcome.stdout.contains("error=TooManyMessages"))
+    }
+
+    @Test func failedExpectExitsOneAndSaysWhich() throws {
+        let path = try CLI.temporaryProfile(
+            """
+            version: 1
+            senders: [{ id: "1", key: k }]
+            timeline:
+              - at: 1s
+                expect: { event: onMessageReceived }
+            """)
+        let outcome = try CLI.run(["replay", path])
+        #expect(outcome.status == 1)
+        #expect(outcome.stdout.contains("\(path):4:5: expect failed: onMessageReceived"))
+        #expect(outcome.stdout.contains("no onMessageReceived event happened"))
+    }
+
+    @Test func invalidProfileExitsTwoWithFileLineColumn() throws {
+        let path = try CLI.temporaryProfile("version: 1\nsenders: [{ id: \"1\", key: k }]\nend: 5 parsecs\n")
+        let outcome = try CLI.run(["replay", path])
+        #expect(outcome.status == 2)
+        #expect(outcome.stderr.hasPrefix("\(path):3:6: end: \"5 parsecs\" is not a duration"))
+        let check = try CLI.run(["profile", "check", path])
+        #expect(check.status == 2)
+        #expect(check.stderr == outcome.stderr)
+    }
+
+    @Test func jsonOutputIsOneObjectPerLine() throws {
+        let outcome = try CLI.run(["replay", "--json", CLI.profiles.appendingPathComponent("doze-priority.yaml").path])
+        #expect(outcome.status == 0)
+        let lines = outcome.stdout.split(separator: "\n")
+        #expect(lines.count > 5)
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object?["at"] is Int)
+            #expect(["device", "server"].contains(object?["side"] as? String))
+        }
+    }
+
+    @Test func profileCheckAcceptsEveryShippedProfile() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: CLI.profiles.path).filter {
+            $0.hasSuffix(".yaml")
+        }
+        let outcome = try CLI.run(["profile", "check"] + names.map { CLI.profiles.appendingPathComponent($0).path })
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout.split(separator: "\n").count == names.count)
+    }
+
+    @Test func helpIsOfferedOnEveryCommand() throws {
+        for command in [["--help"], ["replay", "--help"], ["profile", "--help"], ["profile", "check", "--help"]] {
+            let outcome = try CLI.run(command)
+            #expect(outcome.status == 0)
+            #expect(outcome.stdout.contains("USAGE"))
+        }
+    }
+}
