@@ -67,7 +67,8 @@ extension DeviceEngine {
 
     mutating func remember(_ message: DeliveredMessage) {
         inbox.append(message)
-        if inbox.count > Self.inboxLimit { inbox.removeFirst(inbox.count - Self.inboxLimit) }
+        // Trimmed in chunks, so a long session does not shift the array on every message.
+        if inbox.count >= 2 * Self.inboxLimit { inbox.removeFirst(inbox.count - Self.inboxLimit) }
     }
 
     mutating func tap(_ target: TapTarget, into out: inout [Event]) {

@@ -104,14 +104,18 @@ extension DeviceEngine {
     /// The sender an upstream address names, when it is one this device may use.
     func upstreamSender(of address: String) -> Result<String, AddressProblem> {
         guard !address.isEmpty else { return .failure(AddressProblem(detail: "missing 'to'")) }
-        let parts = address.split(separator: "@", omittingEmptySubsequences: false)
         let sdk = configuration.device.sdk
-        let allowed = sdk == .fcm ? ["fcm.googleapis.com", "gcm.googleapis.com"] : ["gcm.googleapis.com"]
-        guard parts.count == 2, allowed.contains(String(parts[1])) else {
-            return .failure(
-                AddressProblem(detail: "'to' must be SENDER@\(sdk.upstreamDomain), not \(address)"))
+        guard let at = address.utf8.firstIndex(of: UInt8(ascii: "@")) else {
+            return .failure(AddressProblem(detail: "'to' must be SENDER@\(sdk.upstreamDomain), not \(address)"))
         }
-        let sender = String(parts[0])
+        let domain = address.utf8[address.utf8.index(after: at)...]
+        let allowed =
+            domain.elementsEqual(SDK.gcm.upstreamDomain.utf8)
+            || (sdk == .fcm && domain.elementsEqual(SDK.fcm.upstreamDomain.utf8))
+        guard allowed else {
+            return .failure(AddressProblem(detail: "'to' must be SENDER@\(sdk.upstreamDomain), not \(address)"))
+        }
+        let sender = String(address[..<at])
         guard tokens[sender] != nil else {
             return .failure(AddressProblem(detail: "sender \(sender) is not registered on this device"))
         }

@@ -37,7 +37,8 @@ public struct DeviceEngine: Sendable {
     /// Messages the connection server stores for the device, oldest first.
     public internal(set) var stored: [StoredMessage] = []
     public internal(set) var tray: [TrayNotification] = []
-    /// The newest delivered messages, oldest first (at most `inboxLimit`).
+    /// The newest delivered messages, oldest first (at least the newest `inboxLimit`,
+    /// fewer than twice that).
     public internal(set) var inbox: [DeliveredMessage] = []
     public static let inboxLimit = 500
     /// Messages discarded since the device last heard of it (onDeletedMessages).

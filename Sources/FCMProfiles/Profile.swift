@@ -10,6 +10,17 @@ public struct Profile: Sendable {
     public var end: Millis?
     public var steps: [Step]
 
+    public init(
+        file: String, description: String? = nil, configuration: EngineConfiguration, end: Millis? = nil,
+        steps: [Step]
+    ) {
+        self.file = file
+        self.description = description
+        self.configuration = configuration
+        self.end = end
+        self.steps = steps
+    }
+
     public var expectationCount: Int {
         steps.count {
             if case .expect = $0.action { true } else if case .expectNone = $0.action { true } else { false }
@@ -22,6 +33,12 @@ public struct Step: Sendable {
     public var at: Millis
     public var action: StepAction
     public var location: SourceLocation
+
+    public init(at: Millis, action: StepAction, location: SourceLocation) {
+        self.at = at
+        self.action = action
+        self.location = location
+    }
 }
 
 /// What a step does.
@@ -39,6 +56,12 @@ public struct PushStep: Sendable {
     public var target: PushTarget
     /// Whose token `target` picks (the pushing sender unless `token_of` says).
     public var tokenOwner: String
+
+    public init(request: DownstreamRequest, target: PushTarget = .latest, tokenOwner: String) {
+        self.request = request
+        self.target = target
+        self.tokenOwner = tokenOwner
+    }
 }
 
 /// Which token a profile's push goes to.
