@@ -21,16 +21,23 @@ let package = Package(
             name: "FCMProfiles",
             dependencies: ["FCMEngine", .product(name: "Yams", package: "Yams")]
         ),
+        // The TUI as a pure model, update and view: state to a grid of cells.
+        .target(name: "FCMTerminalUI", dependencies: ["FCMEngine", "FCMProfiles"]),
+        // The system ncursesw, through a small C shim.
+        .systemLibrary(name: "CNCurses", path: "Sources/CNCurses", providers: [.apt(["libncursesw5-dev"])]),
+        // Paints the view's grids with ncurses, reads keys, restores the terminal.
+        .target(name: "FCMCursesBackend", dependencies: ["CNCurses", "FCMTerminalUI", "FCMEngine", "FCMProfiles"]),
         // The executable: argument parsing only.
         .executableTarget(
             name: "fcm-device",
             dependencies: [
-                "FCMEngine", "FCMProfiles",
+                "FCMEngine", "FCMProfiles", "FCMTerminalUI", "FCMCursesBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "FCMEngineTests", dependencies: ["FCMEngine"]),
         .testTarget(name: "FCMProfilesTests", dependencies: ["FCMProfiles", "FCMEngine"]),
+        .testTarget(name: "FCMTerminalUITests", dependencies: ["FCMTerminalUI", "FCMEngine", "FCMProfiles"]),
         // Runs the built executable as a user would.
         .testTarget(name: "FCMDeviceCLITests", dependencies: ["fcm-device"]),
     ],

@@ -7,10 +7,10 @@ struct FCMDevice: ParsableCommand {
         commandName: "fcm-device",
         abstract: "Emulate one Firebase Cloud Messaging / GCM client app instance and its connection server.",
         discussion: """
-            With no command, the built-in default device (one sender, online, foreground, echo app \
-            server) is replayed headless and its transcript printed.
+            With no command, the terminal interface opens on the built-in default device (one sender, \
+            online, foreground, echo app server); `fcm-device --profile P` opens a saved device.
             """,
-        subcommands: [ReplayCommand.self, ProfileCommand.self],
-        defaultSubcommand: ReplayCommand.self
+        subcommands: [TUICommand.self, ReplayCommand.self, ProfileCommand.self],
+        defaultSubcommand: TUICommand.self
     )
 }

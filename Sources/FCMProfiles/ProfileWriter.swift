@@ -1,0 +1,115 @@
+import FCMEngine
+
+/// Writes a device and the commands taken in a session as a profile that `replay`
+/// reproduces.
+public enum ProfileWriter {
+    public static func yaml(profile: Profile, actions: [(at: Millis, command: Command)]) -> String {
+        let config = profile.configuration
+        let device = config.device
+        var lines = [
+            "version: 1",
+            "description: " + quoted("Saved from an fcm-device session of \(device.name)"),
+            "device:",
+            "  name: " + quoted(device.name),
+            "  platform: \(device.platform.rawValue)",
+            "  sdk: \(device.sdk.rawValue)",
+            "  app: " + quoted(device.app),
+            "  state: \(device.state.rawValue)",
+            "  network: \(device.network.rawValue)",
+            "  doze: \(device.doze)",
+            "  seed: \(device.seed)",
+            "senders:",
+        ]
+        for sender in config.senders {
+            var line = "  - { id: \(quoted(sender.id)), key: \(quoted(sender.key))"
+            if let project = sender.project { line += ", project: \(quoted(project))" }
+            if let token = sender.token { line += ", token: \(quoted(token))" }
+            lines.append(line + " }")
+        }
+        lines.append("upstream:")
+        lines.append("  batch: { window: \(config.batch.window)ms, max: \(config.batch.max) }")
+        lines.append("app_server: \(config.appServer.rawValue)")
+        lines.append(
+            "server: { store_limit: \(config.store.nonCollapsibleLimit), collapse_keys: \(config.store.collapseKeyLimit), collapse_evict: \(config.store.eviction.rawValue) }"
+        )
+        lines.append("timeline:")
+        for action in actions {
+            guard let step = step(action.command) else { continue }
+            lines.append("  - at: \(action.at)ms")
+            lines.append("    " + step)
+        }
+        if actions.isEmpty { lines[lines.count - 1] = "timeline: []" }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One command as a profile step, or nil for commands a profile cannot express.
+    static func step(_ command: Command) -> String? {
+        switch command {
+        case .setNetwork(let value): return "network: \(value.rawValue)"
+        case .setService(let up): return "service: \(up ? "up" : "down")"
+        case .setDoze(let value): return "doze: \(value)"
+        case .setAppState(let value): return "state: \(value.rawValue)"
+        case .uninstall: return "uninstall: true"
+        case .reinstall: return "reinstall: true"
+        case .drain: return "drain: true"
+        case .refreshToken(let sender): return "refresh_token: " + (sender.map(quoted) ?? "true")
+        case .removeSender(let id): return "remove_sender: \(quoted(id))"
+        case .addSender(let sender):
+            var text = "add_sender: { id: \(quoted(sender.id)), key: \(quoted(sender.key))"
+            if let project = sender.project { text += ", project: \(quoted(project))" }
+            return text + " }"
+        case .ackUpstream(let sender, let id): return "ack: { sender: \(quoted(sender)), id: \(quoted(id)) }"
+        case .tap(let target):
+            switch target {
+            case .last: return "tap: last"
+            case .index(let n): return "tap: \(n)"
+            case .id(let id): return "tap: \(quoted(id))"
+            }
+        case .send(let request):
+            var text = "send: { to: \(quoted(request.to)), id: \(quoted(request.messageID))"
+            if let ttl = request.timeToLive { text += ", ttl: \(ttl)" }
+            let data = request.data.compactMap { item -> String? in
+                if case .string(let value) = item.value { return "\(quoted(item.key)): \(quoted(value))" }
+                return nil
+            }
+            if !data.isEmpty { text += ", data: { \(data.joined(separator: ", ")) }" }
+            return text + " }"
+        case .push(let request):
+            var parts = ["sender: \(quoted(request.sender))"]
+            if let to = request.to { parts.append("to: \(quoted(to))") }
+            if let id = request.messageID { parts.append("id: \(quoted(id))") }
+            if !request.data.isEmpty { parts.append("data: \(map(request.data))") }
+            if let notification = request.notification { parts.append("notification: \(map(notification))") }
+            if let key = request.collapseKey { parts.append("collapse_key: \(quoted(key))") }
+            if let priority = request.priority { parts.append("priority: \(quoted(priority))") }
+            if let ttl = request.timeToLive { parts.append("time_to_live: \(ttl)") }
+            if request.deliveryReceiptRequested { parts.append("delivery_receipt_requested: true") }
+            if request.dryRun { parts.append("dry_run: true") }
+            if request.contentAvailable { parts.append("content_available: true") }
+            if request.mutableContent { parts.append("mutable_content: true") }
+            return "push: { \(parts.joined(separator: ", ")) }"
+        }
+    }
+
+    static func map(_ pairs: [KeyValue]) -> String {
+        "{ " + pairs.map { "\(quoted($0.key)): \(quoted($0.value))" }.joined(separator: ", ") + " }"
+    }
+
+    /// A double-quoted YAML string.
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\x" + (hex.count < 2 ? "0" : "") + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

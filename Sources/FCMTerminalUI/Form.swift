@@ -1,0 +1,110 @@
+/// What a form is for.
+public enum FormPurpose: String, Sendable {
+    case compose = "Send upstream message"
+    case push = "Push downstream message (as an app server)"
+    case addSender = "Add sender"
+    case saveProfile = "Save session as profile"
+}
+
+/// One line of a form: free text, or a choice cycled with ←/→.
+public struct FormField: Sendable, Equatable {
+    public var label: String
+    public var value: String
+    public var choices: [String]
+    public var error: String?
+    /// Part of the key/value data editor.
+    public var isData: Bool
+
+    public init(_ label: String, _ value: String = "", choices: [String] = [], isData: Bool = false) {
+        self.label = label
+        self.value = value
+        self.choices = choices
+        self.isData = isData
+    }
+}
+
+/// A small form: ↑/↓ or Tab move, typing edits, ←/→ cycle choices, Ctrl-N adds a
+/// data pair, Enter submits, Esc cancels. Errors are shown under their field.
+public struct Form: Sendable, Equatable {
+    public var purpose: FormPurpose
+    public var fields: [FormField]
+    public var focused = 0
+    /// A problem with the form as a whole.
+    public var error: String?
+
+    public init(purpose: FormPurpose, fields: [FormField]) {
+        self.purpose = purpose
+        self.fields = fields
+    }
+
+    public enum Outcome: Sendable, Equatable { case editing, submit, cancel }
+
+    public mutating func handle(_ key: Key) -> Outcome {
+        switch key {
+        case .escape: return .cancel
+        case .enter: return .submit
+        case .down, .tab: focused = (focused + 1) % fields.count
+        case .up, .backTab: focused = (focused - 1 + fields.count) % fields.count
+        case .left: cycle(-1)
+        case .right: cycle(1)
+        case .backspace, .delete:
+            if fields[focused].choices.isEmpty, !fields[focused].value.isEmpty { fields[focused].value.removeLast() }
+        case .control("n"):
+            if fields.contains(where: \.isData) { addDataPair() }
+        case .control("u"):
+            if fields[focused].choices.isEmpty { fields[focused].value = "" }
+        case .character(let c):
+            if fields[focused].choices.isEmpty, fields[focused].value.count < 4_096 { fields[focused].value.append(c) }
+        default: break
+        }
+        fields[focused].error = nil
+        return .editing
+    }
+
+    mutating func cycle(_ step: Int) {
+        let choices = fields[focused].choices
+        guard !choices.isEmpty else { return }
+        let index = choices.firstIndex(of: fields[focused].value) ?? 0
+        fields[focused].value = choices[(index + step + choices.count) % choices.count]
+    }
+
+    public mutating func addDataPair() {
+        let pairs = fields.filter(\.isData).count / 2
+        let insertAt = (fields.lastIndex(where: \.isData) ?? fields.count - 1) + 1
+        fields.insert(FormField("data key \(pairs + 1)", isData: true), at: insertAt)
+        fields.insert(FormField("data value \(pairs + 1)", isData: true), at: insertAt + 1)
+        focused = insertAt
+    }
+
+    public func value(_ label: String) -> String {
+        fields.first { $0.label == label }?.value ?? ""
+    }
+
+    public mutating func fail(_ label: String, _ message: String) {
+        if let index = fields.firstIndex(where: { $0.label == label }) {
+            fields[index].error = message
+            focused = index
+        } else {
+            error = message
+        }
+    }
+
+    public var hasErrors: Bool { error != nil || fields.contains { $0.error != nil } }
+
+    /// The data pairs typed so far; a value without a key is an error on that key.
+    public mutating func dataPairs() -> [(key: String, value: String)] {
+        var pairs: [(String, String)] = []
+        let data = fields.indices.filter { fields[$0].isData }
+        for start in stride(from: 0, to: data.count - 1, by: 2) {
+            let key = fields[data[start]].value
+            let value = fields[data[start + 1]].value
+            if key.isEmpty && value.isEmpty { continue }
+            if key.isEmpty {
+                fields[data[start]].error = "a value needs a key"
+                continue
+            }
+            pairs.append((key, value))
+        }
+        return pairs
+    }
+}

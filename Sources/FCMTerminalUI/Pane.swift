@@ -1,0 +1,31 @@
+/// The panes of the main screen, in focus order.
+public enum Pane: String, Sendable, CaseIterable {
+    case senders = "Senders"
+    case queue = "Pending upstream"
+    case events = "Callbacks and events"
+    case tray = "Tray"
+    case inbox = "Inbox"
+    case server = "Server"
+
+    func next(_ step: Int) -> Pane {
+        let all = Pane.allCases
+        let index = all.firstIndex(of: self)!
+        return all[(index + step + all.count) % all.count]
+    }
+}
+
+/// A screen drawn over the main one.
+public enum Overlay: Sendable, Equatable {
+    case help
+    case form(Form)
+    case tokenDetail(sender: String)
+    case filter(String)
+}
+
+/// Something only the shell can do: the terminal, the clipboard, files.
+public enum Effect: Sendable, Equatable {
+    /// Put text on the clipboard with OSC 52.
+    case copyToClipboard(String)
+    case writeFile(path: String, contents: String)
+    case quit
+}

@@ -1,0 +1,124 @@
+import FCMEngine
+import FCMProfiles
+
+/// Opening, validating and submitting the forms.
+extension TUIModel {
+    var senderChoices: [String] { engine.senders.map(\.id) }
+
+    mutating func openCompose() {
+        guard let sender = selectedSender else { return status = "no sender: add one with a" }
+        overlay = .form(
+            Form(
+                purpose: .compose,
+                fields: [
+                    FormField("sender", sender.id, choices: senderChoices),
+                    FormField("message id", suggestMessageID()),
+                    FormField("ttl (seconds)", "86400"),
+                    FormField("data key 1", "hello", isData: true),
+                    FormField("data value 1", "world", isData: true),
+                ]))
+    }
+
+    mutating func openPush() {
+        guard let sender = selectedSender else { return status = "no sender: add one with a" }
+        overlay = .form(
+            Form(
+                purpose: .push,
+                fields: [
+                    FormField("sender", sender.id, choices: senderChoices),
+                    FormField("message id", suggestPushID()),
+                    FormField("notification title", "Hello"),
+                    FormField("notification body", "from the app server"),
+                    FormField("collapse key"),
+                    FormField("priority", "default", choices: ["default", "high", "normal"]),
+                    FormField("time to live (s)"),
+                    FormField("delivery receipt", "no", choices: ["no", "yes"]),
+                    FormField("data key 1", isData: true),
+                    FormField("data value 1", isData: true),
+                ]))
+    }
+
+    mutating func openAddSender() {
+        senderCounter += 1
+        overlay = .form(
+            Form(
+                purpose: .addSender,
+                fields: [
+                    FormField("sender id", String(100_000_000_000 + senderCounter)),
+                    FormField("server key", "key-\(senderCounter)"),
+                    FormField("project"),
+                ]))
+    }
+
+    mutating func handleForm(_ form: inout Form, _ key: Key, at time: Millis) -> [Effect] {
+        switch form.handle(key) {
+        case .cancel:
+            overlay = nil
+            return []
+        case .editing:
+            overlay = .form(form)
+            return []
+        case .submit:
+            let effects = submit(&form, at: time)
+            overlay = form.hasErrors ? .form(form) : nil
+            return effects
+        }
+    }
+
+    mutating func submit(_ form: inout Form, at time: Millis) -> [Effect] {
+        switch form.purpose {
+        case .compose:
+            let id = form.value("message id")
+            if id.isEmpty { form.fail("message id", "a message id is needed") }
+            let ttl = Int64(form.value("ttl (seconds)"))
+            if ttl == nil || ttl! < 0 { form.fail("ttl (seconds)", "a whole number of seconds, 0 or more") }
+            let pairs = form.dataPairs()
+            guard !form.hasErrors, let ttl else { return [] }
+            let sender = form.value("sender")
+            let request = UpstreamRequest(
+                to: UpstreamRequest.address(sender: sender, sdk: engine.configuration.device.sdk), messageID: id,
+                timeToLive: ttl, data: pairs.map { DataItem($0.key, .string($0.value)) })
+            run(.send(request), at: time)
+        case .push:
+            var ttl: Int64?
+            let ttlText = form.value("time to live (s)")
+            if !ttlText.isEmpty {
+                ttl = Int64(ttlText)
+                if ttl == nil { form.fail("time to live (s)", "a whole number of seconds, or empty for 4 weeks") }
+            }
+            let pairs = form.dataPairs()
+            let title = form.value("notification title")
+            let body = form.value("notification body")
+            let notification = [KeyValue("title", title), KeyValue("body", body)].filter { !$0.value.isEmpty }
+            if notification.isEmpty && pairs.isEmpty { form.error = "give a notification title or body, or data" }
+            guard !form.hasErrors else { return [] }
+            let sender = form.value("sender")
+            let id = form.value("message id")
+            let priority = form.value("priority")
+            let collapse = form.value("collapse key")
+            let request = DownstreamRequest(
+                sender: sender, to: engine.issuedTokens[sender]?.last, messageID: id.isEmpty ? nil : id,
+                data: pairs.map { KeyValue($0.key, $0.value) },
+                notification: notification.isEmpty ? nil : notification, collapseKey: collapse.isEmpty ? nil : collapse,
+                priority: priority == "default" ? nil : priority, timeToLive: ttl,
+                deliveryReceiptRequested: form.value("delivery receipt") == "yes")
+            run(.push(request), at: time)
+        case .addSender:
+            let id = form.value("sender id")
+            if id.isEmpty || !id.allSatisfy(\.isNumber) { form.fail("sender id", "a sender id is digits only") }
+            if engine.senders.contains(where: { $0.id == id }) { form.fail("sender id", "already registered") }
+            let key = form.value("server key")
+            if key.isEmpty { form.fail("server key", "app servers need a key to authenticate") }
+            guard !form.hasErrors else { return [] }
+            let project = form.value("project")
+            run(.addSender(SenderConfig(id: id, key: key, project: project.isEmpty ? nil : project)), at: time)
+        case .saveProfile:
+            let path = form.value("file")
+            if path.isEmpty { form.fail("file", "a file name is needed") }
+            guard !form.hasErrors else { return [] }
+            status = "session saved to \(path): replay it with fcm-device replay \(path)"
+            return [.writeFile(path: path, contents: ProfileWriter.yaml(profile: profile, actions: recorded))]
+        }
+        return []
+    }
+}

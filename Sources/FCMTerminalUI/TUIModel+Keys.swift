@@ -1,0 +1,135 @@
+import FCMEngine
+import FCMProfiles
+
+/// The update function: a key and the current time in, a new state and effects out.
+extension TUIModel {
+    /// Handles one key at engine time `time` (real elapsed plus the offset).
+    public mutating func handle(_ key: Key, at time: Millis) -> [Effect] {
+        switch overlay {
+        case .form(var form)?:
+            return handleForm(&form, key, at: time)
+        case .help?:
+            if key == .escape || key == .character("?") || key == .character("q") { overlay = nil }
+            return []
+        case .tokenDetail(let sender)?:
+            return handleTokenDetail(sender: sender, key)
+        case .filter(var text)?:
+            switch key {
+            case .escape: overlay = nil
+            case .enter:
+                eventFilter = text
+                eventScroll = 0
+                overlay = nil
+            case .backspace, .delete:
+                if !text.isEmpty { text.removeLast() }
+                overlay = .filter(text)
+            case .character(let c):
+                text.append(c)
+                overlay = .filter(text)
+            default: break
+            }
+            return []
+        case nil:
+            return handleMain(key, at: time)
+        }
+    }
+
+    mutating func handleMain(_ key: Key, at time: Millis) -> [Effect] {
+        status = nil
+        switch key {
+        case .character("q"), .control("c"): return [.quit]
+        case .character("?"): overlay = .help
+        case .tab: focus = focus.next(1)
+        case .backTab: focus = focus.next(-1)
+        case .up: scroll(-1)
+        case .down: scroll(1)
+        case .pageUp: scroll(-10)
+        case .pageDown: scroll(10)
+        case .home: scroll(-1_000_000)
+        case .end: scroll(1_000_000)
+        case .enter:
+            if focus == .senders, let sender = selectedSender { overlay = .tokenDetail(sender: sender.id) }
+            if focus == .tray { tapSelected(at: time) }
+            if focus == .server { serverRaw.toggle() }
+        case .character("s"): openCompose()
+        case .character("p"): openPush()
+        case .character("n"): run(.setNetwork(engine.network == .online ? .offline : .online), at: time)
+        case .character("o"): run(.setService(up: !engine.serviceUp), at: time)
+        case .character("z"): run(.setDoze(!engine.doze), at: time)
+        case .character("f"): run(.setAppState(.foreground), at: time)
+        case .character("b"): run(.setAppState(.background), at: time)
+        case .character("x"): run(.setAppState(.stopped), at: time)
+        case .character("u"): run(engine.installed ? .uninstall : .reinstall, at: time)
+        case .character("r"):
+            if let sender = selectedSender { run(.refreshToken(sender: sender.id), at: time) }
+        case .character("a"): openAddSender()
+        case .character("d"):
+            if let sender = selectedSender { run(.removeSender(sender.id), at: time) }
+        case .character("t"): tapSelected(at: time)
+        case .character("D"): run(.drain, at: time)
+        case .character("1"): advanceClock(Span.minute)
+        case .character("2"): advanceClock(Span.hour)
+        case .character("3"): advanceClock(Span.day)
+        case .character("/"): overlay = .filter(eventFilter)
+        case .character("w"):
+            overlay = .form(Form(purpose: .saveProfile, fields: [FormField("file", "session.yaml")]))
+        default: break
+        }
+        return []
+    }
+
+    mutating func scroll(_ step: Int) {
+        switch focus {
+        case .events:
+            eventScroll = max(0, min(visibleEvents.count - 1, eventScroll - step))
+        default:
+            let count = itemCount(focus)
+            selection[focus] = max(0, min(count - 1, selected(focus) + step))
+        }
+    }
+
+    func itemCount(_ pane: Pane) -> Int {
+        switch pane {
+        case .senders: engine.senders.count
+        case .queue: engine.pending.count
+        case .events: visibleEvents.count
+        case .tray: engine.tray.count
+        case .inbox: engine.inbox.count
+        case .server: serverEvents.count
+        }
+    }
+
+    mutating func tapSelected(at time: Millis) {
+        let index = min(selected(.tray), engine.tray.count - 1)
+        run(.tap(engine.tray.isEmpty ? .last : .index(index + 1)), at: time)
+        selection[.tray] = max(0, min(selected(.tray), engine.tray.count - 1))
+    }
+
+    /// Moves the clock on: TTLs run out and doze ends without waiting.
+    public mutating func advanceClock(_ span: Millis) {
+        clockOffset += span
+        var events: [Event] = []
+        engine.advance(to: engine.now + span, into: &events)
+        append(events)
+        status = "clock moved on \(span / Span.minute >= 1440 ? "1 day" : span >= Span.hour ? "1 hour" : "1 minute")"
+    }
+
+    mutating func handleTokenDetail(sender: String, _ key: Key) -> [Effect] {
+        let token = engine.tokens[sender] ?? ""
+        switch key {
+        case .character("c"):
+            status = "token of \(sender) copied to the clipboard (OSC 52)"
+            overlay = nil
+            return [.copyToClipboard(token)]
+        case .character("w"):
+            let path = "token-\(sender).txt"
+            status = "token of \(sender) written to \(path)"
+            overlay = nil
+            return [.writeFile(path: path, contents: token + "\n")]
+        case .escape, .enter, .character("q"):
+            overlay = nil
+        default: break
+        }
+        return []
+    }
+}

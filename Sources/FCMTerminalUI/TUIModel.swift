@@ -1,0 +1,104 @@
+import FCMEngine
+import FCMProfiles
+
+/// Everything the TUI shows and remembers: the device engine on the real clock,
+/// the event log, focus, scroll positions, the open overlay, and the actions taken
+/// (so the session can be saved as a profile).
+public struct TUIModel: Sendable {
+    public internal(set) var engine: DeviceEngine
+    public internal(set) var log: [Event] = []
+    public let profile: Profile
+    /// Time added by the clock keys on top of the real time.
+    public internal(set) var clockOffset: Millis = 0
+    public internal(set) var focus: Pane = .events
+    public internal(set) var overlay: Overlay?
+    /// Rows scrolled up from the newest event (0 follows the log).
+    public internal(set) var eventScroll = 0
+    public internal(set) var eventFilter = ""
+    public internal(set) var selection: [Pane: Int] = [:]
+    public internal(set) var serverRaw = false
+    public internal(set) var status: String?
+    /// Commands taken in this session, with the engine time they ran at.
+    public internal(set) var recorded: [(at: Millis, command: Command)] = []
+    public internal(set) var messageCounter = 0
+    public internal(set) var senderCounter = 0
+    public internal(set) var pushCounter = 0
+
+    /// At least this many of the newest events are kept for the screen (fewer than twice).
+    public static let logLimit = 10_000
+
+    public init(profile: Profile) {
+        self.profile = profile
+        engine = DeviceEngine(profile.configuration)
+        var events: [Event] = []
+        engine.start(at: 0, into: &events)
+        append(events)
+    }
+
+    public var now: Millis { engine.now }
+
+    /// Lets engine time catch up with the real clock (plus the offset).
+    public mutating func tick(realElapsed: Millis) -> Bool {
+        let target = realElapsed + clockOffset
+        guard target > engine.now || engine.nextDeadline.map({ $0 <= target }) == true else { return false }
+        var events: [Event] = []
+        engine.advance(to: target, into: &events)
+        append(events)
+        return true
+    }
+
+    /// When the engine next has something to do, in real elapsed time.
+    public func nextWake(realElapsed: Millis) -> Millis? {
+        engine.nextDeadline.map { max(0, $0 - clockOffset) }
+    }
+
+    mutating func run(_ command: Command, at time: Millis) {
+        var events: [Event] = []
+        engine.apply(command, at: max(time, engine.now), into: &events)
+        recorded.append((engine.now, command))
+        append(events)
+        if let error = events.last(where: \.isError) ?? events.last(where: { $0.name == "commandRefused" }) {
+            status = "\(error.name): \(error.string("error") ?? "") \(error.string("detail") ?? "")"
+        }
+    }
+
+    /// Shows a message in the status line (the shell reports failed effects here).
+    public mutating func report(_ message: String) {
+        status = message
+    }
+
+    mutating func append(_ events: [Event]) {
+        log += events
+        if log.count >= 2 * Self.logLimit { log.removeFirst(log.count - Self.logLimit) }
+    }
+
+    /// Events the events pane shows: all of them, or those matching the filter.
+    public var visibleEvents: [Event] {
+        guard !eventFilter.isEmpty else { return log }
+        let needle = eventFilter.lowercased()
+        return log.filter { TranscriptFormatter.summary($0).lowercased().contains(needle) }
+    }
+
+    public var serverEvents: [Event] { log.filter { $0.side == .server } }
+
+    func selected(_ pane: Pane) -> Int { selection[pane] ?? 0 }
+
+    /// The sender the senders pane points at.
+    public var selectedSender: SenderConfig? {
+        let senders = engine.senders
+        guard !senders.isEmpty else { return nil }
+        return senders[min(selected(.senders), senders.count - 1)]
+    }
+
+    /// An app-server message id for the push form: `p-1`, `p-2`, …
+    mutating func suggestPushID() -> String {
+        pushCounter += 1
+        return "p-\(pushCounter)"
+    }
+
+    /// A message id not used yet: `m-1`, `m-2`, …
+    mutating func suggestMessageID() -> String {
+        messageCounter += 1
+        return "m-\(messageCounter)"
+    }
+}

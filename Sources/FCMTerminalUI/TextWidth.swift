@@ -1,0 +1,50 @@
+/// How many terminal columns text takes: 2 for wide East Asian characters and
+/// emoji, 0 for combining marks, 1 otherwise. Enough for layout without libc.
+public enum TextWidth {
+    public static func columns(of character: Character) -> Int {
+        guard let first = character.unicodeScalars.first else { return 0 }
+        if character.unicodeScalars.count > 1, character.unicodeScalars.contains(where: { $0.value == 0xFE0F }) {
+            return 2
+        }
+        return columns(of: first)
+    }
+
+    public static func columns(of scalar: Unicode.Scalar) -> Int {
+        let v = scalar.value
+        if v == 0 { return 0 }
+        if v < 0x20 || (0x7F..<0xA0).contains(v) { return 0 }
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .format: return 0
+        default: break
+        }
+        if isWide(v) { return 2 }
+        return 1
+    }
+
+    static func isWide(_ v: UInt32) -> Bool {
+        (0x1100...0x115F).contains(v) || (0x2E80...0x303E).contains(v) || (0x3041...0x33FF).contains(v)
+            || (0x3400...0x4DBF).contains(v) || (0x4E00...0x9FFF).contains(v) || (0xA000...0xA4CF).contains(v)
+            || (0xAC00...0xD7A3).contains(v) || (0xF900...0xFAFF).contains(v) || (0xFE30...0xFE4F).contains(v)
+            || (0xFF00...0xFF60).contains(v) || (0xFFE0...0xFFE6).contains(v) || (0x1F300...0x1F64F).contains(v)
+            || (0x1F900...0x1F9FF).contains(v) || (0x1F680...0x1F6FF).contains(v) || (0x20000...0x3FFFD).contains(v)
+    }
+
+    public static func columns(of text: String) -> Int {
+        text.reduce(0) { $0 + columns(of: $1) }
+    }
+
+    /// The longest prefix of `text` that fits in `width` columns, with `…` when cut.
+    public static func fit(_ text: String, width: Int) -> String {
+        guard width > 0 else { return "" }
+        if columns(of: text) <= width { return text }
+        var out = ""
+        var used = 0
+        for character in text {
+            let w = columns(of: character)
+            if used + w > width - 1 { break }
+            out.append(character)
+            used += w
+        }
+        return out + "…"
+    }
+}

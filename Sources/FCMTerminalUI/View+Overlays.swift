@@ -1,0 +1,110 @@
+import FCMEngine
+
+/// Help, forms, token details and the filter prompt, drawn over the main screen.
+extension View {
+    static func drawOverlay(_ overlay: Overlay, _ model: TUIModel, into grid: inout Grid) {
+        switch overlay {
+        case .help: drawHelp(into: &grid)
+        case .form(let form): drawForm(form, into: &grid)
+        case .tokenDetail(let sender): drawTokenDetail(sender, model, into: &grid)
+        case .filter(let text):
+            let y = grid.height - 2
+            grid.fill(x: 0, y: y, width: grid.width, height: 1, style: .selected)
+            grid.put(
+                " Filter events: \(text)▏  (Enter apply, Esc cancel, empty shows all)", x: 0, y: y, style: .selected)
+        }
+    }
+
+    /// A cleared, boxed area in the middle of the screen.
+    static func panel(width: Int, height: Int, title: String, into grid: inout Grid) -> Rect {
+        let w = min(grid.width - 2, width)
+        let h = min(grid.height - 2, height)
+        let rect = Rect(x: (grid.width - w) / 2, y: (grid.height - h) / 2, width: w, height: h)
+        grid.fill(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
+        grid.box(x: rect.x, y: rect.y, width: rect.width, height: rect.height, title: title, focused: true)
+        return rect.inner
+    }
+
+    static let helpLines: [(String, String)] = [
+        ("s", "send an upstream message (form)"),
+        ("p", "push a downstream message, as an app server would (form)"),
+        ("n", "network online / offline"),
+        ("o", "service outage on / off"),
+        ("z", "doze on / off"),
+        ("f  b  x", "app to foreground / background / stopped"),
+        ("u", "uninstall / reinstall the app"),
+        ("r", "refresh the selected sender's token"),
+        ("a  d", "add a sender / remove the selected one"),
+        ("Enter", "senders: token details · tray: tap · server: raw view"),
+        ("t", "tap the selected tray notification"),
+        ("D", "ask app-server connections to drain"),
+        ("1  2  3", "move the clock on 1 minute / 1 hour / 1 day"),
+        ("/", "filter the events"),
+        ("w", "save the device and this session as a profile"),
+        ("Tab  S-Tab", "next / previous pane"),
+        ("↑ ↓ PgUp PgDn", "select or scroll in the pane"),
+        ("?", "this help"),
+        ("q  Ctrl-C", "quit"),
+    ]
+
+    static func drawHelp(into grid: inout Grid) {
+        let inner = panel(width: 70, height: helpLines.count + 4, title: "Keys", into: &grid)
+        for (index, line) in helpLines.enumerated() where index < inner.height - 1 {
+            grid.put(line.0, x: inner.x + 1, y: inner.y + index, style: .key, limit: 16)
+            grid.put(line.1, x: inner.x + 17, y: inner.y + index, limit: inner.width - 18)
+        }
+        grid.put("Esc or ? closes", x: inner.x + 1, y: inner.y + inner.height - 1, style: .dim)
+    }
+
+    static func drawForm(_ form: Form, into grid: inout Grid) {
+        let errors = form.fields.filter { $0.error != nil }.count + (form.error == nil ? 0 : 1)
+        let inner = panel(width: 72, height: form.fields.count + errors + 5, title: form.purpose.rawValue, into: &grid)
+        var y = inner.y
+        let labelWidth = 20
+        let firstVisible = max(0, form.focused - (inner.height - 4))
+        for (index, field) in form.fields.enumerated() where index >= firstVisible {
+            guard y < inner.y + inner.height - 3 else { break }
+            let focused = index == form.focused
+            grid.put(field.label, x: inner.x + 1, y: y, style: focused ? .accent : .dim, limit: labelWidth)
+            var value = field.value
+            if !field.choices.isEmpty { value = "‹ \(value) ›" } else if focused { value += "▏" }
+            grid.put(
+                TextWidth.fit(value, width: inner.width - labelWidth - 2), x: inner.x + labelWidth + 1, y: y,
+                style: focused ? .bold : .normal)
+            y += 1
+            if let error = field.error {
+                grid.put(
+                    "↳ " + error, x: inner.x + labelWidth + 1, y: y, style: .error, limit: inner.width - labelWidth - 2)
+                y += 1
+            }
+        }
+        if let error = form.error {
+            grid.put(error, x: inner.x + 1, y: inner.y + inner.height - 2, style: .error, limit: inner.width - 2)
+        }
+        let hint =
+            form.fields.contains(where: \.isData)
+            ? "Enter submit · Esc cancel · ↑↓ field · ←→ choice · Ctrl-N data pair"
+            : "Enter submit · Esc cancel · ↑↓ field · ←→ choice"
+        grid.put(hint, x: inner.x + 1, y: inner.y + inner.height - 1, style: .dim, limit: inner.width - 2)
+    }
+
+    static func drawTokenDetail(_ sender: String, _ model: TUIModel, into grid: inout Grid) {
+        let token = model.engine.tokens[sender] ?? "(no token: the app is uninstalled)"
+        let inner = panel(width: 72, height: 12, title: "Token of sender \(sender)", into: &grid)
+        var chunks: [String] = []
+        var rest = Substring(token)
+        let width = max(10, inner.width - 2)
+        while !rest.isEmpty {
+            chunks.append(String(rest.prefix(width)))
+            rest = rest.dropFirst(width)
+        }
+        for (index, chunk) in chunks.enumerated() where index < inner.height - 3 {
+            grid.put(chunk, x: inner.x + 1, y: inner.y + index, style: .bold)
+        }
+        let length = "\(token.count) characters"
+        grid.put(length, x: inner.x + 1, y: inner.y + inner.height - 3, style: .dim)
+        grid.put(
+            "c copy to clipboard (OSC 52) · w write to token-\(sender).txt · Esc close", x: inner.x + 1,
+            y: inner.y + inner.height - 1, style: .dim, limit: inner.width - 2)
+    }
+}

@@ -1,0 +1,144 @@
+import FCMEngine
+import FCMProfiles
+
+/// The contents of each pane.
+extension View {
+    static func drawPane(_ pane: Pane, _ model: TUIModel, _ rect: Rect, into grid: inout Grid) {
+        let focused = model.focus == pane
+        grid.box(
+            x: rect.x, y: rect.y, width: rect.width, height: rect.height, title: title(pane, model), focused: focused)
+        let rows = self.rows(pane, model, width: rect.inner.width)
+        let inner = rect.inner
+        guard inner.height > 0 else { return }
+        let start: Int
+        if pane == .events {
+            start = max(0, rows.count - inner.height - model.eventScroll)
+        } else {
+            let selected = min(model.selected(pane), max(0, rows.count - 1))
+            start = max(0, min(selected - inner.height + 1, rows.count - inner.height))
+        }
+        for (offset, row) in rows.dropFirst(start).prefix(inner.height).enumerated() {
+            let y = inner.y + offset
+            let isSelected = focused && pane != .events && start + offset == model.selected(pane)
+            grid.put(
+                TextWidth.fit(row.text, width: inner.width), x: inner.x, y: y, style: isSelected ? .selected : row.style
+            )
+            if isSelected { grid.paint(x: inner.x, y: y, count: inner.width, style: .selected) }
+        }
+        if rows.isEmpty {
+            grid.put(emptyText(pane, model), x: inner.x, y: inner.y, style: .dim, limit: inner.width)
+        }
+    }
+
+    struct Row {
+        var text: String
+        var style: CellStyle = .normal
+    }
+
+    static func title(_ pane: Pane, _ model: TUIModel) -> String {
+        let engine = model.engine
+        switch pane {
+        case .senders: return "Senders \(engine.senders.count)/\(PayloadRules.maxSenders)"
+        case .queue:
+            return "Pending upstream \(engine.pending.count)/\(PayloadRules.pendingQueueLimit)"
+        case .events:
+            let scroll = model.eventScroll > 0 ? " ↑\(model.eventScroll)" : ""
+            let filter = model.eventFilter.isEmpty ? "" : " /\(model.eventFilter)"
+            return "Callbacks and events\(filter)\(scroll)"
+        case .tray:
+            let name = engine.platform == .ios ? "Notification centre" : "Tray"
+            return "\(name) \(engine.tray.count)"
+        case .inbox: return "Inbox \(engine.inbox.count)"
+        case .server: return model.serverRaw ? "Server (raw)" : "Server"
+        }
+    }
+
+    static func emptyText(_ pane: Pane, _ model: TUIModel) -> String {
+        switch pane {
+        case .senders: return model.engine.installed ? "no senders: a adds one" : "app uninstalled: u reinstalls"
+        case .queue: return model.engine.connected ? "empty: the device is connected" : "empty"
+        case .events: return model.eventFilter.isEmpty ? "no events yet" : "no event matches the filter"
+        case .tray: return "no notifications"
+        case .inbox: return "no messages delivered yet"
+        case .server: return "no server traffic yet"
+        }
+    }
+
+    static func rows(_ pane: Pane, _ model: TUIModel, width: Int) -> [Row] {
+        let engine = model.engine
+        switch pane {
+        case .senders:
+            return engine.senders.map { sender in
+                let token = engine.tokens[sender.id].map { TokenText.short($0) } ?? "no token"
+                return Row(text: "\(sender.id)  \(token)", style: engine.tokens[sender.id] == nil ? .dim : .normal)
+            }
+        case .queue:
+            var rows = engine.pending.map { message in
+                let left = max(0, message.expiresAt - model.now)
+                return Row(text: "\(message.id)  ttl \(countdown(left))  → \(message.sender)")
+            }
+            if !engine.awaitingAck.isEmpty {
+                rows.append(Row(text: "server holds \(engine.awaitingAck.count) for the app server's ack", style: .dim))
+            }
+            return rows
+        case .events:
+            let manySenders = engine.senders.count > 1
+            return model.visibleEvents.map { event in
+                let style: CellStyle = event.isError ? .error : event.side == .server ? .dim : .normal
+                return Row(text: compact(event, showSender: manySenders), style: style)
+            }
+        case .tray:
+            return engine.tray.map { note in
+                let data = note.data.isEmpty ? "" : "  [data: \(note.data.map(\.key).joined(separator: ","))]"
+                return Row(text: "\(note.title) — \(note.body)\(data)")
+            }
+        case .inbox:
+            return engine.inbox.flatMap { message -> [Row] in
+                var payload: [String] = []
+                if !message.data.isEmpty { payload.append("data " + pairs(message.data)) }
+                if let note = message.notification { payload.append("notification " + pairs(note)) }
+                return [
+                    Row(
+                        text: "\(DurationText.stamp(message.at)) \(message.via) from \(message.sender)", style: .accent),
+                    Row(text: "  " + (payload.isEmpty ? "(empty)" : payload.joined(separator: "  "))),
+                ]
+            }
+        case .server:
+            return model.serverEvents.map { event in
+                let text =
+                    model.serverRaw
+                    ? TranscriptFormatter.json(event)
+                    : "\(DurationText.stamp(event.at)) \(TranscriptFormatter.summary(event))"
+                return Row(text: text, style: event.isError ? .error : .normal)
+            }
+        }
+    }
+
+    /// An event on one short line: time, name, and the fields a person scans for.
+    static func compact(_ event: Event, showSender: Bool) -> String {
+        let hidden: Set<String> =
+            showSender ? ["token", "from", "category", "detail"] : ["token", "from", "category", "detail", "sender"]
+        var text = String(DurationText.stamp(event.at).dropFirst()) + " " + event.name
+        for field in event.fields where !hidden.contains(field.name) {
+            text += " \(field.name)=\(field.value.text)"
+        }
+        if event.name == "commandRefused" || event.isError, let detail = event.string("detail") {
+            text += " (\(detail))"
+        }
+        return text
+    }
+
+    static func pairs(_ pairs: [KeyValue]) -> String {
+        "{" + pairs.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"
+    }
+
+    /// `0:59:12`, or `12d 3:04:05` past a day.
+    static func countdown(_ millis: Millis) -> String {
+        let seconds = millis / 1_000
+        let days = seconds / 86_400
+        let clock = "\(seconds / 3_600 % 24):" + two(seconds / 60 % 60) + ":" + two(seconds % 60)
+        return days > 0 ? "\(days)d \(clock)" : clock
+    }
+
+    static func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+}

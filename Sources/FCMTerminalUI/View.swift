@@ -1,0 +1,126 @@
+import FCMEngine
+import FCMProfiles
+
+/// The view: the whole screen as a pure function of the model and the terminal
+/// size. The ncurses backend only paints what this returns.
+public enum View {
+    /// The smallest screen the layout is drawn for; smaller ones get a notice.
+    public static let minimumWidth = 60
+    public static let minimumHeight = 16
+
+    public static func render(_ model: TUIModel, width: Int, height: Int) -> Grid {
+        var grid = Grid(width: width, height: height)
+        guard width >= minimumWidth, height >= minimumHeight else {
+            grid.put("fcm-device needs at least \(minimumWidth)x\(minimumHeight);", x: 0, y: 0, style: .warning)
+            grid.put("this terminal is \(width)x\(height).", x: 0, y: 1, style: .warning)
+            return grid
+        }
+        header(model, into: &grid)
+        let body = Rect(x: 0, y: 2, width: width, height: height - 4)
+        for (pane, rect) in layout(body, focus: model.focus) {
+            drawPane(pane, model, rect, into: &grid)
+        }
+        statusLine(model, into: &grid)
+        footer(into: &grid)
+        if let overlay = model.overlay { drawOverlay(overlay, model, into: &grid) }
+        return grid
+    }
+
+    /// Where each pane goes. Wide screens show every pane; narrower ones share the
+    /// bottom right between the inbox and the server pane, by focus.
+    static func layout(_ body: Rect, focus: Pane) -> [(Pane, Rect)] {
+        let leftWidth = min(46, max(30, body.width * 2 / 5))
+        let left = Rect(x: body.x, y: body.y, width: leftWidth, height: body.height)
+        let third = left.height / 3
+        var panes: [(Pane, Rect)] = [
+            (.senders, Rect(x: left.x, y: left.y, width: left.width, height: third)),
+            (.queue, Rect(x: left.x, y: left.y + third, width: left.width, height: third)),
+            (.tray, Rect(x: left.x, y: left.y + 2 * third, width: left.width, height: left.height - 2 * third)),
+        ]
+        let rest = Rect(x: body.x + leftWidth, y: body.y, width: body.width - leftWidth, height: body.height)
+        if body.width >= 160 {
+            let middle = rest.width * 11 / 20
+            panes.append((.events, Rect(x: rest.x, y: rest.y, width: middle, height: rest.height)))
+            let right = Rect(x: rest.x + middle, y: rest.y, width: rest.width - middle, height: rest.height)
+            let half = right.height / 2
+            panes.append((.inbox, Rect(x: right.x, y: right.y, width: right.width, height: half)))
+            panes.append(
+                (.server, Rect(x: right.x, y: right.y + half, width: right.width, height: right.height - half)))
+        } else {
+            let bottom = max(6, rest.height * 2 / 5)
+            panes.append((.events, Rect(x: rest.x, y: rest.y, width: rest.width, height: rest.height - bottom)))
+            let shared: Pane = focus == .server ? .server : .inbox
+            panes.append((shared, Rect(x: rest.x, y: rest.y + rest.height - bottom, width: rest.width, height: bottom)))
+        }
+        return panes
+    }
+
+    /// Two lines: who the device is and the clock; then its state.
+    static func header(_ model: TUIModel, into grid: inout Grid) {
+        let engine = model.engine
+        let device = engine.configuration.device
+        grid.fill(x: 0, y: 0, width: grid.width, height: 1, style: .header)
+        let clock = String(DurationText.stamp(model.now).dropLast(4))
+        let identity =
+            " fcm-device │ \(device.name) │ \(device.platform.rawValue)/\(device.sdk.rawValue) │ \(device.app)"
+        grid.put(TextWidth.fit(identity, width: grid.width - clock.count - 3), x: 0, y: 0, style: .header)
+        grid.put(clock, x: grid.width - clock.count - 1, y: 0, style: .header)
+        var x = 1
+        func segment(_ text: String, _ style: CellStyle) {
+            guard x + TextWidth.columns(of: text) < grid.width else { return }
+            x += grid.put(text, x: x, y: 1, style: style)
+            x += grid.put("  ", x: x, y: 1)
+        }
+        segment(
+            engine.installed ? "app \(engine.appState.rawValue)" : "app uninstalled", engine.installed ? .ok : .error)
+        segment(engine.network == .online ? "online" : "offline", engine.network == .online ? .ok : .warning)
+        segment(engine.doze ? "dozing" : "awake", engine.doze ? .warning : .ok)
+        segment(engine.serviceUp ? "service up" : "service DOWN", engine.serviceUp ? .ok : .error)
+        segment("app server: \(engine.configuration.appServer.rawValue)", .dim)
+        segment("not serving network ports", .dim)
+    }
+
+    static func statusLine(_ model: TUIModel, into grid: inout Grid) {
+        let y = grid.height - 2
+        if let status = model.status {
+            let isError = status.contains("error") || status.contains("Refused") || status.contains("Error")
+            grid.put(" " + status, x: 0, y: y, style: isError ? .error : .ok, limit: grid.width)
+        } else if !model.eventFilter.isEmpty {
+            grid.put(" events filtered by \"\(model.eventFilter)\" (/ to change)", x: 0, y: y, style: .dim)
+        }
+    }
+
+    static let footerKeys: [(String, String)] = [
+        ("s", "send"), ("p", "push"), ("n", "net"), ("o", "outage"), ("z", "doze"), ("f/b/x", "state"),
+        ("t", "tap"), ("1/2/3", "clock"), ("Tab", "pane"),
+    ]
+
+    /// The main keys; help and quit always show, at the right.
+    static func footer(into grid: inout Grid) {
+        let y = grid.height - 1
+        let fixed = "? help  q quit "
+        let fixedX = grid.width - fixed.count
+        grid.put("?", x: fixedX, y: y, style: .key)
+        grid.put(" help  ", x: fixedX + 1, y: y, style: .dim)
+        grid.put("q", x: fixedX + 8, y: y, style: .key)
+        grid.put(" quit", x: fixedX + 9, y: y, style: .dim)
+        var x = 1
+        for (key, label) in footerKeys {
+            let need = key.count + label.count + 3
+            if x + need > fixedX { break }
+            x += grid.put(key, x: x, y: y, style: .key)
+            x += grid.put(" " + label + "  ", x: x, y: y, style: .dim)
+        }
+    }
+}
+
+/// A rectangle of the screen.
+public struct Rect: Sendable, Equatable {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+
+    /// The inside of a box drawn on this rectangle.
+    var inner: Rect { Rect(x: x + 1, y: y + 1, width: max(0, width - 2), height: max(0, height - 2)) }
+}
