@@ -37,7 +37,9 @@ let package = Package(
         ),
         .testTarget(name: "FCMEngineTests", dependencies: ["FCMEngine"]),
         .testTarget(name: "FCMProfilesTests", dependencies: ["FCMProfiles", "FCMEngine"]),
-        .testTarget(name: "FCMTerminalUITests", dependencies: ["FCMTerminalUI", "FCMEngine", "FCMProfiles"]),
+        .testTarget(
+            name: "FCMTerminalUITests", dependencies: ["FCMTerminalUI", "FCMEngine", "FCMProfiles"],
+            exclude: ["Snapshots"]),
         // Runs the built executable as a user would.
         .testTarget(name: "FCMDeviceCLITests", dependencies: ["fcm-device"]),
     ],

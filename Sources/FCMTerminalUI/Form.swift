@@ -82,8 +82,8 @@ public struct Form: Sendable, Equatable {
 
     public mutating func fail(_ label: String, _ message: String) {
         if let index = fields.firstIndex(where: { $0.label == label }) {
+            if !hasErrors { focused = index }
             fields[index].error = message
-            focused = index
         } else {
             error = message
         }

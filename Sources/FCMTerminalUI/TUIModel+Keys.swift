@@ -82,6 +82,8 @@ extension TUIModel {
         switch focus {
         case .events:
             eventScroll = max(0, min(visibleEvents.count - 1, eventScroll - step))
+        case .server:
+            serverScroll = max(0, min(serverEvents.count - 1, serverScroll - step))
         default:
             let count = itemCount(focus)
             selection[focus] = max(0, min(count - 1, selected(focus) + step))

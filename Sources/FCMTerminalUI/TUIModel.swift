@@ -14,6 +14,8 @@ public struct TUIModel: Sendable {
     public internal(set) var overlay: Overlay?
     /// Rows scrolled up from the newest event (0 follows the log).
     public internal(set) var eventScroll = 0
+    /// Rows scrolled up from the newest server line (0 follows it).
+    public internal(set) var serverScroll = 0
     public internal(set) var eventFilter = ""
     public internal(set) var selection: [Pane: Int] = [:]
     public internal(set) var serverRaw = false

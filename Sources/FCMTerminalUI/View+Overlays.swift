@@ -35,7 +35,7 @@ extension View {
         ("u", "uninstall / reinstall the app"),
         ("r", "refresh the selected sender's token"),
         ("a  d", "add a sender / remove the selected one"),
-        ("Enter", "senders: token details · tray: tap · server: raw view"),
+        ("Enter", "token details / tap / raw view, by pane"),
         ("t", "tap the selected tray notification"),
         ("D", "ask app-server connections to drain"),
         ("1  2  3", "move the clock on 1 minute / 1 hour / 1 day"),
@@ -104,7 +104,7 @@ extension View {
         let length = "\(token.count) characters"
         grid.put(length, x: inner.x + 1, y: inner.y + inner.height - 3, style: .dim)
         grid.put(
-            "c copy to clipboard (OSC 52) · w write to token-\(sender).txt · Esc close", x: inner.x + 1,
+            "c copy (OSC 52) · w write token-\(sender).txt · Esc close", x: inner.x + 1,
             y: inner.y + inner.height - 1, style: .dim, limit: inner.width - 2)
     }
 }

@@ -11,15 +11,16 @@ extension View {
         let inner = rect.inner
         guard inner.height > 0 else { return }
         let start: Int
-        if pane == .events {
-            start = max(0, rows.count - inner.height - model.eventScroll)
+        if pane == .events || pane == .server {
+            let scroll = pane == .events ? model.eventScroll : model.serverScroll
+            start = max(0, rows.count - inner.height - scroll)
         } else {
             let selected = min(model.selected(pane), max(0, rows.count - 1))
             start = max(0, min(selected - inner.height + 1, rows.count - inner.height))
         }
         for (offset, row) in rows.dropFirst(start).prefix(inner.height).enumerated() {
             let y = inner.y + offset
-            let isSelected = focused && pane != .events && start + offset == model.selected(pane)
+            let isSelected = focused && pane != .events && pane != .server && start + offset == model.selected(pane)
             grid.put(
                 TextWidth.fit(row.text, width: inner.width), x: inner.x, y: y, style: isSelected ? .selected : row.style
             )
@@ -49,7 +50,9 @@ extension View {
             let name = engine.platform == .ios ? "Notification centre" : "Tray"
             return "\(name) \(engine.tray.count)"
         case .inbox: return "Inbox \(engine.inbox.count)"
-        case .server: return model.serverRaw ? "Server (raw)" : "Server"
+        case .server:
+            let scroll = model.serverScroll > 0 ? " ↑\(model.serverScroll)" : ""
+            return (model.serverRaw ? "Server (raw JSON)" : "Server") + scroll
         }
     }
 
@@ -105,10 +108,7 @@ extension View {
             }
         case .server:
             return model.serverEvents.map { event in
-                let text =
-                    model.serverRaw
-                    ? TranscriptFormatter.json(event)
-                    : "\(DurationText.stamp(event.at)) \(TranscriptFormatter.summary(event))"
+                let text = model.serverRaw ? TranscriptFormatter.json(event) : compact(event, showSender: true)
                 return Row(text: text, style: event.isError ? .error : .normal)
             }
         }
@@ -119,7 +119,9 @@ extension View {
         let hidden: Set<String> =
             showSender ? ["token", "from", "category", "detail"] : ["token", "from", "category", "detail", "sender"]
         var text = String(DurationText.stamp(event.at).dropFirst()) + " " + event.name
-        for field in event.fields where !hidden.contains(field.name) {
+        // The sender goes last: ids and errors are what a person scans for.
+        let fields = event.fields.filter { !hidden.contains($0.name) }
+        for field in fields.filter({ $0.name != "sender" }) + fields.filter({ $0.name == "sender" }) {
             text += " \(field.name)=\(field.value.text)"
         }
         if event.name == "commandRefused" || event.isError, let detail = event.string("detail") {

@@ -1,0 +1,193 @@
+import FCMEngine
+import FCMProfiles
+import FCMTerminalUI
+import Testing
+
+/// The update function: keys change the model and the device as the help says.
+@Suite("Key handling")
+struct KeyHandlingTests {
+    @Test func qQuitsAndCtrlCToo() {
+        var model = Scenes.fresh()
+        #expect(model.handle(.character("q"), at: 0) == [.quit])
+        #expect(model.handle(.control("c"), at: 0) == [.quit])
+    }
+
+    @Test func questionMarkOpensHelpAndEscapeClosesIt() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("?")])
+        #expect(model.overlay == .help)
+        Scenes.press(&model, [.escape])
+        #expect(model.overlay == nil)
+    }
+
+    @Test func tabCyclesThePanesBothWays() {
+        var model = Scenes.fresh()
+        #expect(model.focus == .events)
+        Scenes.press(&model, [.tab])
+        #expect(model.focus == .tray)
+        Scenes.press(&model, [.backTab, .backTab])
+        #expect(model.focus == .queue)
+    }
+
+    @Test func toggleKeysDriveTheDevice() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("n"), .character("o"), .character("z"), .character("b")])
+        #expect(model.engine.network == .offline)
+        #expect(!model.engine.serviceUp)
+        #expect(model.engine.doze)
+        #expect(model.engine.appState == .background)
+        Scenes.press(&model, [.character("x")], from: 5_000)
+        #expect(model.engine.appState == .stopped)
+        Scenes.press(&model, [.character("f"), .character("n"), .character("o"), .character("z")], from: 6_000)
+        #expect(model.engine.connected && !model.engine.doze && model.engine.appState == .foreground)
+    }
+
+    @Test func uKeyUninstallsThenReinstalls() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("u")])
+        #expect(!model.engine.installed)
+        Scenes.press(&model, [.character("u")], from: 2_000)
+        #expect(model.engine.installed)
+        #expect(model.log.filter { $0.name == "onNewToken" }.count == 4)
+    }
+
+    @Test func composeSendsWithASuggestedUniqueID() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("s"), .enter, .character("s"), .enter])
+        let ids = model.log.filter { $0.name == "upstreamForwarded" }.compactMap { $0.string("id") }
+        #expect(ids == ["m-1", "m-2"])
+        #expect(model.overlay == nil)
+    }
+
+    @Test func composeExplainsABadTtlInlineAndStaysOpen() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("s"), .down, .down, .control("u")] + Scenes.type("x") + [.enter])
+        guard case .form(let form)? = model.overlay else {
+            Issue.record("the form closed")
+            return
+        }
+        #expect(form.fields[2].error == "a whole number of seconds, 0 or more")
+        #expect(!model.log.contains { $0.name == "upstreamForwarded" })
+    }
+
+    @Test func composeDataEditorAddsPairsWithCtrlN() {
+        var model = Scenes.fresh()
+        Scenes.press(
+            &model, [.character("s"), .control("n")] + Scenes.type("b") + [.down] + Scenes.type("2") + [.enter])
+        let data = model.log.first { $0.name == "upstreamForwarded" }?["data"]
+        #expect(data == .map([KeyValue("hello", "world"), KeyValue("b", "2")]))
+    }
+
+    @Test func escapeCancelsAFormWithoutSending() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("s"), .escape])
+        #expect(model.overlay == nil)
+        #expect(!model.log.contains { $0.name == "upstreamForwarded" })
+    }
+
+    @Test func twentyOneSendsOfflineEndInTooManyMessages() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("n")])
+        for n in 0..<21 { Scenes.press(&model, [.character("s"), .enter], from: 2_000 + Millis(n) * 300) }
+        #expect(model.engine.pending.count == 20)
+        #expect(model.log.last?.string("error") == "TooManyMessages")
+        #expect(model.status?.contains("TooManyMessages") == true)
+    }
+
+    @Test func pushInTheBackgroundGoesToTheTrayAndTapDeliversItsData() {
+        var model = Scenes.fresh()
+        Scenes.press(
+            &model,
+            [.character("b"), .character("p")] + Array(repeating: .down, count: 8) + Scenes.type("room") + [.down]
+                + Scenes.type("PT-DK") + [.enter])
+        #expect(model.engine.tray.count == 1)
+        Scenes.press(&model, [.character("t")], from: 9_000)
+        #expect(model.engine.tray.isEmpty)
+        #expect(model.engine.inbox.last?.data == [KeyValue("room", "PT-DK")])
+        #expect(model.engine.appState == .foreground)
+    }
+
+    @Test func pushChoicesCycleWithArrows() {
+        var model = Scenes.fresh()
+        Scenes.press(
+            &model, [.character("z"), .character("p"), .down, .down, .down, .down, .down, .right, .right, .enter])
+        let accepted = model.log.first { $0.name == "downstreamAccepted" }
+        #expect(accepted?.string("priority") == "normal")
+        #expect(model.engine.stored.count == 1)
+    }
+
+    @Test func clockKeysLetTtlsRunOut() {
+        var model = Scenes.fresh()
+        Scenes.press(
+            &model, [.character("n"), .character("s"), .down, .down, .control("u")] + Scenes.type("60") + [.enter])
+        Scenes.press(&model, [.character("1")], from: 5_000)
+        #expect(model.log.contains { $0.string("error") == "SERVICE_NOT_AVAILABLE" })
+        Scenes.press(&model, [.character("2"), .character("3")], from: 6_000)
+        #expect(model.clockOffset == Span.minute + Span.hour + Span.day)
+    }
+
+    @Test func tokenDetailCopiesWithOsc52AndWritesAFile() {
+        var model = Scenes.fresh()
+        let token = model.engine.tokens["123456789012"]!
+        Scenes.press(&model, [.tab, .tab, .tab, .tab, .enter])
+        #expect(model.overlay == .tokenDetail(sender: "123456789012"))
+        #expect(model.handle(.character("c"), at: 2_000) == [.copyToClipboard(token)])
+        Scenes.press(&model, [.enter])
+        #expect(
+            model.handle(.character("w"), at: 3_000)
+                == [.writeFile(path: "token-123456789012.txt", contents: token + "\n")])
+    }
+
+    @Test func refreshAddAndRemoveSenders() {
+        var model = Scenes.fresh()
+        let before = model.engine.tokens["123456789012"]
+        Scenes.press(&model, [.tab, .tab, .tab, .tab, .character("r")])
+        #expect(model.engine.tokens["123456789012"] != before)
+        Scenes.press(&model, [.character("a"), .enter], from: 3_000)
+        #expect(model.engine.senders.count == 3)
+        Scenes.press(&model, [.down, .character("d")], from: 4_000)
+        #expect(model.engine.senders.map(\.id) == ["123456789012", "100000000001"])
+    }
+
+    @Test func addSenderRefusesNonDigits() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("a"), .control("u")] + Scenes.type("abc") + [.enter])
+        guard case .form(let form)? = model.overlay else {
+            Issue.record("the form closed")
+            return
+        }
+        #expect(form.fields[0].error == "a sender id is digits only")
+    }
+
+    @Test func filterNarrowsTheEvents() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("s"), .enter, .character("/")] + Scenes.type("appServerAck") + [.enter])
+        #expect(model.eventFilter == "appServerAck")
+        #expect(model.visibleEvents.map(\.name) == ["appServerAck"])
+    }
+
+    @Test func scrollingTheEventsStopsFollowingAndEndReturns() {
+        var model = Scenes.fresh()
+        for n in 0..<5 { Scenes.press(&model, [.character("s"), .enter], from: 1_000 + Millis(n) * 300) }
+        Scenes.press(&model, [.up, .up], from: 5_000)
+        #expect(model.eventScroll == 2)
+        Scenes.press(&model, [.end], from: 6_000)
+        #expect(model.eventScroll == 0)
+    }
+
+    @Test func savedSessionReplaysToTheSameEvents() throws {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("s"), .enter, .character("n"), .character("s"), .enter])
+        Scenes.press(&model, [.character("n"), .character("b"), .character("p"), .enter, .character("t")], from: 3_000)
+        let effects = Scenes.press(&model, [.character("w"), .enter], from: 5_000)
+        guard case .writeFile(let path, let contents)? = effects.first else {
+            Issue.record("no file written: \(effects)")
+            return
+        }
+        #expect(path == "session.yaml")
+        let replayed = Replayer.run(try ProfileParser.parse(contents, file: path))
+        let sessionEnd = model.now
+        let summary = { (events: [Event]) in events.map { "\($0.at) \($0.name) \($0.string("id") ?? "")" } }
+        #expect(summary(replayed.events.filter { $0.at <= sessionEnd }) == summary(model.log))
+    }
+}

@@ -1,0 +1,120 @@
+import FCMEngine
+import FCMTerminalUI
+import Testing
+
+/// Every screen and overlay, whole, at 80x24 and at 200x50.
+@Suite("Screens")
+struct ScreenSnapshotTests {
+    static let sizes = [(80, 24), (200, 50)]
+
+    func check(_ model: TUIModel, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        for (width, height) in Self.sizes {
+            Snapshot.check(
+                View.render(model, width: width, height: height), "\(name)-\(width)x\(height)",
+                sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func mainScreenOfAFreshDevice() {
+        check(Scenes.fresh(), "main-fresh")
+    }
+
+    @Test func mainScreenOfABusyDevice() {
+        check(Scenes.busy(), "main-busy")
+    }
+
+    @Test func helpOverlay() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("?")])
+        check(model, "help")
+    }
+
+    @Test func composeForm() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("s"), .control("n")] + Scenes.type("mood") + [.down] + Scenes.type("happy"))
+        check(model, "compose")
+    }
+
+    @Test func composeFormExplainsInvalidInput() {
+        var model = Scenes.fresh()
+        Scenes.press(
+            &model, [.character("s"), .down, .control("u"), .down, .control("u")] + Scenes.type("soon") + [.enter])
+        check(model, "compose-invalid")
+    }
+
+    @Test func pushForm() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("p"), .down, .down, .down, .down, .right])
+        check(model, "push")
+    }
+
+    @Test func addSenderForm() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("a")])
+        check(model, "add-sender")
+    }
+
+    @Test func saveProfileForm() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("w")])
+        check(model, "save-profile")
+    }
+
+    @Test func tokenDetail() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.tab, .tab, .tab, .tab, .enter])
+        check(model, "token-detail")
+    }
+
+    @Test func filterPromptAndFilteredEvents() {
+        var model = Scenes.busy()
+        Scenes.press(&model, [.character("/")] + Scenes.type("error"), from: 30_000)
+        check(model, "filter-prompt")
+        Scenes.press(&model, [.enter], from: 31_000)
+        check(model, "filtered")
+    }
+
+    @Test func trayFocusedWithNotifications() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("b"), .character("p"), .enter, .character("p"), .enter, .tab])
+        check(model, "tray")
+    }
+
+    @Test func serverPaneAndItsRawView() {
+        var model = Scenes.busy()
+        Scenes.press(&model, [.tab, .tab, .tab], from: 30_000)
+        check(model, "server")
+        Scenes.press(&model, [.enter], from: 31_000)
+        check(model, "server-raw")
+    }
+
+    @Test func iosNotificationCentre() {
+        var model = Scenes.fresh(Scenes.ios)
+        Scenes.press(&model, [.character("p"), .enter, .character("s"), .enter])
+        check(model, "ios")
+    }
+
+    @Test func uninstalledApp() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("u")])
+        check(model, "uninstalled")
+    }
+
+    @Test func unicodeAndLongPayloadsKeepTheLayout() {
+        var model = Scenes.fresh()
+        let long = String(repeating: "très long ", count: 30)
+        Scenes.press(
+            &model,
+            [.character("p"), .down, .down, .control("u")] + Scenes.type("比赛 ⚽ Portugal–Danmark 🇵🇹")
+                + [.down, .control("u")] + Scenes.type(long) + Array(repeating: .down, count: 5)
+                + Scenes.type("emoji") + [.down] + Scenes.type("😀😀😀 日本語テキスト") + [
+                    .enter, .character("b"), .character("p"), .down, .down, .control("u"),
+                ]
+                + Scenes.type("通知 🎉") + [.enter])
+        check(model, "unicode")
+    }
+
+    @Test func tooSmallTerminalSaysSo() {
+        Snapshot.check(View.render(Scenes.fresh(), width: 40, height: 10), "too-small-40x10")
+    }
+}
