@@ -25,8 +25,12 @@ let package = Package(
         .target(name: "FCMTerminalUI", dependencies: ["FCMEngine", "FCMProfiles"]),
         // The system ncursesw, through a small C shim.
         .systemLibrary(name: "CNCurses", path: "Sources/CNCurses", providers: [.apt(["libncursesw5-dev"])]),
+        // Records termination signals for the TUI's main loop.
+        .target(name: "CTerminalSignals"),
         // Paints the view's grids with ncurses, reads keys, restores the terminal.
-        .target(name: "FCMCursesBackend", dependencies: ["CNCurses", "FCMTerminalUI", "FCMEngine", "FCMProfiles"]),
+        .target(
+            name: "FCMCursesBackend",
+            dependencies: ["CNCurses", "CTerminalSignals", "FCMTerminalUI", "FCMEngine", "FCMProfiles"]),
         // The executable: argument parsing only.
         .executableTarget(
             name: "fcm-device",

@@ -12,6 +12,11 @@ final class CursesScreen {
 
     init(useColor: Bool) {
         setlocale(LC_ALL, "")
+        // Follow the terminal's real size and its resizes: exported LINES or COLUMNS
+        // would pin ncurses to them.
+        unsetenv("LINES")
+        unsetenv("COLUMNS")
+        use_tioctl(true)
         _ = initscr()
         TerminalRestore.install()
         raw()

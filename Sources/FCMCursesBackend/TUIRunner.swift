@@ -1,3 +1,4 @@
+import CTerminalSignals
 import FCMEngine
 import FCMProfiles
 import FCMTerminalUI
@@ -7,7 +8,9 @@ import Foundation
 /// only when something changed, and sleeps until the next key, the next thing the
 /// engine has scheduled, or the next second of the header clock.
 public enum TUIRunner {
-    public static func run(profile: Profile) {
+    /// Runs until the user quits (returns 0) or a termination signal arrives
+    /// (returns 128 plus its number); the terminal is restored either way.
+    public static func run(profile: Profile) -> Int32 {
         let useColor = ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
         let screen = CursesScreen(useColor: useColor)
         defer { screen.close() }
@@ -20,6 +23,8 @@ public enum TUIRunner {
         }
         var dirty = true
         while true {
+            let signal = fcm_termination_signal()
+            if signal != 0 { return 128 + signal }
             let realNow = elapsed()
             if model.tick(realElapsed: realNow) { dirty = true }
             if dirty {
@@ -42,7 +47,7 @@ public enum TUIRunner {
                 let effects = model.handle(key, at: elapsed() + model.clockOffset)
                 for effect in effects {
                     switch effect {
-                    case .quit: return
+                    case .quit: return 0
                     case .copyToClipboard(let text): screen.copyToClipboard(text)
                     case .writeFile(let path, let contents):
                         do {

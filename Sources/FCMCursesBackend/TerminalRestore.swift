@@ -1,17 +1,14 @@
 import CNCurses
+import CTerminalSignals
 import Foundation
 
 /// Puts the terminal back as it was, whatever ends the program: quitting, Ctrl-C,
-/// SIGTERM, or a crash (the crash then goes on as it would have).
+/// SIGINT, SIGTERM and SIGHUP (recorded, then handled by the main loop), or a crash
+/// (restored in the handler, then the crash goes on as it would have).
 enum TerminalRestore {
     static func install() {
         atexit { TerminalRestore.restore() }
-        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
-            signal(signalNumber) { number in
-                TerminalRestore.restore()
-                exit(128 + number)
-            }
-        }
+        fcm_watch_termination_signals()
         for signalNumber in [SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE] {
             signal(signalNumber) { number in
                 TerminalRestore.restore()

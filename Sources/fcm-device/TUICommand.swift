@@ -28,6 +28,7 @@ struct TUICommand: ParsableCommand {
         }
         var loaded = try ProfileLoading.load(profile)
         loaded.steps = []
-        TUIRunner.run(profile: loaded)
+        let status = TUIRunner.run(profile: loaded)
+        if status != 0 { throw ExitCode(status) }
     }
 }

@@ -54,8 +54,15 @@ struct CLITests {
         #expect(FileManager.default.isExecutableFile(atPath: CLI.binary.path), "build fcm-device first: swift build")
     }
 
-    @Test func noArgumentsReplaysTheBuiltInDefaultDevice() throws {
+    @Test func withoutATerminalTheTUISaysSoAndPointsToReplay() throws {
         let outcome = try CLI.run([])
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("needs a terminal"))
+        #expect(outcome.stderr.contains("fcm-device replay"))
+    }
+
+    @Test func replayWithoutAProfileReplaysTheBuiltInDefaultDevice() throws {
+        let outcome = try CLI.run(["replay"])
         #expect(outcome.status == 0)
         #expect(outcome.stdout.contains("onNewToken"))
         #expect(outcome.stdout.contains("<built-in default>: 6 events, 2 expectations, 2 held"))
@@ -115,7 +122,9 @@ struct CLITests {
     }
 
     @Test func helpIsOfferedOnEveryCommand() throws {
-        for command in [["--help"], ["replay", "--help"], ["profile", "--help"], ["profile", "check", "--help"]] {
+        for command in [
+            ["--help"], ["tui", "--help"], ["replay", "--help"], ["profile", "--help"], ["profile", "check", "--help"],
+        ] {
             let outcome = try CLI.run(command)
             #expect(outcome.status == 0)
             #expect(outcome.stdout.contains("USAGE"))
