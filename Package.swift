@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "fcm-device", targets: ["fcm-device"]),
         .library(name: "FCMEngine", targets: ["FCMEngine"]),
         .library(name: "FCMProfiles", targets: ["FCMProfiles"]),
+        .library(name: "FCMTerminalUI", targets: ["FCMTerminalUI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

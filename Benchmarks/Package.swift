@@ -23,6 +23,17 @@ let package = Package(
             name: "ReplayProfiler",
             dependencies: ["GeneratedProfile", .product(name: "FCMProfiles", package: "fcm-device")]),
         .executableTarget(
+            name: "FrameRender",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "FCMEngine", package: "fcm-device"),
+                .product(name: "FCMProfiles", package: "fcm-device"),
+                .product(name: "FCMTerminalUI", package: "fcm-device"),
+            ],
+            path: "Benchmarks/FrameRender",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "ReplayThroughput",
             dependencies: [
                 "GeneratedProfile",

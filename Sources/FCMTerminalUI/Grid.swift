@@ -36,6 +36,16 @@ public struct Grid: Sendable, Equatable {
         guard y >= 0, y < height, x < width else { return 0 }
         let end = min(width, x + (limit ?? width))
         var column = x
+        if TextWidth.isPrintableASCII(text) {
+            for byte in text.utf8 {
+                if column >= end { break }
+                if column >= 0 {
+                    cells[y * width + column] = Cell(character: Character(Unicode.Scalar(byte)), style: style)
+                }
+                column += 1
+            }
+            return column - x
+        }
         for character in text {
             let printable: Character = character.isNewline || character == "\t" ? " " : character
             let w = TextWidth.columns(of: printable)
@@ -70,12 +80,22 @@ public struct Grid: Sendable, Equatable {
     public mutating func box(x: Int, y: Int, width w: Int, height h: Int, title: String, focused: Bool) {
         guard w >= 2, h >= 2 else { return }
         let style: CellStyle = focused ? .accent : .dim
-        put("┌" + String(repeating: "─", count: w - 2) + "┐", x: x, y: y, style: style)
-        for row in (y + 1)..<(y + h - 1) {
-            put("│", x: x, y: row, style: style)
-            put("│", x: x + w - 1, y: row, style: style)
+        func set(_ character: Character, _ column: Int, _ row: Int) {
+            guard column >= 0, column < width, row >= 0, row < height else { return }
+            cells[row * width + column] = Cell(character: character, style: style)
         }
-        put("└" + String(repeating: "─", count: w - 2) + "┘", x: x, y: y + h - 1, style: style)
+        for column in (x + 1)..<(x + w - 1) {
+            set("─", column, y)
+            set("─", column, y + h - 1)
+        }
+        for row in (y + 1)..<(y + h - 1) {
+            set("│", x, row)
+            set("│", x + w - 1, row)
+        }
+        set("┌", x, y)
+        set("┐", x + w - 1, y)
+        set("└", x, y + h - 1)
+        set("┘", x + w - 1, y + h - 1)
         put(
             " " + TextWidth.fit(title, width: w - 6) + " ", x: x + 2, y: y, style: focused ? .title : .bold,
             limit: w - 4)

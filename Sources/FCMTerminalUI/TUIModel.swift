@@ -83,6 +83,32 @@ public struct TUIModel: Sendable {
 
     public var serverEvents: [Event] { log.filter { $0.side == .server } }
 
+    /// The newest `count` events a log pane shows, skipping the `skip` newest (its
+    /// scroll), oldest first. It walks back from the newest event, so a frame costs
+    /// the rows on screen, not the length of the log.
+    public func tail(of pane: Pane, count: Int, skip: Int) -> [Event] {
+        let needle = eventFilter.lowercased()
+        let wanted: (Event) -> Bool
+        switch pane {
+        case .server: wanted = { $0.side == .server }
+        case _ where needle.isEmpty:
+            let end = max(0, log.count - skip)
+            return Array(log[max(0, end - count)..<end])
+        default: wanted = { TranscriptFormatter.summary($0).lowercased().contains(needle) }
+        }
+        var found: [Event] = []
+        var skipped = 0
+        for event in log.reversed() where wanted(event) {
+            if skipped < skip {
+                skipped += 1
+                continue
+            }
+            found.append(event)
+            if found.count == count { break }
+        }
+        return found.reversed()
+    }
+
     func selected(_ pane: Pane) -> Int { selection[pane] ?? 0 }
 
     /// The sender the senders pane points at.

@@ -2,6 +2,7 @@
 /// emoji, 0 for combining marks, 1 otherwise. Enough for layout without libc.
 public enum TextWidth {
     public static func columns(of character: Character) -> Int {
+        if let ascii = character.asciiValue { return ascii >= 0x20 && ascii < 0x7F ? 1 : 0 }
         guard let first = character.unicodeScalars.first else { return 0 }
         if character.unicodeScalars.count > 1, character.unicodeScalars.contains(where: { $0.value == 0xFE0F }) {
             return 2
@@ -30,12 +31,21 @@ public enum TextWidth {
     }
 
     public static func columns(of text: String) -> Int {
-        text.reduce(0) { $0 + columns(of: $1) }
+        if isPrintableASCII(text) { return text.utf8.count }
+        return text.reduce(0) { $0 + columns(of: $1) }
+    }
+
+    /// Text of printable ASCII only: one column per byte, no grapheme work needed.
+    public static func isPrintableASCII(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
     }
 
     /// The longest prefix of `text` that fits in `width` columns, with `…` when cut.
     public static func fit(_ text: String, width: Int) -> String {
         guard width > 0 else { return "" }
+        if isPrintableASCII(text) {
+            return text.utf8.count <= width ? text : String(text.utf8.prefix(width - 1))! + "…"
+        }
         if columns(of: text) <= width { return text }
         var out = ""
         var used = 0

@@ -7,14 +7,14 @@ extension View {
         let focused = model.focus == pane
         grid.box(
             x: rect.x, y: rect.y, width: rect.width, height: rect.height, title: title(pane, model), focused: focused)
-        let rows = self.rows(pane, model, width: rect.inner.width)
         let inner = rect.inner
         guard inner.height > 0 else { return }
-        let start: Int
+        let rows: [Row]
+        var start = 0
         if pane == .events || pane == .server {
-            let scroll = pane == .events ? model.eventScroll : model.serverScroll
-            start = max(0, rows.count - inner.height - scroll)
+            rows = logRows(pane, model, height: inner.height)
         } else {
+            rows = self.rows(pane, model)
             let selected = min(model.selected(pane), max(0, rows.count - 1))
             start = max(0, min(selected - inner.height + 1, rows.count - inner.height))
         }
@@ -67,7 +67,9 @@ extension View {
         }
     }
 
-    static func rows(_ pane: Pane, _ model: TUIModel, width: Int) -> [Row] {
+    /// The rows of the list panes; the log panes draw through `logRows`, which
+    /// formats only what fits.
+    static func rows(_ pane: Pane, _ model: TUIModel) -> [Row] {
         let engine = model.engine
         switch pane {
         case .senders:
@@ -84,12 +86,8 @@ extension View {
                 rows.append(Row(text: "server holds \(engine.awaitingAck.count) for the app server's ack", style: .dim))
             }
             return rows
-        case .events:
-            let manySenders = engine.senders.count > 1
-            return model.visibleEvents.map { event in
-                let style: CellStyle = event.isError ? .error : event.side == .server ? .dim : .normal
-                return Row(text: compact(event, showSender: manySenders), style: style)
-            }
+        case .events, .server:
+            return []
         case .tray:
             return engine.tray.map { note in
                 let data = note.data.isEmpty ? "" : "  [data: \(note.data.map(\.key).joined(separator: ","))]"
@@ -106,11 +104,23 @@ extension View {
                     Row(text: "  " + (payload.isEmpty ? "(empty)" : payload.joined(separator: "  "))),
                 ]
             }
-        case .server:
-            return model.serverEvents.map { event in
+        }
+    }
+
+    /// The rows of the events or server pane that fit, newest last.
+    static func logRows(_ pane: Pane, _ model: TUIModel, height: Int) -> [Row] {
+        let scroll = pane == .events ? model.eventScroll : model.serverScroll
+        let events = model.tail(of: pane, count: height, skip: scroll)
+        if pane == .server {
+            return events.map { event in
                 let text = model.serverRaw ? TranscriptFormatter.json(event) : compact(event, showSender: true)
                 return Row(text: text, style: event.isError ? .error : .normal)
             }
+        }
+        let manySenders = model.engine.senders.count > 1
+        return events.map { event in
+            let style: CellStyle = event.isError ? .error : event.side == .server ? .dim : .normal
+            return Row(text: compact(event, showSender: manySenders), style: style)
         }
     }
 
