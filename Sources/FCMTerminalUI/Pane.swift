@@ -19,6 +19,8 @@ public enum Overlay: Sendable, Equatable {
     case help
     case form(Form)
     case tokenDetail(sender: String)
+    /// A delivered message, whole: position in the inbox, oldest first.
+    case messageDetail(index: Int)
     case filter(String)
 }
 

@@ -13,6 +13,9 @@ extension TUIModel {
             return []
         case .tokenDetail(let sender)?:
             return handleTokenDetail(sender: sender, key)
+        case .messageDetail?:
+            if key == .escape || key == .enter || key == .character("q") { overlay = nil }
+            return []
         case .filter(var text)?:
             switch key {
             case .escape: overlay = nil
@@ -50,6 +53,9 @@ extension TUIModel {
         case .enter:
             if focus == .senders, let sender = selectedSender { overlay = .tokenDetail(sender: sender.id) }
             if focus == .tray { tapSelected(at: time) }
+            if focus == .inbox, !engine.inbox.isEmpty {
+                overlay = .messageDetail(index: min(selected(.inbox) / 2, engine.inbox.count - 1))
+            }
             if focus == .server { serverRaw.toggle() }
         case .character("s"): openCompose()
         case .character("p"): openPush()

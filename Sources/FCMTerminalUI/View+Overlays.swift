@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMProfiles
 
 /// Help, forms, token details and the filter prompt, drawn over the main screen.
 extension View {
@@ -7,6 +8,7 @@ extension View {
         case .help: drawHelp(into: &grid)
         case .form(let form): drawForm(form, into: &grid)
         case .tokenDetail(let sender): drawTokenDetail(sender, model, into: &grid)
+        case .messageDetail(let index): drawMessageDetail(index, model, into: &grid)
         case .filter(let text):
             let y = grid.height - 2
             grid.fill(x: 0, y: y, width: grid.width, height: 1, style: .selected)
@@ -35,7 +37,7 @@ extension View {
         ("u", "uninstall / reinstall the app"),
         ("r", "refresh the selected sender's token"),
         ("a  d", "add a sender / remove the selected one"),
-        ("Enter", "token details / tap / raw view, by pane"),
+        ("Enter", "token / message details, tap, raw view, by pane"),
         ("t", "tap the selected tray notification"),
         ("D", "ask app-server connections to drain"),
         ("1  2  3", "move the clock on 1 minute / 1 hour / 1 day"),
@@ -86,6 +88,46 @@ extension View {
             ? "Enter submit · Esc cancel · ↑↓ field · ←→ choice · Ctrl-N data pair"
             : "Enter submit · Esc cancel · ↑↓ field · ←→ choice"
         grid.put(hint, x: inner.x + 1, y: inner.y + inner.height - 1, style: .dim, limit: inner.width - 2)
+    }
+
+    /// Every field of a delivered message, long values wrapped.
+    static func drawMessageDetail(_ index: Int, _ model: TUIModel, into grid: inout Grid) {
+        guard model.engine.inbox.indices.contains(index) else { return }
+        let message = model.engine.inbox[index]
+        var lines: [(String, CellStyle)] = [
+            ("id \(message.id)", .bold),
+            ("from \(message.sender)  via \(message.via)  at \(DurationText.stamp(message.at))", .dim),
+            (
+                "priority \(message.priority.rawValue)" + (message.collapseKey.map { "  collapse_key \($0)" } ?? ""),
+                .dim
+            ),
+        ]
+        if let notification = message.notification {
+            lines.append(("notification", .accent))
+            lines += notification.map { ("  \($0.key): \($0.value)", .normal) }
+        }
+        lines.append(("data", .accent))
+        lines +=
+            message.data.isEmpty ? [("  (none)", .dim)] : message.data.map { ("  \($0.key): \($0.value)", .normal) }
+        let inner = panel(width: 76, height: grid.height - 2, title: "Delivered message", into: &grid)
+        let width = max(10, inner.width - 2)
+        var y = inner.y
+        for (text, style) in lines {
+            var rest = Substring(text)
+            repeat {
+                guard y < inner.y + inner.height - 1 else { break }
+                var piece = ""
+                var used = 0
+                while let next = rest.first, used + TextWidth.columns(of: next) <= width {
+                    piece.append(next)
+                    used += TextWidth.columns(of: next)
+                    rest = rest.dropFirst()
+                }
+                grid.put(piece, x: inner.x + 1, y: y, style: style)
+                y += 1
+            } while !rest.isEmpty
+        }
+        grid.put("Esc close", x: inner.x + 1, y: inner.y + inner.height - 1, style: .dim)
     }
 
     static func drawTokenDetail(_ sender: String, _ model: TUIModel, into grid: inout Grid) {

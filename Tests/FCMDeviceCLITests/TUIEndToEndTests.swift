@@ -75,6 +75,15 @@ struct TUIEndToEndTests {
         #expect(tmux.exitStatus() == "0")
     }
 
+    @Test func aCrashRestoresTheTerminalAndStillCrashes() throws {
+        let tmux = try Tmux(width: 80, height: 24)
+        #expect(tmux.waitFor("onNewToken"), show(tmux))
+        let pid = try #require(tmux.pid)
+        kill(pid, SIGSEGV)
+        #expect(tmux.exitStatus() == "139")
+        #expect(tmux.terminalRestored)
+    }
+
     @Test func helpOpensOverTheScreen() throws {
         let tmux = try Tmux(width: 80, height: 24)
         #expect(tmux.waitFor("onNewToken"), show(tmux))

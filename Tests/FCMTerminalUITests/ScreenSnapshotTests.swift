@@ -114,6 +114,16 @@ struct ScreenSnapshotTests {
         check(model, "unicode")
     }
 
+    @Test func deliveredMessageDetailShowsWholePayloads() {
+        var model = Scenes.fresh()
+        let long = String(repeating: "a long value that must wrap, ", count: 8)
+        Scenes.press(
+            &model,
+            [.character("p")] + Array(repeating: .down, count: 8) + Scenes.type("article") + [.down]
+                + Scenes.type(long) + [.enter, .tab, .tab, .enter])
+        check(model, "message-detail")
+    }
+
     @Test func tooSmallTerminalSaysSo() {
         Snapshot.check(View.render(Scenes.fresh(), width: 40, height: 10), "too-small-40x10")
     }
