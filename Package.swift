@@ -13,6 +13,10 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // The rules of a client app instance and its connection server: pure, no I/O.
@@ -32,11 +36,27 @@ let package = Package(
         .target(
             name: "FCMCursesBackend",
             dependencies: ["CNCurses", "CTerminalSignals", "FCMTerminalUI", "FCMEngine", "FCMProfiles"]),
+        // The system libexpat: a streaming XML parser for XMPP.
+        .systemLibrary(name: "CExpat", path: "Sources/CExpat", providers: [.apt(["libexpat1-dev"])]),
+        // XMPP framing and the CCS session rules, pure: bytes and events in, replies out.
+        .target(name: "FCMXMPP", dependencies: ["CExpat", "FCMEngine"]),
+        // The emulated connection server on SwiftNIO: listeners, TLS, the shared device.
+        .target(
+            name: "FCMConnectionServer",
+            dependencies: [
+                "FCMXMPP", "FCMEngine", "FCMProfiles",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // The executable: argument parsing only.
         .executableTarget(
             name: "fcm-device",
             dependencies: [
-                "FCMEngine", "FCMProfiles", "FCMTerminalUI", "FCMCursesBackend",
+                "FCMEngine", "FCMProfiles", "FCMTerminalUI", "FCMCursesBackend", "FCMConnectionServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -45,6 +65,17 @@ let package = Package(
         .testTarget(
             name: "FCMTerminalUITests", dependencies: ["FCMTerminalUI", "FCMEngine", "FCMProfiles"],
             exclude: ["Snapshots"]),
+        .testTarget(name: "FCMXMPPTests", dependencies: ["FCMXMPP", "FCMEngine"]),
+        .testTarget(
+            name: "FCMConnectionServerTests",
+            dependencies: [
+                "FCMConnectionServer", "FCMXMPP", "FCMEngine", "FCMProfiles",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         // Runs the built executable as a user would.
         .testTarget(name: "FCMDeviceCLITests", dependencies: ["fcm-device"]),
     ],

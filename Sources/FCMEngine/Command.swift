@@ -19,6 +19,9 @@ public enum Command: Sendable, Equatable {
     case ackUpstream(sender: String, id: String)
     /// The connection server asks its app-server connections to drain.
     case drain
+    /// Whether a real app server of this sender is connected; while one is, the
+    /// built-in echo app server stays silent for that sender.
+    case setAppServerPresent(sender: String, present: Bool)
 }
 
 /// Which tray notification a tap means.

@@ -154,7 +154,7 @@ extension DeviceEngine {
                 Field("data", .map(message.data)), .number("ttl", message.timeToLive),
             ], into: &out)
         addToBatch(message.id, into: &out)
-        if configuration.appServer == .echo {
+        if configuration.appServer == .echo && !realAppServers.contains(message.sender) {
             emit(
                 .server, "appServerAck",
                 [.text("sender", message.sender), .text("id", message.id), .text("by", "echo")], into: &out)

@@ -32,6 +32,8 @@ public struct DeviceEngine: Sendable {
     public internal(set) var awaitingAck: [HeldUpstream] = []
     public internal(set) var batch: SendBatch?
     var usedIDs: [String: Set<String>] = [:]
+    /// Senders with a real app server connected (the echo does not answer for them).
+    public internal(set) var realAppServers: Set<String> = []
 
     // Downstream.
     /// Messages the connection server stores for the device, oldest first.
@@ -90,6 +92,8 @@ public struct DeviceEngine: Sendable {
         case .tap(let target): tap(target, into: &out)
         case .ackUpstream(let sender, let id): ackUpstream(sender: sender, id: id, into: &out)
         case .drain: drain(into: &out)
+        case .setAppServerPresent(let sender, let present):
+            if present { realAppServers.insert(sender) } else { realAppServers.remove(sender) }
         }
         advance(to: now, into: &out)
     }

@@ -60,7 +60,8 @@ public enum Replayer {
         return ReplayResult(events: events, checks: checks, checkPositions: positions)
     }
 
-    static func target(_ target: PushTarget, sender: String, engine: DeviceEngine) -> String? {
+    /// The token a push step names, as the device has issued them so far.
+    public static func target(_ target: PushTarget, sender: String, engine: DeviceEngine) -> String? {
         let issued = engine.issuedTokens[sender] ?? []
         switch target {
         case .latest: return issued.last

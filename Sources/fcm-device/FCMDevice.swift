@@ -2,7 +2,7 @@ import ArgumentParser
 
 /// `fcm-device`: an emulated FCM/GCM client app instance with its connection server.
 @main
-struct FCMDevice: ParsableCommand {
+struct FCMDevice: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fcm-device",
         abstract: "Emulate one Firebase Cloud Messaging / GCM client app instance and its connection server.",
@@ -10,7 +10,7 @@ struct FCMDevice: ParsableCommand {
             With no command, the terminal interface opens on the built-in default device (one sender, \
             online, foreground, echo app server); `fcm-device --profile P` opens a saved device.
             """,
-        subcommands: [TUICommand.self, ReplayCommand.self, ProfileCommand.self],
+        subcommands: [TUICommand.self, ReplayCommand.self, ServeCommand.self, ProfileCommand.self],
         defaultSubcommand: TUICommand.self
     )
 }

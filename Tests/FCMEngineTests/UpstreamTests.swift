@@ -76,6 +76,15 @@ struct UpstreamTests {
         #expect(h.named("expired").isEmpty)
     }
 
+    @Test func echoStaysSilentWhileARealAppServerOfTheSenderIsConnected() {
+        var h = Harness()
+        h.run(.setAppServerPresent(sender: Harness.sender, present: true))
+        #expect(h.send("m-1").names == ["upstreamForwarded"])
+        #expect(h.engine.awaitingAck.count == 1)
+        h.run(.setAppServerPresent(sender: Harness.sender, present: false))
+        #expect(h.send("m-2").names == ["upstreamForwarded", "appServerAck"])
+    }
+
     @Test func ackForAnUnknownMessageIsIgnoredVisibly() {
         var h = Harness(appServer: .none)
         #expect(h.run(.ackUpstream(sender: Harness.sender, id: "nope")).names == ["ackIgnored"])

@@ -1,0 +1,28 @@
+#!/usr/bin/env python3
+"""Interop tests: real XMPP client libraries against `fcm-device serve`.
+Usage: Interop/.venv/bin/python Interop/run.py PATH/TO/fcm-device"""
+import sys
+
+import test_slixmpp
+import test_xmpppy
+from serve_harness import Serve
+
+
+def main():
+    binary = sys.argv[1]
+    results = []
+    for module in (test_slixmpp, test_xmpppy):
+        serve = Serve(binary)
+        try:
+            results += module.run(serve)
+        finally:
+            serve.stop()
+    for name, error in results:
+        print(("ok    " if error is None else "FAIL  ") + name + ("" if error is None else "\n      " + error))
+    failed = sum(1 for _, error in results if error is not None)
+    print("interop: %d passed, %d failed" % (len(results) - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""Runs `fcm-device serve` on free ports and reads its JSON-lines log."""
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+
+SENDER = "123456789012"
+KEY = "interop-key"
+PROFILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "interop.yaml")
+
+
+class Serve:
+    def __init__(self, binary):
+        self.state = tempfile.mkdtemp(prefix="fcm-interop-")
+        self.proc = subprocess.Popen(
+            [binary, "serve", "--profile", PROFILE, "--ccs-port", "0", "--ccs-plain-port", "0", "--state", self.state],
+            stdout=subprocess.PIPE, text=True)
+        self.listening = json.loads(self.proc.stdout.readline())
+        self.events = []
+        self.cond = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.token = self.wait_for(lambda e: e.get("event") == "onNewToken")["token"]
+
+    def _read(self):
+        for line in self.proc.stdout:
+            with self.cond:
+                self.events.append(json.loads(line))
+                self.cond.notify_all()
+
+    def wait_for(self, predicate, timeout=10):
+        deadline = time.time() + timeout
+        with self.cond:
+            while True:
+                for event in self.events:
+                    if predicate(event):
+                        return event
+                left = deadline - time.time()
+                if left <= 0:
+                    raise AssertionError("no such event in the serve log; last: %s" % self.events[-5:])
+                self.cond.wait(left)
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        code = self.proc.wait(timeout=10)
+        assert code == 0, "serve exited with %s" % code
+
+
+def downstream(message_id, token, **fields):
+    body = {"to": token, "message_id": message_id}
+    body.update(fields)
+    return json.dumps(body)
+
+
+def xml_escape(text):
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Makes Interop/.venv with the client libraries the interop tests use.
+set -euo pipefail
+cd "$(dirname "$0")"
+if [ ! -x .venv/bin/python ]; then
+    python3 -m venv .venv || { apt-get update -qq && apt-get install -y -qq python3-venv && python3 -m venv .venv; }
+fi
+.venv/bin/pip install -q --disable-pip-version-check -r requirements.txt

@@ -1,0 +1,101 @@
+"""slixmpp as an app server against fcm-device serve."""
+import asyncio
+import json
+import ssl
+
+import slixmpp
+from slixmpp.xmlstream.handler import Callback
+from slixmpp.xmlstream.matcher import MatchXPath
+
+from serve_harness import KEY, SENDER, downstream, xml_escape
+
+
+class AppServer(slixmpp.ClientXMPP):
+    def __init__(self, key, tls, cafile):
+        super().__init__(SENDER + "@fcm.googleapis.com", key)
+        self.enable_starttls = False
+        self.enable_direct_tls = tls
+        self.enable_plaintext = not tls
+        if tls:
+            self.ca_certs = cafile
+        self.inbox = asyncio.Queue()
+        self.seen = []
+        self.started = asyncio.get_event_loop().create_future()
+        self.register_handler(Callback(
+            "gcm", MatchXPath("{jabber:client}message/{google:mobile:data}gcm"), self.on_gcm))
+        self.add_event_handler("session_start", lambda _: self.started.done() or self.started.set_result(True))
+        self.add_event_handler("failed_all_auth", lambda _: self.started.done() or self.started.set_result(False))
+
+    def on_gcm(self, message):
+        self.inbox.put_nowait(json.loads(message.xml.find("{google:mobile:data}gcm").text))
+
+    def gcm(self, payload, stanza_id="1"):
+        self.send_raw('<message id="%s"><gcm xmlns="google:mobile:data">%s</gcm></message>' % (stanza_id, xml_escape(payload)))
+
+    async def next(self, predicate, timeout=10):
+        """The first message, received so far or later, that matches."""
+        for message in self.seen:
+            if predicate(message):
+                self.seen.remove(message)
+                return message
+        while True:
+            message = await asyncio.wait_for(self.inbox.get(), timeout)
+            if predicate(message):
+                return message
+            self.seen.append(message)
+
+
+async def session(serve, tls, key=KEY):
+    port = serve.listening["ccs"] if tls else serve.listening["ccsPlain"]
+    app = AppServer(key, tls, serve.listening["tlsCert"])
+    app.connect("127.0.0.1", port)
+    ok = await asyncio.wait_for(app.started, 10)
+    return app, ok
+
+
+STEP = ["start"]
+
+
+async def full_exchange(serve, tls):
+    STEP[0] = "authenticate"
+    app, ok = await session(serve, tls)
+    assert ok, "authentication failed"
+    app.gcm(downstream("d-1", serve.token, data={"score": "1-0"}, delivery_receipt_requested=True))
+    STEP[0] = "ack of d-1"
+    ack = await app.next(lambda m: m.get("message_id") == "d-1")
+    assert ack["message_type"] == "ack", ack
+    STEP[0] = "receipt of d-1"
+    receipt = await app.next(lambda m: m.get("message_type") == "receipt")
+    assert receipt["message_id"] == "dr2:d-1", receipt
+    app.gcm(json.dumps({"to": "gcm.googleapis.com", "message_id": receipt["message_id"], "message_type": "ack"}))
+    app.gcm(downstream("d-2", "not-a-token"))
+    STEP[0] = "nack of d-2"
+    nack = await app.next(lambda m: m.get("message_id") == "d-2")
+    assert nack["error"] == "BAD_REGISTRATION", nack
+    STEP[0] = "upstream up-1"
+    upstream = await app.next(lambda m: "message_type" not in m and m.get("message_id") == "up-1", timeout=15)
+    assert upstream["category"] == "com.example.interop" and upstream["data"] == {"hello": "world"}, upstream
+    app.gcm(json.dumps({"to": upstream["from"], "message_id": "up-1", "message_type": "ack"}))
+    STEP[0] = "appServerAck in the log"
+    serve.wait_for(lambda e: e.get("event") == "appServerAck" and e.get("id") == "up-1")
+    app.disconnect()
+
+
+async def wrong_key(serve):
+    app, ok = await session(serve, True, key="wrong")
+    assert not ok, "a wrong key was accepted"
+    app.disconnect()
+
+
+def run(serve):
+    results = []
+    for name, coroutine in [
+        ("slixmpp TLS (verified certificate): downstream, receipt, nack, upstream, acks", lambda: full_exchange(serve, True)),
+        ("slixmpp wrong key is refused", lambda: wrong_key(serve)),
+    ]:
+        try:
+            asyncio.new_event_loop().run_until_complete(coroutine())
+            results.append((name, None))
+        except Exception as error:  # noqa: BLE001 - report every failure
+            results.append((name, "%s (at step: %s)" % (repr(error), STEP[0])))
+    return results

@@ -1,0 +1,117 @@
+import FCMEngine
+import FCMXMPP
+import NIOCore
+
+/// One app server's connection: bytes in through the XML parser and the XMPP
+/// session, writes out. Runs on the host's event loop.
+final class CCSConnection: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    let host: DeviceHost
+    let number: Int
+    let parser: XMLStreamParser
+    var session: XMPPSession
+    var context: ChannelHandlerContext?
+    var isOpen = false
+    var draining = false
+    /// Upstream may go out: the session is established (and a moment has passed).
+    var acceptsUpstream = false
+    /// How long a draining connection stays open for replies before it closes.
+    static let drainGrace = TimeAmount.seconds(1)
+
+    var sender: String? { session.sender }
+    /// Authenticated, bound, open and not draining.
+    var isReady: Bool { isOpen && !draining && session.phase == .ready }
+    var domain: String { session.domain }
+
+    init(host: DeviceHost, number: Int, keys: [String: String], maxStanzaBytes: Int) {
+        self.host = host
+        self.number = number
+        parser = XMLStreamParser(maxStanzaBytes: maxStanzaBytes)
+        session = XMPPSession(
+            keys: keys, streamID: String(format: "%016llX", UInt64(number) &* 0x9E37_79B9_7F4A_7C15),
+            resource: "fcm-device-\(number)")
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        self.context = context
+        isOpen = true
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        isOpen = false
+        acceptsUpstream = false
+        host.unregister(self)
+        self.context = nil
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var buffer = unwrapInboundIn(data)
+        guard let bytes = buffer.readBytes(length: buffer.readableBytes), session.phase != .closed else { return }
+        let events: [XMLStreamEvent]
+        do {
+            events = try parser.feed(bytes)
+        } catch {
+            perform(session.streamError(error.condition, error.detail))
+            return
+        }
+        for event in events {
+            perform(session.handle(event))
+            if session.phase == .closed { break }
+        }
+        context.flush()
+    }
+
+    func perform(_ outputs: [SessionOutput]) {
+        for output in outputs {
+            switch output {
+            case .write(let text): write(text, flush: false)
+            case .restartParser: parser.reset()
+            case .authenticated(let sender): host.register(self, sender: sender)
+            case .established: host.established(self)
+            case .gcm(let json, let stanzaID):
+                if let reply = host.receive(json, stanzaID: stanzaID, from: self) { write(reply, flush: false) }
+            case .close: close()
+            }
+        }
+        context?.flush()
+    }
+
+    func write(_ text: String, flush: Bool = true) {
+        guard isOpen, let context else { return }
+        var buffer = context.channel.allocator.buffer(capacity: text.utf8.count)
+        buffer.writeString(text)
+        context.write(wrapOutboundOut(buffer), promise: nil)
+        if flush { context.flush() }
+    }
+
+    func sendUpstream(_ message: UpstreamMessage, token: String, category: String) {
+        write(
+            CCSOutbound.upstream(
+                sender: message.sender, domain: domain, token: token, messageID: message.id, category: category,
+                data: message.data, timeToLive: message.timeToLive))
+    }
+
+    func drain() {
+        draining = true
+        acceptsUpstream = false
+        write(CCSOutbound.draining)
+        host.loop.scheduleTask(in: Self.drainGrace) { [self] in
+            write("</stream:stream>")
+            close()
+        }
+    }
+
+    func close() {
+        guard isOpen, let context else { return }
+        context.flush()
+        context.close(promise: nil)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}

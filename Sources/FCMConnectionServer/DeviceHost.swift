@@ -1,0 +1,235 @@
+import FCMEngine
+import FCMProfiles
+import FCMXMPP
+import NIOCore
+
+/// The one emulated device and its connection server, shared by every app-server
+/// connection. It lives on one event loop: every method runs there. It turns the
+/// engine's events into stanzas on the right connections and keeps the engine's
+/// timers scheduled on the real clock.
+public final class DeviceHost: @unchecked Sendable {
+    public let loop: any EventLoop
+    public private(set) var engine: DeviceEngine
+    let started: NIODeadline
+    /// Every event the emulator produces, for the `serve` log and the TUI.
+    let log: @Sendable (Event) -> Void
+    var connections: [CCSConnection] = []
+    var nextConnection = 0
+    var timer: Scheduled<Void>?
+    var pendingReceipts: [PendingReceipt] = []
+    /// Wait after the session result before upstream goes out (some clients only
+    /// listen once their login call has returned).
+    public static let upstreamDelay = TimeAmount.milliseconds(150)
+
+    public init(engine: DeviceEngine, loop: any EventLoop, log: @escaping @Sendable (Event) -> Void) {
+        self.engine = engine
+        self.loop = loop
+        self.log = log
+        started = .now()
+    }
+
+    public var now: Millis { (NIODeadline.now() - started).nanoseconds / 1_000_000 }
+
+    /// Starts the device: its first tokens.
+    public func start() {
+        loop.preconditionInEventLoop()
+        var events: [Event] = []
+        engine.start(at: 0, into: &events)
+        dispatch(events)
+    }
+
+    public func apply(_ command: Command) {
+        loop.preconditionInEventLoop()
+        var events: [Event] = []
+        engine.apply(command, at: now, into: &events)
+        dispatch(events)
+    }
+
+    func note(_ name: String, _ fields: [Field]) {
+        log(Event(at: now, side: .server, name: name, fields: fields))
+    }
+
+    /// Logs events and sends what they mean to app servers, then re-arms the timer.
+    func dispatch(_ events: [Event]) {
+        for event in events {
+            log(event)
+            switch event.name {
+            case "upstreamForwarded", "upstreamRetry":
+                if let sender = event.string("sender"), let id = event.string("id") {
+                    sendUpstream(sender: sender, id: id)
+                }
+            case "receipt":
+                if let sender = event.string("sender"), let id = event.string("original_id") {
+                    sendReceipt(sender: sender, originalID: id, token: event.string("token") ?? "")
+                }
+            case "connectionDraining" where event.string("connection") == "echo":
+                drainAll()
+            default: break
+            }
+        }
+        armTimer()
+    }
+
+    func armTimer() {
+        timer?.cancel()
+        timer = nil
+        guard let deadline = engine.nextDeadline else { return }
+        let wait = TimeAmount.milliseconds(max(0, deadline - now))
+        timer = loop.scheduleTask(in: wait) { [self] in
+            var events: [Event] = []
+            engine.advance(to: now, into: &events)
+            dispatch(events)
+        }
+    }
+
+    /// A connection able to take upstream for this sender, in turn.
+    func pick(sender: String) -> CCSConnection? {
+        let ready = connections.filter { $0.sender == sender && $0.acceptsUpstream }
+        guard !ready.isEmpty else { return nil }
+        nextConnection += 1
+        return ready[nextConnection % ready.count]
+    }
+
+    func sendUpstream(sender: String, id: String) {
+        guard let held = engine.awaitingAck.first(where: { $0.message.sender == sender && $0.message.id == id }),
+            let connection = pick(sender: sender)
+        else { return }
+        connection.sendUpstream(
+            held.message, token: engine.tokens[sender] ?? "", category: engine.configuration.device.app)
+    }
+
+    /// Receipts go on any established connection of the sender (the one that sent
+    /// the message is one); with none, they wait for the next.
+    func sendReceipt(sender: String, originalID: String, token: String) {
+        let receipt = PendingReceipt(sender: sender, originalID: originalID, token: token, sentAt: now)
+        guard let connection = connections.first(where: { $0.sender == sender && $0.isReady }) else {
+            pendingReceipts.append(receipt)
+            return
+        }
+        write(receipt, on: connection)
+    }
+
+    func write(_ receipt: PendingReceipt, on connection: CCSConnection) {
+        connection.write(
+            CCSOutbound.receipt(
+                originalID: receipt.originalID, token: receipt.token, category: engine.configuration.device.app,
+                sentAt: receipt.sentAt, domain: connection.domain, sender: receipt.sender))
+    }
+
+    struct PendingReceipt {
+        var sender: String
+        var originalID: String
+        var token: String
+        var sentAt: Millis
+    }
+
+    /// Plays a profile's timeline on the real clock: each step at its time since
+    /// start. `drain` drains the real connections; expectations are left to `replay`.
+    public func play(_ steps: [Step]) {
+        for step in steps {
+            loop.scheduleTask(deadline: started + .milliseconds(step.at)) { [self] in
+                switch step.action {
+                case .command(.drain): drainAll()
+                case .command(let command): apply(command)
+                case .push(let push):
+                    var request = push.request
+                    request.to = Replayer.target(push.target, sender: push.tokenOwner, engine: engine)
+                    apply(.push(request))
+                case .expect, .expectNone: break
+                }
+            }
+        }
+    }
+
+    // MARK: Connections
+
+    func register(_ connection: CCSConnection, sender: String) {
+        connections.append(connection)
+        apply(.setAppServerPresent(sender: sender, present: true))
+        note(
+            "appServerConnected",
+            [Field("sender", .string(sender)), Field("connection", .int(Int64(connection.number)))])
+    }
+
+    /// The session is established: after a short wait, anything the app server has
+    /// not acknowledged goes out on this connection.
+    func established(_ connection: CCSConnection) {
+        loop.scheduleTask(in: Self.upstreamDelay) { [self] in
+            connection.acceptsUpstream = connection.isOpen && !connection.draining
+            guard connection.acceptsUpstream, let sender = connection.sender else { return }
+            for receipt in pendingReceipts where receipt.sender == sender { write(receipt, on: connection) }
+            pendingReceipts.removeAll { $0.sender == sender }
+            for held in engine.awaitingAck where held.message.sender == sender {
+                connection.sendUpstream(
+                    held.message, token: engine.tokens[sender] ?? "", category: engine.configuration.device.app)
+            }
+        }
+    }
+
+    func unregister(_ connection: CCSConnection) {
+        guard let index = connections.firstIndex(where: { $0 === connection }), let sender = connection.sender else {
+            return
+        }
+        connections.remove(at: index)
+        note(
+            "appServerDisconnected",
+            [Field("sender", .string(sender)), Field("connection", .int(Int64(connection.number)))])
+        if !connections.contains(where: { $0.sender == sender }) {
+            apply(.setAppServerPresent(sender: sender, present: false))
+        }
+    }
+
+    /// A downstream message or an ack from an app server; returns the reply stanza.
+    func receive(_ json: String, stanzaID: String?, from connection: CCSConnection) -> String? {
+        guard let sender = connection.sender else { return nil }
+        switch CCSReader.read(json, sender: sender) {
+        case .unreadable(let description):
+            note("stanzaError", [Field("sender", .string(sender)), Field("detail", .string(description))])
+            return CCSOutbound.stanzaError(id: stanzaID, original: json, text: description)
+        case .refused(let id, let error, let description):
+            note("nack", [Field("sender", .string(sender)), Field("id", .string(id)), Field("error", .string(error))])
+            return CCSOutbound.nack(messageID: id, from: "", error: error, description: description)
+        case .ack(let id):
+            if id.hasPrefix("dr2:") {
+                note("receiptAck", [Field("sender", .string(sender)), Field("id", .string(id))])
+            } else {
+                apply(.ackUpstream(sender: sender, id: id))
+            }
+            return nil
+        case .downstream(let request, let id):
+            let token = request.to ?? ""
+            if connection.draining {
+                note("nack", [Field("id", .string(id)), Field("error", .string("CONNECTION_DRAINING"))])
+                return CCSOutbound.nack(
+                    messageID: id, from: token, error: "CONNECTION_DRAINING",
+                    description: "the connection is draining; send on a new connection")
+            }
+            var events: [Event] = []
+            engine.advance(to: now, into: &events)
+            let result = engine.push(request, into: &events)
+            // The ack or nack goes first; what the message caused (a receipt) follows.
+            switch result {
+            case .success: connection.write(CCSOutbound.ack(messageID: id, from: token), flush: false)
+            case .failure(let error):
+                events.append(
+                    Event(
+                        at: now, side: .server, name: "nack",
+                        fields: [Field("id", .string(id)), Field("error", .string(error.ccsCode))]))
+                connection.write(
+                    CCSOutbound.nack(messageID: id, from: token, error: error.ccsCode, description: error.detail),
+                    flush: false)
+            }
+            dispatch(events)
+            return nil
+        }
+    }
+
+    /// CONNECTION_DRAINING on every connection (a profile step or a key asks for it
+    /// through the engine); each closes after a grace period.
+    public func drainAll() {
+        for connection in connections where !connection.draining {
+            note("connectionDraining", [Field("connection", .int(Int64(connection.number)))])
+            connection.drain()
+        }
+    }
+}

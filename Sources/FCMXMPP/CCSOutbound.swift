@@ -1,0 +1,117 @@
+import FCMEngine
+
+/// The stanzas the emulated connection server writes, in CCS's own forms.
+public enum CCSOutbound {
+    static func gcm(_ json: String, prefixed: Bool = false, attributes: String = "") -> String {
+        let body = XMLEscape.text(json)
+        if prefixed {
+            return "<message\(attributes)><data:gcm xmlns:data=\"google:mobile:data\">\(body)</data:gcm></message>"
+        }
+        return "<message\(attributes)><gcm xmlns=\"google:mobile:data\">\(body)</gcm></message>"
+    }
+
+    static func object(_ pairs: [(String, JSONValue)]) -> String {
+        var out = "{"
+        for (index, pair) in pairs.enumerated() {
+            if index > 0 { out += "," }
+            out += JSONValue.quote(pair.0) + ":" + pair.1.text
+        }
+        return out + "}"
+    }
+
+    /// `{"from":TOKEN,"message_id":ID,"message_type":"ack"}`
+    public static func ack(messageID: String, from token: String) -> String {
+        gcm(
+            object([("from", .string(token)), ("message_id", .string(messageID)), ("message_type", .string("ack"))]),
+            attributes: " id=\"\"")
+    }
+
+    public static func nack(messageID: String, from token: String, error: String, description: String) -> String {
+        gcm(
+            object([
+                ("message_type", .string("nack")), ("message_id", .string(messageID)), ("from", .string(token)),
+                ("error", .string(error)), ("error_description", .string(description)),
+            ]), prefixed: true)
+    }
+
+    /// An upstream message from the device to the app server.
+    public static func upstream(
+        sender: String, domain: String, token: String, messageID: String, category: String, data: [KeyValue],
+        timeToLive: Int64
+    ) -> String {
+        let json = object([
+            ("data", .object(data)), ("time_to_live", .number(timeToLive)), ("from", .string(token)),
+            ("message_id", .string(messageID)), ("category", .string(category)),
+        ])
+        return gcm(
+            json,
+            attributes: " to=\"\(XMLEscape.attribute(sender))@\(domain)\" from=\"devices@\(domain)\" type=\"normal\"")
+    }
+
+    public static func receipt(
+        originalID: String, token: String, category: String, sentAt: Int64, domain: String, sender: String
+    ) -> String {
+        let json = object([
+            ("message_type", .string("receipt")), ("message_id", .string("dr2:" + originalID)),
+            ("from", .string(domain)),
+            ("category", .string(category)),
+            (
+                "data",
+                .object([
+                    KeyValue("message_status", "MESSAGE_SENT_TO_DEVICE"), KeyValue("original_message_id", originalID),
+                    KeyValue("device_registration_id", token), KeyValue("message_sent_timestamp", String(sentAt)),
+                ])
+            ),
+            ("time_to_live", .number(0)),
+        ])
+        return gcm(
+            json, attributes: " to=\"\(XMLEscape.attribute(sender))@\(domain)\" from=\"\(domain)\" type=\"normal\"")
+    }
+
+    public static let draining = gcm(
+        object([("message_type", .string("control")), ("control_type", .string("CONNECTION_DRAINING"))]), prefixed: true
+    )
+
+    /// A message that cannot even be nacked, echoed back with a stanza error.
+    public static func stanzaError(id: String?, original: String, text: String) -> String {
+        let idAttribute = id.map { " id=\"\(XMLEscape.attribute($0))\"" } ?? ""
+        return
+            "<message\(idAttribute) type=\"error\"><gcm xmlns=\"google:mobile:data\">\(XMLEscape.text(original))</gcm>"
+            + "<error code=\"400\" type=\"modify\"><bad-request xmlns=\"urn:ietf:params:xml:ns:xmpp-stanzas\"/>"
+            + "<text xmlns=\"urn:ietf:params:xml:ns:xmpp-stanzas\">\(XMLEscape.text(text))</text></error></message>"
+    }
+}
+
+/// A JSON value for the few shapes CCS messages use.
+enum JSONValue {
+    case string(String)
+    case number(Int64)
+    case object([KeyValue])
+
+    var text: String {
+        switch self {
+        case .string(let s): Self.quote(s)
+        case .number(let n): String(n)
+        case .object(let pairs):
+            "{" + pairs.map { Self.quote($0.key) + ":" + Self.quote($0.value) }.joined(separator: ",") + "}"
+        }
+    }
+
+    static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,156 @@
+import ArgumentParser
+import FCMConnectionServer
+import FCMEngine
+import FCMProfiles
+import Foundation
+
+/// `fcm-device serve`: the device and its connection server, headless.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the device and the emulated connection server headless, logging JSON lines.",
+        discussion: """
+            Prints {"event":"listening","ccs":N,"ccsPlain":N,"http":null,"tlsCert":"PATH"} first, then \
+            every event as a JSON line. Stops cleanly on SIGINT or SIGTERM. The HTTP send APIs are not \
+            served yet.
+            """
+    )
+
+    @Option(help: "A device profile (YAML); its timeline plays on the real clock. Default: the built-in device.")
+    var profile: String?
+
+    @Option(name: .customLong("ccs-port"), help: "XMPP (CCS) with direct TLS; 0 picks a free port.")
+    var ccsPort = 5235
+
+    @Option(name: .customLong("ccs-plain-port"), help: "XMPP (CCS) without TLS; 0 picks a free port.")
+    var ccsPlainPort = 5236
+
+    @Option(name: .customLong("http-port"), help: "HTTP send APIs (not served yet; accepted for scripts).")
+    var httpPort = 8085
+
+    @Option(help: "The address to listen on.")
+    var bind = "127.0.0.1"
+
+    @Option(help: "Folder for the emulator's state (its TLS certificate and key). Default: $XDG_STATE_HOME/fcm-device.")
+    var state: String?
+
+    @Option(name: .customLong("tls-cert"), help: "Your own certificate (PEM) for the TLS port.")
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: "Your own private key (PEM) for the TLS port.")
+    var tlsKey: String?
+
+    @Flag(name: .customLong("no-echo"), help: "No built-in app server: upstream waits for a real app server's ack.")
+    var noEcho = false
+
+    func validate() throws {
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+        for (name, port) in [("--ccs-port", ccsPort), ("--ccs-plain-port", ccsPlainPort), ("--http-port", httpPort)]
+        where !(0...65_535).contains(port) {
+            throw ValidationError("\(name) \(port) is not a port (0 to 65535)")
+        }
+    }
+
+    func run() async throws {
+        var loaded = try ProfileLoading.load(profile)
+        if profile == nil { loaded.steps = [] }
+        if noEcho { loaded.configuration.appServer = .none }
+        if bind != "127.0.0.1" && bind != "::1" && bind != "localhost" {
+            Diagnostics.write(
+                "warning: listening on \(bind), not only this machine; app servers elsewhere can reach it")
+        }
+        let folder = state ?? StateFolder.default
+        let identity: TLSIdentity
+        do {
+            identity =
+                try tlsCert.map { TLSIdentity(certificatePath: $0, keyPath: tlsKey!) } ?? TLSIdentity.inFolder(folder)
+        } catch {
+            Diagnostics.write("cannot prepare the TLS certificate in \(folder): \(error)")
+            throw ExitCode(2)
+        }
+        var options = ServerOptions()
+        options.bind = bind
+        options.ccsPort = ccsPort
+        options.ccsPlainPort = ccsPlainPort
+        options.tls = identity
+        let output = LineWriter()
+        let server: ConnectionServer
+        do {
+            server = try await ConnectionServer.start(engine: DeviceEngine(loaded.configuration), options: options) {
+                event in
+                output.write(TranscriptFormatter.json(event))
+            }
+        } catch {
+            Diagnostics.write("cannot listen: \(error)")
+            throw ExitCode(2)
+        }
+        var listening =
+            #"{"event":"listening","ccs":\#(server.ccsPort ?? 0),"ccsPlain":\#(server.ccsPlainPort ?? 0),"http":null,"tlsCert":"#
+        JSONText.appendString(identity.certificatePath, to: &listening)
+        output.write(listening + "}")
+        try await server.startDevice(timeline: loaded.steps)
+        let signal = await StopSignal.wait()
+        try await server.stop()
+        output.write(#"{"event":"stopped","signal":\#(signal)}"#)
+    }
+}
+
+/// Where state lives by default: $XDG_STATE_HOME/fcm-device, else ~/.local/state/fcm-device.
+enum StateFolder {
+    static var `default`: String {
+        let environment = ProcessInfo.processInfo.environment
+        if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty { return xdg + "/fcm-device" }
+        return (environment["HOME"] ?? FileManager.default.currentDirectoryPath) + "/.local/state/fcm-device"
+    }
+}
+
+/// Writes whole lines to standard output from any thread.
+final class LineWriter: @unchecked Sendable {
+    private let lock = NSLock()
+
+    func write(_ line: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}
+
+/// Waits for SIGINT or SIGTERM.
+enum StopSignal {
+    static func wait() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            let queue = DispatchQueue(label: "fcm-device.signals")
+            let resumed = ResumeOnce(continuation)
+            for number in [SIGINT, SIGTERM] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+                source.setEventHandler { resumed.resume(number) }
+                source.resume()
+                Sources.keep(source)
+            }
+        }
+    }
+
+    /// Keeps the signal sources alive for the life of the process.
+    enum Sources {
+        nonisolated(unsafe) static var all: [any DispatchSourceSignal] = []
+        static func keep(_ source: any DispatchSourceSignal) { all.append(source) }
+    }
+
+    final class ResumeOnce: @unchecked Sendable {
+        private var continuation: CheckedContinuation<Int32, Never>?
+        private let lock = NSLock()
+
+        init(_ continuation: CheckedContinuation<Int32, Never>) {
+            self.continuation = continuation
+        }
+
+        func resume(_ value: Int32) {
+            lock.lock()
+            let pending = continuation
+            continuation = nil
+            lock.unlock()
+            pending?.resume(returning: value)
+        }
+    }
+}

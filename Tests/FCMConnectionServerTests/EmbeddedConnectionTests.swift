@@ -1,0 +1,144 @@
+import FCMEngine
+import FCMXMPP
+import Foundation
+import NIOCore
+import NIOEmbedded
+import Testing
+
+@testable import FCMConnectionServer
+
+/// A CCS connection in an EmbeddedChannel: bytes in one at a time, writes read back.
+final class EmbeddedCCS {
+    let channel: EmbeddedChannel
+    let host: DeviceHost
+    let connection: CCSConnection
+    nonisolated(unsafe) static var logged: [Event] = []
+
+    init(appServer: AppServerMode = .none) throws {
+        let loop = EmbeddedEventLoop()
+        var configuration = EngineConfiguration(
+            device: DeviceSettings(app: "com.example.app", seed: 1),
+            senders: [SenderConfig(id: "123456789", key: "secret-key")])
+        configuration.appServer = appServer
+        host = DeviceHost(engine: DeviceEngine(configuration), loop: loop) { _ in }
+        host.start()
+        connection = CCSConnection(host: host, number: 1, keys: ["123456789": "secret-key"], maxStanzaBytes: 65_536)
+        channel = EmbeddedChannel(handler: connection, loop: loop)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+    }
+
+    /// Feeds text one byte at a time.
+    func send(_ text: String) throws {
+        for byte in text.utf8 {
+            var buffer = channel.allocator.buffer(capacity: 1)
+            buffer.writeInteger(byte)
+            try channel.writeInbound(buffer)
+        }
+    }
+
+    func received() throws -> String {
+        var out = ""
+        while let buffer = try channel.readOutbound(as: ByteBuffer.self) {
+            out += buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes) ?? ""
+        }
+        return out
+    }
+
+    static let header =
+        "<stream:stream to='fcm.googleapis.com' xmlns:stream='http://etherx.jabber.org/streams' xmlns='jabber:client' version='1.0'>"
+
+    func login() throws {
+        try send(Self.header)
+        let plain = Data("\0123456789\0secret-key".utf8).base64EncodedString()
+        try send("<auth mechanism='PLAIN' xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>\(plain)</auth>")
+        try send("<?xml version='1.0'?>" + Self.header)
+        try send("<iq type='set' id='b'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></iq>")
+        try send("<iq type='set' id='s'><session xmlns='urn:ietf:params:xml:ns:xmpp-session'/></iq>")
+    }
+
+    var token: String { host.engine.tokens["123456789"]! }
+}
+
+@Suite("CCS connection (EmbeddedChannel)")
+struct EmbeddedConnectionTests {
+    @Test func negotiationByteByByte() throws {
+        let ccs = try EmbeddedCCS()
+        try ccs.login()
+        let text = try ccs.received()
+        #expect(text.contains("<mechanism>PLAIN</mechanism>"))
+        #expect(text.contains("<success xmlns=\"urn:ietf:params:xml:ns:xmpp-sasl\"/>"))
+        #expect(text.contains("<jid>123456789@fcm.googleapis.com/fcm-device-1</jid>"))
+        #expect(text.contains("<iq type=\"result\" id=\"s\""))
+    }
+
+    @Test func downstreamIsAckedWithTheTargetToken() throws {
+        let ccs = try EmbeddedCCS()
+        try ccs.login()
+        _ = try ccs.received()
+        try ccs.send(
+            #"<message id="1"><gcm xmlns="google:mobile:data">{"to":"\#(ccs.token)","message_id":"m1","data":{"a":"1"}}</gcm></message>"#
+        )
+        let reply = try ccs.received()
+        #expect(reply.contains(#"{"from":"\#(ccs.token)","message_id":"m1","message_type":"ack"}"#))
+        #expect(ccs.host.engine.inbox.last?.id == "m1")
+    }
+
+    @Test func badTokenIsNackedBadRegistration() throws {
+        let ccs = try EmbeddedCCS()
+        try ccs.login()
+        _ = try ccs.received()
+        try ccs.send(#"<message><gcm xmlns="google:mobile:data">{"to":"nope","message_id":"m2"}</gcm></message>"#)
+        let reply = try ccs.received()
+        #expect(reply.contains(#""error":"BAD_REGISTRATION""#))
+        #expect(reply.contains("data:gcm"))
+    }
+
+    @Test func missingMessageIDIsAStanzaError() throws {
+        let ccs = try EmbeddedCCS()
+        try ccs.login()
+        _ = try ccs.received()
+        try ccs.send(#"<message id="x9"><gcm xmlns="google:mobile:data">{"to":"t"}</gcm></message>"#)
+        let reply = try ccs.received()
+        #expect(reply.contains(#"<message id="x9" type="error">"#))
+        #expect(reply.contains("Missing Required Field: message_id"))
+    }
+
+    @Test func upstreamGoesOutAfterTheSessionSettlesAndItsAckIsTaken() throws {
+        let ccs = try EmbeddedCCS()
+        try ccs.login()
+        _ = try ccs.received()
+        let to = UpstreamRequest.address(sender: "123456789", sdk: .fcm)
+        ccs.host.apply(.send(UpstreamRequest(to: to, messageID: "u1", data: [DataItem("k", .string("v"))])))
+        #expect(try ccs.received().isEmpty)
+        (ccs.channel.eventLoop as! EmbeddedEventLoop).advanceTime(by: .milliseconds(200))
+        let upstream = try ccs.received()
+        #expect(upstream.contains(#"type="normal""#))
+        #expect(upstream.contains(#""message_id":"u1""#))
+        #expect(upstream.contains(#""category":"com.example.app""#))
+        try ccs.send(
+            #"<message><gcm xmlns="google:mobile:data">{"to":"\#(ccs.token)","message_id":"u1","message_type":"ack"}</gcm></message>"#
+        )
+        #expect(ccs.host.engine.awaitingAck.isEmpty)
+    }
+
+    @Test func malformedXMLEndsTheStreamWithAnError() throws {
+        let ccs = try EmbeddedCCS()
+        try ccs.send(EmbeddedCCS.header + "<a></b>")
+        let reply = try ccs.received()
+        #expect(reply.contains("<not-well-formed xmlns=\"urn:ietf:params:xml:ns:xmpp-streams\"/>"))
+        #expect(!ccs.channel.isActive)
+    }
+
+    @Test func drainingNacksNewMessagesWithConnectionDraining() throws {
+        let ccs = try EmbeddedCCS()
+        try ccs.login()
+        _ = try ccs.received()
+        ccs.host.drainAll()
+        #expect(try ccs.received().contains("CONNECTION_DRAINING"))
+        try ccs.send(
+            #"<message><gcm xmlns="google:mobile:data">{"to":"\#(ccs.token)","message_id":"late"}</gcm></message>"#)
+        #expect(try ccs.received().contains(#""error":"CONNECTION_DRAINING""#))
+        (ccs.channel.eventLoop as! EmbeddedEventLoop).advanceTime(by: .seconds(2))
+        #expect(try ccs.received().contains("</stream:stream>"))
+    }
+}
