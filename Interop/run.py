@@ -5,18 +5,13 @@ import sys
 
 import test_slixmpp
 import test_xmpppy
-from serve_harness import Serve
 
 
 def main():
     binary = sys.argv[1]
     results = []
     for module in (test_slixmpp, test_xmpppy):
-        serve = Serve(binary)
-        try:
-            results += module.run(serve)
-        finally:
-            serve.stop()
+        results += module.run(binary)
     for name, error in results:
         print(("ok    " if error is None else "FAIL  ") + name + ("" if error is None else "\n      " + error))
     failed = sum(1 for _, error in results if error is not None)

@@ -7,7 +7,7 @@ import slixmpp
 from slixmpp.xmlstream.handler import Callback
 from slixmpp.xmlstream.matcher import MatchXPath
 
-from serve_harness import KEY, SENDER, downstream, xml_escape
+from serve_harness import DRAIN_PROFILE, KEY, SENDER, Serve, downstream, xml_escape
 
 
 class AppServer(slixmpp.ClientXMPP):
@@ -18,6 +18,9 @@ class AppServer(slixmpp.ClientXMPP):
         self.enable_plaintext = not tls
         if tls:
             self.ca_certs = cafile
+        else:
+            # slixmpp sends PLAIN over an unencrypted stream only when told to.
+            self["feature_mechanisms"].unencrypted_plain = True
         self.inbox = asyncio.Queue()
         self.seen = []
         self.started = asyncio.get_event_loop().create_future()
@@ -25,6 +28,8 @@ class AppServer(slixmpp.ClientXMPP):
             "gcm", MatchXPath("{jabber:client}message/{google:mobile:data}gcm"), self.on_gcm))
         self.add_event_handler("session_start", lambda _: self.started.done() or self.started.set_result(True))
         self.add_event_handler("failed_all_auth", lambda _: self.started.done() or self.started.set_result(False))
+        self.closed = asyncio.get_event_loop().create_future()
+        self.add_event_handler("disconnected", lambda _: self.closed.done() or self.closed.set_result(True))
 
     def on_gcm(self, message):
         self.inbox.put_nowait(json.loads(message.xml.find("{google:mobile:data}gcm").text))
@@ -81,21 +86,51 @@ async def full_exchange(serve, tls):
     app.disconnect()
 
 
+async def plain_ack(serve):
+    app, ok = await session(serve, False)
+    assert ok, "authentication failed"
+    app.gcm(downstream("p-1", serve.token, data={"k": "v"}))
+    assert (await app.next(lambda m: m.get("message_id") == "p-1"))["message_type"] == "ack"
+    app.disconnect()
+
+
+async def survives_draining(serve):
+    old, ok = await session(serve, True)
+    assert ok, "authentication failed"
+    await old.next(lambda m: m.get("control_type") == "CONNECTION_DRAINING", timeout=10)
+    old.gcm(downstream("late", serve.token))
+    nack = await old.next(lambda m: m.get("message_id") == "late")
+    assert nack["error"] == "CONNECTION_DRAINING", nack
+    new, ok = await session(serve, True)
+    assert ok, "the new connection failed"
+    new.gcm(downstream("retry", serve.token))
+    assert (await new.next(lambda m: m.get("message_id") == "retry"))["message_type"] == "ack"
+    await asyncio.wait_for(old.closed, 10)
+    new.disconnect()
+
+
 async def wrong_key(serve):
     app, ok = await session(serve, True, key="wrong")
     assert not ok, "a wrong key was accepted"
     app.disconnect()
 
 
-def run(serve):
+def run(binary):
     results = []
-    for name, coroutine in [
-        ("slixmpp TLS (verified certificate): downstream, receipt, nack, upstream, acks", lambda: full_exchange(serve, True)),
-        ("slixmpp wrong key is refused", lambda: wrong_key(serve)),
+    for name, profile, coroutine in [
+        ("slixmpp TLS (verified certificate): downstream, receipt, nack, upstream, acks", None, full_exchange),
+        ("slixmpp plain: downstream ack", None, plain_ack),
+        ("slixmpp wrong key is refused", None, wrong_key),
+        ("slixmpp survives draining: control, CONNECTION_DRAINING nack, new connection", DRAIN_PROFILE, survives_draining),
     ]:
+        serve = Serve(binary, profile) if profile else Serve(binary)
         try:
-            asyncio.new_event_loop().run_until_complete(coroutine())
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+            loop.run_until_complete(coroutine(serve, True) if coroutine is full_exchange else coroutine(serve))
             results.append((name, None))
         except Exception as error:  # noqa: BLE001 - report every failure
             results.append((name, "%s (at step: %s)" % (repr(error), STEP[0])))
+        finally:
+            serve.stop()
     return results

@@ -17,6 +17,10 @@ final class CCSConnection: ChannelInboundHandler, @unchecked Sendable {
     var draining = false
     /// Upstream may go out: the session is established (and a moment has passed).
     var acceptsUpstream = false
+    /// Upstream ids sent on this connection and not yet acknowledged.
+    var unackedUpstream: Set<String> = []
+    /// CCS stops sending upstream on a connection with this many unacknowledged.
+    static let unackedUpstreamLimit = 100
     /// How long a draining connection stays open for replies before it closes.
     static let drainGrace = TimeAmount.seconds(1)
 
@@ -70,7 +74,14 @@ final class CCSConnection: ChannelInboundHandler, @unchecked Sendable {
             switch output {
             case .write(let text): write(text, flush: false)
             case .restartParser: parser.reset()
-            case .authenticated(let sender): host.register(self, sender: sender)
+            case .authenticated(let sender):
+                guard host.register(self, sender: sender) else {
+                    write(
+                        "<failure xmlns=\"\(XMPPSession.saslNamespace)\"><temporary-auth-failure/></failure>",
+                        flush: false)
+                    perform(session.streamError("policy-violation", "too many connections for sender \(sender)"))
+                    return
+                }
             case .established: host.established(self)
             case .gcm(let json, let stanzaID):
                 if let reply = host.receive(json, stanzaID: stanzaID, from: self) { write(reply, flush: false) }
@@ -89,6 +100,7 @@ final class CCSConnection: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func sendUpstream(_ message: UpstreamMessage, token: String, category: String) {
+        unackedUpstream.insert(message.id)
         write(
             CCSOutbound.upstream(
                 sender: message.sender, domain: domain, token: token, messageID: message.id, category: category,

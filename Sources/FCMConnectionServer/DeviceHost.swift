@@ -82,9 +82,15 @@ public final class DeviceHost: @unchecked Sendable {
         }
     }
 
-    /// A connection able to take upstream for this sender, in turn.
+    /// Connections one sender may hold at once.
+    public static let connectionsPerSender = 1_000
+
+    /// A connection able to take upstream for this sender, in turn: established,
+    /// not draining, under its limit of unacknowledged upstream.
     func pick(sender: String) -> CCSConnection? {
-        let ready = connections.filter { $0.sender == sender && $0.acceptsUpstream }
+        let ready = connections.filter {
+            $0.sender == sender && $0.acceptsUpstream && $0.unackedUpstream.count < CCSConnection.unackedUpstreamLimit
+        }
         guard !ready.isEmpty else { return nil }
         nextConnection += 1
         return ready[nextConnection % ready.count]
@@ -143,12 +149,23 @@ public final class DeviceHost: @unchecked Sendable {
 
     // MARK: Connections
 
-    func register(_ connection: CCSConnection, sender: String) {
+    /// Adds an authenticated connection; false past the per-sender limit.
+    func register(_ connection: CCSConnection, sender: String) -> Bool {
+        guard connections.count(where: { $0.sender == sender }) < Self.connectionsPerSender else {
+            note(
+                "connectionRefused",
+                [
+                    Field("sender", .string(sender)),
+                    Field("detail", .string("over \(Self.connectionsPerSender) connections")),
+                ])
+            return false
+        }
         connections.append(connection)
         apply(.setAppServerPresent(sender: sender, present: true))
         note(
             "appServerConnected",
             [Field("sender", .string(sender)), Field("connection", .int(Int64(connection.number)))])
+        return true
     }
 
     /// The session is established: after a short wait, anything the app server has
@@ -193,6 +210,7 @@ public final class DeviceHost: @unchecked Sendable {
             if id.hasPrefix("dr2:") {
                 note("receiptAck", [Field("sender", .string(sender)), Field("id", .string(id))])
             } else {
+                connection.unackedUpstream.remove(id)
                 apply(.ackUpstream(sender: sender, id: id))
             }
             return nil

@@ -142,3 +142,22 @@ struct EmbeddedConnectionTests {
         #expect(try ccs.received().contains("</stream:stream>"))
     }
 }
+
+@Suite("CCS flow control")
+struct FlowControlTests {
+    @Test func atMostOneHundredUnackedUpstreamPerConnectionTheRestWait() throws {
+        let ccs = try EmbeddedCCS()
+        try ccs.login()
+        (ccs.channel.eventLoop as! EmbeddedEventLoop).advanceTime(by: .milliseconds(200))
+        _ = try ccs.received()
+        let to = UpstreamRequest.address(sender: "123456789", sdk: .fcm)
+        for n in 0..<120 { ccs.host.apply(.send(UpstreamRequest(to: to, messageID: "u\(n)", timeToLive: 600))) }
+        let sent = try ccs.received().components(separatedBy: #"type="normal""#).count - 1
+        #expect(sent == 100)
+        #expect(ccs.connection.unackedUpstream.count == 100)
+        try ccs.send(
+            #"<message><gcm xmlns="google:mobile:data">{"to":"t","message_id":"u0","message_type":"ack"}</gcm></message>"#
+        )
+        #expect(ccs.connection.unackedUpstream.count == 99)
+    }
+}
