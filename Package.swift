@@ -60,6 +60,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // A load generator for `fcm-device serve` (run on purpose; see BENCHMARKS.md).
+        .executableTarget(
+            name: "xmpp-load",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Benchmarks/XMPPLoad"
+        ),
         .testTarget(name: "FCMEngineTests", dependencies: ["FCMEngine"]),
         .testTarget(name: "FCMProfilesTests", dependencies: ["FCMProfiles", "FCMEngine"]),
         .testTarget(

@@ -8,6 +8,7 @@ let package = Package(
     dependencies: [
         .package(name: "fcm-device", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+
     ],
     targets: [
         // A large profile made in code, shared by the benchmark and the profiler.

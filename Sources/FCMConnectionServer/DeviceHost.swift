@@ -17,6 +17,7 @@ public final class DeviceHost: @unchecked Sendable {
     var nextConnection = 0
     var timer: Scheduled<Void>?
     var pendingReceipts: [PendingReceipt] = []
+    var armedDeadline: Millis?
     /// Wait after the session result before upstream goes out (some clients only
     /// listen once their login call has returned).
     public static let upstreamDelay = TimeAmount.milliseconds(150)
@@ -71,11 +72,16 @@ public final class DeviceHost: @unchecked Sendable {
     }
 
     func armTimer() {
+        let deadline = engine.nextDeadline
+        if deadline == armedDeadline, timer != nil || deadline == nil { return }
         timer?.cancel()
         timer = nil
-        guard let deadline = engine.nextDeadline else { return }
+        armedDeadline = deadline
+        guard let deadline else { return }
         let wait = TimeAmount.milliseconds(max(0, deadline - now))
         timer = loop.scheduleTask(in: wait) { [self] in
+            timer = nil
+            armedDeadline = nil
             var events: [Event] = []
             engine.advance(to: now, into: &events)
             dispatch(events)
@@ -183,6 +189,17 @@ public final class DeviceHost: @unchecked Sendable {
         }
     }
 
+    /// Sends the sender's unacknowledged upstream that no open connection holds, as
+    /// far as the connections' windows allow.
+    func sendWaiting(sender: String) {
+        let inFlight = Set(connections.filter { $0.sender == sender }.flatMap(\.unackedUpstream))
+        for held in engine.awaitingAck where held.message.sender == sender && !inFlight.contains(held.message.id) {
+            guard let connection = pick(sender: sender) else { return }
+            connection.sendUpstream(
+                held.message, token: engine.tokens[sender] ?? "", category: engine.configuration.device.app)
+        }
+    }
+
     func unregister(_ connection: CCSConnection) {
         guard let index = connections.firstIndex(where: { $0 === connection }), let sender = connection.sender else {
             return
@@ -193,6 +210,8 @@ public final class DeviceHost: @unchecked Sendable {
             [Field("sender", .string(sender)), Field("connection", .int(Int64(connection.number)))])
         if !connections.contains(where: { $0.sender == sender }) {
             apply(.setAppServerPresent(sender: sender, present: false))
+        } else {
+            sendWaiting(sender: sender)
         }
     }
 
@@ -212,6 +231,7 @@ public final class DeviceHost: @unchecked Sendable {
             } else {
                 connection.unackedUpstream.remove(id)
                 apply(.ackUpstream(sender: sender, id: id))
+                sendWaiting(sender: sender)
             }
             return nil
         case .downstream(let request, let id):

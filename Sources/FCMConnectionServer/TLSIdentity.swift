@@ -4,29 +4,43 @@ import NIOSSL
 import SwiftASN1
 import X509
 
-/// The certificate and key the CCS port serves: the user's own, or a self-signed
-/// pair made at first start and kept in the state folder, naming
-/// fcm.googleapis.com, gcm.googleapis.com, localhost and 127.0.0.1.
+/// The certificate and key the CCS port serves: the user's own, or ones made at
+/// first start and kept in the state folder: a small emulator CA (the file app
+/// servers trust) and a server certificate it signs, naming fcm.googleapis.com,
+/// gcm.googleapis.com, localhost and 127.0.0.1. (A lone self-signed server
+/// certificate is not accepted as its own trust anchor by every TLS stack.)
 public struct TLSIdentity: Sendable {
+    /// The server certificate, followed by its CA.
     public let certificatePath: String
     public let keyPath: String
+    /// What app servers should trust: the CA, or the user's own certificate.
+    public let trustPath: String
 
     /// The user's own PEM files.
     public init(certificatePath: String, keyPath: String) {
         self.certificatePath = certificatePath
         self.keyPath = keyPath
+        trustPath = certificatePath
     }
 
-    /// The pair in `folder`, made there if missing (the key file mode 0600).
+    init(certificatePath: String, keyPath: String, trustPath: String) {
+        self.certificatePath = certificatePath
+        self.keyPath = keyPath
+        self.trustPath = trustPath
+    }
+
+    /// The files in `folder`, made there if missing (the key files mode 0600).
     public static func inFolder(_ folder: String) throws -> TLSIdentity {
         let identity = TLSIdentity(
-            certificatePath: folder + "/ccs-cert.pem", keyPath: folder + "/ccs-key.pem")
+            certificatePath: folder + "/ccs-cert.pem", keyPath: folder + "/ccs-key.pem",
+            trustPath: folder + "/ccs-ca.pem")
         let files = FileManager.default
-        if files.fileExists(atPath: identity.certificatePath), files.fileExists(atPath: identity.keyPath) {
+        if [identity.certificatePath, identity.keyPath, identity.trustPath].allSatisfy(files.fileExists(atPath:)) {
             return identity
         }
         try files.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let (certificate, key) = try selfSigned()
+        let (authority, certificate, key) = try issued()
+        try authority.write(toFile: identity.trustPath, atomically: true, encoding: .utf8)
         guard
             files.createFile(atPath: identity.keyPath, contents: Data(key.utf8), attributes: [.posixPermissions: 0o600])
         else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: identity.keyPath]) }
@@ -34,17 +48,34 @@ public struct TLSIdentity: Sendable {
         return identity
     }
 
-    /// A new self-signed certificate and its private key, both PEM.
-    public static func selfSigned() throws -> (certificate: String, key: String) {
+    /// A new CA, a server certificate it signed (followed by the CA), and the
+    /// server's private key, all PEM.
+    public static func issued() throws -> (authority: String, certificate: String, key: String) {
+        let authorityKey = P256.Signing.PrivateKey()
+        let authorityName = try DistinguishedName {
+            CommonName("fcm-device local CA")
+            OrganizationName("fcm-device")
+        }
+        let now = Date()
+        let authority = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(),
+            publicKey: Certificate.PublicKey(authorityKey.publicKey),
+            notValidBefore: now.addingTimeInterval(-3_600), notValidAfter: now.addingTimeInterval(10 * 365 * 86_400),
+            issuer: authorityName, subject: authorityName, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+                SubjectKeyIdentifier(hash: Certificate.PublicKey(authorityKey.publicKey))
+            },
+            issuerPrivateKey: Certificate.PrivateKey(authorityKey))
         let key = P256.Signing.PrivateKey()
         let name = try DistinguishedName {
             CommonName("fcm-device emulated connection server")
             OrganizationName("fcm-device")
         }
-        let now = Date()
         let extensions = try Certificate.Extensions {
             Critical(BasicConstraints.notCertificateAuthority)
-            Critical(KeyUsage(digitalSignature: true, keyEncipherment: true))
+            Critical(KeyUsage(digitalSignature: true))
             try ExtendedKeyUsage([.serverAuth])
             SubjectAlternativeNames([
                 .dnsName("fcm.googleapis.com"), .dnsName("gcm.googleapis.com"), .dnsName("fcm-xmpp.googleapis.com"),
@@ -52,13 +83,16 @@ public struct TLSIdentity: Sendable {
                 .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
             ])
             SubjectKeyIdentifier(hash: Certificate.PublicKey(key.publicKey))
+            AuthorityKeyIdentifier(
+                keyIdentifier: SubjectKeyIdentifier(hash: Certificate.PublicKey(authorityKey.publicKey)).keyIdentifier)
         }
         let certificate = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key.publicKey),
-            notValidBefore: now.addingTimeInterval(-3_600), notValidAfter: now.addingTimeInterval(10 * 365 * 86_400),
-            issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions,
-            issuerPrivateKey: Certificate.PrivateKey(key))
-        return (try certificate.serializeAsPEM().pemString, key.pemRepresentation)
+            notValidBefore: now.addingTimeInterval(-3_600), notValidAfter: now.addingTimeInterval(825 * 86_400),
+            issuer: authorityName, subject: name, signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions,
+            issuerPrivateKey: Certificate.PrivateKey(authorityKey))
+        let authorityPEM = try authority.serializeAsPEM().pemString
+        return (authorityPEM, try certificate.serializeAsPEM().pemString + "\n" + authorityPEM, key.pemRepresentation)
     }
 
     /// The TLS context for the CCS port: TLS 1.2 or 1.3, no ALPN required.

@@ -33,7 +33,9 @@ public enum TranscriptFormatter {
 
     /// `{"at":MS,"side":"device","event":NAME,...fields}`
     public static func json(_ event: Event) -> String {
-        var out = "{\"at\":\(event.at),\"side\":\"\(event.side.rawValue)\",\"event\":"
+        var out = ""
+        out.reserveCapacity(512)
+        out += "{\"at\":\(event.at),\"side\":\"\(event.side.rawValue)\",\"event\":"
         JSONText.appendString(event.name, to: &out)
         for field in event.fields {
             out += ","
@@ -76,50 +78,5 @@ public enum TranscriptFormatter {
 extension String {
     func padding(_ width: Int) -> String {
         count >= width ? self + " " : self + String(repeating: " ", count: width - count)
-    }
-}
-
-/// Minimal JSON text writing with ordered keys.
-public enum JSONText {
-    public static func append(_ value: FieldValue, to out: inout String) {
-        switch value {
-        case .string(let s): appendString(s, to: &out)
-        case .int(let n): out += String(n)
-        case .bool(let b): out += b ? "true" : "false"
-        case .list(let items):
-            out += "["
-            for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
-                appendString(item, to: &out)
-            }
-            out += "]"
-        case .map(let pairs):
-            out += "{"
-            for (i, pair) in pairs.enumerated() {
-                if i > 0 { out += "," }
-                appendString(pair.key, to: &out)
-                out += ":"
-                appendString(pair.value, to: &out)
-            }
-            out += "}"
-        }
-    }
-
-    public static func appendString(_ text: String, to out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
     }
 }

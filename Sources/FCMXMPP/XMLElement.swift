@@ -45,6 +45,11 @@ public struct XMLElement: Sendable, Equatable {
 /// Escaping for text and attribute values written into the stream.
 public enum XMLEscape {
     public static func text(_ raw: String) -> String {
+        // Most text needs no escaping: return it as it is.
+        if !raw.utf8.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") })
+        {
+            return raw
+        }
         var out = ""
         out.reserveCapacity(raw.utf8.count)
         for character in raw {
@@ -59,6 +64,7 @@ public enum XMLEscape {
     }
 
     public static func attribute(_ raw: String) -> String {
-        text(raw).replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "'", with: "&apos;")
+        if !raw.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'") }) { return text(raw) }
+        return text(raw).replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "'", with: "&apos;")
     }
 }

@@ -158,6 +158,48 @@ struct FlowControlTests {
         try ccs.send(
             #"<message><gcm xmlns="google:mobile:data">{"to":"t","message_id":"u0","message_type":"ack"}</gcm></message>"#
         )
-        #expect(ccs.connection.unackedUpstream.count == 99)
+        #expect(ccs.connection.unackedUpstream.count == 100)
+        #expect(try ccs.received().contains(#""message_id":"u100""#))
+    }
+}
+
+@Suite("CCS nack paths")
+struct NackPathTests {
+    func reply(_ ccs: EmbeddedCCS, _ json: String) throws -> String {
+        try ccs.send(#"<message><gcm xmlns="google:mobile:data">\#(json)</gcm></message>"#)
+        return try ccs.received()
+    }
+
+    @Test func uninstalledAppIsDeviceUnregistered() throws {
+        let ccs = try EmbeddedCCS()
+        try ccs.login()
+        _ = try ccs.received()
+        let token = ccs.token
+        ccs.host.apply(.uninstall)
+        #expect(try reply(ccs, #"{"to":"\#(token)","message_id":"a"}"#).contains(#""error":"DEVICE_UNREGISTERED""#))
+    }
+
+    @Test func outageIsServiceUnavailable() throws {
+        let ccs = try EmbeddedCCS()
+        try ccs.login()
+        _ = try ccs.received()
+        ccs.host.apply(.setService(up: false))
+        #expect(try reply(ccs, #"{"to":"\#(ccs.token)","message_id":"b"}"#).contains(#""error":"SERVICE_UNAVAILABLE""#))
+    }
+
+    @Test func aMessageTypeAnAppServerNeverSendsIsBadAck() throws {
+        let ccs = try EmbeddedCCS()
+        try ccs.login()
+        _ = try ccs.received()
+        #expect(try reply(ccs, #"{"message_id":"c","message_type":"control"}"#).contains(#""error":"BAD_ACK""#))
+    }
+
+    @Test func reservedDataKeyIsInvalidJson() throws {
+        let ccs = try EmbeddedCCS()
+        try ccs.login()
+        _ = try ccs.received()
+        #expect(
+            try reply(ccs, #"{"to":"\#(ccs.token)","message_id":"d","data":{"from":"x"}}"#).contains(
+                #""error":"INVALID_JSON""#))
     }
 }

@@ -1,0 +1,54 @@
+import Foundation
+
+/// `fcm-device serve` as a child process on free ports, with its log drained.
+final class ServeProcess: @unchecked Sendable {
+    let process = Process()
+    let sender = "123456789012"
+    let key = "demo-server-key"
+    private(set) var ccs = 0
+    private(set) var ccsPlain = 0
+    private(set) var certificate = ""
+    private(set) var token = ""
+
+    init(binary: String) throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-load-\(getpid())").path
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["serve", "--ccs-port", "0", "--ccs-plain-port", "0", "--state", state]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let handle = pipe.fileHandleForReading
+        var pending = Data()
+        func line() -> [String: Any] {
+            while true {
+                if let end = pending.firstIndex(of: 10) {
+                    let line = pending[pending.startIndex..<end]
+                    pending = Data(pending[(end + 1)...])
+                    return (try? JSONSerialization.jsonObject(with: line)) as? [String: Any] ?? [:]
+                }
+                pending.append(handle.availableData)
+            }
+        }
+        let listening = line()
+        ccs = listening["ccs"] as? Int ?? 0
+        ccsPlain = listening["ccsPlain"] as? Int ?? 0
+        certificate = listening["tlsCert"] as? String ?? ""
+        token = line()["token"] as? String ?? ""
+        // Keep reading so the server never blocks on a full pipe.
+        Thread.detachNewThread {
+            while !handle.availableData.isEmpty {}
+        }
+    }
+
+    /// The server's resident memory, from /proc.
+    func residentKiB() -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+// Load on `fcm-device serve` over loopback: downstream messages per second on 1 and
+// 10 connections, plain and TLS, and resident memory per idle connection.
+// Usage: XMPPLoad PATH/TO/fcm-device [messages per run]
+
+let binary = CommandLine.arguments.dropFirst().first ?? "../.build/release/fcm-device"
+let messages = Int(CommandLine.arguments.dropFirst(2).first ?? "200000") ?? 200_000
+let serve = try ServeProcess(binary: binary)
+defer { serve.stop() }
+let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
+func connect(port: Int, tls: NIOSSLContext?, client: LoadClient) async throws -> any Channel {
+    try await ClientBootstrap(group: group)
+        .channelOption(.socketOption(.tcp_nodelay), value: 1)
+        .channelInitializer { channel in
+            do {
+                if let tls {
+                    try channel.pipeline.syncOperations.addHandler(
+                        try NIOSSLClientHandler(context: tls, serverHostname: "fcm.googleapis.com"))
+                }
+                try channel.pipeline.syncOperations.addHandler(client)
+                return channel.eventLoop.makeSucceededVoidFuture()
+            } catch {
+                return channel.eventLoop.makeFailedFuture(error)
+            }
+        }
+        .connect(host: "127.0.0.1", port: port).get()
+}
+
+func run(connections: Int, tls: Bool) async throws -> Double {
+    var configuration = TLSConfiguration.makeClientConfiguration()
+    configuration.trustRoots = .file(serve.certificate)
+    let context = tls ? try NIOSSLContext(configuration: configuration) : nil
+    let loop = group.next()
+    let perConnection = messages / connections
+    var pairs: [(any Channel, LoadClient)] = []
+    for _ in 0..<connections {
+        let client = LoadClient(
+            sender: serve.sender, key: serve.key, token: serve.token, total: perConnection, window: 100, loop: loop)
+        pairs.append((try await connect(port: tls ? serve.ccs : serve.ccsPlain, tls: context, client: client), client))
+    }
+    for (_, client) in pairs { try await client.ready.futureResult.get() }
+    let clock = ContinuousClock()
+    let started = clock.now
+    for (channel, client) in pairs {
+        try await channel.eventLoop.submit {
+            client.start(try channel.pipeline.syncOperations.context(handler: client))
+        }.get()
+    }
+    for (_, client) in pairs { try await client.finished.futureResult.get() }
+    let elapsed = clock.now - started
+    for (channel, _) in pairs { try? await channel.close() }
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return Double(perConnection * connections) / seconds
+}
+
+func idleMemory(connections: Int) async throws -> Double {
+    let before = serve.residentKiB()
+    var channels: [any Channel] = []
+    let loop = group.next()
+    for _ in 0..<connections {
+        let client = LoadClient(
+            sender: serve.sender, key: serve.key, token: serve.token, total: 0, window: 1, loop: loop)
+        channels.append(try await connect(port: serve.ccsPlain, tls: nil, client: client))
+        try await client.ready.futureResult.get()
+    }
+    try await Task.sleep(for: .seconds(1))
+    let after = serve.residentKiB()
+    for channel in channels { try? await channel.close() }
+    return Double(after - before) / Double(connections)
+}
+
+print("| run | messages/s |")
+print("| --- | --- |")
+for (connections, tls) in [(1, false), (10, false), (1, true), (10, true)] {
+    let rate = try await run(connections: connections, tls: tls)
+    print(
+        "| downstream, \(connections) connection\(connections == 1 ? "" : "s"), \(tls ? "TLS" : "plain") | \(Int(rate)) |"
+    )
+}
+let perConnection = try await idleMemory(connections: 1_000)
+print("\nresident memory per idle authenticated connection (1,000 plain): \(Int(perConnection)) KiB")
+try await group.shutdownGracefully()

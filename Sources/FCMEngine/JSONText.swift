@@ -1,0 +1,50 @@
+/// Minimal JSON text writing with ordered keys.
+public enum JSONText {
+    public static func append(_ value: FieldValue, to out: inout String) {
+        switch value {
+        case .string(let s): appendString(s, to: &out)
+        case .int(let n): out += String(n)
+        case .bool(let b): out += b ? "true" : "false"
+        case .list(let items):
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                appendString(item, to: &out)
+            }
+            out += "]"
+        case .map(let pairs):
+            out += "{"
+            for (i, pair) in pairs.enumerated() {
+                if i > 0 { out += "," }
+                appendString(pair.key, to: &out)
+                out += ":"
+                appendString(pair.value, to: &out)
+            }
+            out += "}"
+        }
+    }
+
+    public static func appendString(_ text: String, to out: inout String) {
+        out += "\""
+        // Most text needs no escaping: copy it whole.
+        if !text.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) {
+            out += text
+            out += "\""
+            return
+        }
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}
