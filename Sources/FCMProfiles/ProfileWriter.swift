@@ -96,21 +96,10 @@ public enum ProfileWriter {
         "{ " + pairs.map { "\(quoted($0.key)): \(quoted($0.value))" }.joined(separator: ", ") + " }"
     }
 
-    /// A double-quoted YAML string.
+    /// A double-quoted YAML string (JSON's string escapes are valid YAML).
     static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\x" + (hex.count < 2 ? "0" : "") + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        var out = ""
+        JSONText.appendString(text, to: &out)
+        return out
     }
 }
