@@ -63,7 +63,7 @@ public final class DeviceHost: @unchecked Sendable {
                 if let sender = event.string("sender"), let id = event.string("original_id") {
                     sendReceipt(sender: sender, originalID: id, token: event.string("token") ?? "")
                 }
-            case "connectionDraining" where event.string("connection") == "echo":
+            case "drainRequested":
                 drainAll()
             default: break
             }
@@ -136,12 +136,11 @@ public final class DeviceHost: @unchecked Sendable {
     }
 
     /// Plays a profile's timeline on the real clock: each step at its time since
-    /// start. `drain` drains the real connections; expectations are left to `replay`.
+    /// start. Expectations are left to `replay`.
     public func play(_ steps: [Step]) {
         for step in steps {
             loop.scheduleTask(deadline: started + .milliseconds(step.at)) { [self] in
                 switch step.action {
-                case .command(.drain): drainAll()
                 case .command(let command): apply(command)
                 case .push(let push):
                     var request = push.request
@@ -262,8 +261,8 @@ public final class DeviceHost: @unchecked Sendable {
         }
     }
 
-    /// CONNECTION_DRAINING on every connection (a profile step or a key asks for it
-    /// through the engine); each closes after a grace period.
+    /// CONNECTION_DRAINING on every connection (the engine's `drainRequested`, from a
+    /// profile step or a key); each closes after a grace period.
     public func drainAll() {
         for connection in connections where !connection.draining {
             note("connectionDraining", [Field("connection", .int(Int64(connection.number)))])

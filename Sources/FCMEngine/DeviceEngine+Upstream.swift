@@ -199,11 +199,15 @@ extension DeviceEngine {
             .server, "appServerAck", [.text("sender", sender), .text("id", id), .text("by", "app server")], into: &out)
     }
 
+    /// The connection server asks its app-server connections to drain. The request
+    /// is an event for whichever shell holds real connections; the built-in echo app
+    /// server drains and reconnects at once.
     mutating func drain(into out: inout [Event]) {
-        guard configuration.appServer == .echo else {
-            return refuse("drain", "no app-server connection to drain", side: .server, into: &out)
+        emit(.server, "drainRequested", [], into: &out)
+        if configuration.appServer == .echo {
+            emit(.server, "connectionDraining", [.text("connection", "echo")], into: &out)
+            emit(.server, "appServerConnected", [.text("connection", "echo")], into: &out)
         }
-        emit(.server, "connectionDraining", [.text("connection", "echo")], into: &out)
-        emit(.server, "appServerConnected", [.text("connection", "echo")], into: &out)
     }
+
 }

@@ -76,9 +76,12 @@ public struct TUIModel: Sendable {
 
     /// Events the events pane shows: all of them, or those matching the filter.
     public var visibleEvents: [Event] {
-        guard !eventFilter.isEmpty else { return log }
-        let needle = eventFilter.lowercased()
-        return log.filter { TranscriptFormatter.summary($0).lowercased().contains(needle) }
+        eventFilter.isEmpty ? log : log.filter(matchesFilter)
+    }
+
+    /// Whether an event's one-line summary contains the filter text, in any case.
+    func matchesFilter(_ event: Event) -> Bool {
+        TranscriptFormatter.summary(event).lowercased().contains(eventFilter.lowercased())
     }
 
     public var serverEvents: [Event] { log.filter { $0.side == .server } }
@@ -87,14 +90,13 @@ public struct TUIModel: Sendable {
     /// scroll), oldest first. It walks back from the newest event, so a frame costs
     /// the rows on screen, not the length of the log.
     public func tail(of pane: Pane, count: Int, skip: Int) -> [Event] {
-        let needle = eventFilter.lowercased()
         let wanted: (Event) -> Bool
         switch pane {
         case .server: wanted = { $0.side == .server }
-        case _ where needle.isEmpty:
+        case _ where eventFilter.isEmpty:
             let end = max(0, log.count - skip)
             return Array(log[max(0, end - count)..<end])
-        default: wanted = { TranscriptFormatter.summary($0).lowercased().contains(needle) }
+        default: wanted = matchesFilter
         }
         var found: [Event] = []
         var skipped = 0
