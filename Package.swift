@@ -17,6 +17,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // The rules of a client app instance and its connection server: pure, no I/O.
@@ -39,24 +43,39 @@ let package = Package(
         // The system libexpat: a streaming XML parser for XMPP.
         .systemLibrary(name: "CExpat", path: "Sources/CExpat", providers: [.apt(["libexpat1-dev"])]),
         // XMPP framing and the CCS session rules, pure: bytes and events in, replies out.
-        .target(name: "FCMXMPP", dependencies: ["CExpat", "FCMEngine"]),
+        .target(name: "FCMXMPP", dependencies: ["CExpat", "FCMEngine", "FCMDownstreamJSON"]),
+        // The downstream JSON fields that CCS and the HTTP legacy API share.
+        .target(name: "FCMDownstreamJSON", dependencies: ["FCMEngine"]),
+        // The HTTP send APIs as plain values: legacy and v1 bodies, the OAuth2 grant.
+        .target(
+            name: "FCMHTTPAPI",
+            dependencies: [
+                "FCMEngine", "FCMDownstreamJSON",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         // The emulated connection server on SwiftNIO: listeners, TLS, the shared device.
         .target(
             name: "FCMConnectionServer",
             dependencies: [
-                "FCMXMPP", "FCMEngine", "FCMProfiles",
+                "FCMXMPP", "FCMEngine", "FCMProfiles", "FCMHTTPAPI",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // The executable: argument parsing only.
         .executableTarget(
             name: "fcm-device",
             dependencies: [
-                "FCMEngine", "FCMProfiles", "FCMTerminalUI", "FCMCursesBackend", "FCMConnectionServer",
+                "FCMEngine", "FCMProfiles", "FCMTerminalUI", "FCMCursesBackend", "FCMConnectionServer", "FCMHTTPAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -76,10 +95,11 @@ let package = Package(
             name: "FCMTerminalUITests", dependencies: ["FCMTerminalUI", "FCMEngine", "FCMProfiles"],
             exclude: ["Snapshots"]),
         .testTarget(name: "FCMXMPPTests", dependencies: ["FCMXMPP", "FCMEngine"]),
+        .testTarget(name: "FCMHTTPAPITests", dependencies: ["FCMHTTPAPI", "FCMEngine"]),
         .testTarget(
             name: "FCMConnectionServerTests",
             dependencies: [
-                "FCMConnectionServer", "FCMXMPP", "FCMEngine", "FCMProfiles",
+                "FCMConnectionServer", "FCMXMPP", "FCMEngine", "FCMProfiles", "FCMHTTPAPI",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Interop tests: real XMPP client libraries against `fcm-device serve`.
+"""Interop tests: real XMPP client libraries and HTTP SDKs against `fcm-device serve`.
 Usage: Interop/.venv/bin/python Interop/run.py PATH/TO/fcm-device"""
 import sys
 
+import test_http_sdks
 import test_slixmpp
 import test_xmpppy
 
@@ -10,7 +11,7 @@ import test_xmpppy
 def main():
     binary = sys.argv[1]
     results = []
-    for module in (test_slixmpp, test_xmpppy):
+    for module in (test_slixmpp, test_xmpppy, test_http_sdks):
         results += module.run(binary)
     for name, error in results:
         print(("ok    " if error is None else "FAIL  ") + name + ("" if error is None else "\n      " + error))

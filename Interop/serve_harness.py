@@ -12,13 +12,15 @@ KEY = "interop-key"
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROFILE = os.path.join(HERE, "interop.yaml")
 DRAIN_PROFILE = os.path.join(HERE, "interop-drain.yaml")
+HTTP_PROFILE = os.path.join(HERE, "interop-http.yaml")
 
 
 class Serve:
     def __init__(self, binary, profile=PROFILE):
         self.state = tempfile.mkdtemp(prefix="fcm-interop-")
         self.proc = subprocess.Popen(
-            [binary, "serve", "--profile", profile, "--ccs-port", "0", "--ccs-plain-port", "0", "--state", self.state],
+            [binary, "serve", "--profile", profile, "--ccs-port", "0", "--ccs-plain-port", "0", "--http-port", "0",
+             "--state", self.state],
             stdout=subprocess.PIPE, text=True)
         self.listening = json.loads(self.proc.stdout.readline())
         self.events = []

@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMHTTPAPI
 import FCMProfiles
 import NIOCore
 import NIOPosix
@@ -13,24 +14,31 @@ public struct ServerOptions: Sendable {
     public var ccsPlainPort: Int? = 5236
     public var tls: TLSIdentity?
     public var maxStanzaBytes = 65_536
+    /// The HTTP send APIs (legacy, v1, token endpoint); nil leaves them closed.
+    public var httpPort: Int?
+    /// Verifies the service-account assertions of the token endpoint.
+    public var serviceAccountKey: ServiceAccountKey?
 
     public init() {}
 }
 
-/// The emulated connection server: the listeners, all on the host's one event loop.
+/// The emulated connection server: the XMPP listeners and the device on one event
+/// loop, the HTTP send APIs on both of the group's loops, reaching the device on its.
 public final class ConnectionServer: @unchecked Sendable {
     public let host: DeviceHost
     let group: MultiThreadedEventLoopGroup
     var channels: [any Channel] = []
     public private(set) var ccsPort: Int?
     public private(set) var ccsPlainPort: Int?
+    public private(set) var httpPort: Int?
+    var http: HTTPListener?
     var connectionCount = 0
 
     /// Opens the listeners; `startDevice()` then issues the device's first tokens.
     public static func start(
         engine: DeviceEngine, options: ServerOptions, log: @escaping @Sendable (Event) -> Void
     ) async throws -> ConnectionServer {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let loop = group.next()
         let host = DeviceHost(engine: engine, loop: loop, log: log)
         let server = ConnectionServer(host: host, group: group)
@@ -47,6 +55,17 @@ public final class ConnectionServer: @unchecked Sendable {
                 let channel = try await server.listen(
                     options.bind, port, keys: keys, stanzaLimit: options.maxStanzaBytes, tls: nil)
                 server.ccsPlainPort = channel.localAddress?.port
+            }
+            if let port = options.httpPort {
+                guard let key = options.serviceAccountKey else { throw ServerError.missingServiceAccountKey }
+                let service = HTTPSendService(
+                    senders: engine.senders, platform: engine.configuration.device.platform, key: key
+                ) { [host] orders in
+                    (try? await host.loop.submit { host.send(orders) }.get()) ?? .serviceDown
+                }
+                let listener = try await HTTPListener.start(service: service, bind: options.bind, port: port, on: group)
+                server.http = listener
+                server.httpPort = listener.port
             }
         } catch {
             try? await server.stop()
@@ -65,7 +84,7 @@ public final class ConnectionServer: @unchecked Sendable {
         -> any Channel
     {
         let host = self.host
-        let channel = try await ServerBootstrap(group: group)
+        let channel = try await ServerBootstrap(group: host.loop)
             .serverChannelOption(.backlog, value: 1_024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -104,6 +123,8 @@ public final class ConnectionServer: @unchecked Sendable {
     }
 
     public func stop() async throws {
+        await http?.stop()
+        http = nil
         for channel in channels { try? await channel.close() }
         channels = []
         try await group.shutdownGracefully()
@@ -112,10 +133,14 @@ public final class ConnectionServer: @unchecked Sendable {
 
 public enum ServerError: Error, CustomStringConvertible {
     case missingTLS
+    case missingServiceAccountKey
+    case httpDidNotStart(bind: String, port: Int)
 
     public var description: String {
         switch self {
         case .missingTLS: "the TLS port needs a certificate and key"
+        case .missingServiceAccountKey: "the HTTP port needs the service-account key of the token endpoint"
+        case .httpDidNotStart(let bind, let port): "the HTTP listener did not start on \(bind):\(port)"
         }
     }
 }

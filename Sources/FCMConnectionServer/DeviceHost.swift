@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMHTTPAPI
 import FCMProfiles
 import FCMXMPP
 import NIOCore
@@ -259,6 +260,16 @@ public final class DeviceHost: @unchecked Sendable {
             dispatch(events)
             return nil
         }
+    }
+
+    /// Downstream messages from the HTTP APIs, on the device's loop.
+    public func send(_ orders: [SendOrder]) -> SendOutcome {
+        loop.preconditionInEventLoop()
+        var events: [Event] = []
+        engine.advance(to: now, into: &events)
+        let outcome = engine.send(orders, into: &events)
+        dispatch(events)
+        return outcome
     }
 
     /// CONNECTION_DRAINING on every connection (the engine's `drainRequested`, from a

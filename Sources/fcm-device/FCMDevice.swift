@@ -10,7 +10,9 @@ struct FCMDevice: AsyncParsableCommand {
             With no command, the terminal interface opens on the built-in default device (one sender, \
             online, foreground, echo app server); `fcm-device --profile P` opens a saved device.
             """,
-        subcommands: [TUICommand.self, ReplayCommand.self, ServeCommand.self, ProfileCommand.self],
+        subcommands: [
+            TUICommand.self, ReplayCommand.self, ServeCommand.self, CredentialsCommand.self, ProfileCommand.self,
+        ],
         defaultSubcommand: TUICommand.self
     )
 }

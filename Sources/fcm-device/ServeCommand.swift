@@ -1,6 +1,7 @@
 import ArgumentParser
 import FCMConnectionServer
 import FCMEngine
+import FCMHTTPAPI
 import FCMProfiles
 import Foundation
 
@@ -10,9 +11,11 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the device and the emulated connection server headless, logging JSON lines.",
         discussion: """
-            Prints {"event":"listening","ccs":N,"ccsPlain":N,"http":null,"tlsCert":"PATH"} first, then \
-            every event as a JSON line. Stops cleanly on SIGINT or SIGTERM. The HTTP send APIs are not \
-            served yet.
+            Prints {"event":"listening","ccs":N,"ccsPlain":N,"http":N,"tlsCert":"PATH"} first, then \
+            every event as a JSON line. Stops cleanly on SIGINT or SIGTERM. The HTTP port serves POST \
+            /fcm/send and /gcm/send (legacy, Authorization: key=SERVER_KEY), POST \
+            /v1/projects/PROJECT/messages:send (Authorization: Bearer TOKEN) and POST /token (the OAuth2 \
+            grant for the service-account JSON that `fcm-device credentials` prints).
             """
     )
 
@@ -25,13 +28,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("ccs-plain-port"), help: "XMPP (CCS) without TLS; 0 picks a free port.")
     var ccsPlainPort = 5236
 
-    @Option(name: .customLong("http-port"), help: "HTTP send APIs (not served yet; accepted for scripts).")
+    @Option(name: .customLong("http-port"), help: "HTTP send APIs (legacy, v1, token endpoint); 0 picks a free port.")
     var httpPort = 8085
 
     @Option(help: "The address to listen on.")
     var bind = "127.0.0.1"
 
-    @Option(help: "Folder for the emulator's state (its TLS certificate and key). Default: $XDG_STATE_HOME/fcm-device.")
+    @Option(
+        help:
+            "Folder for the emulator's state (TLS certificate and key, service-account key). Default: $XDG_STATE_HOME/fcm-device."
+    )
     var state: String?
 
     @Option(name: .customLong("tls-cert"), help: "Your own certificate (PEM) for the TLS port.")
@@ -68,7 +74,10 @@ struct ServeCommand: AsyncParsableCommand {
             Diagnostics.write("cannot prepare the TLS certificate in \(folder): \(error)")
             throw ExitCode(2)
         }
+        let accountKey = try StateFolder.serviceAccountKey(folder)
         var options = ServerOptions()
+        options.httpPort = httpPort
+        options.serviceAccountKey = accountKey
         options.bind = bind
         options.ccsPort = ccsPort
         options.ccsPlainPort = ccsPlainPort
@@ -85,7 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         var listening =
-            #"{"event":"listening","ccs":\#(server.ccsPort ?? 0),"ccsPlain":\#(server.ccsPlainPort ?? 0),"http":null,"tlsCert":"#
+            #"{"event":"listening","ccs":\#(server.ccsPort ?? 0),"ccsPlain":\#(server.ccsPlainPort ?? 0),"http":\#(server.httpPort ?? 0),"tlsCert":"#
         JSONText.appendString(identity.trustPath, to: &listening)
         output.write(listening + "}")
         output.flush()
@@ -99,6 +108,16 @@ struct ServeCommand: AsyncParsableCommand {
 
 /// Where state lives by default: $XDG_STATE_HOME/fcm-device, else ~/.local/state/fcm-device.
 enum StateFolder {
+    /// The emulator's service-account key in `folder`; exit 2 with the reason when it cannot be had.
+    static func serviceAccountKey(_ folder: String) throws -> ServiceAccountKey {
+        do {
+            return try ServiceAccountKey.inFolder(folder)
+        } catch {
+            Diagnostics.write("cannot prepare the service-account key in \(folder): \(error)")
+            throw ExitCode(2)
+        }
+    }
+
     static var `default`: String {
         let environment = ProcessInfo.processInfo.environment
         if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty { return xdg + "/fcm-device" }

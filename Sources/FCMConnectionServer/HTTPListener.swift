@@ -1,0 +1,92 @@
+import FCMHTTPAPI
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// Serves the HTTP send APIs with Hummingbird: each request becomes plain values for
+/// `HTTPSendService`, and its reply goes back as a response. `GET /healthz` answers
+/// `ok` without touching the device (for readiness checks and as the benchmark's
+/// baseline route).
+struct SendAPIResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+    let service: HTTPSendService
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        if request.method == .get, request.uri.path == "/healthz" {
+            return Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n")))
+        }
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: HTTPSendService.maxBodyBytes)
+        } catch {
+            return Self.response(
+                .text(413, "the request body is larger than \(HTTPSendService.maxBodyBytes) bytes\n"))
+        }
+        var headers: [String: String] = [:]
+        for field in request.headers where headers[field.name.canonicalName] == nil {
+            headers[field.name.canonicalName] = field.value
+        }
+        let parts = HTTPRequestParts(
+            method: request.method.rawValue, path: request.uri.path, headers: headers,
+            body: Array(body.readableBytesView))
+        return Self.response(await service.respond(parts))
+    }
+
+    static func response(_ reply: HTTPReply) -> Response {
+        var fields = HTTPFields()
+        for header in reply.headers {
+            if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
+        }
+        return Response(
+            status: HTTPResponse.Status(code: reply.status), headers: fields,
+            body: ResponseBody(byteBuffer: ByteBuffer(string: reply.body)))
+    }
+}
+
+/// A running HTTP listener; `stop()` shuts it down gracefully.
+final class HTTPListener: Sendable {
+    let port: Int
+    let group: ServiceGroup
+    let running: Task<Void, any Error>
+
+    init(port: Int, group: ServiceGroup, running: Task<Void, any Error>) {
+        self.port = port
+        self.group = group
+        self.running = running
+    }
+
+    static func start(service: HTTPSendService, bind: String, port: Int, on loops: any EventLoopGroup) async throws
+        -> HTTPListener
+    {
+        let logger = Logger(label: "fcm-device.http") { _ in SwiftLogNoOpLogHandler() }
+        let (ports, announce) = AsyncStream<Int>.makeStream()
+        let app = Application(
+            responder: SendAPIResponder(service: service),
+            configuration: ApplicationConfiguration(address: .hostname(bind, port: port), backlog: 1_024),
+            onServerRunning: { channel in
+                announce.yield(channel.localAddress?.port ?? port)
+                announce.finish()
+            },
+            eventLoopGroupProvider: .shared(loops),
+            logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let running = Task {
+            defer { announce.finish() }
+            try await group.run()
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let bound = await iterator.next() else {
+            try await running.value
+            throw ServerError.httpDidNotStart(bind: bind, port: port)
+        }
+        return HTTPListener(port: bound, group: group, running: running)
+    }
+
+    func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = try? await running.value
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// An HTTP request as the send APIs see it: no server types, so the routes can be
+/// tested in-process and served by any HTTP stack.
+public struct HTTPRequestParts: Sendable {
+    public var method: String
+    /// The path without the query string.
+    public var path: String
+    /// Header names in lower case; a repeated header keeps its first value.
+    public var headers: [String: String]
+    public var body: [UInt8]
+
+    public init(method: String, path: String, headers: [String: String] = [:], body: [UInt8] = []) {
+        self.method = method.uppercased()
+        self.path = path
+        var lowered: [String: String] = [:]
+        for (name, value) in headers where lowered[name.lowercased()] == nil { lowered[name.lowercased()] = value }
+        self.headers = lowered
+        self.body = body
+    }
+
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// The media type of the body, lower case, without parameters.
+    public var mediaType: String? {
+        guard let value = header("content-type") else { return nil }
+        let type = value.split(separator: ";", maxSplits: 1).first ?? ""
+        return type.trimmingCharacters(in: .whitespaces).lowercased()
+    }
+}
+
+/// What the send APIs answer.
+public struct HTTPReply: Sendable, Equatable {
+    public var status: Int
+    public var headers: [KeyedHeader]
+    public var body: String
+
+    public init(status: Int, contentType: String, body: String, headers: [KeyedHeader] = []) {
+        self.status = status
+        self.headers = [KeyedHeader("Content-Type", contentType)] + headers
+        self.body = body
+    }
+
+    public static func json(_ status: Int, _ body: String, headers: [KeyedHeader] = []) -> HTTPReply {
+        HTTPReply(status: status, contentType: "application/json; charset=UTF-8", body: body, headers: headers)
+    }
+
+    public static func text(_ status: Int, _ body: String, headers: [KeyedHeader] = []) -> HTTPReply {
+        HTTPReply(status: status, contentType: "text/plain; charset=UTF-8", body: body, headers: headers)
+    }
+
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+}
+
+public struct KeyedHeader: Sendable, Equatable {
+    public var name: String
+    public var value: String
+
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}

@@ -1,0 +1,211 @@
+import FCMEngine
+import Foundation
+
+/// The HTTP send APIs of the emulated connection server: legacy `/fcm/send` (and
+/// `/gcm/send`), v1 `messages:send`, and the OAuth2 token endpoint. Requests and
+/// replies are plain values; the device is reached through `device`.
+public final class HTTPSendService: Sendable {
+    /// `Retry-After` (seconds) on 503 while the service is down; an integer, always.
+    public static let retryAfterSeconds = 1
+    /// Largest request body read.
+    public static let maxBodyBytes = 1 << 20
+    public static let grantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+
+    let senders: [SenderConfig]
+    let platform: Platform
+    let key: ServiceAccountKey
+    public let tokens: AccessTokens
+    let device: DeviceGateway
+    let clock: @Sendable () -> Date
+
+    public init(
+        senders: [SenderConfig], platform: Platform, key: ServiceAccountKey, tokens: AccessTokens = AccessTokens(),
+        clock: @escaping @Sendable () -> Date = { Date() }, device: @escaping DeviceGateway
+    ) {
+        self.senders = senders
+        self.platform = platform
+        self.key = key
+        self.tokens = tokens
+        self.clock = clock
+        self.device = device
+    }
+
+    public func respond(_ request: HTTPRequestParts) async -> HTTPReply {
+        let route = Route(path: request.path)
+        guard route != .unknown else {
+            return .json(
+                404,
+                #"{"error":"no such endpoint: \#(request.method) \#(jsonEscaped(request.path)); this emulator serves POST /fcm/send, /gcm/send, /v1/projects/PROJECT/messages:send and /token"}"#
+            )
+        }
+        guard request.method == "POST" else {
+            return .json(405, #"{"error":"\#(request.path) takes POST"}"#, headers: [KeyedHeader("Allow", "POST")])
+        }
+        switch route {
+        case .legacy: return await legacy(request)
+        case .v1(let project): return await v1(request, project: project)
+        case .token: return grant(request)
+        case .unknown: return .text(404, "")
+        }
+    }
+
+    enum Route: Equatable {
+        case legacy
+        case v1(project: String)
+        case token
+        case unknown
+
+        init(path: String) {
+            switch path {
+            case "/fcm/send", "/gcm/send": self = .legacy
+            case "/token", "/oauth2/v4/token": self = .token
+            default:
+                let prefix = "/v1/projects/"
+                let suffix = "/messages:send"
+                guard path.hasPrefix(prefix), path.hasSuffix(suffix), path.count > prefix.count + suffix.count else {
+                    self = .unknown
+                    return
+                }
+                let project = path.dropFirst(prefix.count).dropLast(suffix.count)
+                self = project.contains("/") ? .unknown : .v1(project: String(project))
+            }
+        }
+    }
+
+    // MARK: Legacy
+
+    func legacy(_ request: HTTPRequestParts) async -> HTTPReply {
+        guard let sender = legacySender(request.header("authorization")) else {
+            return .text(
+                401,
+                "Unauthorized: the Authorization header must be key=SERVER_KEY, the key of one of the device's senders\n"
+            )
+        }
+        let batch: LegacyBatch
+        switch LegacySendReader.read(request, sender: sender.id) {
+        case .success(let read): batch = read
+        case .failure(let problem): return .text(400, problem.description + "\n")
+        }
+        switch await device(batch.orders) {
+        case .serviceDown:
+            return .text(
+                503, "Unavailable: the messaging service is down\n",
+                headers: [KeyedHeader("Retry-After", String(Self.retryAfterSeconds))])
+        case .results(let results):
+            let dryRun = batch.orders.first?.request.dryRun ?? false
+            if batch.plainText, let result = results.first { return LegacyReply.plainText(result, dryRun: dryRun) }
+            return LegacyReply.json(results, dryRun: dryRun, multicastID: Int64.random(in: 1...Int64.max))
+        }
+    }
+
+    /// The sender whose server key the `key=` header carries (compared in constant time).
+    func legacySender(_ header: String?) -> SenderConfig? {
+        guard let header, header.lowercased().hasPrefix("key=") else { return nil }
+        let presented = String(header.dropFirst(4)).trimmingCharacters(in: .whitespaces)
+        var found: SenderConfig?
+        for sender in senders where ConstantTime.equals(sender.key, presented) && found == nil { found = sender }
+        return found
+    }
+
+    // MARK: v1
+
+    func v1(_ request: HTTPRequestParts, project: String) async -> HTTPReply {
+        let now = clock()
+        guard let header = request.header("authorization"), header.lowercased().hasPrefix("bearer ") else {
+            return V1Error(
+                httpStatus: 401, status: "UNAUTHENTICATED",
+                message:
+                    "Request is missing required authentication credential. Expected OAuth 2 access token from the emulator's token endpoint (POST /token)."
+            ).reply
+        }
+        let granted: String
+        switch tokens.check(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces), now: now) {
+        case .valid(let project): granted = project
+        case .expired:
+            return V1Error(
+                httpStatus: 401, status: "UNAUTHENTICATED",
+                message: "Request had invalid authentication credentials: the access token has expired.",
+                reason: "ACCESS_TOKEN_EXPIRED"
+            ).reply
+        case .unknown:
+            return V1Error(
+                httpStatus: 401, status: "UNAUTHENTICATED",
+                message:
+                    "Request had invalid authentication credentials: this access token was not issued by this emulator."
+            ).reply
+        }
+        guard let sender = senders.first(where: { $0.project == project || $0.id == project }),
+            granted == sender.id || granted == sender.project
+        else {
+            return V1Error(
+                httpStatus: 403, status: "PERMISSION_DENIED",
+                message:
+                    "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(project)' (or it may not exist)."
+            ).reply
+        }
+        let order: SendOrder
+        switch V1MessageReader.read(request.body, sender: sender.id, platform: platform, now: now) {
+        case .success(let read): order = read
+        case .failure(let error): return error.reply
+        }
+        switch await device([order]) {
+        case .serviceDown: return V1Error(DownstreamError.unavailable).reply
+        case .results(let results):
+            switch results.first {
+            case .success(let id):
+                var body = #"{"name":"#
+                let shown = order.request.dryRun ? LegacyReply.dryRunMessageID : id
+                JSONText.appendString("projects/\(project)/messages/\(shown)", to: &body)
+                return .json(200, body + "}")
+            case .failure(let error): return V1Error(error).reply
+            case nil:
+                return V1Error(httpStatus: 500, status: "INTERNAL", message: "no result", fcmCode: "INTERNAL").reply
+            }
+        }
+    }
+
+    // MARK: OAuth2 token endpoint
+
+    func grant(_ request: HTTPRequestParts) -> HTTPReply {
+        var form: [String: String] = [:]
+        for pair in String(decoding: request.body, as: UTF8.self).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            if let name = FormDecoding.decode(parts[0]),
+                let value = FormDecoding.decode(parts.count > 1 ? parts[1] : "")
+            {
+                form[name] = value
+            }
+        }
+        guard form["grant_type"] == Self.grantType else {
+            return GrantError(
+                code: "unsupported_grant_type",
+                description: "grant_type must be \(Self.grantType) (a service-account JWT assertion)"
+            ).reply
+        }
+        guard let assertion = form["assertion"], !assertion.isEmpty else {
+            return GrantError(code: "invalid_request", description: "the assertion parameter is missing").reply
+        }
+        let now = clock()
+        switch JWTAssertion.verify(assertion, key: key, now: now) {
+        case .failure(let error): return error.reply
+        case .success(let verified):
+            guard senders.contains(where: { $0.project == verified.project || $0.id == verified.project }) else {
+                let known = senders.map { $0.project ?? $0.id }.joined(separator: ", ")
+                return GrantError.invalidGrant(
+                    "the service account's project \(verified.project) is none of this device's senders (\(known))"
+                ).reply
+            }
+            let token = tokens.issue(project: verified.project, now: now)
+            return .json(
+                200,
+                #"{"access_token":"\#(token)","expires_in":\#(Int(AccessTokens.lifetime) - 1),"token_type":"Bearer"}"#)
+        }
+    }
+}
+
+/// JSON string contents (no quotes) for messages that quote user input.
+func jsonEscaped(_ text: String) -> String {
+    var quoted = ""
+    JSONText.appendString(text, to: &quoted)
+    return String(quoted.dropFirst().dropLast())
+}

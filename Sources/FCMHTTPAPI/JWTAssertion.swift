@@ -1,0 +1,87 @@
+import FCMEngine
+import Foundation
+
+/// An OAuth2 JWT-bearer assertion (RFC 7523) as google-auth signs it, checked
+/// against the emulator's service-account key.
+public struct JWTAssertion: Equatable, Sendable {
+    /// The project of the signing service account (from `iss`).
+    public var project: String
+    public var scopes: [String]
+    public var expires: Date
+
+    /// Audiences accepted: Google's token URLs (SDKs sign for those even when
+    /// `token_uri` points here) or any URL ending in `/token`.
+    static let googleAudiences = ["https://oauth2.googleapis.com/token", "https://www.googleapis.com/oauth2/v4/token"]
+    /// Clock difference tolerated between signer and emulator.
+    static let skew: TimeInterval = 300
+
+    /// Verifies the assertion; the error is the `error_description` to return.
+    public static func verify(_ assertion: String, key: ServiceAccountKey, now: Date) -> Result<
+        JWTAssertion, GrantError
+    > {
+        let parts = assertion.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerData = Base64URL.decode(parts[0]),
+            let claimsData = Base64URL.decode(parts[1]),
+            let signature = Base64URL.decode(parts[2]),
+            let header = (try? JSONSerialization.jsonObject(with: headerData)) as? [String: Any],
+            let claims = (try? JSONSerialization.jsonObject(with: claimsData)) as? [String: Any]
+        else { return .failure(.invalidGrant("Invalid JWT: the assertion is not a signed JWT")) }
+        guard header["alg"] as? String == "RS256" else {
+            return .failure(.invalidGrant("Invalid JWT: alg must be RS256"))
+        }
+        if let kid = header["kid"] as? String, !ConstantTime.equals(kid, key.keyID) {
+            return .failure(.invalidGrant("Invalid JWT Signature: key \(kid) was not issued by this emulator"))
+        }
+        guard key.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8)) else {
+            return .failure(.invalidGrant("Invalid JWT Signature."))
+        }
+        guard let issuer = claims["iss"] as? String, let project = ServiceAccountKey.project(ofClientEmail: issuer)
+        else {
+            return .failure(
+                .invalidGrant("Invalid JWT: iss must be a service account address (…@PROJECT.iam.gserviceaccount.com)"))
+        }
+        guard let audience = claims["aud"] as? String,
+            googleAudiences.contains(audience) || audience.hasSuffix("/token")
+        else { return .failure(.invalidGrant("Invalid JWT: aud must be the token URL")) }
+        guard let issued = (claims["iat"] as? NSNumber)?.doubleValue,
+            let expiry = (claims["exp"] as? NSNumber)?.doubleValue
+        else { return .failure(.invalidGrant("Invalid JWT: iat and exp are required")) }
+        let now = now.timeIntervalSince1970
+        guard issued <= now + skew, expiry > now - skew else {
+            return .failure(
+                .invalidGrant(
+                    "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."
+                ))
+        }
+        guard expiry - issued <= 3_600 + skew else {
+            return .failure(.invalidGrant("Invalid JWT: exp may be at most 60 minutes after iat"))
+        }
+        let scopes = (claims["scope"] as? String)?.split(separator: " ").map(String.init) ?? []
+        guard scopes.contains(where: AccessTokens.messagingScopes.contains) else {
+            return .failure(
+                .invalidScope(
+                    "the assertion asks for no scope that allows sending: https://www.googleapis.com/auth/firebase.messaging or …/cloud-platform"
+                ))
+        }
+        return .success(JWTAssertion(project: project, scopes: scopes, expires: Date(timeIntervalSince1970: expiry)))
+    }
+}
+
+/// An OAuth2 token endpoint error (RFC 6749 §5.2).
+public struct GrantError: Error, Equatable, Sendable {
+    public var code: String
+    public var description: String
+
+    public static func invalidGrant(_ text: String) -> GrantError {
+        GrantError(code: "invalid_grant", description: text)
+    }
+    public static func invalidScope(_ text: String) -> GrantError {
+        GrantError(code: "invalid_scope", description: text)
+    }
+
+    public var reply: HTTPReply {
+        var body = #"{"error":"\#(code)","error_description":"#
+        JSONText.appendString(description, to: &body)
+        return .json(400, body + "}")
+    }
+}

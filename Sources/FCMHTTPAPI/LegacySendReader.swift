@@ -1,0 +1,141 @@
+import FCMDownstreamJSON
+import FCMEngine
+import Foundation
+
+/// A legacy `/fcm/send` body read into orders, one per target in request order.
+public struct LegacyBatch: Sendable, Equatable {
+    public var orders: [SendOrder]
+    /// Form-encoded bodies get the old plain-text reply.
+    public var plainText: Bool
+}
+
+/// A legacy body the service answers with 400 and this reason.
+public struct LegacyBadRequest: Error, Equatable, CustomStringConvertible {
+    public var description: String
+}
+
+/// Reads legacy send bodies: JSON, or the old form-encoded `registration_id=…&data.k=v`.
+public enum LegacySendReader {
+    /// `registration_ids` may name at most this many tokens.
+    public static let maxRegistrationIDs = 1_000
+
+    public static func read(_ request: HTTPRequestParts, sender: String) -> Result<LegacyBatch, LegacyBadRequest> {
+        switch request.mediaType {
+        case "application/json": return json(request.body, sender: sender)
+        case nil, "application/x-www-form-urlencoded", "text/plain": return form(request.body, sender: sender)
+        case let other?:
+            return .failure(
+                LegacyBadRequest(
+                    description:
+                        "Content-Type \(other) is not accepted: send application/json or application/x-www-form-urlencoded"
+                ))
+        }
+    }
+
+    static func json(_ body: [UInt8], sender: String) -> Result<LegacyBatch, LegacyBadRequest> {
+        guard let fields = LegacyFields.object(body) else {
+            return .failure(LegacyBadRequest(description: "JSON_PARSING_ERROR: the body is not a JSON object"))
+        }
+        do {
+            let template = try LegacyFields.request(fields, sender: sender, messageID: nil)
+            let targets = try targets(fields)
+            let orders = targets.map { token in
+                var request = template
+                request.to = token
+                return SendOrder(request)
+            }
+            return .success(LegacyBatch(orders: orders, plainText: false))
+        } catch let error as LegacyFields.TypeError {
+            return .failure(LegacyBadRequest(description: error.description))
+        } catch let error as LegacyBadRequest {
+            return .failure(error)
+        } catch {
+            return .failure(LegacyBadRequest(description: "\(error)"))
+        }
+    }
+
+    /// The tokens a JSON body names: `to`, or each of `registration_ids`; `[nil]`
+    /// when it names none (the result is then MissingRegistration).
+    static func targets(_ fields: [String: Any]) throws -> [String?] {
+        let to = try LegacyFields.string(fields, "to")
+        if fields["condition"] != nil || to?.hasPrefix("/topics/") == true {
+            throw LegacyBadRequest(
+                description: "topics and conditions are not emulated: the device subscribes to none; send to a token")
+        }
+        guard let ids = fields["registration_ids"] else { return [to] }
+        guard to == nil else {
+            throw LegacyBadRequest(description: "Must use either \"registration_ids\" field or \"to\", not both")
+        }
+        guard let tokens = ids as? [Any] else { throw LegacyFields.typeError("registration_ids", "Array", ids) }
+        guard !tokens.isEmpty else { throw LegacyBadRequest(description: "\"registration_ids\" is empty") }
+        guard tokens.count <= maxRegistrationIDs else {
+            throw LegacyBadRequest(
+                description:
+                    "Number of messages on bulk (\(tokens.count)) exceeds maximum allowed (\(maxRegistrationIDs))")
+        }
+        return try tokens.map { token in
+            guard let text = token as? String else { throw LegacyFields.typeError("registration_ids", "String", token) }
+            return text
+        }
+    }
+
+    static func form(_ body: [UInt8], sender: String) -> Result<LegacyBatch, LegacyBadRequest> {
+        var request = DownstreamRequest(sender: sender, to: nil)
+        var data: [KeyValue] = []
+        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") where !pair.isEmpty {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = FormDecoding.decode(parts[0]) else {
+                return .failure(
+                    LegacyBadRequest(description: "form field \"\(parts[0])\" is not valid percent-encoding"))
+            }
+            guard let value = FormDecoding.decode(parts.count > 1 ? parts[1] : "") else {
+                return .failure(LegacyBadRequest(description: "the value of \(name) is not valid percent-encoding"))
+            }
+            switch name {
+            case "registration_id": request.to = value
+            case "collapse_key": request.collapseKey = value
+            case "priority": request.priority = value
+            case "time_to_live":
+                guard let ttl = Int64(value) else {
+                    return .failure(LegacyBadRequest(description: "time_to_live must be a whole number of seconds"))
+                }
+                request.timeToLive = ttl
+            case "dry_run": request.dryRun = value == "1" || value == "true"
+            case "delay_while_idle": break
+            default:
+                if name.hasPrefix("data."), name.count > 5 { data.append(KeyValue(String(name.dropFirst(5)), value)) }
+            }
+        }
+        request.data = data
+        return .success(LegacyBatch(orders: [SendOrder(request)], plainText: true))
+    }
+}
+
+/// `application/x-www-form-urlencoded` decoding: `+` is a space, `%XX` a byte.
+enum FormDecoding {
+    static func decode(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            switch byte {
+            case UInt8(ascii: "+"): bytes.append(UInt8(ascii: " "))
+            case UInt8(ascii: "%"):
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                    return nil
+                }
+                bytes.append(high << 4 | low)
+            default: bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

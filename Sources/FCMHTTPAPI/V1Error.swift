@@ -1,0 +1,64 @@
+import FCMEngine
+
+/// An HTTP v1 error in the google.rpc shape, with the FCM error code detail.
+public struct V1Error: Error, Equatable, Sendable {
+    public var httpStatus: Int
+    /// The google.rpc status name: INVALID_ARGUMENT, NOT_FOUND, …
+    public var status: String
+    public var message: String
+    /// The `FcmError.errorCode` detail; nil for errors that carry none (authentication).
+    public var fcmCode: String?
+    /// An `ErrorInfo` reason, such as ACCESS_TOKEN_EXPIRED.
+    public var reason: String?
+
+    public init(httpStatus: Int, status: String, message: String, fcmCode: String? = nil, reason: String? = nil) {
+        self.httpStatus = httpStatus
+        self.status = status
+        self.message = message
+        self.fcmCode = fcmCode
+        self.reason = reason
+    }
+
+    public static func invalidArgument(_ message: String) -> V1Error {
+        V1Error(httpStatus: 400, status: "INVALID_ARGUMENT", message: message, fcmCode: "INVALID_ARGUMENT")
+    }
+
+    /// The v1 answer to a message the device refused.
+    public init(_ error: DownstreamError) {
+        let code = error.v1Code
+        switch code {
+        case "UNREGISTERED": self.init(httpStatus: 404, status: "NOT_FOUND", message: error.detail, fcmCode: code)
+        case "SENDER_ID_MISMATCH":
+            self.init(httpStatus: 403, status: "PERMISSION_DENIED", message: error.detail, fcmCode: code)
+        case "UNAVAILABLE": self.init(httpStatus: 503, status: "UNAVAILABLE", message: error.detail, fcmCode: code)
+        case "QUOTA_EXCEEDED":
+            self.init(httpStatus: 429, status: "RESOURCE_EXHAUSTED", message: error.detail, fcmCode: code)
+        case "THIRD_PARTY_AUTH_ERROR":
+            self.init(httpStatus: 401, status: "UNAUTHENTICATED", message: error.detail, fcmCode: code)
+        case "INTERNAL": self.init(httpStatus: 500, status: "INTERNAL", message: error.detail, fcmCode: code)
+        default: self.init(httpStatus: 400, status: "INVALID_ARGUMENT", message: error.detail, fcmCode: code)
+        }
+    }
+
+    public var reply: HTTPReply {
+        var details: [String] = []
+        if let fcmCode {
+            details.append(
+                #"{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"\#(fcmCode)"}"#)
+        }
+        if let reason {
+            details.append(
+                #"{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"\#(reason)","domain":"googleapis.com"}"#
+            )
+        }
+        var body = #"{"error":{"code":\#(httpStatus),"message":"#
+        JSONText.appendString(message, to: &body)
+        body += #","status":"\#(status)""#
+        if !details.isEmpty { body += #","details":[\#(details.joined(separator: ","))]"# }
+        body += "}}"
+        var headers: [KeyedHeader] = []
+        if httpStatus == 401 { headers.append(KeyedHeader("WWW-Authenticate", "Bearer realm=\"fcm-device\"")) }
+        if httpStatus == 503 { headers.append(KeyedHeader("Retry-After", String(HTTPSendService.retryAfterSeconds))) }
+        return .json(httpStatus, body, headers: headers)
+    }
+}

@@ -1,0 +1,184 @@
+import FCMDownstreamJSON
+import FCMEngine
+import Foundation
+
+/// Reads an HTTP v1 `{"message": {…}, "validate_only": …}` body into one order,
+/// applying the override block of the device's platform (`android` or `apns`).
+public enum V1MessageReader {
+    public static func read(_ body: [UInt8], sender: String, platform: Platform, now: Date = Date())
+        -> Result<SendOrder, V1Error>
+    {
+        guard let root = LegacyFields.object(body) else {
+            return .failure(.invalidArgument("Invalid JSON payload received. The body is not a JSON object."))
+        }
+        do {
+            return .success(try order(root, sender: sender, platform: platform, now: now))
+        } catch let error as V1Error {
+            return .failure(error)
+        } catch {
+            return .failure(.invalidArgument("\(error)"))
+        }
+    }
+
+    static func order(_ root: [String: Any], sender: String, platform: Platform, now: Date) throws -> SendOrder {
+        guard let message = root["message"] as? [String: Any] else {
+            throw V1Error.invalidArgument("Invalid JSON payload received. \"message\" must be an object.")
+        }
+        var request = DownstreamRequest(sender: sender, to: nil)
+        if let validate = root["validate_only"] {
+            guard let flag = validate as? NSNumber, LegacyFields.isBoolean(flag) else {
+                throw V1Error.invalidArgument("Invalid value at 'validate_only' (TYPE_BOOL), \(validate)")
+            }
+            request.dryRun = flag.boolValue
+        }
+        let targets = ["token", "fid", "topic", "condition"].filter { message[$0] != nil }
+        guard targets.count <= 1 else {
+            throw V1Error.invalidArgument("Invalid value at 'message' (oneof), oneof field 'target' is already set.")
+        }
+        switch targets.first {
+        case "topic", "condition":
+            throw V1Error.invalidArgument(
+                "topics and conditions are not emulated: the device subscribes to none; send to a token")
+        case nil: throw V1Error.invalidArgument("Recipient of the message is not set.")
+        default: request.to = try string(message, targets[0], at: "message")
+        }
+        request.data = try stringMap(message["data"], at: "message.data") ?? []
+        if let notification = message["notification"] {
+            request.notification = try notificationFields(notification, at: "message.notification")
+        }
+        switch platform {
+        case .android:
+            if let android = message["android"] { try applyAndroid(android, to: &request) }
+        case .ios:
+            if let apns = message["apns"] { try applyAPNs(apns, to: &request, now: now) }
+        }
+        return SendOrder(request, byInstallation: targets.first == "fid")
+    }
+
+    static func applyAndroid(_ value: Any, to request: inout DownstreamRequest) throws {
+        let android = try object(value, at: "message.android")
+        request.collapseKey = try string(android, "collapse_key", at: "message.android") ?? request.collapseKey
+        if let priority = try string(android, "priority", at: "message.android") {
+            switch priority.uppercased() {
+            case "HIGH": request.priority = "high"
+            case "NORMAL": request.priority = "normal"
+            default:
+                throw V1Error.invalidArgument(
+                    "Invalid value at 'message.android.priority' (type.googleapis.com/google.firebase.fcm.v1.AndroidMessagePriority), \"\(priority)\""
+                )
+            }
+        }
+        if let ttl = try string(android, "ttl", at: "message.android") {
+            guard let seconds = DurationText.seconds(ttl) else {
+                throw V1Error.invalidArgument(
+                    "Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), \"\(ttl)\"")
+            }
+            request.timeToLive = seconds
+        }
+        if let data = try stringMap(android["data"], at: "message.android.data") { request.data = data }
+        if let notification = android["notification"] {
+            let fields = try notificationFields(notification, at: "message.android.notification")
+            request.notification = merged(request.notification ?? [], fields)
+        }
+    }
+
+    static func applyAPNs(_ value: Any, to request: inout DownstreamRequest, now: Date) throws {
+        let apns = try object(value, at: "message.apns")
+        if let headers = try stringMap(apns["headers"], at: "message.apns.headers") {
+            for header in headers {
+                switch header.key.lowercased() {
+                case "apns-priority":
+                    guard header.value == "10" || header.value == "5" else {
+                        throw V1Error.invalidArgument("apns-priority must be \"10\" or \"5\", not \"\(header.value)\"")
+                    }
+                    request.priority = header.value == "10" ? "high" : "normal"
+                case "apns-collapse-id": request.collapseKey = header.value
+                case "apns-expiration":
+                    guard let expiry = Int64(header.value) else {
+                        throw V1Error.invalidArgument("apns-expiration must be a UNIX time in seconds")
+                    }
+                    request.timeToLive = expiry == 0 ? 0 : max(0, expiry - Int64(now.timeIntervalSince1970))
+                default: break
+                }
+            }
+        }
+        guard let payloadValue = apns["payload"] else { return }
+        let payload = try object(payloadValue, at: "message.apns.payload")
+        guard let apsValue = payload["aps"] else { return }
+        let aps = try object(apsValue, at: "message.apns.payload.aps")
+        if let alert = aps["alert"] {
+            var fields: [KeyValue] = []
+            if let text = alert as? String {
+                fields = [KeyValue("body", text)]
+            } else {
+                let map = try object(alert, at: "message.apns.payload.aps.alert")
+                fields = map.keys.sorted().compactMap { key in
+                    (map[key] as? String).map { KeyValue(key, $0) }
+                }
+            }
+            request.notification = merged(request.notification ?? [], fields)
+        }
+        request.contentAvailable = request.contentAvailable || (aps["content-available"] as? NSNumber)?.intValue == 1
+        request.mutableContent = request.mutableContent || (aps["mutable-content"] as? NSNumber)?.intValue == 1
+    }
+
+    // MARK: Typed access
+
+    static func object(_ value: Any, at path: String) throws -> [String: Any] {
+        guard let map = value as? [String: Any] else {
+            throw V1Error.invalidArgument("Invalid value at '\(path)' (object), \(value)")
+        }
+        return map
+    }
+
+    static func string(_ map: [String: Any], _ key: String, at path: String) throws -> String? {
+        guard let value = map[key] else { return nil }
+        guard let text = value as? String else {
+            throw V1Error.invalidArgument("Invalid value at '\(path).\(key)' (TYPE_STRING), \(value)")
+        }
+        return text
+    }
+
+    /// A map whose values must be strings, as v1's `data` and `headers` are.
+    static func stringMap(_ value: Any?, at path: String) throws -> [KeyValue]? {
+        guard let value else { return nil }
+        let map = try object(value, at: path)
+        return try map.keys.sorted().map { key in
+            guard let text = map[key] as? String else {
+                throw V1Error.invalidArgument("Invalid value at '\(path)[\(key)].value' (TYPE_STRING), \(map[key]!)")
+            }
+            return KeyValue(key, text)
+        }
+    }
+
+    /// Notification fields: strings kept, other scalars written as text.
+    static func notificationFields(_ value: Any, at path: String) throws -> [KeyValue] {
+        let map = try object(value, at: path)
+        return map.keys.sorted().map { KeyValue($0, LegacyFields.stringValue(map[$0]!)) }
+    }
+
+    /// `base` with `overrides` replacing fields of the same name.
+    static func merged(_ base: [KeyValue], _ overrides: [KeyValue]) -> [KeyValue] {
+        let replaced = Set(overrides.map(\.key))
+        return (base.filter { !replaced.contains($0.key) } + overrides).sorted { $0.key < $1.key }
+    }
+}
+
+/// The protobuf Duration text of v1: `"3.5s"`, `"600s"`.
+enum DurationText {
+    /// Whole seconds (fractions dropped), or nil when the text is not a duration.
+    static func seconds(_ text: String) -> Int64? {
+        guard text.hasSuffix("s") else { return nil }
+        let number = text.dropLast()
+        let parts = number.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let whole = parts.first, !whole.isEmpty, whole.allSatisfy(\.isASCII), let seconds = Int64(whole),
+            seconds >= 0
+        else { return nil }
+        if parts.count == 2 {
+            guard !parts[1].isEmpty, parts[1].count <= 9, parts[1].allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                return nil
+            }
+        }
+        return seconds
+    }
+}

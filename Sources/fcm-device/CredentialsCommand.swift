@@ -1,0 +1,70 @@
+import ArgumentParser
+import FCMHTTPAPI
+import Foundation
+
+/// `fcm-device credentials`: a service-account JSON for the HTTP v1 API whose
+/// `token_uri` is the emulator's token endpoint.
+struct CredentialsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "credentials",
+        abstract: "Print a service-account JSON for a sender's project, for SDKs that send with HTTP v1.",
+        discussion: """
+            The key pair is the emulator's own, kept in the state folder, so `serve` verifies the \
+            assertions signed with it and issues bearer tokens. Point the SDK's send URL at \
+            http://HOST:PORT/v1/projects/PROJECT/messages:send; its token requests go to token_uri.
+            """
+    )
+
+    @Option(help: "A device profile (YAML). Default: the built-in device.")
+    var profile: String?
+
+    @Option(help: "The sender (ID or project) whose project the account belongs to. Default: the first sender.")
+    var sender: String?
+
+    @Option(name: .customLong("http-port"), help: "The HTTP port `serve` listens on, for token_uri.")
+    var httpPort = 8085
+
+    @Option(help: "The host app servers reach the emulator at, for token_uri.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The state folder `serve` uses. Default: $XDG_STATE_HOME/fcm-device.")
+    var state: String?
+
+    @Option(name: .shortAndLong, help: "Write the JSON to this file (mode 0600) instead of standard output.")
+    var output: String?
+
+    func validate() throws {
+        guard (1...65_535).contains(httpPort) else {
+            throw ValidationError("--http-port \(httpPort) is not a port a token_uri can name (1 to 65535)")
+        }
+    }
+
+    func run() throws {
+        let loaded = try ProfileLoading.load(profile)
+        let senders = loaded.configuration.senders
+        guard
+            let chosen = sender.map({ name in senders.first { $0.id == name || $0.project == name } }) ?? senders.first
+        else {
+            let known = senders.map { sender in sender.project.map { "\(sender.id) (project \($0))" } ?? sender.id }
+            Diagnostics.write(
+                "no sender \(sender ?? "") in the profile; its senders are: \(known.joined(separator: ", "))")
+            throw ExitCode(2)
+        }
+        let folder = state ?? StateFolder.default
+        let key = try StateFolder.serviceAccountKey(folder)
+        let json =
+            key.credentialsJSON(project: chosen.project ?? chosen.id, tokenURI: "http://\(host):\(httpPort)/token")
+            + "\n"
+        guard let output else {
+            FileHandle.standardOutput.write(Data(json.utf8))
+            return
+        }
+        guard
+            FileManager.default.createFile(
+                atPath: output, contents: Data(json.utf8), attributes: [.posixPermissions: 0o600])
+        else {
+            Diagnostics.write("cannot write \(output)")
+            throw ExitCode(2)
+        }
+    }
+}

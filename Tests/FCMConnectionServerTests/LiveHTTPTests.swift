@@ -1,0 +1,124 @@
+import FCMConnectionServer
+import FCMEngine
+import FCMHTTPAPI
+import Foundation
+import Testing
+
+@Suite("Live HTTP send APIs on loopback", .serialized)
+struct LiveHTTPTests {
+    static let key = try! ServiceAccountKey.generate()
+
+    final class Log: @unchecked Sendable {
+        private let lock = NSLock()
+        private var events: [Event] = []
+        func add(_ event: Event) { lock.withLock { events.append(event) } }
+        func named(_ name: String) -> [Event] { lock.withLock { events.filter { $0.name == name } } }
+    }
+
+    func start(log: Log) async throws -> (ConnectionServer, port: Int, token: String) {
+        let configuration = EngineConfiguration(
+            device: DeviceSettings(seed: 4), senders: [SenderConfig(id: "777", key: "k7", project: "p7")])
+        var options = ServerOptions()
+        options.ccsPort = nil
+        options.ccsPlainPort = nil
+        options.httpPort = 0
+        options.serviceAccountKey = Self.key
+        let server = try await ConnectionServer.start(engine: DeviceEngine(configuration), options: options) {
+            log.add($0)
+        }
+        try await server.startDevice()
+        let token = try await server.host.loop.submit { [host = server.host] in host.engine.tokens["777"]! }.get()
+        return (server, try #require(server.httpPort), token)
+    }
+
+    static func request(_ method: String, _ path: String, headers: [String] = [], body: String = "") -> String {
+        var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.utf8.count)\r\n"
+        for header in headers { text += header + "\r\n" }
+        return text + "\r\n" + body
+    }
+
+    @Test("legacy send over a real socket, twice on one keep-alive connection")
+    func legacyKeepAlive() async throws {
+        let log = Log()
+        let (server, port, token) = try await start(log: log)
+        let client = try RawClient(port: port)
+        let headers = ["Authorization: key=k7", "Content-Type: application/json"]
+        for round in 1...2 {
+            client.write(
+                Self.request(
+                    "POST", "/fcm/send", headers: headers, body: #"{"to":"\#(token)","data":{"r":"\#(round)"}}"#))
+            let reply = client.read(until: "]}")
+            #expect(reply.hasPrefix("HTTP/1.1 200 OK"))
+            #expect(reply.contains(#""success":1"#))
+        }
+        #expect(log.named("onMessageReceived").count == 2)
+        try await server.stop()
+    }
+
+    @Test("the token grant and a v1 send over a real socket; healthz answers ok")
+    func v1OverSocket() async throws {
+        let log = Log()
+        let (server, port, token) = try await start(log: log)
+        let now = Int(Date().timeIntervalSince1970)
+        let header = Base64URL.encode(Array(#"{"alg":"RS256","typ":"JWT","kid":"\#(Self.key.keyID)"}"#.utf8))
+        let claims = Base64URL.encode(
+            Array(
+                #"{"iss":"fcm-device@p7.iam.gserviceaccount.com","aud":"https://oauth2.googleapis.com/token","scope":"https://www.googleapis.com/auth/firebase.messaging","iat":\#(now),"exp":\#(now + 3600)}"#
+                    .utf8))
+        let signature = Base64URL.encode(try Self.key.sign(Data("\(header).\(claims)".utf8)))
+        let grant = try RawClient(port: port)
+        grant.write(
+            Self.request(
+                "POST", "/token", headers: ["Content-Type: application/x-www-form-urlencoded"],
+                body:
+                    "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(header).\(claims).\(signature)"
+            ))
+        let granted = grant.read(until: "Bearer\"}")
+        let bearer = try #require(granted.split(separator: "\"access_token\":\"").last?.split(separator: "\"").first)
+        let send = try RawClient(port: port)
+        send.write(
+            Self.request(
+                "POST", "/v1/projects/p7/messages:send", headers: ["authorization: Bearer \(bearer)"],
+                body: #"{"message":{"token":"\#(token)","data":{"k":"v"}}}"#))
+        let sent = send.read(until: "\"}")
+        #expect(sent.hasPrefix("HTTP/1.1 200 OK"), "\(sent)")
+        #expect(sent.contains(#"{"name":"projects/p7/messages/0:"#))
+        let health = try RawClient(port: port)
+        health.write(Self.request("GET", "/healthz"))
+        #expect(health.read(until: "ok\n").hasSuffix("ok\n"))
+        try await server.stop()
+    }
+
+    @Test("a body over the limit is 413 and the server goes on serving")
+    func oversizedBody() async throws {
+        let log = Log()
+        let (server, port, token) = try await start(log: log)
+        let client = try RawClient(port: port)
+        let big = String(repeating: "a", count: HTTPSendService.maxBodyBytes + 10)
+        client.write(Self.request("POST", "/fcm/send", headers: ["Authorization: key=k7"], body: big))
+        #expect(client.read(until: "bytes\n").hasPrefix("HTTP/1.1 413"))
+        let next = try RawClient(port: port)
+        next.write(
+            Self.request(
+                "POST", "/fcm/send", headers: ["Authorization: key=k7", "Content-Type: application/json"],
+                body: #"{"to":"\#(token)"}"#))
+        #expect(next.read(until: "]}").contains(#""success":1"#))
+        try await server.stop()
+    }
+
+    @Test("fifty clients at once are all answered, each message delivered once")
+    func concurrentClients() async throws {
+        let log = Log()
+        let (server, port, token) = try await start(log: log)
+        let clients = try (0..<50).map { _ in try RawClient(port: port) }
+        for (index, client) in clients.enumerated() {
+            client.write(
+                Self.request(
+                    "POST", "/fcm/send", headers: ["Authorization: key=k7", "Content-Type: application/json"],
+                    body: #"{"to":"\#(token)","data":{"n":"\#(index)"}}"#))
+        }
+        for client in clients { #expect(client.read(until: "]}").contains(#""success":1"#)) }
+        #expect(log.named("onMessageReceived").count == 50)
+        try await server.stop()
+    }
+}

@@ -1,0 +1,140 @@
+import FCMEngine
+import FCMHTTPAPI
+import Testing
+
+@Suite("HTTP legacy /fcm/send")
+struct LegacyRouteTests {
+    @Test("a message to a token is accepted, delivered and answered in the multicast shape")
+    func sendToToken() async throws {
+        let device = TestDevice()
+        let reply = await device.legacy(#"{"to":"\#(device.token())","data":{"score":"1-0"}}"#)
+        #expect(reply.status == 200)
+        #expect(reply.header("Retry-After") == nil)
+        let body = try JSON.object(reply.body)
+        #expect(body["success"] as? Int == 1)
+        #expect(body["failure"] as? Int == 0)
+        #expect(body["canonical_ids"] as? Int == 0)
+        #expect((body["multicast_id"] as? Int64 ?? 0) > 0)
+        let id = try #require((body["results"] as? [[String: Any]])?.first?["message_id"] as? String)
+        #expect(id.hasPrefix("0:"))
+        let received = try #require(device.events(named: "onMessageReceived").first)
+        #expect(received.string("id") == id)
+    }
+
+    @Test("registration_ids get one result each, in request order, with the legacy error names")
+    func multicastOrder() async throws {
+        let device = TestDevice()
+        let old = device.token()
+        device.apply(.refreshToken(sender: TestDevice.sender))
+        let ids = [device.token(), "not-a-token", old, device.token(TestDevice.other)]
+        let reply = await device.legacy(
+            #"{"registration_ids":[\#(ids.map { "\"\($0)\"" }.joined(separator: ","))],"data":{"k":"v"}}"#)
+        #expect(reply.status == 200)
+        let body = try JSON.object(reply.body)
+        let results = try #require(body["results"] as? [[String: Any]])
+        #expect(results.count == 4)
+        #expect((results[0]["message_id"] as? String)?.hasPrefix("0:") == true)
+        #expect(
+            results.dropFirst().map { $0["error"] as? String } == [
+                "InvalidRegistration", "NotRegistered", "MismatchSenderId",
+            ])
+        #expect(body["success"] as? Int == 1)
+        #expect(body["failure"] as? Int == 3)
+    }
+
+    @Test("payload rules give per-result errors: MissingRegistration, MessageTooBig, InvalidDataKey, InvalidTtl")
+    func payloadErrors() async throws {
+        let device = TestDevice()
+        let token = device.token()
+        let big = String(repeating: "x", count: 4_100)
+        let cases = [
+            (#"{"data":{"k":"v"}}"#, "MissingRegistration"),
+            (#"{"to":"\#(token)","data":{"k":"\#(big)"}}"#, "MessageTooBig"),
+            (#"{"to":"\#(token)","data":{"from":"me"}}"#, "InvalidDataKey"),
+            (#"{"to":"\#(token)","time_to_live":2419201}"#, "InvalidTtl"),
+        ]
+        for (json, error) in cases {
+            let reply = await device.legacy(json)
+            #expect(reply.status == 200)
+            let results = try JSON.object(reply.body)["results"] as? [[String: Any]]
+            #expect(results?.first?["error"] as? String == error, "\(json.prefix(40))")
+        }
+    }
+
+    @Test("a bad or missing server key is 401; /gcm/send is the same API")
+    func authentication() async throws {
+        let device = TestDevice()
+        #expect(await device.legacy(#"{"to":"x"}"#, key: "wrong").status == 401)
+        #expect(await device.post("/fcm/send", headers: [:], body: #"{"to":"x"}"#).status == 401)
+        let alias = await device.legacy(#"{"to":"\#(device.token())"}"#, path: "/gcm/send")
+        #expect(alias.status == 200)
+        // The second sender's key authenticates as that sender: the first sender's token mismatches.
+        let other = await device.legacy(#"{"to":"\#(device.token())"}"#, key: "other-key")
+        #expect(other.body.contains("MismatchSenderId"))
+    }
+
+    @Test("malformed bodies are 400 with a reason naming what is wrong")
+    func badRequests() async throws {
+        let device = TestDevice()
+        let tooMany = (0...LegacySendReader.maxRegistrationIDs).map { "\"t\($0)\"" }.joined(separator: ",")
+        let cases = [
+            ("{not json", "JSON_PARSING_ERROR"),
+            (#"{"to":5}"#, #"Field "to" must be a JSON java.lang.String"#),
+            (#"{"to":"\#(device.token())","time_to_live":"soon"}"#, "time_to_live"),
+            (#"{"registration_ids":[\#(tooMany)]}"#, "exceeds maximum allowed (1000)"),
+            (#"{"to":"a","registration_ids":["b"]}"#, "not both"),
+            (#"{"to":"/topics/news"}"#, "topics"),
+        ]
+        for (json, reason) in cases {
+            let reply = await device.legacy(json)
+            #expect(reply.status == 400, "\(json.prefix(30))")
+            #expect(reply.body.contains(reason), "\(reply.body)")
+        }
+        #expect(device.events(named: "downstreamAccepted").isEmpty)
+    }
+
+    @Test("dry_run validates without delivering and answers fake_message_id")
+    func dryRun() async throws {
+        let device = TestDevice()
+        let reply = await device.legacy(#"{"to":"\#(device.token())","dry_run":true,"data":{"k":"v"}}"#)
+        let body = try JSON.object(reply.body)
+        #expect(body["multicast_id"] as? Int == -1)
+        #expect((body["results"] as? [[String: Any]])?.first?["message_id"] as? String == "fake_message_id")
+        #expect(device.events(named: "onMessageReceived").isEmpty)
+    }
+
+    @Test("form-encoded bodies get the plain-text reply")
+    func plainText() async throws {
+        let device = TestDevice()
+        let headers = ["Authorization": "key=\(TestDevice.key)", "Content-Type": "application/x-www-form-urlencoded"]
+        let ok = await device.post(
+            "/fcm/send", headers: headers, body: "registration_id=\(device.token())&data.greeting=hi+there%21")
+        #expect(ok.status == 200)
+        #expect(ok.body.hasPrefix("id=0:"))
+        let received = try #require(device.events(named: "onMessageReceived").first)
+        #expect(received.fields.contains { $0.name == "data" && $0.value == .map([KeyValue("greeting", "hi there!")]) })
+        let refused = await device.post("/fcm/send", headers: headers, body: "registration_id=nope")
+        #expect(refused.body == "Error=InvalidRegistration\n")
+        let broken = await device.post("/fcm/send", headers: headers, body: "registration_id=%zz")
+        #expect(broken.status == 400)
+    }
+
+    @Test("while the service is down: 503 with an integer Retry-After, and nothing is delivered")
+    func serviceDown() async throws {
+        let device = TestDevice()
+        device.apply(.setService(up: false))
+        let reply = await device.legacy(#"{"to":"\#(device.token())"}"#)
+        #expect(reply.status == 503)
+        #expect(reply.header("Retry-After").flatMap(Int.init) == HTTPSendService.retryAfterSeconds)
+        #expect(device.events(named: "downstreamAccepted").isEmpty)
+    }
+
+    @Test("unknown paths are 404 and other methods 405")
+    func routing() async throws {
+        let device = TestDevice()
+        #expect(await device.post("/fcm/sendx", body: "").status == 404)
+        let get = await device.service.respond(HTTPRequestParts(method: "GET", path: "/fcm/send"))
+        #expect(get.status == 405)
+        #expect(get.header("Allow") == "POST")
+    }
+}
