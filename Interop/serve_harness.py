@@ -16,10 +16,12 @@ HTTP_PROFILE = os.path.join(HERE, "interop-http.yaml")
 
 
 class Serve:
-    def __init__(self, binary, profile=PROFILE):
-        self.state = tempfile.mkdtemp(prefix="fcm-interop-")
+    def __init__(self, binary, profile=PROFILE, state=None):
+        """`profile=None` serves the built-in default device."""
+        self.state = state or tempfile.mkdtemp(prefix="fcm-interop-")
+        chosen = ["--profile", profile] if profile else []
         self.proc = subprocess.Popen(
-            [binary, "serve", "--profile", profile, "--ccs-port", "0", "--ccs-plain-port", "0", "--http-port", "0",
+            [binary, "serve", *chosen, "--ccs-port", "0", "--ccs-plain-port", "0", "--http-port", "0",
              "--state", self.state],
             stdout=subprocess.PIPE, text=True)
         self.listening = json.loads(self.proc.stdout.readline())

@@ -61,7 +61,7 @@ public final class ConnectionServer: @unchecked Sendable {
                 let service = HTTPSendService(
                     senders: engine.senders, platform: engine.configuration.device.platform, key: key
                 ) { [host] orders in
-                    (try? await host.loop.submit { host.send(orders) }.get()) ?? .serviceDown
+                    host.send(orders)
                 }
                 let listener = try await HTTPListener.start(service: service, bind: options.bind, port: port, on: group)
                 server.http = listener

@@ -10,27 +10,50 @@ import NIOCore
 /// timers scheduled on the real clock.
 public final class DeviceHost: @unchecked Sendable {
     public let loop: any EventLoop
-    public private(set) var engine: DeviceEngine
+    /// The device's engine, shared with the TUI when it runs the listeners.
+    public let box: EngineBox
+    /// The engine, read and changed in place under the box's lock.
+    public private(set) var engine: DeviceEngine {
+        _read {
+            box.lock.lock()
+            defer { box.lock.unlock() }
+            yield box.engine
+        }
+        _modify {
+            box.lock.lock()
+            defer { box.lock.unlock() }
+            yield &box.engine
+        }
+    }
     let started: NIODeadline
+    /// Time added on top of the real clock (the TUI's clock keys).
+    public var clockOffset: Millis {
+        get { box.lock.withLock { box.clockOffset } }
+        set { box.lock.withLock { box.clockOffset = newValue } }
+    }
     /// Every event the emulator produces, for the `serve` log and the TUI.
     let log: @Sendable (Event) -> Void
     var connections: [CCSConnection] = []
     var nextConnection = 0
     var timer: Scheduled<Void>?
     var pendingReceipts: [PendingReceipt] = []
-    var armedDeadline: Millis?
+    /// The deadline the timer is armed for (read by other threads under the box's lock).
+    var armedDeadline: Millis? {
+        get { box.lock.withLock { box.armedDeadline } }
+        set { box.lock.withLock { box.armedDeadline = newValue } }
+    }
     /// Wait after the session result before upstream goes out (some clients only
     /// listen once their login call has returned).
     public static let upstreamDelay = TimeAmount.milliseconds(150)
 
     public init(engine: DeviceEngine, loop: any EventLoop, log: @escaping @Sendable (Event) -> Void) {
-        self.engine = engine
+        box = EngineBox(engine)
         self.loop = loop
         self.log = log
         started = .now()
     }
 
-    public var now: Millis { (NIODeadline.now() - started).nanoseconds / 1_000_000 }
+    public var now: Millis { (NIODeadline.now() - started).nanoseconds / 1_000_000 + clockOffset }
 
     /// Starts the device: its first tokens.
     public func start() {
@@ -51,10 +74,17 @@ public final class DeviceHost: @unchecked Sendable {
         log(Event(at: now, side: .server, name: name, fields: fields))
     }
 
+    /// Acts on events another shell (the TUI) produced and logged itself: upstream,
+    /// receipts and drains go out, and the timer follows the engine.
+    public func react(to events: [Event]) {
+        loop.preconditionInEventLoop()
+        dispatch(events, logging: false)
+    }
+
     /// Logs events and sends what they mean to app servers, then re-arms the timer.
-    func dispatch(_ events: [Event]) {
+    func dispatch(_ events: [Event], logging: Bool = true) {
         for event in events {
-            log(event)
+            if logging { log(event) }
             switch event.name {
             case "upstreamForwarded", "upstreamRetry":
                 if let sender = event.string("sender"), let id = event.string("id") {
@@ -262,15 +292,27 @@ public final class DeviceHost: @unchecked Sendable {
         }
     }
 
-    /// Downstream messages from the HTTP APIs, on the device's loop.
+    /// Downstream messages from the HTTP APIs, run at once on the calling thread
+    /// under the engine's lock (no hop to the loop and back per request). Events are
+    /// logged in engine order; only what needs the loop (stanzas to app servers, a
+    /// new timer deadline) is handed to it.
     public func send(_ orders: [SendOrder]) -> SendOutcome {
-        loop.preconditionInEventLoop()
+        box.lock.lock()
+        defer { box.lock.unlock() }
         var events: [Event] = []
-        engine.advance(to: now, into: &events)
-        let outcome = engine.send(orders, into: &events)
-        dispatch(events)
+        box.engine.advance(to: now, into: &events)
+        let outcome = box.engine.send(orders, into: &events)
+        for event in events { log(event) }
+        if box.engine.nextDeadline != box.armedDeadline || events.contains(where: { Self.loopEvents.contains($0.name) })
+        {
+            let produced = events
+            loop.execute { [self] in dispatch(produced, logging: false) }
+        }
         return outcome
     }
+
+    /// Events that make the loop send something to app servers.
+    static let loopEvents: Set<String> = ["upstreamForwarded", "upstreamRetry", "receipt", "drainRequested"]
 
     /// CONNECTION_DRAINING on every connection (the engine's `drainRequested`, from a
     /// profile step or a key); each closes after a grace period.

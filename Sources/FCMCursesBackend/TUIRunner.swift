@@ -10,11 +10,26 @@ import Foundation
 public enum TUIRunner {
     /// Runs until the user quits (returns 0) or a termination signal arrives
     /// (returns 128 plus its number); the terminal is restored either way.
-    public static func run(profile: Profile) -> Int32 {
+    /// With a `link`, the engine is the connection server's: app servers' traffic
+    /// shows up as it happens, and the TUI's actions reach them.
+    public static func run(profile: Profile, link: (any DeviceLink)? = nil) -> Int32 {
         let useColor = ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
         let screen = CursesScreen(useColor: useColor)
         defer { screen.close() }
-        var model = TUIModel(profile: profile)
+        var model =
+            link.map { _ in TUIModel(profile: profile, linkedEngine: DeviceEngine(profile.configuration)) }
+            ?? TUIModel(profile: profile)
+        if let link { model.setNetworkSummary(link.summary) }
+        /// Runs `work` on the model, through the link when there is one; true when
+        /// something new happened.
+        func update(_ work: (inout TUIModel) -> Void) -> Bool {
+            guard let link else {
+                let before = model.appendedTotal
+                work(&model)
+                return model.appendedTotal != before
+            }
+            return model.exchange(with: link, work)
+        }
         let clock = ContinuousClock()
         let started = clock.now
         func elapsed() -> Millis {
@@ -26,14 +41,16 @@ public enum TUIRunner {
             let signal = fcm_termination_signal()
             if signal != 0 { return 128 + signal }
             let realNow = elapsed()
-            if model.tick(realElapsed: realNow) { dirty = true }
+            var ticked = false
+            if update({ ticked = $0.tick(realElapsed: realNow) }) || ticked { dirty = true }
             if dirty {
                 screen.paint(View.render(model, width: screen.width, height: screen.height))
                 dirty = false
             }
             let nextSecond = 1_000 - (realNow % 1_000)
             let nextEvent = model.nextWake(realElapsed: realNow).map { max(1, $0 - realNow) } ?? nextSecond
-            let timeout = Int(min(nextSecond, nextEvent))
+            // Network traffic arrives without a key press: look at least 10 times a second.
+            let timeout = Int(min(nextSecond, nextEvent, link == nil ? Millis.max : 100))
             guard let input = screen.readKey(timeout: timeout) else {
                 dirty = realNow / 1_000 != elapsed() / 1_000 || dirty
                 continue
@@ -44,7 +61,10 @@ public enum TUIRunner {
                 screen.measure()
                 screen.invalidate()
             case .key(let key):
-                let effects = model.handle(key, at: elapsed() + model.clockOffset)
+                var effects: [Effect] = []
+                let at = elapsed() + model.clockOffset
+                _ = update { effects = $0.handle(key, at: at) }
+                link?.setClockOffset(model.clockOffset)
                 for effect in effects {
                     switch effect {
                     case .quit: return 0

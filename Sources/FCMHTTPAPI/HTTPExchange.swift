@@ -1,5 +1,3 @@
-import Foundation
-
 /// An HTTP request as the send APIs see it: no server types, so the routes can be
 /// tested in-process and served by any HTTP stack.
 public struct HTTPRequestParts: Sendable {
@@ -24,8 +22,8 @@ public struct HTTPRequestParts: Sendable {
     /// The media type of the body, lower case, without parameters.
     public var mediaType: String? {
         guard let value = header("content-type") else { return nil }
-        let type = value.split(separator: ";", maxSplits: 1).first ?? ""
-        return type.trimmingCharacters(in: .whitespaces).lowercased()
+        let type = value.utf8.split(separator: UInt8(ascii: ";"), maxSplits: 1, omittingEmptySubsequences: false)[0]
+        return String(decoding: HeaderText.trimmed(type), as: UTF8.self).lowercased()
     }
 }
 
@@ -61,5 +59,20 @@ public struct KeyedHeader: Sendable, Equatable {
     public init(_ name: String, _ value: String) {
         self.name = name
         self.value = value
+    }
+}
+
+/// Header values without the spaces and tabs around them (no Foundation, which is
+/// slow here).
+enum HeaderText {
+    static func trimmed(_ bytes: Substring.UTF8View) -> Substring.UTF8View {
+        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
+        else { return bytes[bytes.startIndex..<bytes.startIndex] }
+        return bytes[first...last]
+    }
+
+    static func trimmed(_ text: Substring) -> String {
+        String(decoding: trimmed(text.utf8), as: UTF8.self)
     }
 }

@@ -100,8 +100,8 @@ public final class HTTPSendService: Sendable {
 
     /// The sender whose server key the `key=` header carries (compared in constant time).
     func legacySender(_ header: String?) -> SenderConfig? {
-        guard let header, header.lowercased().hasPrefix("key=") else { return nil }
-        let presented = String(header.dropFirst(4)).trimmingCharacters(in: .whitespaces)
+        guard let header, header.utf8.count > 4, header.prefix(4).lowercased() == "key=" else { return nil }
+        let presented = HeaderText.trimmed(header.dropFirst(4))
         var found: SenderConfig?
         for sender in senders where ConstantTime.equals(sender.key, presented) && found == nil { found = sender }
         return found
@@ -111,7 +111,7 @@ public final class HTTPSendService: Sendable {
 
     func v1(_ request: HTTPRequestParts, project: String) async -> HTTPReply {
         let now = clock()
-        guard let header = request.header("authorization"), header.lowercased().hasPrefix("bearer ") else {
+        guard let header = request.header("authorization"), header.prefix(7).lowercased() == "bearer " else {
             return V1Error(
                 httpStatus: 401, status: "UNAUTHENTICATED",
                 message:
@@ -119,7 +119,7 @@ public final class HTTPSendService: Sendable {
             ).reply
         }
         let granted: String
-        switch tokens.check(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces), now: now) {
+        switch tokens.check(HeaderText.trimmed(header.dropFirst(7)), now: now) {
         case .valid(let project): granted = project
         case .expired:
             return V1Error(

@@ -85,3 +85,23 @@ public struct GrantError: Error, Equatable, Sendable {
         return .json(400, body + "}")
     }
 }
+
+extension JWTAssertion {
+    /// A signed assertion for `project`'s service account, as google-auth makes one:
+    /// RS256, the key's id as `kid`, Google's token URL as `aud`, valid for an hour.
+    public static func make(
+        key: ServiceAccountKey, project: String, now: Date,
+        scope: String = "https://www.googleapis.com/auth/firebase.messaging"
+    ) throws -> String {
+        let issued = Int(now.timeIntervalSince1970)
+        var header = #"{"alg":"RS256","typ":"JWT","kid":"#
+        JSONText.appendString(key.keyID, to: &header)
+        var claims = #"{"iss":"#
+        JSONText.appendString(ServiceAccountKey.clientEmail(project: project), to: &claims)
+        claims += #","scope":"#
+        JSONText.appendString(scope, to: &claims)
+        claims += #","aud":"\#(googleAudiences[0])","iat":\#(issued),"exp":\#(issued + 3_600)}"#
+        let signed = Base64URL.encode(Array((header + "}").utf8)) + "." + Base64URL.encode(Array(claims.utf8))
+        return signed + "." + Base64URL.encode(try key.sign(Data(signed.utf8)))
+    }
+}

@@ -25,6 +25,10 @@ public struct TUIModel: Sendable {
     public internal(set) var messageCounter = 0
     public internal(set) var senderCounter = 0
     public internal(set) var pushCounter = 0
+    /// Where the network listeners are; nil when the TUI runs none.
+    public internal(set) var networkSummary: String?
+    /// Events appended since the start (the log itself is trimmed).
+    public internal(set) var appendedTotal = 0
 
     /// At least this many of the newest events are kept for the screen (fewer than twice).
     public static let logLimit = 10_000
@@ -35,6 +39,13 @@ public struct TUIModel: Sendable {
         var events: [Event] = []
         engine.start(at: 0, into: &events)
         append(events)
+    }
+
+    /// A model whose engine lives elsewhere (a `DeviceLink`): the engine is not
+    /// started here; its first events come from the link.
+    public init(profile: Profile, linkedEngine: DeviceEngine) {
+        self.profile = profile
+        engine = linkedEngine
     }
 
     public var now: Millis { engine.now }
@@ -70,6 +81,7 @@ public struct TUIModel: Sendable {
     }
 
     mutating func append(_ events: [Event]) {
+        appendedTotal += events.count
         log += events
         if log.count >= 2 * Self.logLimit { log.removeFirst(log.count - Self.logLimit) }
     }

@@ -76,8 +76,13 @@ public enum View {
         segment(engine.network == .online ? "online" : "offline", engine.network == .online ? .ok : .warning)
         segment(engine.doze ? "dozing" : "awake", engine.doze ? .warning : .ok)
         segment(engine.serviceUp ? "service up" : "service DOWN", engine.serviceUp ? .ok : .error)
-        segment("app server: \(engine.configuration.appServer.rawValue)", .dim)
-        segment("not serving network ports", .dim)
+        if let listeners = model.networkSummary {
+            segment(listeners, .ok)
+            segment("app server: \(engine.configuration.appServer.rawValue)", .dim)
+        } else {
+            segment("app server: \(engine.configuration.appServer.rawValue)", .dim)
+            segment("not serving network ports", .dim)
+        }
     }
 
     static func statusLine(_ model: TUIModel, into grid: inout Grid) {

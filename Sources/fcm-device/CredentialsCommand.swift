@@ -33,6 +33,12 @@ struct CredentialsCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Write the JSON to this file (mode 0600) instead of standard output.")
     var output: String?
 
+    @Flag(
+        help:
+            "Print a signed JWT assertion for the token endpoint instead (valid for an hour), for curl and other hand-made clients."
+    )
+    var assertion = false
+
     func validate() throws {
         guard (1...65_535).contains(httpPort) else {
             throw ValidationError("--http-port \(httpPort) is not a port a token_uri can name (1 to 65535)")
@@ -52,8 +58,13 @@ struct CredentialsCommand: ParsableCommand {
         }
         let folder = state ?? StateFolder.default
         let key = try StateFolder.serviceAccountKey(folder)
+        let project = chosen.project ?? chosen.id
+        if assertion {
+            print(try JWTAssertion.make(key: key, project: project, now: Date()))
+            return
+        }
         let json =
-            key.credentialsJSON(project: chosen.project ?? chosen.id, tokenURI: "http://\(host):\(httpPort)/token")
+            key.credentialsJSON(project: project, tokenURI: "http://\(host):\(httpPort)/token")
             + "\n"
         guard let output else {
             FileHandle.standardOutput.write(Data(json.utf8))

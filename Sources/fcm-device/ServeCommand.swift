@@ -22,76 +22,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "A device profile (YAML); its timeline plays on the real clock. Default: the built-in device.")
     var profile: String?
 
-    @Option(name: .customLong("ccs-port"), help: "XMPP (CCS) with direct TLS; 0 picks a free port.")
-    var ccsPort = 5235
-
-    @Option(name: .customLong("ccs-plain-port"), help: "XMPP (CCS) without TLS; 0 picks a free port.")
-    var ccsPlainPort = 5236
-
-    @Option(name: .customLong("http-port"), help: "HTTP send APIs (legacy, v1, token endpoint); 0 picks a free port.")
-    var httpPort = 8085
-
-    @Option(help: "The address to listen on.")
-    var bind = "127.0.0.1"
-
-    @Option(
-        help:
-            "Folder for the emulator's state (TLS certificate and key, service-account key). Default: $XDG_STATE_HOME/fcm-device."
-    )
-    var state: String?
-
-    @Option(name: .customLong("tls-cert"), help: "Your own certificate (PEM) for the TLS port.")
-    var tlsCert: String?
-
-    @Option(name: .customLong("tls-key"), help: "Your own private key (PEM) for the TLS port.")
-    var tlsKey: String?
-
-    @Flag(name: .customLong("no-echo"), help: "No built-in app server: upstream waits for a real app server's ack.")
-    var noEcho = false
-
-    func validate() throws {
-        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
-        for (name, port) in [("--ccs-port", ccsPort), ("--ccs-plain-port", ccsPlainPort), ("--http-port", httpPort)]
-        where !(0...65_535).contains(port) {
-            throw ValidationError("\(name) \(port) is not a port (0 to 65535)")
-        }
-    }
+    @OptionGroup var listen: ListenOptions
 
     func run() async throws {
         var loaded = try ProfileLoading.load(profile)
         if profile == nil { loaded.steps = [] }
-        if noEcho { loaded.configuration.appServer = .none }
-        if bind != "127.0.0.1" && bind != "::1" && bind != "localhost" {
-            Diagnostics.write(
-                "warning: listening on \(bind), not only this machine; app servers elsewhere can reach it")
-        }
-        let folder = state ?? StateFolder.default
-        let identity: TLSIdentity
-        do {
-            identity =
-                try tlsCert.map { TLSIdentity(certificatePath: $0, keyPath: tlsKey!) } ?? TLSIdentity.inFolder(folder)
-        } catch {
-            Diagnostics.write("cannot prepare the TLS certificate in \(folder): \(error)")
-            throw ExitCode(2)
-        }
-        let accountKey = try StateFolder.serviceAccountKey(folder)
-        var options = ServerOptions()
-        options.httpPort = httpPort
-        options.serviceAccountKey = accountKey
-        options.bind = bind
-        options.ccsPort = ccsPort
-        options.ccsPlainPort = ccsPlainPort
-        options.tls = identity
         let output = LineWriter()
-        let server: ConnectionServer
-        do {
-            server = try await ConnectionServer.start(engine: DeviceEngine(loaded.configuration), options: options) {
-                event in
-                output.write(TranscriptFormatter.json(event))
-            }
-        } catch {
-            Diagnostics.write("cannot listen: \(error)")
-            throw ExitCode(2)
+        let (server, identity) = try await listen.startServer(loaded.configuration) { event in
+            output.write(TranscriptFormatter.json(event))
         }
         var listening =
             #"{"event":"listening","ccs":\#(server.ccsPort ?? 0),"ccsPlain":\#(server.ccsPlainPort ?? 0),"http":\#(server.httpPort ?? 0),"tlsCert":"#

@@ -47,7 +47,7 @@ struct LiveHTTPTests {
             client.write(
                 Self.request(
                     "POST", "/fcm/send", headers: headers, body: #"{"to":"\#(token)","data":{"r":"\#(round)"}}"#))
-            let reply = client.read(until: "]}")
+            let reply = await client.reply(until: "]}")
             #expect(reply.hasPrefix("HTTP/1.1 200 OK"))
             #expect(reply.contains(#""success":1"#))
         }
@@ -73,19 +73,19 @@ struct LiveHTTPTests {
                 body:
                     "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(header).\(claims).\(signature)"
             ))
-        let granted = grant.read(until: "Bearer\"}")
+        let granted = await grant.reply(until: "Bearer\"}")
         let bearer = try #require(granted.split(separator: "\"access_token\":\"").last?.split(separator: "\"").first)
         let send = try RawClient(port: port)
         send.write(
             Self.request(
                 "POST", "/v1/projects/p7/messages:send", headers: ["authorization: Bearer \(bearer)"],
                 body: #"{"message":{"token":"\#(token)","data":{"k":"v"}}}"#))
-        let sent = send.read(until: "\"}")
+        let sent = await send.reply(until: "\"}")
         #expect(sent.hasPrefix("HTTP/1.1 200 OK"), "\(sent)")
         #expect(sent.contains(#"{"name":"projects/p7/messages/0:"#))
         let health = try RawClient(port: port)
         health.write(Self.request("GET", "/healthz"))
-        #expect(health.read(until: "ok\n").hasSuffix("ok\n"))
+        #expect(await health.reply(until: "ok\n").hasSuffix("ok\n"))
         try await server.stop()
     }
 
@@ -96,13 +96,13 @@ struct LiveHTTPTests {
         let client = try RawClient(port: port)
         let big = String(repeating: "a", count: HTTPSendService.maxBodyBytes + 10)
         client.write(Self.request("POST", "/fcm/send", headers: ["Authorization: key=k7"], body: big))
-        #expect(client.read(until: "bytes\n").hasPrefix("HTTP/1.1 413"))
+        #expect(await client.reply(until: "bytes\n").hasPrefix("HTTP/1.1 413"))
         let next = try RawClient(port: port)
         next.write(
             Self.request(
                 "POST", "/fcm/send", headers: ["Authorization: key=k7", "Content-Type: application/json"],
                 body: #"{"to":"\#(token)"}"#))
-        #expect(next.read(until: "]}").contains(#""success":1"#))
+        #expect(await next.reply(until: "]}").contains(#""success":1"#))
         try await server.stop()
     }
 
@@ -117,7 +117,7 @@ struct LiveHTTPTests {
                     "POST", "/fcm/send", headers: ["Authorization: key=k7", "Content-Type: application/json"],
                     body: #"{"to":"\#(token)","data":{"n":"\#(index)"}}"#))
         }
-        for client in clients { #expect(client.read(until: "]}").contains(#""success":1"#)) }
+        for client in clients { #expect(await client.reply(until: "]}").contains(#""success":1"#)) }
         #expect(log.named("onMessageReceived").count == 50)
         try await server.stop()
     }

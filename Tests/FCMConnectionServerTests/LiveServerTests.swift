@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// A blocking TCP client for tests: write text, read until a string shows up.
-final class RawClient {
+final class RawClient: @unchecked Sendable {
     let socket: Int32
 
     init(port: Int) throws {
@@ -27,6 +27,15 @@ final class RawClient {
 
     func write(_ text: String) {
         _ = text.utf8CString.withUnsafeBufferPointer { send(socket, $0.baseAddress, $0.count - 1, 0) }
+    }
+
+    /// `read(until:)` on a dispatch thread: a server that answers from Swift
+    /// concurrency (the HTTP APIs) needs the cooperative threads a blocking read
+    /// would hold.
+    func reply(until marker: String) async -> String {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: self.read(until: marker)) }
+        }
     }
 
     /// Reads until `marker` arrived (or the timeout); returns all read.

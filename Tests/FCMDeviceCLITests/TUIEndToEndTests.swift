@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// The real binary in tmux, driven by keys, read from the screen. Serialized: each
 /// test runs its own tmux server.
 @Suite("TUI end to end", .serialized)
@@ -39,10 +43,10 @@ struct TUIEndToEndTests {
         #expect(tmux.waitFor("app foreground"), show(tmux))
 
         try tmux.resize(width: 200, height: 50)
-        #expect(tmux.waitFor("not serving network ports"), show(tmux))
+        #expect(tmux.waitFor("app server: echo"), show(tmux))
         #expect(tmux.waitFor("─ Server "), show(tmux))
         try tmux.resize(width: 80, height: 24)
-        #expect(tmux.waitUntil { !tmux.screen.contains("not serving network ports") }, show(tmux))
+        #expect(tmux.waitUntil { !tmux.screen.contains("app server: echo") }, show(tmux))
 
         try tmux.keys("q")
         #expect(tmux.exitStatus() == "0")
@@ -66,11 +70,40 @@ struct TUIEndToEndTests {
         #expect(tmux.terminalRestored)
     }
 
+    @Test func anAppServerSendingOverHTTPShowsUpInTheTUI() async throws {
+        let tmux = try Tmux(width: 80, height: 24)
+        #expect(tmux.waitFor("HTTP :"), show(tmux))
+        let port = try #require(
+            tmux.screen.firstMatch(of: /HTTP :([0-9]+)/).flatMap { Int($0.output.1) }, show(tmux))
+        // The user copies the token out of the TUI: senders pane, Enter, w.
+        try tmux.keys("BTab", "BTab", "Enter")
+        #expect(tmux.waitFor("Token of"), show(tmux))
+        try tmux.keys("w")
+        let tokenFile = tmux.folder.appendingPathComponent("token-123456789012.txt")
+        #expect(tmux.waitUntil { FileManager.default.fileExists(atPath: tokenFile.path) }, show(tmux))
+        let token = try String(contentsOf: tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/fcm/send")!)
+        request.httpMethod = "POST"
+        request.setValue("key=demo-server-key", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(#"{"to":"\#(token)","data":{"via":"http"}}"#.utf8)
+        let (body, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: body, as: UTF8.self).contains(#""success":1"#))
+        #expect(tmux.waitFor("data {via: http}"), show(tmux))
+        #expect(tmux.waitFor("downstreamAccepted"), show(tmux))
+
+        try tmux.keys("q")
+        #expect(tmux.exitStatus() == "0")
+        #expect(tmux.terminalRestored)
+    }
+
     @Test func resizeIsFollowedEvenWithLinesAndColumnsExported() throws {
         let tmux = try Tmux(width: 80, height: 24, environment: ["LINES=24", "COLUMNS=80"])
         #expect(tmux.waitFor("onNewToken"), show(tmux))
         try tmux.resize(width: 200, height: 50)
-        #expect(tmux.waitFor("not serving network ports"), show(tmux))
+        #expect(tmux.waitFor("app server: echo"), show(tmux))
         try tmux.keys("q")
         #expect(tmux.exitStatus() == "0")
     }

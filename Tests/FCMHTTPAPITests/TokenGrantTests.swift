@@ -91,3 +91,18 @@ struct TokenGrantTests {
         #expect(ConstantTime.equals("", ""))
     }
 }
+
+@Suite("Assertions the emulator makes")
+struct MadeAssertionTests {
+    @Test("an assertion from make() passes the token endpoint's own checks")
+    func roundTrip() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let jwt = try JWTAssertion.make(key: TestDevice.accountKey, project: "p9", now: now)
+        let verified = try JWTAssertion.verify(jwt, key: TestDevice.accountKey, now: now).get()
+        #expect(verified.project == "p9")
+        #expect(verified.expires == now + 3_600)
+        #expect(throws: GrantError.self) {
+            try JWTAssertion.verify(jwt, key: TestDevice.accountKey, now: now + 7_200).get()
+        }
+    }
+}

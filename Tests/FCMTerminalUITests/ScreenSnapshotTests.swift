@@ -19,6 +19,12 @@ struct ScreenSnapshotTests {
         check(Scenes.fresh(), "main-fresh")
     }
 
+    @Test func mainScreenWithTheListenersRunning() {
+        var model = Scenes.fresh()
+        model.setNetworkSummary("CCS :5235 :5236 HTTP :8085")
+        check(model, "main-listening")
+    }
+
     @Test func mainScreenOfABusyDevice() {
         check(Scenes.busy(), "main-busy")
     }

@@ -1,0 +1,40 @@
+import FCMEngine
+
+/// The network side of a TUI that runs the connection server's listeners: the
+/// device's one engine is shared with it, behind its lock.
+public protocol DeviceLink: AnyObject, Sendable {
+    /// One line for the header: where app servers connect.
+    var summary: String { get }
+
+    /// Runs `body` with the shared engine and the events the network side logged
+    /// since the last call; `body` returns the events it produced itself, which the
+    /// network side then acts on (upstream to app servers, drains, timers).
+    func exchange(_ body: (inout DeviceEngine, [Event]) -> [Event])
+
+    /// The TUI's clock keys moved engine time on by this much in all.
+    func setClockOffset(_ offset: Millis)
+}
+
+extension TUIModel {
+    /// Takes the shared engine and the network side's events in, runs `work` on the
+    /// model, and hands the engine back with the events `work` produced.
+    public mutating func exchange(with link: any DeviceLink, _ work: (inout TUIModel) -> Void) -> Bool {
+        var changed = false
+        link.exchange { engine, incoming in
+            self.engine = engine
+            append(incoming)
+            let before = appendedTotal
+            work(&self)
+            engine = self.engine
+            let produced = appendedTotal - before
+            changed = !incoming.isEmpty || produced > 0
+            return produced > 0 ? Array(log.suffix(min(produced, log.count))) : []
+        }
+        return changed
+    }
+
+    /// Shows where the network listeners are, in the header.
+    public mutating func setNetworkSummary(_ text: String) {
+        networkSummary = text
+    }
+}

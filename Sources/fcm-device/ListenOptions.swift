@@ -1,0 +1,81 @@
+import ArgumentParser
+import FCMConnectionServer
+import FCMEngine
+import FCMHTTPAPI
+
+/// Where the connection server listens: the options `serve` and `tui` share.
+struct ListenOptions: ParsableArguments {
+    @Option(name: .customLong("ccs-port"), help: "XMPP (CCS) with direct TLS; 0 picks a free port.")
+    var ccsPort = 5235
+
+    @Option(name: .customLong("ccs-plain-port"), help: "XMPP (CCS) without TLS; 0 picks a free port.")
+    var ccsPlainPort = 5236
+
+    @Option(name: .customLong("http-port"), help: "HTTP send APIs (legacy, v1, token endpoint); 0 picks a free port.")
+    var httpPort = 8085
+
+    @Option(help: "The address to listen on.")
+    var bind = "127.0.0.1"
+
+    @Option(
+        help:
+            "Folder for the emulator's state (TLS certificate and key, service-account key). Default: $XDG_STATE_HOME/fcm-device."
+    )
+    var state: String?
+
+    @Option(name: .customLong("tls-cert"), help: "Your own certificate (PEM) for the TLS port.")
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: "Your own private key (PEM) for the TLS port.")
+    var tlsKey: String?
+
+    @Flag(name: .customLong("no-echo"), help: "No built-in app server: upstream waits for a real app server's ack.")
+    var noEcho = false
+
+    func validate() throws {
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+        for (name, port) in [("--ccs-port", ccsPort), ("--ccs-plain-port", ccsPlainPort), ("--http-port", httpPort)]
+        where !(0...65_535).contains(port) {
+            throw ValidationError("\(name) \(port) is not a port (0 to 65535)")
+        }
+    }
+
+    /// Opens the listeners for a device; on failure says why on standard error and exits 2.
+    func startServer(_ configuration: EngineConfiguration, log: @escaping @Sendable (Event) -> Void) async throws
+        -> (ConnectionServer, TLSIdentity)
+    {
+        var configuration = configuration
+        if noEcho { configuration.appServer = .none }
+        if bind != "127.0.0.1" && bind != "::1" && bind != "localhost" {
+            Diagnostics.write(
+                "warning: listening on \(bind), not only this machine; app servers elsewhere can reach it")
+        }
+        let folder = state ?? StateFolder.default
+        let identity: TLSIdentity
+        do {
+            identity =
+                try tlsCert.map { TLSIdentity(certificatePath: $0, keyPath: tlsKey!) } ?? TLSIdentity.inFolder(folder)
+        } catch {
+            Diagnostics.write("cannot prepare the TLS certificate in \(folder): \(error)")
+            throw ExitCode(2)
+        }
+        var options = ServerOptions()
+        options.bind = bind
+        options.ccsPort = ccsPort
+        options.ccsPlainPort = ccsPlainPort
+        options.httpPort = httpPort
+        options.tls = identity
+        options.serviceAccountKey = try StateFolder.serviceAccountKey(folder)
+        do {
+            let server = try await ConnectionServer.start(
+                engine: DeviceEngine(configuration), options: options, log: log)
+            return (server, identity)
+        } catch {
+            Diagnostics.write(
+                "cannot listen on \(bind) (ports \(ccsPort), \(ccsPlainPort), \(httpPort)): \(error)\n"
+                    + "Another fcm-device may be running; --ccs-port 0 --ccs-plain-port 0 --http-port 0 picks free ports."
+            )
+            throw ExitCode(2)
+        }
+    }
+}
