@@ -95,7 +95,7 @@ let package = Package(
             name: "FCMTerminalUITests", dependencies: ["FCMTerminalUI", "FCMEngine", "FCMProfiles"],
             exclude: ["Snapshots"]),
         .testTarget(name: "FCMXMPPTests", dependencies: ["FCMXMPP", "FCMEngine"]),
-        .testTarget(name: "FCMHTTPAPITests", dependencies: ["FCMHTTPAPI", "FCMEngine"]),
+        .testTarget(name: "FCMHTTPAPITests", dependencies: ["FCMHTTPAPI", "FCMEngine", "FCMDownstreamJSON"]),
         .testTarget(
             name: "FCMConnectionServerTests",
             dependencies: [

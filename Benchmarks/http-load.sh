@@ -6,8 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-10}
-connections=${2:-64}
-threads=${3:-2}
+connections=${2:-32}
+threads=${3:-1}
 command -v wrk > /dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
 swift build -c release --product fcm-device 2>&1 | tail -n 1
 binary=.build/release/fcm-device
@@ -33,24 +33,40 @@ post_script() { # $1 body, then header lines
     echo "$work/post.lua"
 }
 
-run() { # $1 name, $2 url, $3 optional script
+rate() { # $1 url, $2 optional script: requests per second, whole
     local result
-    if [ -n "${3:-}" ]; then
-        result=$(wrk -t "$threads" -c "$connections" -d "${seconds}s" -s "$3" "$2")
+    if [ -n "${2:-}" ]; then
+        result=$(wrk -t "$threads" -c "$connections" -d "${seconds}s" -s "$2" "$1")
     else
-        result=$(wrk -t "$threads" -c "$connections" -d "${seconds}s" "$2")
+        result=$(wrk -t "$threads" -c "$connections" -d "${seconds}s" "$1")
     fi
-    printf '%-32s %s   %s\n' "$1" "$(echo "$result" | grep Requests/sec)" \
-        "$(echo "$result" | grep -E 'Non-2xx|Socket errors' | tr '\n' ' ')"
+    if echo "$result" | grep -qE 'Non-2xx|Socket errors'; then
+        echo "errors in the run: $result" >&2
+        exit 1
+    fi
+    echo "$result" | sed -n 's/^Requests\/sec: *\([0-9]*\).*/\1/p'
 }
 
-echo "wrk: ${seconds}s, $connections connections, $threads threads; serve (release) on port $port"
-run "GET /healthz (baseline)" "http://127.0.0.1:$port/healthz"
-run "POST /fcm/send (legacy)" "http://127.0.0.1:$port/fcm/send" \
-    "$(post_script "{\"to\":\"$token\",\"data\":{\"score\":\"1-0\"}}" \
-        "Authorization: key=demo-server-key" "Content-Type: application/json")"
-run "POST v1 messages:send" "http://127.0.0.1:$port/v1/projects/demo-project/messages:send" \
-    "$(post_script "{\"message\":{\"token\":\"$token\",\"data\":{\"score\":\"1-0\"}}}" \
-        "Authorization: Bearer $bearer" "Content-Type: application/json")"
+median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
+
+legacy_script=$(post_script "{\"to\":\"$token\",\"data\":{\"score\":\"1-0\"}}" \
+    "Authorization: key=demo-server-key" "Content-Type: application/json")
+cp "$legacy_script" "$work/legacy.lua"
+v1_script=$(post_script "{\"message\":{\"token\":\"$token\",\"data\":{\"score\":\"1-0\"}}}" \
+    "Authorization: Bearer $bearer" "Content-Type: application/json")
+cp "$v1_script" "$work/v1.lua"
+
+echo "wrk: ${seconds}s a run, $connections connections, $threads thread(s), 3 interleaved rounds; serve (release) on port $port"
+base=() legacy=() v1=()
+for round in 1 2 3; do
+    base+=("$(rate "http://127.0.0.1:$port/healthz")")
+    legacy+=("$(rate "http://127.0.0.1:$port/fcm/send" "$work/legacy.lua")")
+    v1+=("$(rate "http://127.0.0.1:$port/v1/projects/demo-project/messages:send" "$work/v1.lua")")
+    echo "round $round: healthz ${base[-1]}/s  legacy ${legacy[-1]}/s  v1 ${v1[-1]}/s"
+done
+b=$(median "${base[@]}")
+l=$(median "${legacy[@]}")
+v=$(median "${v1[@]}")
+echo "median: GET /healthz (trivial route) $b/s; POST /fcm/send $l/s ($(( 100 * l / b ))%); v1 messages:send $v/s ($(( 100 * v / b ))%)"
 echo "accepted by the device: $(grep -c downstreamAccepted "$work/log") messages"
 ps -o rss= -p "$server" | awk '{printf "serve resident memory at the end: %.0f MiB\n", $1 / 1024}'

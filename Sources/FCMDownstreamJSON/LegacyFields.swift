@@ -1,5 +1,4 @@
 import FCMEngine
-import Foundation
 
 /// The downstream fields that XMPP (CCS) and the HTTP legacy API share, read from a
 /// parsed JSON object with the service's strict types. Targets (`to`,
@@ -15,31 +14,30 @@ public enum LegacyFields {
     }
 
     /// `JSON_TYPE_ERROR : Field "x" must be a JSON java.lang.T: value`
-    public static func typeError(_ field: String, _ type: String, _ value: Any) -> TypeError {
-        TypeError("InvalidJson: JSON_TYPE_ERROR : Field \"\(field)\" must be a JSON java.lang.\(type): \(value)")
+    public static func typeError(_ field: String, _ type: String, _ value: JSONValue) -> TypeError {
+        TypeError("InvalidJson: JSON_TYPE_ERROR : Field \"\(field)\" must be a JSON java.lang.\(type): \(value.text)")
     }
 
-    /// Parses UTF-8 JSON text into an object, or nil when it is not one.
-    public static func object(_ bytes: some Collection<UInt8>) -> [String: Any]? {
-        guard let parsed = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) else {
-            return nil
+    /// Parses UTF-8 JSON text into an object, or says why it is not one.
+    public static func object(_ bytes: some Collection<UInt8>) -> Result<JSONObject, TypeError> {
+        do {
+            guard let object = try JSONParser.parse(bytes).object else {
+                return .failure(TypeError("JSON_PARSING_ERROR: the payload is not a JSON object"))
+            }
+            return .success(object)
+        } catch {
+            return .failure(TypeError("JSON_PARSING_ERROR: \(error.description)"))
         }
-        return parsed as? [String: Any]
     }
 
     /// Reads every non-target field into a request for `sender`.
-    public static func request(_ fields: [String: Any], sender: String, messageID: String?) throws(TypeError)
+    public static func request(_ fields: JSONObject, sender: String, messageID: String?) throws(TypeError)
         -> DownstreamRequest
     {
         var request = DownstreamRequest(sender: sender, to: nil, messageID: messageID)
         request.collapseKey = try string(fields, "collapse_key")
         request.priority = try string(fields, "priority")
-        if let ttl = fields["time_to_live"] {
-            guard let number = ttl as? NSNumber, !isBoolean(number) else {
-                throw typeError("time_to_live", "Number", ttl)
-            }
-            request.timeToLive = number.int64Value
-        }
+        if let ttl = fields["time_to_live"] { request.timeToLive = try seconds(ttl, field: "time_to_live") }
         request.deliveryReceiptRequested = try bool(fields, "delivery_receipt_requested")
         request.dryRun = try bool(fields, "dry_run")
         request.contentAvailable = try bool(fields, "content_available")
@@ -49,38 +47,39 @@ public enum LegacyFields {
         return request
     }
 
-    public static func string(_ fields: [String: Any], _ name: String) throws(TypeError) -> String? {
+    /// A JSON number as whole seconds; fractions are dropped, and numbers beyond
+    /// 64 bits become the largest (which the TTL rule then refuses).
+    static func seconds(_ value: JSONValue, field: String) throws(TypeError) -> Int64 {
+        guard case .number(let text) = value else { throw typeError(field, "Number", value) }
+        if let whole = Int64(text) { return whole }
+        guard let number = Double(text), number.isFinite, abs(number) < 9.2e18 else {
+            return text.hasPrefix("-") ? Int64.min : Int64.max
+        }
+        return Int64(number)
+    }
+
+    public static func string(_ fields: JSONObject, _ name: String) throws(TypeError) -> String? {
         guard let value = fields[name] else { return nil }
-        guard let text = value as? String else { throw typeError(name, "String", value) }
+        guard case .string(let text) = value else { throw typeError(name, "String", value) }
         return text
     }
 
-    static func bool(_ fields: [String: Any], _ name: String) throws(TypeError) -> Bool {
+    static func bool(_ fields: JSONObject, _ name: String) throws(TypeError) -> Bool {
         guard let value = fields[name] else { return false }
-        guard let number = value as? NSNumber, isBoolean(number) else { throw typeError(name, "Boolean", value) }
-        return number.boolValue
+        guard case .bool(let flag) = value else { throw typeError(name, "Boolean", value) }
+        return flag
     }
 
     /// A JSON object as sorted key-value pairs, values turned into strings.
-    static func pairs(_ name: String, _ value: Any) throws(TypeError) -> [KeyValue] {
-        guard let map = value as? [String: Any] else { throw typeError(name, "Object", value) }
-        return map.keys.sorted().map { KeyValue($0, stringValue(map[$0]!)) }
+    static func pairs(_ name: String, _ value: JSONValue) throws(TypeError) -> [KeyValue] {
+        guard case .object(let map) = value else { throw typeError(name, "Object", value) }
+        return stringPairs(map)
     }
 
-    /// JSON true and false arrive as NSNumber of type code `c`.
-    public static func isBoolean(_ number: NSNumber) -> Bool {
-        number.objCType.pointee == CChar(UInt8(ascii: "c"))
-    }
-
-    /// The service turns data values into strings.
-    public static func stringValue(_ value: Any) -> String {
-        if let text = value as? String { return text }
-        if let number = value as? NSNumber {
-            return isBoolean(number) ? (number.boolValue ? "true" : "false") : number.stringValue
-        }
-        if let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]) {
-            return String(decoding: data, as: UTF8.self)
-        }
-        return "\(value)"
+    /// Members as sorted key-value pairs, the service's way: values become text.
+    public static func stringPairs(_ map: JSONObject) -> [KeyValue] {
+        var latest: [String: String] = [:]
+        for member in map.members { latest[member.key] = member.value.text }
+        return latest.keys.sorted().map { KeyValue($0, latest[$0]!) }
     }
 }

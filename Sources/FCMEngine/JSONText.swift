@@ -24,10 +24,17 @@ public enum JSONText {
         }
     }
 
+    /// Whether any byte needs an escape; scans the contiguous UTF-8 when it can.
+    static func needsEscaping(_ text: String) -> Bool {
+        let special = { (byte: UInt8) in byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 }
+        if let found = text.utf8.withContiguousStorageIfAvailable({ $0.contains(where: special) }) { return found }
+        return text.utf8.contains(where: special)
+    }
+
     public static func appendString(_ text: String, to out: inout String) {
         out += "\""
         // Most text needs no escaping: copy it whole.
-        if !text.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) {
+        if !needsEscaping(text) {
             out += text
             out += "\""
             return

@@ -67,7 +67,7 @@ public final class HTTPSendService: Sendable {
                     return
                 }
                 let project = path.dropFirst(prefix.count).dropLast(suffix.count)
-                self = project.contains("/") ? .unknown : .v1(project: String(project))
+                self = project.utf8.contains(UInt8(ascii: "/")) ? .unknown : .v1(project: String(project))
             }
         }
     }

@@ -1,6 +1,5 @@
 import FCMDownstreamJSON
 import FCMEngine
-import Foundation
 
 /// A legacy `/fcm/send` body read into orders, one per target in request order.
 public struct LegacyBatch: Sendable, Equatable {
@@ -33,8 +32,10 @@ public enum LegacySendReader {
     }
 
     static func json(_ body: [UInt8], sender: String) -> Result<LegacyBatch, LegacyBadRequest> {
-        guard let fields = LegacyFields.object(body) else {
-            return .failure(LegacyBadRequest(description: "JSON_PARSING_ERROR: the body is not a JSON object"))
+        let fields: JSONObject
+        switch LegacyFields.object(body) {
+        case .success(let object): fields = object
+        case .failure(let problem): return .failure(LegacyBadRequest(description: problem.description))
         }
         do {
             let template = try LegacyFields.request(fields, sender: sender, messageID: nil)
@@ -56,7 +57,7 @@ public enum LegacySendReader {
 
     /// The tokens a JSON body names: `to`, or each of `registration_ids`; `[nil]`
     /// when it names none (the result is then MissingRegistration).
-    static func targets(_ fields: [String: Any]) throws -> [String?] {
+    static func targets(_ fields: JSONObject) throws -> [String?] {
         let to = try LegacyFields.string(fields, "to")
         if fields["condition"] != nil || to?.hasPrefix("/topics/") == true {
             throw LegacyBadRequest(
@@ -66,7 +67,7 @@ public enum LegacySendReader {
         guard to == nil else {
             throw LegacyBadRequest(description: "Must use either \"registration_ids\" field or \"to\", not both")
         }
-        guard let tokens = ids as? [Any] else { throw LegacyFields.typeError("registration_ids", "Array", ids) }
+        guard case .array(let tokens) = ids else { throw LegacyFields.typeError("registration_ids", "Array", ids) }
         guard !tokens.isEmpty else { throw LegacyBadRequest(description: "\"registration_ids\" is empty") }
         guard tokens.count <= maxRegistrationIDs else {
             throw LegacyBadRequest(
@@ -74,7 +75,9 @@ public enum LegacySendReader {
                     "Number of messages on bulk (\(tokens.count)) exceeds maximum allowed (\(maxRegistrationIDs))")
         }
         return try tokens.map { token in
-            guard let text = token as? String else { throw LegacyFields.typeError("registration_ids", "String", token) }
+            guard case .string(let text) = token else {
+                throw LegacyFields.typeError("registration_ids", "String", token)
+            }
             return text
         }
     }

@@ -8,8 +8,10 @@ public enum V1MessageReader {
     public static func read(_ body: [UInt8], sender: String, platform: Platform, now: Date = Date())
         -> Result<SendOrder, V1Error>
     {
-        guard let root = LegacyFields.object(body) else {
-            return .failure(.invalidArgument("Invalid JSON payload received. The body is not a JSON object."))
+        let root: JSONObject
+        switch LegacyFields.object(body) {
+        case .success(let object): root = object
+        case .failure(let problem): return .failure(.invalidArgument("Invalid JSON payload received. \(problem)"))
         }
         do {
             return .success(try order(root, sender: sender, platform: platform, now: now))
@@ -20,16 +22,16 @@ public enum V1MessageReader {
         }
     }
 
-    static func order(_ root: [String: Any], sender: String, platform: Platform, now: Date) throws -> SendOrder {
-        guard let message = root["message"] as? [String: Any] else {
+    static func order(_ root: JSONObject, sender: String, platform: Platform, now: Date) throws -> SendOrder {
+        guard case .object(let message) = root["message"] else {
             throw V1Error.invalidArgument("Invalid JSON payload received. \"message\" must be an object.")
         }
         var request = DownstreamRequest(sender: sender, to: nil)
         if let validate = root["validate_only"] {
-            guard let flag = validate as? NSNumber, LegacyFields.isBoolean(flag) else {
-                throw V1Error.invalidArgument("Invalid value at 'validate_only' (TYPE_BOOL), \(validate)")
+            guard case .bool(let flag) = validate else {
+                throw V1Error.invalidArgument("Invalid value at 'validate_only' (TYPE_BOOL), \(validate.text)")
             }
-            request.dryRun = flag.boolValue
+            request.dryRun = flag
         }
         let targets = ["token", "fid", "topic", "condition"].filter { message[$0] != nil }
         guard targets.count <= 1 else {
@@ -44,7 +46,7 @@ public enum V1MessageReader {
         }
         request.data = try stringMap(message["data"], at: "message.data") ?? []
         if let notification = message["notification"] {
-            request.notification = try notificationFields(notification, at: "message.notification")
+            request.notification = LegacyFields.stringPairs(try object(notification, at: "message.notification"))
         }
         switch platform {
         case .android:
@@ -55,7 +57,7 @@ public enum V1MessageReader {
         return SendOrder(request, byInstallation: targets.first == "fid")
     }
 
-    static func applyAndroid(_ value: Any, to request: inout DownstreamRequest) throws {
+    static func applyAndroid(_ value: JSONValue, to request: inout DownstreamRequest) throws {
         let android = try object(value, at: "message.android")
         request.collapseKey = try string(android, "collapse_key", at: "message.android") ?? request.collapseKey
         if let priority = try string(android, "priority", at: "message.android") {
@@ -77,12 +79,12 @@ public enum V1MessageReader {
         }
         if let data = try stringMap(android["data"], at: "message.android.data") { request.data = data }
         if let notification = android["notification"] {
-            let fields = try notificationFields(notification, at: "message.android.notification")
+            let fields = LegacyFields.stringPairs(try object(notification, at: "message.android.notification"))
             request.notification = merged(request.notification ?? [], fields)
         }
     }
 
-    static func applyAPNs(_ value: Any, to request: inout DownstreamRequest, now: Date) throws {
+    static func applyAPNs(_ value: JSONValue, to request: inout DownstreamRequest, now: Date) throws {
         let apns = try object(value, at: "message.apns")
         if let headers = try stringMap(apns["headers"], at: "message.apns.headers") {
             for header in headers {
@@ -108,53 +110,44 @@ public enum V1MessageReader {
         let aps = try object(apsValue, at: "message.apns.payload.aps")
         if let alert = aps["alert"] {
             var fields: [KeyValue] = []
-            if let text = alert as? String {
+            if case .string(let text) = alert {
                 fields = [KeyValue("body", text)]
             } else {
                 let map = try object(alert, at: "message.apns.payload.aps.alert")
-                fields = map.keys.sorted().compactMap { key in
-                    (map[key] as? String).map { KeyValue(key, $0) }
-                }
+                fields = LegacyFields.stringPairs(map).filter { map[$0.key]?.string != nil }
             }
             request.notification = merged(request.notification ?? [], fields)
         }
-        request.contentAvailable = request.contentAvailable || (aps["content-available"] as? NSNumber)?.intValue == 1
-        request.mutableContent = request.mutableContent || (aps["mutable-content"] as? NSNumber)?.intValue == 1
+        request.contentAvailable = request.contentAvailable || aps["content-available"]?.int64 == 1
+        request.mutableContent = request.mutableContent || aps["mutable-content"]?.int64 == 1
     }
 
     // MARK: Typed access
 
-    static func object(_ value: Any, at path: String) throws -> [String: Any] {
-        guard let map = value as? [String: Any] else {
-            throw V1Error.invalidArgument("Invalid value at '\(path)' (object), \(value)")
+    static func object(_ value: JSONValue, at path: String) throws -> JSONObject {
+        guard case .object(let map) = value else {
+            throw V1Error.invalidArgument("Invalid value at '\(path)' (object), \(value.text)")
         }
         return map
     }
 
-    static func string(_ map: [String: Any], _ key: String, at path: String) throws -> String? {
+    static func string(_ map: JSONObject, _ key: String, at path: String) throws -> String? {
         guard let value = map[key] else { return nil }
-        guard let text = value as? String else {
-            throw V1Error.invalidArgument("Invalid value at '\(path).\(key)' (TYPE_STRING), \(value)")
+        guard case .string(let text) = value else {
+            throw V1Error.invalidArgument("Invalid value at '\(path).\(key)' (TYPE_STRING), \(value.text)")
         }
         return text
     }
 
     /// A map whose values must be strings, as v1's `data` and `headers` are.
-    static func stringMap(_ value: Any?, at path: String) throws -> [KeyValue]? {
+    static func stringMap(_ value: JSONValue?, at path: String) throws -> [KeyValue]? {
         guard let value else { return nil }
         let map = try object(value, at: path)
-        return try map.keys.sorted().map { key in
-            guard let text = map[key] as? String else {
-                throw V1Error.invalidArgument("Invalid value at '\(path)[\(key)].value' (TYPE_STRING), \(map[key]!)")
-            }
-            return KeyValue(key, text)
+        for member in map.members where member.value.string == nil {
+            throw V1Error.invalidArgument(
+                "Invalid value at '\(path)[\(member.key)].value' (TYPE_STRING), \(member.value.text)")
         }
-    }
-
-    /// Notification fields: strings kept, other scalars written as text.
-    static func notificationFields(_ value: Any, at path: String) throws -> [KeyValue] {
-        let map = try object(value, at: path)
-        return map.keys.sorted().map { KeyValue($0, LegacyFields.stringValue(map[$0]!)) }
+        return LegacyFields.stringPairs(map)
     }
 
     /// `base` with `overrides` replacing fields of the same name.

@@ -1,6 +1,5 @@
 import FCMDownstreamJSON
 import FCMEngine
-import Foundation
 
 /// What an app server sent inside `<gcm xmlns="google:mobile:data">`.
 public enum CCSInbound: Sendable, Equatable {
@@ -17,19 +16,17 @@ public enum CCSInbound: Sendable, Equatable {
 /// Reads the JSON of a CCS message with the service's strict types.
 public enum CCSReader {
     public static func read(_ json: String, sender: String) -> CCSInbound {
-        guard let data = json.data(using: .utf8),
-            let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
-            let fields = object as? [String: Any]
-        else {
+        guard case .success(let fields) = LegacyFields.object(json.utf8) else {
             return .unreadable(description: "InvalidJson: JSON_PARSING_ERROR : the payload is not a JSON object")
         }
-        guard let messageID = fields["message_id"] as? String, !messageID.isEmpty else {
+        guard case .string(let messageID) = fields["message_id"], !messageID.isEmpty else {
             return .unreadable(description: "InvalidJson: JSON_PARSING_ERROR : Missing Required Field: message_id")
         }
         if let type = fields["message_type"] {
-            guard let type = type as? String else {
+            guard case .string(let type) = type else {
                 return .refused(
-                    messageID: messageID, error: "INVALID_JSON", description: typeError("message_type", "String", type))
+                    messageID: messageID, error: "INVALID_JSON",
+                    description: LegacyFields.typeError("message_type", "String", type).description)
             }
             switch type {
             case "ack", "nack": return .ack(messageID: messageID)
@@ -39,25 +36,15 @@ public enum CCSReader {
                     description: "message_type \"\(type)\" is not one an app server sends (ack or nack)")
             }
         }
-        do {
-            return .downstream(try request(fields, sender: sender, messageID: messageID), messageID: messageID)
-        } catch let error as LegacyFields.TypeError {
-            return .refused(messageID: messageID, error: "INVALID_JSON", description: error.description)
+        do throws(LegacyFields.TypeError) {
+            var request = try LegacyFields.request(fields, sender: sender, messageID: messageID)
+            request.to = try LegacyFields.string(fields, "to")
+            if request.to == nil, fields["condition"] != nil || fields["registration_ids"] != nil {
+                throw LegacyFields.TypeError("InvalidJson: only \"to\" with a registration token is supported here")
+            }
+            return .downstream(request, messageID: messageID)
         } catch {
-            return .refused(messageID: messageID, error: "INVALID_JSON", description: "InvalidJson: \(error)")
+            return .refused(messageID: messageID, error: "INVALID_JSON", description: error.description)
         }
-    }
-
-    static func typeError(_ field: String, _ type: String, _ value: Any) -> String {
-        LegacyFields.typeError(field, type, value).description
-    }
-
-    static func request(_ fields: [String: Any], sender: String, messageID: String) throws -> DownstreamRequest {
-        var request = try LegacyFields.request(fields, sender: sender, messageID: messageID)
-        request.to = try LegacyFields.string(fields, "to")
-        if request.to == nil, fields["condition"] != nil || fields["registration_ids"] != nil {
-            throw LegacyFields.TypeError("InvalidJson: only \"to\" with a registration token is supported here")
-        }
-        return request
     }
 }
