@@ -13,7 +13,6 @@ public enum DefaultProfile {
           app: com.example.app
           state: foreground
           network: online
-          seed: 1
         senders:
           - id: "123456789012"
             key: demo-server-key

@@ -9,6 +9,9 @@ public struct Profile: Sendable {
     /// Where replay stops; when nil, once nothing more is scheduled.
     public var end: Millis?
     public var steps: [Step]
+    /// Whether the profile names a seed (reproducible tokens and ids); without one
+    /// the shells draw a seed from the system's CSPRNG.
+    public var hasSeed = false
 
     public init(
         file: String, description: String? = nil, configuration: EngineConfiguration, end: Millis? = nil,
@@ -19,6 +22,17 @@ public struct Profile: Sendable {
         self.configuration = configuration
         self.end = end
         self.steps = steps
+    }
+
+    /// The profile with a seed from the system's CSPRNG if it names none, so tokens
+    /// cannot be guessed; the seed used is part of the configuration (a saved
+    /// session writes it, and replays to the same tokens).
+    public func seeded() -> Profile {
+        guard !hasSeed else { return self }
+        var copy = self
+        copy.configuration.device.seed = UInt64.random(in: 0...UInt64(Int64.max))
+        copy.hasSeed = true
+        return copy
     }
 
     public var expectationCount: Int {

@@ -51,9 +51,11 @@ public enum ProfileParser {
             throw top["end"]!.error(
                 "end \(DurationText.stamp(end)) comes before the last step at \(DurationText.stamp(last.at))")
         }
-        return Profile(
+        var profile = Profile(
             file: file, description: try top["description"]?.string(), configuration: configuration, end: end,
             steps: steps)
+        profile.hasSeed = try top["device"]?.mapping(allowed: deviceKeys)["seed"] != nil
+        return profile
     }
 
     static func yamlProblem(_ error: YamlError, file: String) -> ProfileError {
@@ -69,8 +71,10 @@ public enum ProfileParser {
         }
     }
 
+    static let deviceKeys = ["name", "platform", "sdk", "app", "state", "network", "doze", "seed"]
+
     static func parseDevice(_ node: YAMLNode) throws(ProfileError) -> DeviceSettings {
-        let map = try node.mapping(allowed: ["name", "platform", "sdk", "app", "state", "network", "doze", "seed"])
+        let map = try node.mapping(allowed: deviceKeys)
         var device = DeviceSettings()
         if let v = map["name"] { device.name = try v.scalarText() }
         if let v = map["platform"] { device.platform = try v.oneOf(Platform.self) }

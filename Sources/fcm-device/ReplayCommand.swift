@@ -49,10 +49,12 @@ struct ReplayCommand: ParsableCommand {
 
 /// Loads a profile or the built-in default; an invalid one exits with status 2.
 enum ProfileLoading {
+    /// Loads a profile (or the built-in one); without a seed in it, the seed comes
+    /// from the system's CSPRNG.
     static func load(_ path: String?) throws -> Profile {
-        guard let path else { return DefaultProfile.load() }
+        guard let path else { return DefaultProfile.load().seeded() }
         do {
-            return try ProfileParser.load(path: path)
+            return try ProfileParser.load(path: path).seeded()
         } catch {
             Diagnostics.write(error.description)
             throw ExitCode(2)
