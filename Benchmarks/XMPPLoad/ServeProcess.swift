@@ -10,10 +10,12 @@ final class ServeProcess: @unchecked Sendable {
     private(set) var certificate = ""
     private(set) var token = ""
 
-    init(binary: String) throws {
+    init(binary: String, profile: String? = nil) throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-load-\(getpid())").path
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["serve", "--ccs-port", "0", "--ccs-plain-port", "0", "--state", state]
+        process.arguments =
+            ["serve", "--ccs-port", "0", "--ccs-plain-port", "0", "--http-port", "0", "--state", state]
+            + (profile.map { ["--profile", $0] } ?? [])
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()

@@ -3,17 +3,19 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 
-// Load on `fcm-device serve` over loopback: downstream messages per second on 1 and
-// 10 connections, plain and TLS, and resident memory per idle connection.
-// Usage: XMPPLoad PATH/TO/fcm-device [messages per run]
+// Load on `fcm-device serve` over loopback: downstream and upstream messages per
+// second on 1 and 10 connections, plain and TLS, and resident memory per idle
+// connection.
+// Usage: xmpp-load PATH/TO/fcm-device [downstream messages per run] [upstream messages per run]
 
 let binary = CommandLine.arguments.dropFirst().first ?? "../.build/release/fcm-device"
 let messages = Int(CommandLine.arguments.dropFirst(2).first ?? "200000") ?? 200_000
+let upstreamMessages = Int(CommandLine.arguments.dropFirst(3).first ?? "20000") ?? 20_000
 let serve = try ServeProcess(binary: binary)
 defer { serve.stop() }
 let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
-func connect(port: Int, tls: NIOSSLContext?, client: LoadClient) async throws -> any Channel {
+func connect(port: Int, tls: NIOSSLContext?, client: some ChannelHandler & Sendable) async throws -> any Channel {
     try await ClientBootstrap(group: group)
         .channelOption(.socketOption(.tcp_nodelay), value: 1)
         .channelInitializer { channel in
@@ -80,6 +82,41 @@ for (connections, tls) in [(1, false), (10, false), (1, true), (10, true)] {
     let rate = try await run(connections: connections, tls: tls)
     print(
         "| downstream, \(connections) connection\(connections == 1 ? "" : "s"), \(tls ? "TLS" : "plain") | \(Int(rate)) |"
+    )
+}
+/// The device sends `upstreamMessages` at once; `connections` app servers receive
+/// and ack them (at most 100 unacknowledged per connection, the CCS rule).
+func upstream(connections: Int, tls: Bool) async throws -> Double {
+    let profile = try UpstreamProfile.write(
+        count: upstreamMessages, at: 4, sender: "123456789012", key: "demo-server-key")
+    let device = try ServeProcess(binary: binary, profile: profile)
+    defer { device.stop() }
+    var configuration = TLSConfiguration.makeClientConfiguration()
+    configuration.trustRoots = .file(device.certificate)
+    let context = tls ? try NIOSSLContext(configuration: configuration) : nil
+    let tally = UpstreamTally(expected: upstreamMessages)
+    var channels: [any Channel] = []
+    for _ in 0..<connections {
+        let negotiation = LoadClient(
+            sender: device.sender, key: device.key, token: device.token, total: 0, window: 1, loop: group.next())
+        let client = UpstreamClient(negotiation: negotiation, tally: tally)
+        channels.append(try await connect(port: tls ? device.ccs : device.ccsPlain, tls: context, client: client))
+        try await negotiation.ready.futureResult.get()
+    }
+    let finished = await withCheckedContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(returning: tally.done.wait(timeout: .now() + 120)) }
+    }
+    for channel in channels { try? await channel.close() }
+    guard finished == .success else { throw LoadError.upstreamIncomplete }
+    return tally.rate
+}
+
+enum LoadError: Error { case upstreamIncomplete }
+
+for (connections, tls) in [(1, false), (10, false), (1, true), (10, true)] {
+    let rate = try await upstream(connections: connections, tls: tls)
+    print(
+        "| upstream, \(connections) connection\(connections == 1 ? "" : "s"), \(tls ? "TLS" : "plain") | \(Int(rate)) |"
     )
 }
 let perConnection = try await idleMemory(connections: 1_000)
