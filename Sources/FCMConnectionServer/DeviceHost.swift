@@ -134,8 +134,10 @@ public final class DeviceHost: @unchecked Sendable {
     }
 
     func sendUpstream(sender: String, id: String) {
-        guard let held = engine.awaitingAck.first(where: { $0.message.sender == sender && $0.message.id == id }),
-            let connection = pick(sender: sender)
+        // A connection with room first: in a retry storm most find none, and the
+        // message lookup below walks the held messages.
+        guard let connection = pick(sender: sender),
+            let held = engine.awaitingAck.first(where: { $0.message.sender == sender && $0.message.id == id })
         else { return }
         connection.sendUpstream(
             held.message, token: engine.tokens[sender] ?? "", category: engine.configuration.device.app)

@@ -7,7 +7,7 @@ extension DeviceEngine {
             if earliest.map({ time < $0 }) ?? true { earliest = time }
         }
         for message in pending { consider(message.expiresAt) }
-        for held in awaitingAck { consider(min(held.nextRetryAt, held.message.expiresAt)) }
+        if let held = awaitingDeadlines.earliest { consider(held) }
         for message in stored { consider(message.expiresAt) }
         return earliest
     }
@@ -30,7 +30,7 @@ extension DeviceEngine {
             }
             pending.removeAll { $0.expiresAt <= now }
         }
-        if awaitingAck.contains(where: { min($0.nextRetryAt, $0.message.expiresAt) <= now }) {
+        if let held = awaitingDeadlines.earliest, held <= now {
             retryUpstream(into: &out)
         }
         if stored.contains(where: { $0.expiresAt <= now }) {
@@ -70,5 +70,6 @@ extension DeviceEngine {
             kept.append(held)
         }
         awaitingAck = kept
+        awaitingDeadlines.rebuild(kept.map { ($0.heapKey, $0.deadline) })
     }
 }

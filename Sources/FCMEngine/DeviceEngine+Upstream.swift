@@ -160,8 +160,9 @@ extension DeviceEngine {
                 [.text("sender", message.sender), .text("id", message.id), .text("by", "echo")], into: &out)
         } else {
             let delay = PayloadRules.firstRetryDelay
-            awaitingAck.append(
-                HeldUpstream(message: message, attempts: 1, nextRetryAt: now + delay, retryDelay: delay))
+            let held = HeldUpstream(message: message, attempts: 1, nextRetryAt: now + delay, retryDelay: delay)
+            awaitingAck.append(held)
+            awaitingDeadlines.set(held.heapKey, held.deadline)
         }
     }
 
@@ -194,7 +195,7 @@ extension DeviceEngine {
                     .text("detail", "no upstream message \(id) of sender \(sender) awaits an ack"),
                 ], into: &out)
         }
-        awaitingAck.remove(at: index)
+        awaitingDeadlines.remove(awaitingAck.remove(at: index).heapKey)
         emit(
             .server, "appServerAck", [.text("sender", sender), .text("id", id), .text("by", "app server")], into: &out)
     }

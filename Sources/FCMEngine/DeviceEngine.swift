@@ -30,6 +30,8 @@ public struct DeviceEngine: Sendable {
     public internal(set) var pending: [UpstreamMessage] = []
     /// Upstream messages the connection server holds until the app server acks.
     public internal(set) var awaitingAck: [HeldUpstream] = []
+    /// The earliest retry or expiry among `awaitingAck`, kept without scanning it.
+    var awaitingDeadlines = DeadlineHeap()
     public internal(set) var batch: SendBatch?
     var usedIDs: [String: Set<String>] = [:]
     /// Senders with a real app server connected (the echo does not answer for them).

@@ -1,0 +1,78 @@
+/// The earliest deadline of the upstream messages awaiting an app server's ack,
+/// without scanning them all: a binary min-heap of (deadline, message) entries with
+/// lazy deletion. An entry is current while `deadlines[key]` still equals its
+/// deadline; stale ones are dropped when they reach the top.
+struct DeadlineHeap: Sendable {
+    struct Key: Hashable, Sendable {
+        var sender: String
+        var id: String
+    }
+
+    private var entries: [(deadline: Millis, key: Key)] = []
+    private var deadlines: [Key: Millis] = [:]
+
+    /// The earliest current deadline.
+    var earliest: Millis? { entries.first?.deadline }
+
+    /// Sets (or replaces) the deadline of one message.
+    mutating func set(_ key: Key, _ deadline: Millis) {
+        deadlines[key] = deadline
+        entries.append((deadline, key))
+        siftUp(entries.count - 1)
+        dropStale()
+    }
+
+    mutating func remove(_ key: Key) {
+        deadlines[key] = nil
+        dropStale()
+    }
+
+    /// Starts over from `items` (after a pass that changed many deadlines).
+    mutating func rebuild(_ items: [(Key, Millis)]) {
+        deadlines = Dictionary(items, uniquingKeysWith: { _, last in last })
+        entries = items.map { (deadline: $0.1, key: $0.0) }
+        for index in stride(from: entries.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
+    }
+
+    private mutating func dropStale() {
+        while let top = entries.first, deadlines[top.key] != top.deadline {
+            popTop()
+        }
+    }
+
+    private mutating func popTop() {
+        let last = entries.removeLast()
+        guard !entries.isEmpty else { return }
+        entries[0] = last
+        siftDown(0)
+    }
+
+    private mutating func siftUp(_ start: Int) {
+        var child = start
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard entries[child].deadline < entries[parent].deadline else { return }
+            entries.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1
+            guard left < entries.count else { return }
+            var smallest = left
+            if left + 1 < entries.count, entries[left + 1].deadline < entries[left].deadline { smallest = left + 1 }
+            guard entries[smallest].deadline < entries[parent].deadline else { return }
+            entries.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}
+
+extension HeldUpstream {
+    var heapKey: DeadlineHeap.Key { DeadlineHeap.Key(sender: message.sender, id: message.id) }
+    /// When this message next needs the engine: a retry, or its expiry.
+    var deadline: Millis { min(nextRetryAt, message.expiresAt) }
+}
