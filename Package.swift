@@ -9,6 +9,10 @@ let package = Package(
         .library(name: "FCMEngine", targets: ["FCMEngine"]),
         .library(name: "FCMProfiles", targets: ["FCMProfiles"]),
         .library(name: "FCMTerminalUI", targets: ["FCMTerminalUI"]),
+        // For the fuzz targets in Fuzz/ (a package of their own, built with sanitizers).
+        .library(name: "FCMDownstreamJSON", targets: ["FCMDownstreamJSON"]),
+        .library(name: "FCMXMPP", targets: ["FCMXMPP"]),
+        .library(name: "FCMHTTPAPI", targets: ["FCMHTTPAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

@@ -1,0 +1,31 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// libFuzzer targets for what fcm-device reads from outside: message JSON, the XMPP
+// stream, HTTP send bodies and profiles. Build and run with Fuzz/run.sh.
+let package = Package(
+    name: "fcm-device-fuzz",
+    dependencies: [.package(name: "fcm-device", path: "..")],
+    targets: [
+        .target(name: "FuzzDriver"),
+        .executableTarget(
+            name: "fuzz-json",
+            dependencies: [
+                "FuzzDriver",
+                .product(name: "FCMDownstreamJSON", package: "fcm-device"),
+                .product(name: "FCMXMPP", package: "fcm-device"),
+            ]),
+        .executableTarget(
+            name: "fuzz-xmpp", dependencies: ["FuzzDriver", .product(name: "FCMXMPP", package: "fcm-device")]),
+        .executableTarget(
+            name: "fuzz-profile", dependencies: ["FuzzDriver", .product(name: "FCMProfiles", package: "fcm-device")]),
+        .executableTarget(
+            name: "fuzz-http",
+            dependencies: [
+                "FuzzDriver",
+                .product(name: "FCMHTTPAPI", package: "fcm-device"),
+                .product(name: "FCMEngine", package: "fcm-device"),
+            ]),
+    ],
+    swiftLanguageModes: [.v6]
+)
