@@ -1,3 +1,4 @@
+import FCMEngine
 import Foundation
 
 /// What a session asks its connection to do.
@@ -120,7 +121,7 @@ public struct XMPPSession: Sendable {
         }
         guard parts.count == 3 else { return nil }
         let sender = bareSender(parts[1])
-        guard let key = keys[sender], constantTimeEqual(key, parts[2]) else { return nil }
+        guard let key = keys[sender], ConstantTime.equals(key, parts[2]) else { return nil }
         if !parts[0].isEmpty && bareSender(parts[0]) != sender { return nil }
         return sender
     }
@@ -130,17 +131,6 @@ public struct XMPPSession: Sendable {
             return String(identity.dropLast(domain.count))
         }
         return identity
-    }
-
-    /// Compares secrets without stopping at the first difference.
-    public static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8)
-        let y = Array(b.utf8)
-        var difference = UInt8(x.count == y.count ? 0 : 1)
-        for index in 0..<max(x.count, y.count) {
-            difference |= (index < x.count ? x[index] : 0) ^ (index < y.count ? y[index] : 0)
-        }
-        return difference == 0
     }
 
     mutating func serve(_ stanza: XMLElement) -> [SessionOutput] {

@@ -1,3 +1,4 @@
+import FCMEngine
 import FCMXMPP
 import Foundation
 import Testing
@@ -115,8 +116,8 @@ struct XMPPSessionTests {
     }
 
     @Test func constantTimeComparison() {
-        #expect(XMPPSession.constantTimeEqual("abc", "abc"))
-        #expect(!XMPPSession.constantTimeEqual("abc", "abd"))
-        #expect(!XMPPSession.constantTimeEqual("abc", "abcd"))
+        #expect(ConstantTime.equals("abc", "abc"))
+        #expect(!ConstantTime.equals("abc", "abd"))
+        #expect(!ConstantTime.equals("abc", "abcd"))
     }
 }
