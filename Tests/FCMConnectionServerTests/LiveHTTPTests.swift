@@ -121,4 +121,38 @@ struct LiveHTTPTests {
         #expect(log.named("onMessageReceived").count == 50)
         try await server.stop()
     }
+
+    @Test("hostile bodies get 400 (or 401) on their own connection; the next client is served")
+    func hostileBodies() async throws {
+        let log = Log()
+        let (server, port, token) = try await start(log: log)
+        let json = ["Authorization: key=k7", "Content-Type: application/json"]
+        let deep = String(repeating: "[", count: 50_000) + String(repeating: "]", count: 50_000)
+        let cases: [([String], String, String)] = [
+            (json, #"{"to":"\#(token)","data":\#(deep)}"#, "HTTP/1.1 400"),
+            (json, "{\"to\":\"\u{FFFD}\", \"data\":{\"k\":\"\(String(repeating: "x", count: 10))", "HTTP/1.1 400"),
+            (json, #"{"to":["\#(token)"]}"#, "HTTP/1.1 400"),
+            (["Authorization: key=other", "Content-Type: application/json"], #"{"to":"\#(token)"}"#, "HTTP/1.1 401"),
+        ]
+        for (headers, body, status) in cases {
+            let client = try RawClient(port: port)
+            client.write(Self.request("POST", "/fcm/send", headers: headers, body: body))
+            #expect(await client.reply(until: "\n\r\n").hasPrefix(status), "\(body.prefix(40))")
+        }
+        // A control character, then bytes that are not UTF-8, inside JSON strings.
+        for inside: [UInt8] in [[1], [0xFF, 0xFE]] {
+            let body = Array(#"{"to":"\#(token)","data":{"k":""#.utf8) + inside + Array(#""}}"#.utf8)
+            let head =
+                "POST /fcm/send HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.count)\r\n"
+                + json.map { $0 + "\r\n" }.joined() + "\r\n"
+            let raw = try RawClient(port: port)
+            raw.write(bytes: Array(head.utf8) + body)
+            #expect(await raw.reply(until: "\n\r\n").hasPrefix("HTTP/1.1 400"))
+        }
+        let next = try RawClient(port: port)
+        next.write(Self.request("POST", "/fcm/send", headers: json, body: #"{"to":"\#(token)"}"#))
+        #expect(await next.reply(until: "]}").contains(#""success":1"#))
+        #expect(log.named("onMessageReceived").count == 1)
+        try await server.stop()
+    }
 }

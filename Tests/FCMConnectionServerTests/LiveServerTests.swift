@@ -25,6 +25,10 @@ final class RawClient: @unchecked Sendable {
 
     deinit { close(socket) }
 
+    func write(bytes: [UInt8]) {
+        _ = bytes.withUnsafeBufferPointer { send(socket, $0.baseAddress, $0.count, 0) }
+    }
+
     func write(_ text: String) {
         _ = text.utf8CString.withUnsafeBufferPointer { send(socket, $0.baseAddress, $0.count - 1, 0) }
     }
