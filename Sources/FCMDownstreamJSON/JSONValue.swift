@@ -26,12 +26,6 @@ public enum JSONValue: Equatable, Sendable {
         return nil
     }
 
-    /// Any number, as the service reads numbers where a count is expected.
-    public var double: Double? {
-        if case .number(let text) = self { return Double(text) }
-        return nil
-    }
-
     /// The value as text: strings as they are, anything else as compact JSON.
     public var text: String {
         if case .string(let text) = self { return text }

@@ -31,8 +31,7 @@ public final class HTTPSendService: Sendable {
     }
 
     public func respond(_ request: HTTPRequestParts) async -> HTTPReply {
-        let route = Route(path: request.path)
-        guard route != .unknown else {
+        guard let route = Route(path: request.path) else {
             return .json(
                 404,
                 #"{"error":"no such endpoint: \#(request.method) \#(jsonEscaped(request.path)); this emulator serves POST /fcm/send, /gcm/send, /v1/projects/PROJECT/messages:send and /token"}"#
@@ -45,7 +44,6 @@ public final class HTTPSendService: Sendable {
         case .legacy: return await legacy(request)
         case .v1(let project): return await v1(request, project: project)
         case .token: return grant(request)
-        case .unknown: return .text(404, "")
         }
     }
 
@@ -53,21 +51,19 @@ public final class HTTPSendService: Sendable {
         case legacy
         case v1(project: String)
         case token
-        case unknown
 
-        init(path: String) {
+        init?(path: String) {
             switch path {
             case "/fcm/send", "/gcm/send": self = .legacy
             case "/token", "/oauth2/v4/token": self = .token
             default:
                 let prefix = "/v1/projects/"
                 let suffix = "/messages:send"
-                guard path.hasPrefix(prefix), path.hasSuffix(suffix), path.count > prefix.count + suffix.count else {
-                    self = .unknown
-                    return
-                }
                 let project = path.dropFirst(prefix.count).dropLast(suffix.count)
-                self = project.utf8.contains(UInt8(ascii: "/")) ? .unknown : .v1(project: String(project))
+                guard path.hasPrefix(prefix), path.hasSuffix(suffix), path.count > prefix.count + suffix.count,
+                    !project.utf8.contains(UInt8(ascii: "/"))
+                else { return nil }
+                self = .v1(project: String(project))
             }
         }
     }

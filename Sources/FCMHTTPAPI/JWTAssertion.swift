@@ -6,7 +6,6 @@ import Foundation
 public struct JWTAssertion: Equatable, Sendable {
     /// The project of the signing service account (from `iss`).
     public var project: String
-    public var scopes: [String]
     public var expires: Date
 
     /// Audiences accepted: Google's token URLs (SDKs sign for those even when
@@ -63,7 +62,7 @@ public struct JWTAssertion: Equatable, Sendable {
                     "the assertion asks for no scope that allows sending: https://www.googleapis.com/auth/firebase.messaging or …/cloud-platform"
                 ))
         }
-        return .success(JWTAssertion(project: project, scopes: scopes, expires: Date(timeIntervalSince1970: expiry)))
+        return .success(JWTAssertion(project: project, expires: Date(timeIntervalSince1970: expiry)))
     }
 }
 

@@ -1,6 +1,6 @@
 /// libFuzzer's driver, for executables whose `main` SwiftPM provides: each target's
 /// entry point hands its one-input function to `LLVMFuzzerRunDriver`.
-public typealias FuzzInput = @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+public typealias FuzzInput = @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
 
 @_silgen_name("LLVMFuzzerRunDriver")
 func llvmFuzzerRunDriver(

@@ -5,10 +5,7 @@ import FuzzDriver
 /// HTTP send bodies: legacy JSON and form-encoded, and v1, read as the routes do.
 @_cdecl("fuzz_http_main")
 public func fuzzHTTPMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-    runFuzzer { data, size in
-        guard let data else { return 0 }
-        return fuzzHTTP(data, size)
-    }
+    runFuzzer(fuzzHTTP)
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -5,10 +5,7 @@ import FuzzDriver
 /// Message JSON: the parser, the legacy field rules, and the CCS reader on top.
 @_cdecl("fuzz_json_main")
 public func fuzzJSONMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-    runFuzzer { data, size in
-        guard let data else { return 0 }
-        return fuzzJSON(data, size)
-    }
+    runFuzzer(fuzzJSON)
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

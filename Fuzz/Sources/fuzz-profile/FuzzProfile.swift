@@ -4,10 +4,7 @@ import FuzzDriver
 /// Profiles: any text must parse or give a located error.
 @_cdecl("fuzz_profile_main")
 public func fuzzProfileMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-    runFuzzer { data, size in
-        guard let data else { return 0 }
-        return fuzzProfile(data, size)
-    }
+    runFuzzer(fuzzProfile)
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -5,10 +5,7 @@ import FuzzDriver
 /// streaming parser and the session rules, which must answer, never crash.
 @_cdecl("fuzz_xmpp_main")
 public func fuzzXMPPMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-    runFuzzer { data, size in
-        guard let data else { return 0 }
-        return fuzzXMPP(data, size)
-    }
+    runFuzzer(fuzzXMPP)
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

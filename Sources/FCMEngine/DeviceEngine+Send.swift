@@ -1,0 +1,40 @@
+/// One downstream message for `send(_:into:)`, as the HTTP APIs hand them over.
+public struct SendOrder: Sendable, Equatable {
+    public var request: DownstreamRequest
+    /// The target is a Firebase installation id (v1 `fid`), not a registration token:
+    /// the device resolves it to the sender's token of that installation.
+    public var byInstallation: Bool
+
+    public init(_ request: DownstreamRequest, byInstallation: Bool = false) {
+        self.request = request
+        self.byInstallation = byInstallation
+    }
+}
+
+/// What the device made of a batch of orders.
+public enum SendOutcome: Sendable, Equatable {
+    /// The messaging service is down: nothing was taken.
+    case serviceDown
+    /// One result per order, in order: the message id, or why it was refused.
+    case results([Result<String, DownstreamError>])
+}
+
+extension DeviceEngine {
+    /// Runs the HTTP APIs' orders on the device, in order. While the service is down
+    /// nothing is taken (each refusal is still logged) and the API answers 503.
+    public mutating func send(_ orders: [SendOrder], into out: inout [Event]) -> SendOutcome {
+        let down = !serviceUp
+        var results: [Result<String, DownstreamError>] = []
+        results.reserveCapacity(orders.count)
+        for order in orders {
+            var request = order.request
+            if order.byInstallation, let fid = request.to, let token = tokens[request.sender],
+                token.hasPrefix(fid + ":")
+            {
+                request.to = token
+            }
+            results.append(push(request, into: &out))
+        }
+        return down ? .serviceDown : .results(results)
+    }
+}
