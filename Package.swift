@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // The rules of a client app instance and its connection server: pure, no I/O.
@@ -59,11 +60,17 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // The device's state in SQLite (GRDB): a snapshot and a write-ahead journal of
+        // the calls made on the engine since.
+        .target(
+            name: "FCMStore",
+            dependencies: ["FCMEngine", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         // The emulated connection server on SwiftNIO: listeners, TLS, the shared device.
         .target(
             name: "FCMConnectionServer",
             dependencies: [
-                "FCMXMPP", "FCMEngine", "FCMProfiles", "FCMHTTPAPI",
+                "FCMXMPP", "FCMEngine", "FCMProfiles", "FCMHTTPAPI", "FCMStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -80,7 +87,7 @@ let package = Package(
             name: "fcm-device",
             dependencies: [
                 "FCMEngine", "FCMProfiles", "FCMTerminalUI", "FCMCursesBackend", "FCMConnectionServer", "FCMHTTPAPI",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "FCMStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // A load generator for `fcm-device serve` (run on purpose; see BENCHMARKS.md).
@@ -94,6 +101,9 @@ let package = Package(
             path: "Benchmarks/XMPPLoad"
         ),
         .testTarget(name: "FCMEngineTests", dependencies: ["FCMEngine"]),
+        .testTarget(
+            name: "FCMStoreTests",
+            dependencies: ["FCMStore", "FCMEngine", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "FCMProfilesTests", dependencies: ["FCMProfiles", "FCMEngine"]),
         .testTarget(
             name: "FCMTerminalUITests", dependencies: ["FCMTerminalUI", "FCMEngine", "FCMProfiles"],

@@ -1,6 +1,6 @@
 /// The names the platform's own messaging library gives its callbacks, so the
 /// transcript reads like the app's code.
-public struct CallbackNames: Sendable, Equatable {
+public struct CallbackNames: Sendable, Equatable, Codable {
     /// A new registration token.
     public var newToken: String
     /// Upstream messages accepted by the connection server (batched).

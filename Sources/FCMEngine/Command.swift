@@ -1,6 +1,6 @@
 /// Everything that can happen to the device or its connection server from outside:
 /// a key in the TUI, a step of a profile, a stanza or HTTP request.
-public enum Command: Sendable, Equatable {
+public enum Command: Sendable, Equatable, Codable {
     case setNetwork(Network)
     case setService(up: Bool)
     case setDoze(Bool)
@@ -25,7 +25,7 @@ public enum Command: Sendable, Equatable {
 }
 
 /// Which tray notification a tap means.
-public enum TapTarget: Sendable, Equatable {
+public enum TapTarget: Sendable, Equatable, Codable {
     case last
     /// Counted from 1, oldest first.
     case index(Int)

@@ -2,8 +2,8 @@
 /// without scanning them all: a binary min-heap of (deadline, message) entries with
 /// lazy deletion. An entry is current while `deadlines[key]` still equals its
 /// deadline; stale ones are dropped when they reach the top.
-struct DeadlineHeap: Sendable {
-    struct Key: Hashable, Sendable {
+struct DeadlineHeap: Sendable, Codable {
+    struct Key: Hashable, Sendable, Codable {
         var sender: String
         var id: String
     }
@@ -75,4 +75,24 @@ extension HeldUpstream {
     var heapKey: DeadlineHeap.Key { DeadlineHeap.Key(sender: message.sender, id: message.id) }
     /// When this message next needs the engine: a retry, or its expiry.
     var deadline: Millis { min(nextRetryAt, message.expiresAt) }
+}
+
+extension DeadlineHeap {
+    private struct Entry: Codable {
+        var sender: String
+        var id: String
+        var deadline: Millis
+    }
+
+    /// Only the current deadlines are kept; the heap is rebuilt from them.
+    init(from decoder: any Decoder) throws {
+        let items = try [Entry](from: decoder)
+        self.init()
+        rebuild(items.map { (Key(sender: $0.sender, id: $0.id), $0.deadline) })
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        let items = deadlines.map { Entry(sender: $0.key.sender, id: $0.key.id, deadline: $0.value) }
+        try items.sorted { ($0.deadline, $0.sender, $0.id) < ($1.deadline, $1.sender, $1.id) }.encode(to: encoder)
+    }
 }

@@ -7,6 +7,12 @@ extension DeviceEngine {
     public mutating func push(_ request: DownstreamRequest, into out: inout [Event]) -> Result<
         String, DownstreamError
     > {
+        inputs.record(.push(request))
+        return admit(request, into: &out)
+    }
+
+    @discardableResult
+    mutating func admit(_ request: DownstreamRequest, into out: inout [Event]) -> Result<String, DownstreamError> {
         let id = request.messageID ?? nextMessageID()
         if let problem = validate(request) {
             emit(

@@ -1,5 +1,5 @@
 /// One downstream message for `send(_:into:)`, as the HTTP APIs hand them over.
-public struct SendOrder: Sendable, Equatable {
+public struct SendOrder: Sendable, Equatable, Codable {
     public var request: DownstreamRequest
     /// The target is a Firebase installation id (v1 `fid`), not a registration token:
     /// the device resolves it to the sender's token of that installation.
@@ -23,6 +23,7 @@ extension DeviceEngine {
     /// Runs the HTTP APIs' orders on the device, in order. While the service is down
     /// nothing is taken (each refusal is still logged) and the API answers 503.
     public mutating func send(_ orders: [SendOrder], into out: inout [Event]) -> SendOutcome {
+        inputs.record(.send(orders))
         let down = !serviceUp
         var results: [Result<String, DownstreamError>] = []
         results.reserveCapacity(orders.count)
@@ -33,7 +34,7 @@ extension DeviceEngine {
             {
                 request.to = token
             }
-            results.append(push(request, into: &out))
+            results.append(admit(request, into: &out))
         }
         return down ? .serviceDown : .results(results)
     }

@@ -14,6 +14,11 @@ extension DeviceEngine {
 
     /// Lets time pass up to `time`, firing every timer due on the way in order.
     public mutating func advance(to time: Millis, into out: inout [Event]) {
+        inputs.record(.advance(to: time))
+        runTimers(to: time, into: &out)
+    }
+
+    mutating func runTimers(to time: Millis, into out: inout [Event]) {
         while let deadline = nextDeadline, deadline <= time {
             now = max(now, deadline)
             fireTimers(into: &out)

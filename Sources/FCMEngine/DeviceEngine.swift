@@ -1,8 +1,8 @@
 /// The rules of one FCM/GCM client app instance and of the connection server that
 /// serves it, as a value: commands and the time go in, events come out. No clock,
 /// no I/O: the replay, the TUI and the network servers are shells around it.
-public struct DeviceEngine: Sendable {
-    public let configuration: EngineConfiguration
+public struct DeviceEngine: Sendable, Codable {
+    public private(set) var configuration: EngineConfiguration
     public let names: CallbackNames
     let tokenFactory: TokenFactory
 
@@ -50,6 +50,8 @@ public struct DeviceEngine: Sendable {
     var unreachableSince: Millis?
     var lastInactiveDropAt: Millis?
     var messageCounter: UInt64 = 0
+    /// The calls made on this engine since a shell last took them, while recording.
+    public var inputs = InputRecord()
 
     public init(_ configuration: EngineConfiguration) {
         self.configuration = configuration
@@ -61,6 +63,11 @@ public struct DeviceEngine: Sendable {
         senders = configuration.senders
     }
 
+    /// Turns the built-in echo app server on or off (`--no-echo` on a saved device).
+    public mutating func useAppServer(_ mode: AppServerMode) {
+        configuration.appServer = mode
+    }
+
     /// The device can talk to the connection server.
     public var connected: Bool { installed && network == .online && serviceUp }
 
@@ -68,6 +75,7 @@ public struct DeviceEngine: Sendable {
 
     /// Registers every sender: the first `onNewToken` of each.
     public mutating func start(at time: Millis = 0, into out: inout [Event]) {
+        inputs.record(.start(at: time))
         now = time
         for sender in senders {
             issueToken(for: sender, into: &out)
@@ -78,7 +86,8 @@ public struct DeviceEngine: Sendable {
     /// Handles one command at `time` (clamped so time never runs backwards), after
     /// every timer due by then.
     public mutating func apply(_ command: Command, at time: Millis, into out: inout [Event]) {
-        advance(to: time, into: &out)
+        inputs.record(.apply(command, at: time))
+        runTimers(to: time, into: &out)
         switch command {
         case .setNetwork(let value): setNetwork(value, into: &out)
         case .setService(let up): setService(up: up, into: &out)
@@ -90,14 +99,14 @@ public struct DeviceEngine: Sendable {
         case .addSender(let sender): addSender(sender, into: &out)
         case .removeSender(let id): removeSender(id, into: &out)
         case .send(let request): send(request, into: &out)
-        case .push(let request): _ = push(request, into: &out)
+        case .push(let request): admit(request, into: &out)
         case .tap(let target): tap(target, into: &out)
         case .ackUpstream(let sender, let id): ackUpstream(sender: sender, id: id, into: &out)
         case .drain: drain(into: &out)
         case .setAppServerPresent(let sender, let present):
             if present { realAppServers.insert(sender) } else { realAppServers.remove(sender) }
         }
-        advance(to: now, into: &out)
+        runTimers(to: now, into: &out)
     }
 
     /// Convenience for tests and small shells.

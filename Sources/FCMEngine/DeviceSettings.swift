@@ -1,12 +1,12 @@
 /// The operating system of the emulated device; it decides callback names and how
 /// notification and data messages are handed to the app.
-public enum Platform: String, Sendable, CaseIterable {
+public enum Platform: String, Sendable, CaseIterable, Codable {
     case android, ios
 }
 
 /// The messaging library the app is built with: FCM or the older GCM. It decides the
 /// upstream address domain and some callback names.
-public enum SDK: String, Sendable, CaseIterable {
+public enum SDK: String, Sendable, CaseIterable, Codable {
     case fcm, gcm
 
     /// The domain of upstream addresses, `SENDER@domain`.
@@ -19,22 +19,22 @@ public enum SDK: String, Sendable, CaseIterable {
 }
 
 /// Whether the app runs in front of the user, behind, or not at all.
-public enum AppState: String, Sendable, CaseIterable {
+public enum AppState: String, Sendable, CaseIterable, Codable {
     case foreground, background, stopped
 }
 
 /// The device's data connection.
-public enum Network: String, Sendable, CaseIterable {
+public enum Network: String, Sendable, CaseIterable, Codable {
     case online, offline
 }
 
 /// Downstream delivery priority (APNs 10 and 5).
-public enum Priority: String, Sendable, CaseIterable {
+public enum Priority: String, Sendable, CaseIterable, Codable {
     case high, normal
 }
 
 /// Who answers upstream messages when no real app server is connected.
-public enum AppServerMode: String, Sendable, CaseIterable {
+public enum AppServerMode: String, Sendable, CaseIterable, Codable {
     /// The built-in app server acknowledges every upstream message at once.
     case echo
     /// Nobody acknowledges; the connection server retries until the TTL runs out.
@@ -42,7 +42,7 @@ public enum AppServerMode: String, Sendable, CaseIterable {
 }
 
 /// What the device is and how it starts.
-public struct DeviceSettings: Sendable, Equatable {
+public struct DeviceSettings: Sendable, Equatable, Codable {
     public var name: String
     public var platform: Platform
     public var sdk: SDK
@@ -71,7 +71,7 @@ public struct DeviceSettings: Sendable, Equatable {
 }
 
 /// One app server the device registered with.
-public struct SenderConfig: Sendable, Equatable {
+public struct SenderConfig: Sendable, Equatable, Codable {
     /// The sender ID (Google project number).
     public var id: String
     /// The server key app servers authenticate with.
@@ -91,7 +91,7 @@ public struct SenderConfig: Sendable, Equatable {
 
 /// How `onMessageSent` callbacks are grouped: a batch opens with the first accepted
 /// message and is delivered when `window` has passed or `max` ids are waiting.
-public struct BatchPolicy: Sendable, Equatable {
+public struct BatchPolicy: Sendable, Equatable, Codable {
     public var window: Millis
     public var max: Int
 
@@ -103,7 +103,7 @@ public struct BatchPolicy: Sendable, Equatable {
 
 /// Which stored message goes when a fifth collapse key arrives (the real service
 /// promises nothing; the emulator picks one rule).
-public enum CollapseEviction: String, Sendable, CaseIterable {
+public enum CollapseEviction: String, Sendable, CaseIterable, Codable {
     /// The message with the oldest stored collapse key is discarded.
     case oldest
     /// The incoming message is discarded.
@@ -111,7 +111,7 @@ public enum CollapseEviction: String, Sendable, CaseIterable {
 }
 
 /// Limits of the connection server's store for an unreachable device.
-public struct StorePolicy: Sendable, Equatable {
+public struct StorePolicy: Sendable, Equatable, Codable {
     public var nonCollapsibleLimit: Int
     public var collapseKeyLimit: Int
     public var eviction: CollapseEviction
@@ -124,7 +124,7 @@ public struct StorePolicy: Sendable, Equatable {
 }
 
 /// Everything the engine needs to start.
-public struct EngineConfiguration: Sendable, Equatable {
+public struct EngineConfiguration: Sendable, Equatable, Codable {
     public var device: DeviceSettings
     public var senders: [SenderConfig]
     public var batch: BatchPolicy

@@ -1,6 +1,6 @@
 /// A downstream message as an app server sends it (legacy field names), already
 /// decoded by a shell; the engine validates it as the real service would.
-public struct DownstreamRequest: Sendable, Equatable {
+public struct DownstreamRequest: Sendable, Equatable, Codable {
     /// The sender the app server authenticated as.
     public var sender: String
     /// The target registration token; nil when the request named none.

@@ -1,12 +1,12 @@
 /// Upstream ids whose success callback is waiting to be delivered as one batch.
-public struct SendBatch: Sendable, Equatable {
+public struct SendBatch: Sendable, Equatable, Codable {
     public var ids: [String]
     public var flushAt: Millis
 }
 
 /// An upstream message the connection server forwarded to the app server and
 /// holds until it is acknowledged.
-public struct HeldUpstream: Sendable, Equatable {
+public struct HeldUpstream: Sendable, Equatable, Codable {
     public var message: UpstreamMessage
     public var attempts: Int
     public var nextRetryAt: Millis
@@ -14,7 +14,7 @@ public struct HeldUpstream: Sendable, Equatable {
 }
 
 /// A downstream message the connection server accepted and holds for the device.
-public struct StoredMessage: Sendable, Equatable {
+public struct StoredMessage: Sendable, Equatable, Codable {
     public var id: String
     public var request: DownstreamRequest
     public var acceptedAt: Millis
@@ -24,7 +24,7 @@ public struct StoredMessage: Sendable, Equatable {
 }
 
 /// A notification shown in the Android tray or the iOS notification centre.
-public struct TrayNotification: Sendable, Equatable {
+public struct TrayNotification: Sendable, Equatable, Codable {
     public var id: String
     public var sender: String
     public var title: String
@@ -36,7 +36,7 @@ public struct TrayNotification: Sendable, Equatable {
 }
 
 /// A downstream message the app's code received, for the inbox view.
-public struct DeliveredMessage: Sendable, Equatable {
+public struct DeliveredMessage: Sendable, Equatable, Codable {
     public var id: String
     public var sender: String
     public var data: [KeyValue]

@@ -4,7 +4,7 @@ public enum Side: String, Sendable {
 }
 
 /// One key and string value of a data or notification payload, kept in order.
-public struct KeyValue: Sendable, Equatable, Hashable {
+public struct KeyValue: Sendable, Equatable, Hashable, Codable {
     public var key: String
     public var value: String
 

@@ -3,7 +3,7 @@
 /// FCM: `<11-character instance id>:APA91b<140 characters>` (152 in all), the
 /// instance id shared by every sender of one installation. GCM: `APA91b` followed
 /// by 134 characters (140 in all). Characters come from the URL-safe base64 set.
-public struct TokenFactory: Sendable {
+public struct TokenFactory: Sendable, Codable {
     static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
     public static let fcmLength = 152
     public static let gcmLength = 140

@@ -1,13 +1,13 @@
 /// A data value an app hands to the send call. Only strings survive; the others
 /// are dropped with a warning, as the client libraries do.
-public enum DataValue: Sendable, Equatable {
+public enum DataValue: Sendable, Equatable, Codable {
     case string(String)
     /// A value that is not a string; `kind` says what it was (number, boolean, …).
     case nonString(kind: String)
 }
 
 /// One key and value of an upstream payload as the app wrote it.
-public struct DataItem: Sendable, Equatable {
+public struct DataItem: Sendable, Equatable, Codable {
     public var key: String
     public var value: DataValue
 
@@ -18,7 +18,7 @@ public struct DataItem: Sendable, Equatable {
 }
 
 /// An upstream send call: `send(to, messageId, ttl, data)`.
-public struct UpstreamRequest: Sendable, Equatable {
+public struct UpstreamRequest: Sendable, Equatable, Codable {
     /// `SENDER@fcm.googleapis.com` (or `@gcm.googleapis.com`).
     public var to: String
     public var messageID: String
@@ -41,7 +41,7 @@ public struct UpstreamRequest: Sendable, Equatable {
 
 /// An upstream message the device accepted: waiting in the device's queue or held
 /// by the connection server until the app server acknowledges it.
-public struct UpstreamMessage: Sendable, Equatable {
+public struct UpstreamMessage: Sendable, Equatable, Codable {
     public var sender: String
     public var id: String
     public var timeToLive: Int64

@@ -1,0 +1,51 @@
+/// One call a shell made on the engine. The engine is deterministic, so replaying
+/// the calls in order on the engine they started from gives the same engine: this
+/// is what a persistent store writes ahead.
+public enum EngineInput: Sendable, Equatable, Codable {
+    case start(at: Millis)
+    case apply(Command, at: Millis)
+    case advance(to: Millis)
+    /// A downstream message at the engine's current time.
+    case push(DownstreamRequest)
+    case send([SendOrder])
+}
+
+/// The calls made on an engine since a shell last took them. Off by default; it
+/// never travels with the engine's state (it encodes as nothing).
+public struct InputRecord: Sendable, Codable {
+    public var isOn = false
+    public private(set) var inputs: [EngineInput] = []
+
+    public init(isOn: Bool = false) {
+        self.isOn = isOn
+    }
+
+    mutating func record(_ input: EngineInput) {
+        if isOn { inputs.append(input) }
+    }
+
+    /// The recorded calls, oldest first; the record starts empty again.
+    public mutating func take() -> [EngineInput] {
+        defer { inputs.removeAll(keepingCapacity: true) }
+        return inputs
+    }
+
+    public init(from decoder: any Decoder) throws {}
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encodeNil()
+    }
+}
+
+extension DeviceEngine {
+    /// Replays one recorded call (its events are those the call produced first time).
+    public mutating func replay(_ input: EngineInput, into out: inout [Event]) {
+        switch input {
+        case .start(let time): start(at: time, into: &out)
+        case .apply(let command, let time): apply(command, at: time, into: &out)
+        case .advance(let time): advance(to: time, into: &out)
+        case .push(let request): push(request, into: &out)
+        case .send(let orders): _ = send(orders, into: &out)
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import FCMEngine
+
+/// What makes a saved device another device than the profile describes. The seed
+/// (random unless the profile names one) and the echo app server (`--no-echo`)
+/// may change between runs; anything else may not.
+enum ConfigurationDifference {
+    static func between(saved: EngineConfiguration, current: EngineConfiguration, seedNamed: Bool) -> String? {
+        var comparable = current
+        comparable.appServer = saved.appServer
+        if seedNamed && current.device.seed != saved.device.seed {
+            return "seed \(saved.device.seed) was saved, the profile names \(current.device.seed)"
+        }
+        comparable.device.seed = saved.device.seed
+        guard comparable != saved else { return nil }
+        if comparable.device != saved.device { return "the device section differs" }
+        if comparable.senders.map(\.id) != saved.senders.map(\.id) {
+            return "senders \(saved.senders.map(\.id).joined(separator: ",")) were saved, the profile has "
+                + comparable.senders.map(\.id).joined(separator: ",")
+        }
+        if comparable.senders != saved.senders { return "a sender's settings differ" }
+        return "the profile's settings differ"
+    }
+}

@@ -1,0 +1,207 @@
+import FCMEngine
+import Foundation
+import GRDB
+import Testing
+
+@testable import FCMStore
+
+@Suite("The device's state file")
+struct DeviceStoreTests {
+    @Test("a device killed after its last write comes back exactly, and goes on as the original would")
+    func resumesExactly() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        let (store, opening) = try StoreFixture.open(state)
+        guard case .new(let engine) = opening else {
+            Issue.record("an empty folder opened as a saved device")
+            return
+        }
+        var driver = SessionDriver(configuration: engine.configuration, seed: 5)
+        driver.start(into: store)
+        var seq: Int64 = 0
+        for _ in 0..<400 { _ = driver.next(into: store) }
+        seq = driver.hand(to: store)
+        store.waitUntilDurable(max(seq, store.appendedSeq))
+        store.abandon()
+
+        let (reopened, again) = try StoreFixture.open(state)
+        defer { reopened.close(final: driver.engine) }
+        guard case .resumed(var restored, let inputs) = again else {
+            Issue.record("the saved device was not found")
+            return
+        }
+        #expect(inputs > 400)
+        StoreFixture.expectSame(driver.engine, restored)
+        #expect(!driver.engine.inbox.isEmpty && !driver.engine.tokens.isEmpty)
+
+        // Both go on with the same calls: the same events, ids and tokens come out.
+        var twin = driver
+        twin.engine = restored
+        for _ in 0..<200 {
+            #expect(driver.next(into: nil) == twin.next(into: nil))
+        }
+        restored = twin.engine
+        StoreFixture.expectSame(driver.engine, restored)
+    }
+
+    @Test("snapshots replace the journal as it grows, and a restart reads snapshot plus journal")
+    func snapshotsKeepTheJournalShort() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        let (store, _) = try StoreFixture.open(state, snapshotEvery: 50)
+        var driver = SessionDriver(configuration: StoreFixture.configuration(), seed: 9)
+        driver.start(into: store)
+        for _ in 0..<333 { _ = driver.next(into: store) }
+        store.waitUntilDurable(store.appendedSeq)
+        let (journalRows, snapshotSeq) = try store.database.read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM journal") ?? -1,
+                try Int64.fetchOne(db, sql: "SELECT seq FROM snapshot") ?? -1
+            )
+        }
+        #expect(snapshotSeq > 250)
+        #expect(journalRows < 50 + 10)
+        store.abandon()
+
+        let (reopened, opening) = try StoreFixture.open(state)
+        defer { reopened.close(final: driver.engine) }
+        guard case .resumed(let restored, let inputs) = opening else {
+            Issue.record("the saved device was not found")
+            return
+        }
+        #expect(inputs == journalRows)
+        StoreFixture.expectSame(driver.engine, restored)
+    }
+
+    @Test("a clean close leaves one snapshot and an empty journal")
+    func closeWritesASnapshot() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        let (store, _) = try StoreFixture.open(state)
+        var driver = SessionDriver(configuration: StoreFixture.configuration(), seed: 3)
+        driver.start(into: store)
+        for _ in 0..<60 { _ = driver.next(into: store) }
+        store.close(final: driver.engine)
+        let (reopened, opening) = try StoreFixture.open(state)
+        defer { reopened.close(final: driver.engine) }
+        guard case .resumed(let restored, let inputs) = opening else {
+            Issue.record("the saved device was not found")
+            return
+        }
+        #expect(inputs == 0)
+        StoreFixture.expectSame(driver.engine, restored)
+    }
+
+    @Test("--fresh starts over: a new engine and nothing of the old journal")
+    func freshStartsOver() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        let (store, _) = try StoreFixture.open(state)
+        var driver = SessionDriver(configuration: StoreFixture.configuration(), seed: 3)
+        driver.start(into: store)
+        for _ in 0..<20 { _ = driver.next(into: store) }
+        store.close(final: driver.engine)
+        let (reopened, opening) = try StoreFixture.open(state, fresh: true)
+        defer { reopened.close(final: driver.engine) }
+        guard case .new(let engine) = opening else {
+            Issue.record("--fresh resumed the old device")
+            return
+        }
+        #expect(engine.tokens.isEmpty && engine.inbox.isEmpty && engine.now == 0)
+    }
+
+    @Test("a second emulator on the same state is refused, naming the holder")
+    func oneWriterAtATime() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        let (store, opening) = try StoreFixture.open(state)
+        guard case .new(let engine) = opening else { return }
+        defer { store.close(final: engine) }
+        #expect {
+            _ = try StoreFixture.open(state)
+        } throws: { error in
+            guard case StoreError.inUse(_, let holder) = error else { return false }
+            return holder.contains("\(getpid())")
+        }
+    }
+
+    @Test("other device settings are refused with the difference; a new random seed or --no-echo is not")
+    func settingsMustMatch() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        let (store, _) = try StoreFixture.open(state)
+        var driver = SessionDriver(configuration: StoreFixture.configuration(), seed: 3)
+        driver.start(into: store)
+        store.close(final: driver.engine)
+
+        var otherSenders = StoreFixture.configuration()
+        otherSenders.senders.append(SenderConfig(id: StoreFixture.other, key: "key-b"))
+        #expect {
+            _ = try StoreFixture.open(state, configuration: otherSenders)
+        } throws: { error in
+            "\(error)".contains("senders 123456789012 were saved, the profile has 123456789012,998877665544")
+                && "\(error)".contains("--fresh")
+        }
+
+        let (reopened, opening) = try StoreFixture.open(
+            state, configuration: StoreFixture.configuration(seed: 999, appServer: .echo))
+        guard case .resumed(let restored, _) = opening else {
+            Issue.record("a new random seed made the saved device unusable")
+            return
+        }
+        #expect(restored.configuration.device.seed == 11)
+        #expect(restored.configuration.appServer == .echo)
+        #expect(restored.tokens == driver.engine.tokens)
+        reopened.close(final: restored)
+    }
+
+    @Test("a file that is not a state file is named, with what to do")
+    func garbageIsNamed() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        try Data("this is not sqlite at all, just some text that goes on".utf8).write(
+            to: URL(fileURLWithPath: state.path))
+        #expect {
+            _ = try StoreFixture.open(state)
+        } throws: { error in
+            "\(error)".contains(state.path) && "\(error)".contains("--fresh")
+        }
+        // The lock was let go: --fresh works at once.
+        let (store, opening) = try StoreFixture.open(state, fresh: true)
+        guard case .new(let engine) = opening else { return }
+        store.close(final: engine)
+    }
+
+    @Test("nothing is reported durable before its transaction committed")
+    func durableMeansCommitted() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        let (store, _) = try StoreFixture.open(state)
+        var driver = SessionDriver(configuration: StoreFixture.configuration(), seed: 4)
+        driver.start(into: store)
+        let observed = Observed()
+        for _ in 0..<200 {
+            _ = driver.next(into: store)
+            let seq = store.appendedSeq
+            store.whenDurable(seq) {
+                let rows =
+                    (try? store.database.read { db in
+                        try Int64.fetchOne(db, sql: "SELECT max(seq) FROM journal")
+                    }) ?? nil
+                observed.add(seq: seq, committed: rows ?? 0)
+            }
+        }
+        store.waitUntilDurable(store.appendedSeq)
+        let pairs = observed.all
+        #expect(pairs.count == 200)
+        #expect(pairs.allSatisfy { $0.committed >= $0.seq })
+        store.close(final: driver.engine)
+    }
+}
+
+final class Observed: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pairs: [(seq: Int64, committed: Int64)] = []
+    func add(seq: Int64, committed: Int64) { lock.withLock { pairs.append((seq, committed)) } }
+    var all: [(seq: Int64, committed: Int64)] { lock.withLock { pairs } }
+}

@@ -1,0 +1,128 @@
+import FCMEngine
+import Foundation
+import Testing
+
+@testable import FCMStore
+
+/// A temporary folder for one test's state file, removed with `clean()`.
+struct TemporaryState {
+    let folder: String
+    var path: String { folder + "/device.sqlite" }
+
+    init() {
+        folder = NSTemporaryDirectory() + "fcm-store-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    func clean() { try? FileManager.default.removeItem(atPath: folder) }
+}
+
+enum StoreFixture {
+    static let sender = "123456789012"
+    static let other = "998877665544"
+
+    static func configuration(seed: UInt64 = 11, appServer: AppServerMode = .none) -> EngineConfiguration {
+        EngineConfiguration(
+            device: DeviceSettings(name: "Store test", seed: seed),
+            senders: [SenderConfig(id: sender, key: "key-a", project: "proj-a")],
+            batch: BatchPolicy(window: 2_000, max: 10), appServer: appServer)
+    }
+
+    static func open(
+        _ state: TemporaryState, configuration: EngineConfiguration = configuration(), fresh: Bool = false,
+        snapshotEvery: Int = 20_000
+    )
+        throws -> (DeviceStore, DeviceStore.Opening)
+    {
+        try DeviceStore.open(
+            path: state.path, configuration: configuration, seedNamed: false, fresh: fresh,
+            snapshotEvery: snapshotEvery, onFailure: { Issue.record("write failed: \($0)") })
+    }
+
+    /// Every part of the engine's state a restart must bring back.
+    static func expectSame(_ a: DeviceEngine, _ b: DeviceEngine, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(a.now == b.now, sourceLocation: sourceLocation)
+        #expect(a.configuration == b.configuration, sourceLocation: sourceLocation)
+        #expect(a.appState == b.appState && a.network == b.network && a.doze == b.doze, sourceLocation: sourceLocation)
+        #expect(a.serviceUp == b.serviceUp && a.installed == b.installed, sourceLocation: sourceLocation)
+        #expect(a.senders == b.senders, sourceLocation: sourceLocation)
+        #expect(a.tokens == b.tokens && a.issuedTokens == b.issuedTokens, sourceLocation: sourceLocation)
+        #expect(a.pending == b.pending, sourceLocation: sourceLocation)
+        #expect(a.awaitingAck == b.awaitingAck, sourceLocation: sourceLocation)
+        #expect(a.batch == b.batch, sourceLocation: sourceLocation)
+        #expect(a.realAppServers == b.realAppServers, sourceLocation: sourceLocation)
+        #expect(a.stored == b.stored && a.tray == b.tray && a.inbox == b.inbox, sourceLocation: sourceLocation)
+        #expect(a.deletedCount == b.deletedCount, sourceLocation: sourceLocation)
+        #expect(a.nextDeadline == b.nextDeadline, sourceLocation: sourceLocation)
+    }
+}
+
+/// Drives an engine through a random mix of every kind of call, the way the shells
+/// do: each call recorded, then handed to the store.
+struct SessionDriver {
+    var engine: DeviceEngine
+    var random: SeededGenerator
+    var time: Millis = 0
+    var step = 0
+
+    init(configuration: EngineConfiguration, seed: UInt64) {
+        engine = DeviceEngine(configuration)
+        engine.inputs.isOn = true
+        random = SeededGenerator(seed: seed)
+    }
+
+    mutating func start(into store: DeviceStore?) {
+        var events: [Event] = []
+        engine.start(at: 0, into: &events)
+        hand(to: store)
+    }
+
+    @discardableResult
+    mutating func hand(to store: DeviceStore?) -> Int64 {
+        let inputs = engine.inputs.take()
+        return store?.append(inputs, engine: engine) ?? 0
+    }
+
+    /// One random call; returns its events.
+    mutating func next(into store: DeviceStore?) -> [Event] {
+        step += 1
+        time += Millis(random.next() % 700)
+        var events: [Event] = []
+        let sender = StoreFixture.sender
+        switch random.next() % 12 {
+        case 0, 1:
+            let to = UpstreamRequest.address(sender: sender, sdk: .fcm)
+            let request = UpstreamRequest(
+                to: to, messageID: "up-\(step)", timeToLive: Int64(random.next() % 20),
+                data: [DataItem("n", .string(String(step)))])
+            engine.apply(.send(request), at: time, into: &events)
+        case 2, 3:
+            let request = DownstreamRequest(
+                sender: sender, to: engine.tokens[sender], messageID: "down-\(step)",
+                data: [KeyValue("n", String(step))],
+                notification: random.next() % 3 == 0 ? [KeyValue("title", "t\(step)")] : nil,
+                collapseKey: random.next() % 4 == 0 ? "score" : nil, timeToLive: Int64(random.next() % 30))
+            engine.advance(to: time, into: &events)
+            engine.push(request, into: &events)
+        case 4:
+            let orders = [
+                SendOrder(DownstreamRequest(sender: sender, to: engine.tokens[sender], data: [KeyValue("h", "1")])),
+                SendOrder(DownstreamRequest(sender: sender, to: "not-a-token", data: [KeyValue("h", "2")])),
+            ]
+            engine.advance(to: time, into: &events)
+            _ = engine.send(orders, into: &events)
+        case 5:
+            if let held = engine.awaitingAck.first {
+                engine.apply(.ackUpstream(sender: held.message.sender, id: held.message.id), at: time, into: &events)
+            }
+        case 6: engine.apply(.setNetwork(random.next() % 2 == 0 ? .offline : .online), at: time, into: &events)
+        case 7: engine.apply(.setAppState(random.next() % 2 == 0 ? .background : .foreground), at: time, into: &events)
+        case 8: engine.apply(.refreshToken(sender: nil), at: time, into: &events)
+        case 9: engine.apply(.tap(.last), at: time, into: &events)
+        case 10: engine.apply(.setService(up: random.next() % 3 != 0), at: time, into: &events)
+        default: engine.advance(to: time + 3_000, into: &events)
+        }
+        hand(to: store)
+        return events
+    }
+}
