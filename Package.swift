@@ -113,7 +113,7 @@ let package = Package(
         .testTarget(
             name: "FCMConnectionServerTests",
             dependencies: [
-                "FCMConnectionServer", "FCMXMPP", "FCMEngine", "FCMProfiles", "FCMHTTPAPI",
+                "FCMConnectionServer", "FCMXMPP", "FCMEngine", "FCMProfiles", "FCMHTTPAPI", "FCMStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

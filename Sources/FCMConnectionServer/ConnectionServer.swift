@@ -1,6 +1,7 @@
 import FCMEngine
 import FCMHTTPAPI
 import FCMProfiles
+import FCMStore
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -18,6 +19,11 @@ public struct ServerOptions: Sendable {
     public var httpPort: Int?
     /// Verifies the service-account assertions of the token endpoint.
     public var serviceAccountKey: ServiceAccountKey?
+    /// Where the device's state is written ahead of every acknowledgement; nil keeps
+    /// it in memory only.
+    public var store: DeviceStore?
+    /// The engine came from `store` (its tokens exist already).
+    public var resumed = false
 
     public init() {}
 }
@@ -40,7 +46,7 @@ public final class ConnectionServer: @unchecked Sendable {
     ) async throws -> ConnectionServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let loop = group.next()
-        let host = DeviceHost(engine: engine, loop: loop, log: log)
+        let host = DeviceHost(engine: engine, loop: loop, store: options.store, resumed: options.resumed, log: log)
         let server = ConnectionServer(host: host, group: group)
         let keys = Dictionary(uniqueKeysWithValues: engine.senders.map { ($0.id, $0.key) })
         do {
@@ -61,7 +67,10 @@ public final class ConnectionServer: @unchecked Sendable {
                 let service = HTTPSendService(
                     senders: engine.senders, platform: engine.configuration.device.platform, key: key
                 ) { [host] orders in
-                    host.send(orders)
+                    let outcome = host.send(orders)
+                    // The reply goes out once the messages it accepts are on disk.
+                    await host.box.durable()
+                    return outcome
                 }
                 let listener = try await HTTPListener.start(service: service, bind: options.bind, port: port, on: group)
                 server.http = listener
@@ -93,6 +102,9 @@ public final class ConnectionServer: @unchecked Sendable {
                 let connection = CCSConnection(host: host, number: number, keys: keys, maxStanzaBytes: stanzaLimit)
                 do {
                     if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
+                    if let store = host.box.store {
+                        try channel.pipeline.syncOperations.addHandler(DurableFlushGate(store: store))
+                    }
                     try channel.pipeline.syncOperations.addHandler(connection)
                     return channel.eventLoop.makeSucceededVoidFuture()
                 } catch {
@@ -128,6 +140,14 @@ public final class ConnectionServer: @unchecked Sendable {
         for channel in channels { try? await channel.close() }
         channels = []
         try await group.shutdownGracefully()
+        if let store = host.box.store {
+            let engine = host.box.withEngine { engine in
+                var events: [Event] = []
+                engine.advance(to: host.now, into: &events)
+                return engine
+            }
+            store.close(final: engine)
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 import FCMEngine
 import FCMHTTPAPI
 import FCMProfiles
+import FCMStore
 import FCMXMPP
 import NIOCore
 
@@ -21,7 +22,10 @@ public final class DeviceHost: @unchecked Sendable {
         }
         _modify {
             box.lock.lock()
-            defer { box.lock.unlock() }
+            defer {
+                box.journal()
+                box.lock.unlock()
+            }
             yield &box.engine
         }
     }
@@ -46,20 +50,49 @@ public final class DeviceHost: @unchecked Sendable {
     /// listen once their login call has returned).
     public static let upstreamDelay = TimeAmount.milliseconds(150)
 
-    public init(engine: DeviceEngine, loop: any EventLoop, log: @escaping @Sendable (Event) -> Void) {
-        box = EngineBox(engine)
+    /// Whether the engine came from a state file (its tokens exist already).
+    let resumed: Bool
+
+    public init(
+        engine: DeviceEngine, loop: any EventLoop, store: DeviceStore? = nil, resumed: Bool = false,
+        log: @escaping @Sendable (Event) -> Void
+    ) {
+        box = EngineBox(engine, store: store)
+        // A resumed device's clock goes on from where it stopped.
+        box.clockOffset = engine.now
         self.loop = loop
         self.log = log
+        self.resumed = resumed
         started = .now()
     }
 
     public var now: Millis { (NIODeadline.now() - started).nanoseconds / 1_000_000 + clockOffset }
 
-    /// Starts the device: its first tokens.
+    /// Starts the device: its first tokens; or, resumed from its state, says so and
+    /// names its tokens, and sends on what it held.
     public func start() {
         loop.preconditionInEventLoop()
         var events: [Event] = []
-        engine.start(at: 0, into: &events)
+        if resumed {
+            let engine = self.engine
+            note(
+                "stateResumed",
+                [
+                    Field("state", .string(box.store?.path ?? "")), Field("clock", .int(engine.now)),
+                    Field("pending", .int(Int64(engine.pending.count))),
+                    Field("awaitingAck", .int(Int64(engine.awaitingAck.count))),
+                    Field("stored", .int(Int64(engine.stored.count))),
+                ])
+            for sender in engine.senders {
+                guard let token = engine.tokens[sender.id] else { continue }
+                log(
+                    Event(
+                        at: now, side: .device, name: "tokenResumed",
+                        fields: [Field("sender", .string(sender.id)), Field("token", .string(token))]))
+            }
+        } else {
+            engine.start(at: 0, into: &events)
+        }
         dispatch(events)
     }
 
@@ -171,8 +204,10 @@ public final class DeviceHost: @unchecked Sendable {
     /// Plays a profile's timeline on the real clock: each step at its time since
     /// start. Expectations are left to `replay`.
     public func play(_ steps: [Step]) {
-        for step in steps {
-            loop.scheduleTask(deadline: started + .milliseconds(step.at)) { [self] in
+        // A resumed device has played the steps up to where it stopped.
+        let resumedAt = resumed ? engine.now : -1
+        for step in steps where step.at > resumedAt {
+            loop.scheduleTask(deadline: started + .milliseconds(step.at - max(0, resumedAt))) { [self] in
                 switch step.action {
                 case .command(let command): apply(command)
                 case .push(let push):
@@ -304,6 +339,7 @@ public final class DeviceHost: @unchecked Sendable {
         var events: [Event] = []
         box.engine.advance(to: now, into: &events)
         let outcome = box.engine.send(orders, into: &events)
+        box.journal()
         for event in events { log(event) }
         if box.engine.nextDeadline != box.armedDeadline || events.contains(where: { Self.loopEvents.contains($0.name) })
         {

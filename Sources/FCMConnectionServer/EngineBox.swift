@@ -1,23 +1,48 @@
 import FCMEngine
+import FCMStore
 import Foundation
 
 /// The one engine of a running device, behind a lock: the server's event loop and,
 /// when the TUI runs the listeners, the TUI's thread both work on it. The lock is
 /// recursive because the server's log callback may run inside an engine access.
+/// With a store, every call made on the engine is handed to it before the lock is
+/// let go, so the journal has them in the order they ran.
 public final class EngineBox: @unchecked Sendable {
     public let lock = NSRecursiveLock()
     var engine: DeviceEngine
     var clockOffset: Millis = 0
     var armedDeadline: Millis?
+    public let store: DeviceStore?
 
-    init(_ engine: DeviceEngine) {
+    init(_ engine: DeviceEngine, store: DeviceStore?) {
         self.engine = engine
+        self.store = store
+        self.engine.inputs.isOn = store != nil
     }
+
+    /// Hands the calls recorded since the last time to the store (under the lock).
+    func journal() {
+        guard let store else { return }
+        let inputs = engine.inputs.take()
+        if !inputs.isEmpty { store.append(inputs, engine: engine) }
+    }
+
+    /// The sequence number an acknowledgement of what has run so far waits for.
+    public var journalSeq: Int64 { store?.appendedSeq ?? 0 }
 }
 
 extension EngineBox {
     /// Runs `body` on the engine under the lock.
     public func withEngine<T>(_ body: (inout DeviceEngine) -> T) -> T {
-        lock.withLock { body(&engine) }
+        lock.withLock {
+            defer { journal() }
+            return body(&engine)
+        }
+    }
+
+    /// Returns once everything that has run so far is on disk (at once without a store).
+    public func durable() async {
+        guard let store else { return }
+        await store.durable(store.appendedSeq)
     }
 }

@@ -7,7 +7,7 @@ extension DeviceEngine {
     public mutating func push(_ request: DownstreamRequest, into out: inout [Event]) -> Result<
         String, DownstreamError
     > {
-        inputs.record(.push(request))
+        inputs.record(.push(request, at: now))
         return admit(request, into: &out)
     }
 

@@ -14,7 +14,7 @@ extension DeviceEngine {
 
     /// Lets time pass up to `time`, firing every timer due on the way in order.
     public mutating func advance(to time: Millis, into out: inout [Event]) {
-        inputs.record(.advance(to: time))
+        if let deadline = nextDeadline, deadline <= time { inputs.record(.advance(to: time)) }
         runTimers(to: time, into: &out)
     }
 

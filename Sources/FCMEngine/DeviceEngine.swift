@@ -86,7 +86,7 @@ public struct DeviceEngine: Sendable, Codable {
     /// Handles one command at `time` (clamped so time never runs backwards), after
     /// every timer due by then.
     public mutating func apply(_ command: Command, at time: Millis, into out: inout [Event]) {
-        inputs.record(.apply(command, at: time))
+        inputs.record(.apply(command, at: max(time, now)))
         runTimers(to: time, into: &out)
         switch command {
         case .setNetwork(let value): setNetwork(value, into: &out)

@@ -4,10 +4,12 @@
 public enum EngineInput: Sendable, Equatable, Codable {
     case start(at: Millis)
     case apply(Command, at: Millis)
+    /// Time passing that fired a timer (time passing that fires none is not kept:
+    /// the next input carries its own time).
     case advance(to: Millis)
-    /// A downstream message at the engine's current time.
-    case push(DownstreamRequest)
-    case send([SendOrder])
+    /// A downstream message, at the engine time it came in.
+    case push(DownstreamRequest, at: Millis)
+    case send([SendOrder], at: Millis)
 }
 
 /// The calls made on an engine since a shell last took them. Off by default; it
@@ -44,8 +46,12 @@ extension DeviceEngine {
         case .start(let time): start(at: time, into: &out)
         case .apply(let command, let time): apply(command, at: time, into: &out)
         case .advance(let time): advance(to: time, into: &out)
-        case .push(let request): push(request, into: &out)
-        case .send(let orders): _ = send(orders, into: &out)
+        case .push(let request, let time):
+            runTimers(to: time, into: &out)
+            push(request, into: &out)
+        case .send(let orders, let time):
+            runTimers(to: time, into: &out)
+            _ = send(orders, into: &out)
         }
     }
 }

@@ -32,7 +32,7 @@ public final class DeviceStore: @unchecked Sendable {
         path: String, configuration: EngineConfiguration, seedNamed: Bool, fresh: Bool = false,
         snapshotEvery: Int = 20_000, onFailure: @escaping @Sendable (StoreError) -> Void
     ) throws -> (DeviceStore, Opening) {
-        let lock = try StateLock(path: path + ".lock")
+        let lock = try StateLock(path: path + ".lock", guarding: path)
         do {
             if fresh {
                 for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
@@ -45,6 +45,29 @@ public final class DeviceStore: @unchecked Sendable {
         } catch {
             lock.release()
             if let error = error as? StoreError { throw error }
+            throw StoreError.unreadable(path: path, detail: "\(error)")
+        }
+    }
+
+    /// The device saved at `path` as it stands, read without taking the file (an
+    /// emulator may be running on it); nil when there is none.
+    public static func peek(path: String) throws -> DeviceEngine? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        do {
+            var configuration = Configuration()
+            configuration.readonly = true
+            let database = try DatabaseQueue(path: path, configuration: configuration)
+            return try database.read { db in
+                guard let row = try Row.fetchOne(db, sql: "SELECT seq, engine FROM snapshot WHERE id = 1") else {
+                    return nil
+                }
+                var engine = try JSONDecoder().decode(DeviceEngine.self, from: row["engine"] as Data)
+                try replayJournal(after: row["seq"], on: &engine, in: db, path: path)
+                return engine
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
             throw StoreError.unreadable(path: path, detail: "\(error)")
         }
     }
@@ -65,6 +88,9 @@ public final class DeviceStore: @unchecked Sendable {
 
     /// The sequence number of the last input appended.
     public var appendedSeq: Int64 { writer.appendedSeq }
+
+    /// Whether everything up to `seq` is on disk.
+    public func isDurable(_ seq: Int64) -> Bool { writer.durableSeq >= seq }
 
     /// Runs `action` once everything up to `seq` is on disk (at once if it is).
     public func whenDurable(_ seq: Int64, _ action: @escaping @Sendable () -> Void) {
@@ -143,6 +169,33 @@ extension DeviceStore {
         return database
     }
 
+    /// Replays the journal's entries after `seq` on `engine`: how many, and the last seq.
+    @discardableResult
+    static func replayJournal(after seq: Int64, on engine: inout DeviceEngine, in db: Database, path: String) throws
+        -> (Int, Int64)
+    {
+        let decoder = JSONDecoder()
+        var lastSeq = seq
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT seq, input FROM journal WHERE seq > ? ORDER BY seq", arguments: [seq])
+        var replayed = 0
+        var ignored: [Event] = []
+        while let entry = try rows.next() {
+            let entrySeq: Int64 = entry["seq"]
+            let input: EngineInput
+            do {
+                input = try decoder.decode(EngineInput.self, from: entry["input"] as Data)
+            } catch {
+                throw StoreError.unreadable(path: path, detail: "journal entry \(entrySeq) does not decode (\(error))")
+            }
+            engine.replay(input, into: &ignored)
+            ignored.removeAll(keepingCapacity: true)
+            lastSeq = entrySeq
+            replayed += 1
+        }
+        return (replayed, lastSeq)
+    }
+
     static func writeSnapshot(_ engine: DeviceEngine, seq: Int64, in db: Database, encoder: JSONEncoder) throws {
         var image = engine
         image.inputs = InputRecord()
@@ -176,24 +229,7 @@ extension DeviceStore {
                 throw StoreError.configurationChanged(path: path, detail: difference)
             }
             engine.useAppServer(configuration.appServer)
-            var lastSeq: Int64 = row["seq"]
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT seq, input FROM journal WHERE seq > ? ORDER BY seq", arguments: [lastSeq])
-            var replayed = 0
-            var ignored: [Event] = []
-            while let entry = try rows.next() {
-                let seq: Int64 = entry["seq"]
-                let input: EngineInput
-                do {
-                    input = try decoder.decode(EngineInput.self, from: entry["input"] as Data)
-                } catch {
-                    throw StoreError.unreadable(path: path, detail: "journal entry \(seq) does not decode (\(error))")
-                }
-                engine.replay(input, into: &ignored)
-                ignored.removeAll(keepingCapacity: true)
-                lastSeq = seq
-                replayed += 1
-            }
+            let (replayed, lastSeq) = try replayJournal(after: row["seq"], on: &engine, in: db, path: path)
             let started = lastSeq > 0 || !engine.tokens.isEmpty
             return (started ? .resumed(engine, inputs: replayed) : .new(engine), lastSeq)
         }

@@ -14,6 +14,8 @@ final class JournalWriter: @unchecked Sendable {
     private var snapshot: (seq: Int64, engine: DeviceEngine)?
     private var waiters: [(seq: Int64, action: @Sendable () -> Void)] = []
     private var stopping = false
+    /// Tests hold commits back to see that nothing is acknowledged meanwhile.
+    private var paused = false
     private var stopped = false
     private(set) var appended: Int64
     private(set) var durable: Int64
@@ -67,6 +69,7 @@ final class JournalWriter: @unchecked Sendable {
     }
 
     var appendedSeq: Int64 { condition.withLock { appended } }
+    var durableSeq: Int64 { condition.withLock { durable } }
 
     /// Runs `action` once every input up to `seq` is durable: at once if it is.
     func whenDurable(_ seq: Int64, _ action: @escaping @Sendable () -> Void) {
@@ -78,6 +81,16 @@ final class JournalWriter: @unchecked Sendable {
         }
         waiters.append((seq, action))
         condition.unlock()
+    }
+
+    /// Holds commits back until `resume()` (for tests of write-ahead).
+    func pause() { condition.withLock { paused = true } }
+
+    func resume() {
+        condition.withLock {
+            paused = false
+            condition.signal()
+        }
     }
 
     /// Writes what is queued, then stops the thread.
@@ -93,7 +106,7 @@ final class JournalWriter: @unchecked Sendable {
         let encoder = JSONEncoder()
         while true {
             condition.lock()
-            while queued.isEmpty && snapshot == nil && !stopping { condition.wait() }
+            while (queued.isEmpty && snapshot == nil && !stopping) || (paused && !stopping) { condition.wait() }
             let batch = queued
             let image = snapshot
             queued.removeAll(keepingCapacity: true)

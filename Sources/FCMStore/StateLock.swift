@@ -12,8 +12,9 @@ import Foundation
 final class StateLock: Sendable {
     let descriptor: Int32
 
-    /// Takes the lock at `path` (created if missing), or says who holds it.
-    init(path: String) throws {
+    /// Takes the lock at `path` (created if missing) for the state `guarding`, or
+    /// says who holds it.
+    init(path: String, guarding state: String) throws {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw StoreError.unreadable(path: path, detail: String(cString: strerror(errno)))
@@ -22,7 +23,7 @@ final class StateLock: Sendable {
             let holder = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(
                 in: .whitespacesAndNewlines)
             close(descriptor)
-            throw StoreError.inUse(path: path, holder: holder.map { "process \($0)" } ?? "unknown process")
+            throw StoreError.inUse(path: state, holder: holder.map { "process \($0)" } ?? "unknown process")
         }
         ftruncate(descriptor, 0)
         let pid = "\(getpid())\n"

@@ -46,6 +46,8 @@ public struct TUIModel: Sendable {
     public init(profile: Profile, linkedEngine: DeviceEngine) {
         self.profile = profile
         engine = linkedEngine
+        // A device resumed from its state goes on from its own time.
+        clockOffset = linkedEngine.now
     }
 
     public var now: Millis { engine.now }
@@ -140,7 +142,8 @@ public struct TUIModel: Sendable {
 
     /// A message id not used yet: `m-1`, `m-2`, …
     mutating func suggestMessageID() -> String {
-        messageCounter += 1
+        // A resumed device may have used the first ones in an earlier session.
+        repeat { messageCounter += 1 } while engine.hasUsedMessageID("m-\(messageCounter)")
         return "m-\(messageCounter)"
     }
 }

@@ -12,6 +12,7 @@ struct FCMDevice: AsyncParsableCommand {
             """,
         subcommands: [
             TUICommand.self, ReplayCommand.self, ServeCommand.self, CredentialsCommand.self, ProfileCommand.self,
+            StateCommand.self,
         ],
         defaultSubcommand: TUICommand.self
     )

@@ -2,6 +2,9 @@ import ArgumentParser
 import FCMConnectionServer
 import FCMEngine
 import FCMHTTPAPI
+import FCMProfiles
+import FCMStore
+import Foundation
 
 /// Where the connection server listens: the options `serve` and `tui` share.
 struct ListenOptions: ParsableArguments {
@@ -18,10 +21,15 @@ struct ListenOptions: ParsableArguments {
     var bind = "127.0.0.1"
 
     @Option(
-        help:
-            "Folder for the emulator's state (TLS certificate and key, service-account key). Default: $XDG_STATE_HOME/fcm-device."
+        help: """
+            Folder for the emulator's state: the device (one SQLite file per profile, NAME.sqlite), \
+            the TLS certificate and key, the service-account key. Default: $XDG_STATE_HOME/fcm-device.
+            """
     )
     var state: String?
+
+    @Flag(help: "Start the device over: forget what its state file holds (tokens, queues, stored messages).")
+    var fresh = false
 
     @Option(name: .customLong("tls-cert"), help: "Your own certificate (PEM) for the TLS port.")
     var tlsCert: String?
@@ -40,11 +48,12 @@ struct ListenOptions: ParsableArguments {
         }
     }
 
-    /// Opens the listeners for a device; on failure says why on standard error and exits 2.
-    func startServer(_ configuration: EngineConfiguration, log: @escaping @Sendable (Event) -> Void) async throws
-        -> (ConnectionServer, TLSIdentity)
-    {
-        var configuration = configuration
+    /// Opens the device's state and the listeners; on failure says why on standard
+    /// error and exits 2. `profilePath` names the state file (nil: the built-in device).
+    func startServer(
+        _ profile: Profile, profilePath: String?, log: @escaping @Sendable (Event) -> Void
+    ) async throws -> (ConnectionServer, TLSIdentity) {
+        var configuration = profile.configuration
         if noEcho { configuration.appServer = .none }
         if bind != "127.0.0.1" && bind != "::1" && bind != "localhost" {
             Diagnostics.write(
@@ -66,11 +75,14 @@ struct ListenOptions: ParsableArguments {
         options.httpPort = httpPort
         options.tls = identity
         options.serviceAccountKey = try StateFolder.serviceAccountKey(folder)
+        let engine: DeviceEngine
+        (options.store, engine, options.resumed) = try StateFolder.openDevice(
+            folder, profilePath: profilePath, configuration: configuration, seedNamed: profile.hasSeed, fresh: fresh)
         do {
-            let server = try await ConnectionServer.start(
-                engine: DeviceEngine(configuration), options: options, log: log)
+            let server = try await ConnectionServer.start(engine: engine, options: options, log: log)
             return (server, identity)
         } catch {
+            options.store?.close(final: engine)
             Diagnostics.write(
                 "cannot listen on \(bind) (ports \(ccsPort), \(ccsPlainPort), \(httpPort)): \(error)\n"
                     + "Another fcm-device may be running; --ccs-port 0 --ccs-plain-port 0 --http-port 0 picks free ports."

@@ -52,9 +52,14 @@ enum ProfileLoading {
     /// Loads a profile (or the built-in one); without a seed in it, the seed comes
     /// from the system's CSPRNG.
     static func load(_ path: String?) throws -> Profile {
-        guard let path else { return DefaultProfile.load().seeded() }
+        try unseeded(path).seeded()
+    }
+
+    /// The profile as written: `hasSeed` says whether it names a seed.
+    static func unseeded(_ path: String?) throws -> Profile {
+        guard let path else { return DefaultProfile.load() }
         do {
-            return try ProfileParser.load(path: path).seeded()
+            return try ProfileParser.load(path: path)
         } catch {
             Diagnostics.write(error.description)
             throw ExitCode(2)

@@ -25,10 +25,13 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var listen: ListenOptions
 
     func run() async throws {
-        var loaded = try ProfileLoading.load(profile)
+        var loaded = try ProfileLoading.unseeded(profile)
+        let seedNamed = loaded.hasSeed
+        loaded = loaded.seeded()
+        loaded.hasSeed = seedNamed
         if profile == nil { loaded.steps = [] }
         let output = LineWriter()
-        let (server, identity) = try await listen.startServer(loaded.configuration) { event in
+        let (server, identity) = try await listen.startServer(loaded, profilePath: profile) { event in
             output.write(TranscriptFormatter.json(event))
         }
         var listening =
@@ -41,25 +44,6 @@ struct ServeCommand: AsyncParsableCommand {
         try await server.stop()
         output.write(#"{"event":"stopped","signal":\#(signal)}"#)
         output.flush()
-    }
-}
-
-/// Where state lives by default: $XDG_STATE_HOME/fcm-device, else ~/.local/state/fcm-device.
-enum StateFolder {
-    /// The emulator's service-account key in `folder`; exit 2 with the reason when it cannot be had.
-    static func serviceAccountKey(_ folder: String) throws -> ServiceAccountKey {
-        do {
-            return try ServiceAccountKey.inFolder(folder)
-        } catch {
-            Diagnostics.write("cannot prepare the service-account key in \(folder): \(error)")
-            throw ExitCode(2)
-        }
-    }
-
-    static var `default`: String {
-        let environment = ProcessInfo.processInfo.environment
-        if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty { return xdg + "/fcm-device" }
-        return (environment["HOME"] ?? FileManager.default.currentDirectoryPath) + "/.local/state/fcm-device"
     }
 }
 

@@ -36,7 +36,10 @@ struct TUICommand: AsyncParsableCommand {
                 """)
             throw ExitCode(1)
         }
-        var loaded = try ProfileLoading.load(profile)
+        var loaded = try ProfileLoading.unseeded(profile)
+        let seedNamed = loaded.hasSeed
+        loaded = loaded.seeded()
+        loaded.hasSeed = seedNamed
         loaded.steps = []
         if noListen {
             if listen.noEcho { loaded.configuration.appServer = .none }
@@ -45,7 +48,7 @@ struct TUICommand: AsyncParsableCommand {
             return
         }
         let inbox = NetworkEvents()
-        let (server, _) = try await listen.startServer(loaded.configuration) { inbox.add($0) }
+        let (server, _) = try await listen.startServer(loaded, profilePath: profile) { inbox.add($0) }
         loaded.configuration = server.host.box.withEngine { $0.configuration }
         try await server.startDevice()
         let link = NetworkLink(server: server, events: inbox)
@@ -91,7 +94,11 @@ final class NetworkLink: DeviceLink, @unchecked Sendable {
     func exchange(_ body: (inout DeviceEngine, [Event]) -> [Event]) {
         let host = server.host
         let produced = host.box.withEngine { engine in body(&engine, events.take()) }
-        if !produced.isEmpty { host.loop.execute { host.react(to: produced) } }
+        if !produced.isEmpty {
+            // What the screen is about to show is on disk first.
+            host.box.store.map { $0.waitUntilDurable($0.appendedSeq) }
+            host.loop.execute { host.react(to: produced) }
+        }
     }
 
     func setClockOffset(_ offset: Millis) {

@@ -42,6 +42,19 @@ final class RawClient: @unchecked Sendable {
         }
     }
 
+    /// What arrives within `milliseconds` (nothing, if the server holds it back).
+    func available(within milliseconds: Int32) -> String {
+        var text = ""
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        while poll(&descriptor, 1, milliseconds) > 0 {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            text += String(decoding: buffer[0..<count], as: UTF8.self)
+        }
+        return text
+    }
+
     /// Reads until `marker` arrived (or the timeout); returns all read.
     func read(until marker: String) -> String {
         var text = ""

@@ -19,12 +19,14 @@ final class Tmux {
     /// Starts `fcm-device ARGUMENTS` in a WIDTHxHEIGHT pane. The pane's shell saves
     /// the terminal settings before and after, and the exit status. The TUI's
     /// listeners take free ports and a state folder of the test's own.
-    init(width: Int, height: Int, arguments: [String] = [], environment: [String] = []) throws {
+    /// `state` names a state folder to share between runs.
+    init(width: Int, height: Int, arguments: [String] = [], environment: [String] = [], state: String? = nil) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent(socket)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let arguments =
             arguments + [
-                "--ccs-port", "0", "--ccs-plain-port", "0", "--http-port", "0", "--state", folder.path + "/state",
+                "--ccs-port", "0", "--ccs-plain-port", "0", "--http-port", "0", "--state",
+                state ?? folder.path + "/state",
             ]
         let binary = CLI.binary.path
         let script = """

@@ -1,0 +1,104 @@
+import FCMStore
+import NIOCore
+
+/// Write-ahead for a connection: nothing leaves for the app server before the
+/// journal holds the state it reports. Each write is tagged with the journal's
+/// sequence number at that moment and held until that number is on disk; flushes
+/// and closes wait behind the writes before them. When everything is already on
+/// disk (most of the time between bursts), writes pass straight through.
+final class DurableFlushGate: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private struct Held {
+        var data: NIOAny
+        var promise: EventLoopPromise<Void>?
+        var seq: Int64
+    }
+
+    private enum Waiting {
+        case write(Held)
+        case flush(seq: Int64)
+        case close(CloseMode, EventLoopPromise<Void>?, seq: Int64)
+
+        var seq: Int64 {
+            switch self {
+            case .write(let held): held.seq
+            case .flush(let seq), .close(_, _, let seq): seq
+            }
+        }
+    }
+
+    private let store: DeviceStore
+    private var waiting: [Waiting] = []
+    private var waitingFor: Int64 = 0
+    private var removed = false
+
+    init(store: DeviceStore) {
+        self.store = store
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let seq = store.appendedSeq
+        if waiting.isEmpty && store.isDurable(seq) {
+            context.write(data, promise: promise)
+        } else {
+            hold(.write(Held(data: data, promise: promise, seq: seq)), context: context)
+        }
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        if waiting.isEmpty {
+            context.flush()
+        } else {
+            hold(.flush(seq: waiting.last?.seq ?? 0), context: context)
+        }
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        if waiting.isEmpty {
+            context.close(mode: mode, promise: promise)
+        } else {
+            hold(.close(mode, promise, seq: waiting.last?.seq ?? 0), context: context)
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        removed = true
+        for item in waiting {
+            switch item {
+            case .write(let held): held.promise?.fail(ChannelError.ioOnClosedChannel)
+            case .close(_, let promise, _): promise?.fail(ChannelError.ioOnClosedChannel)
+            case .flush: break
+            }
+        }
+        waiting = []
+    }
+
+    private func hold(_ item: Waiting, context: ChannelHandlerContext) {
+        waiting.append(item)
+        guard item.seq > waitingFor else { return }
+        waitingFor = item.seq
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let loop = context.eventLoop
+        store.whenDurable(item.seq) {
+            loop.execute {
+                let (gate, context) = bound.value
+                gate.release(context: context)
+            }
+        }
+    }
+
+    /// Passes on, in order, everything whose state is now on disk.
+    private func release(context: ChannelHandlerContext) {
+        guard !removed else { return }
+        while let first = waiting.first, store.isDurable(first.seq) {
+            waiting.removeFirst()
+            switch first {
+            case .write(let held): context.write(held.data, promise: held.promise)
+            case .flush: context.flush()
+            case .close(let mode, let promise, _): context.close(mode: mode, promise: promise)
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import FCMEngine
+import FCMProfiles
+import FCMStore
+import Foundation
+
+/// `fcm-device state`: what a device's state file holds, read without stopping
+/// an emulator that runs on it.
+struct StateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "state",
+        abstract: "Show what a device's state file holds: tokens, queues, stored and delivered messages.",
+        discussion: """
+            Reads the file that `serve` and `tui` keep for the profile (NAME.sqlite in the state folder) \
+            as it stands, even while they run. --json prints one object with every id.
+            """
+    )
+
+    @Option(help: "The profile whose device to show. Default: the built-in device.")
+    var profile: String?
+
+    @Option(help: "The state folder. Default: $XDG_STATE_HOME/fcm-device.")
+    var state: String?
+
+    @Flag(help: "One JSON object with every id, for scripts.")
+    var json = false
+
+    func run() throws {
+        let path = StateFolder.devicePath(state ?? StateFolder.default, profilePath: profile)
+        let saved: DeviceEngine?
+        do {
+            saved = try DeviceStore.peek(path: path)
+        } catch {
+            Diagnostics.write("\(error)")
+            throw ExitCode(2)
+        }
+        guard let engine = saved else {
+            Diagnostics.write("no saved device at \(path); `serve` or `tui` with this --state and --profile makes one")
+            throw ExitCode(1)
+        }
+        print(json ? Self.json(engine, path: path) : Self.text(engine, path: path))
+    }
+
+    static func json(_ engine: DeviceEngine, path: String) -> String {
+        var out = #"{"state":"#
+        JSONText.appendString(path, to: &out)
+        out += #","clock":\#(engine.now),"tokens":{"#
+        for (index, sender) in engine.senders.enumerated() {
+            if index > 0 { out += "," }
+            JSONText.appendString(sender.id, to: &out)
+            out += ":"
+            JSONText.appendString(engine.tokens[sender.id] ?? "", to: &out)
+        }
+        out += "}"
+        let lists: [(String, [String])] = [
+            ("pending", engine.pending.map(\.id)), ("awaitingAck", engine.awaitingAck.map(\.message.id)),
+            ("stored", engine.stored.map(\.id)), ("inbox", engine.inbox.map(\.id)), ("tray", engine.tray.map(\.id)),
+        ]
+        for (name, ids) in lists {
+            out += #","\#(name)":["#
+            for (index, id) in ids.enumerated() {
+                if index > 0 { out += "," }
+                JSONText.appendString(id, to: &out)
+            }
+            out += "]"
+        }
+        return out + #","deleted":\#(engine.deletedCount)}"#
+    }
+
+    static func text(_ engine: DeviceEngine, path: String) -> String {
+        let device = engine.configuration.device
+        var lines = [
+            "state     \(path)",
+            "device    \(device.name) (\(device.platform.rawValue), \(device.sdk.rawValue)), "
+                + "\(engine.appState.rawValue), \(engine.network.rawValue)\(engine.doze ? ", dozing" : "")",
+            "clock     \(String(format: "%.3f", Double(engine.now) / 1_000)) s",
+        ]
+        for sender in engine.senders {
+            lines.append("token     \(sender.id)  \(engine.tokens[sender.id] ?? "(none)")")
+        }
+        lines += [
+            "upstream  \(engine.pending.count) pending on the device, \(engine.awaitingAck.count) awaiting an app server's ack",
+            "stored    \(engine.stored.count) downstream messages held for the device",
+            "delivered \(engine.inbox.count) kept (newest last: \(engine.inbox.suffix(3).map(\.id).joined(separator: ", ")))",
+            "tray      \(engine.tray.count) notifications",
+        ]
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,113 @@
+import FCMConnectionServer
+import FCMEngine
+import FCMHTTPAPI
+import Foundation
+import Testing
+
+@testable import FCMStore
+
+/// The server with its device in a state file: acknowledgements wait for the disk,
+/// and a restart finds what was acknowledged.
+@Suite("Write-ahead on the live server", .serialized)
+struct WriteAheadTests {
+    static let configuration = EngineConfiguration(
+        device: DeviceSettings(seed: 2), senders: [SenderConfig(id: "555", key: "k5")], appServer: .none)
+
+    struct Running {
+        let server: ConnectionServer
+        let store: DeviceStore
+        let token: String
+    }
+
+    func start(_ state: String, log: LiveHTTPTests.Log = LiveHTTPTests.Log()) async throws -> Running {
+        let (store, opening) = try DeviceStore.open(
+            path: state, configuration: Self.configuration, seedNamed: true
+        ) { Issue.record("write failed: \($0)") }
+        var options = ServerOptions()
+        options.ccsPort = nil
+        options.ccsPlainPort = 0
+        options.httpPort = 0
+        options.serviceAccountKey = LiveHTTPTests.key
+        options.store = store
+        let engine: DeviceEngine
+        switch opening {
+        case .new(let fresh): engine = fresh
+        case .resumed(let saved, _):
+            engine = saved
+            options.resumed = true
+        }
+        let server = try await ConnectionServer.start(engine: engine, options: options) { log.add($0) }
+        try await server.startDevice()
+        let token = server.host.box.withEngine { $0.tokens["555"] ?? "" }
+        return Running(server: server, store: store, token: token)
+    }
+
+    func temporaryState() -> String {
+        let folder = NSTemporaryDirectory() + "fcm-wal-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder + "/device.sqlite"
+    }
+
+    @Test("a CCS ack goes out only once the message is on disk")
+    func ackWaitsForTheDisk() async throws {
+        let state = temporaryState()
+        let running = try await start(state)
+        let client = try RawClient(port: try #require(running.server.ccsPlainPort))
+        LiveServerTests().login(client)
+        running.store.writer.pause()
+        client.write(
+            #"<message><gcm xmlns="google:mobile:data">{"to":"\#(running.token)","message_id":"w1"}</gcm></message>"#)
+        let meanwhile = client.available(within: 300)
+        #expect(!meanwhile.contains("message_type"), "an ack left before its message was on disk")
+        running.store.writer.resume()
+        #expect(client.read(until: "message_type").contains(#""message_id":"w1","message_type":"ack""#))
+        try await running.server.stop()
+    }
+
+    @Test("an HTTP 200 goes out only once the message is on disk")
+    func httpReplyWaitsForTheDisk() async throws {
+        let state = temporaryState()
+        let running = try await start(state)
+        let client = try RawClient(port: try #require(running.server.httpPort))
+        running.store.writer.pause()
+        client.write(
+            LiveHTTPTests.request(
+                "POST", "/fcm/send", headers: ["Authorization: key=k5", "Content-Type: application/json"],
+                body: #"{"to":"\#(running.token)","data":{"a":"1"}}"#))
+        let meanwhile = await Task.detached { client.available(within: 300) }.value
+        #expect(meanwhile.isEmpty, "the reply left before its message was on disk: \(meanwhile)")
+        running.store.writer.resume()
+        #expect(await client.reply(until: "]}").contains(#""success":1"#))
+        try await running.server.stop()
+    }
+
+    @Test("after a stop, the same state brings back the token and the messages acknowledged")
+    func restartResumes() async throws {
+        let state = temporaryState()
+        let first = try await start(state)
+        let client = try RawClient(port: try #require(first.server.httpPort))
+        var ids: [String] = []
+        for n in 1...3 {
+            client.write(
+                LiveHTTPTests.request(
+                    "POST", "/fcm/send", headers: ["Authorization: key=k5", "Content-Type: application/json"],
+                    body: #"{"to":"\#(first.token)","data":{"n":"\#(n)"}}"#))
+            let reply = await client.reply(until: "]}")
+            if let range = reply.range(of: #""message_id":""#) {
+                ids.append(String(reply[range.upperBound...].prefix { $0 != "\"" }))
+            }
+        }
+        #expect(ids.count == 3)
+        try await first.server.stop()
+
+        let log = LiveHTTPTests.Log()
+        let second = try await start(state, log: log)
+        #expect(second.token == first.token)
+        #expect(log.named("onNewToken").isEmpty)
+        #expect(log.named("tokenResumed").first?.string("token") == first.token)
+        #expect(log.named("stateResumed").count == 1)
+        let inbox = second.server.host.box.withEngine { $0.inbox.map(\.id) }
+        #expect(inbox == ids)
+        try await second.server.stop()
+    }
+}
