@@ -10,11 +10,12 @@ final class ServeProcess: @unchecked Sendable {
     private(set) var certificate = ""
     private(set) var token = ""
 
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-load-\(getpid())").path
+
     init(binary: String, profile: String? = nil) throws {
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-load-\(getpid())").path
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments =
-            ["serve", "--ccs-port", "0", "--ccs-plain-port", "0", "--http-port", "0", "--state", state]
+            ["serve", "--ccs-port", "0", "--ccs-plain-port", "0", "--http-port", "0", "--state", state, "--fresh"]
             + (profile.map { ["--profile", $0] } ?? [])
         let pipe = Pipe()
         process.standardOutput = pipe
@@ -52,5 +53,6 @@ final class ServeProcess: @unchecked Sendable {
     func stop() {
         process.terminate()
         process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: state)
     }
 }

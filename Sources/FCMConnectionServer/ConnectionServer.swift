@@ -139,6 +139,8 @@ public final class ConnectionServer: @unchecked Sendable {
         http = nil
         for channel in channels { try? await channel.close() }
         channels = []
+        // Writes held for the disk are let go while the loops still run.
+        await host.box.durable()
         try await group.shutdownGracefully()
         if let store = host.box.store {
             let engine = host.box.withEngine { engine in

@@ -30,8 +30,9 @@ final class DurableFlushGate: ChannelOutboundHandler, RemovableChannelHandler {
     }
 
     private let store: DeviceStore
-    private var waiting: [Waiting] = []
-    private var waitingFor: Int64 = 0
+    private var waiting = CircularBuffer<Waiting>()
+    /// A callback from the store is on its way (one at a time per connection).
+    private var callbackPending = false
     private var removed = false
 
     init(store: DeviceStore) {
@@ -72,16 +73,21 @@ final class DurableFlushGate: ChannelOutboundHandler, RemovableChannelHandler {
             case .flush: break
             }
         }
-        waiting = []
+        waiting.removeAll()
     }
 
     private func hold(_ item: Waiting, context: ChannelHandlerContext) {
         waiting.append(item)
-        guard item.seq > waitingFor else { return }
-        waitingFor = item.seq
+        if !callbackPending { awaitDisk(context: context) }
+    }
+
+    /// Asks the store to call back once the newest held item is on disk.
+    private func awaitDisk(context: ChannelHandlerContext) {
+        guard let last = waiting.last else { return }
+        callbackPending = true
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let loop = context.eventLoop
-        store.whenDurable(item.seq) {
+        store.whenDurable(last.seq) {
             loop.execute {
                 let (gate, context) = bound.value
                 gate.release(context: context)
@@ -89,10 +95,13 @@ final class DurableFlushGate: ChannelOutboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// Passes on, in order, everything whose state is now on disk.
+    /// Passes on, in order, everything whose state is now on disk; waits again for
+    /// what came in meanwhile.
     private func release(context: ChannelHandlerContext) {
+        callbackPending = false
         guard !removed else { return }
-        while let first = waiting.first, store.isDurable(first.seq) {
+        let durable = store.durableSeq
+        while let first = waiting.first, first.seq <= durable {
             waiting.removeFirst()
             switch first {
             case .write(let held): context.write(held.data, promise: held.promise)
@@ -100,5 +109,6 @@ final class DurableFlushGate: ChannelOutboundHandler, RemovableChannelHandler {
             case .close(let mode, let promise, _): context.close(mode: mode, promise: promise)
             }
         }
+        if !waiting.isEmpty { awaitDisk(context: context) }
     }
 }

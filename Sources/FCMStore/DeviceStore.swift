@@ -82,7 +82,7 @@ public final class DeviceStore: @unchecked Sendable {
     /// Queues calls made on the engine (and the engine they led to); returns the
     /// sequence number to wait for before acknowledging what they did.
     @discardableResult
-    public func append(_ inputs: [EngineInput], engine: DeviceEngine) -> Int64 {
+    public func append(_ inputs: [EngineInput], engine: @autoclosure () -> DeviceEngine) -> Int64 {
         writer.append(inputs, engine: engine)
     }
 
@@ -91,6 +91,9 @@ public final class DeviceStore: @unchecked Sendable {
 
     /// Whether everything up to `seq` is on disk.
     public func isDurable(_ seq: Int64) -> Bool { writer.durableSeq >= seq }
+
+    /// The sequence number of the last input on disk.
+    public var durableSeq: Int64 { writer.durableSeq }
 
     /// Runs `action` once everything up to `seq` is on disk (at once if it is).
     public func whenDurable(_ seq: Int64, _ action: @escaping @Sendable () -> Void) {
@@ -184,7 +187,7 @@ extension DeviceStore {
             let entrySeq: Int64 = entry["seq"]
             let input: EngineInput
             do {
-                input = try decoder.decode(EngineInput.self, from: entry["input"] as Data)
+                input = try InputCoding.decode(Array(entry["input"] as Data), json: decoder)
             } catch {
                 throw StoreError.unreadable(path: path, detail: "journal entry \(entrySeq) does not decode (\(error))")
             }

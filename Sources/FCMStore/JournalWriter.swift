@@ -23,6 +23,9 @@ final class JournalWriter: @unchecked Sendable {
     /// Called once, on the writer's thread, when a write fails: nothing after it is durable.
     private let onFailure: @Sendable (StoreError) -> Void
 
+    static let smallBatch = 64
+    static let gatherMicroseconds: UInt32 = 200
+
     /// A snapshot replaces the journal after this many inputs.
     let snapshotEvery: Int
 
@@ -43,7 +46,7 @@ final class JournalWriter: @unchecked Sendable {
 
     /// Queues inputs (with the engine they led to, for the next snapshot); returns
     /// the sequence number of the last.
-    func append(_ inputs: [EngineInput], engine: DeviceEngine) -> Int64 {
+    func append(_ inputs: [EngineInput], engine: () -> DeviceEngine) -> Int64 {
         condition.lock()
         defer { condition.unlock() }
         for input in inputs {
@@ -53,7 +56,7 @@ final class JournalWriter: @unchecked Sendable {
         sinceSnapshot += inputs.count
         if sinceSnapshot >= snapshotEvery {
             sinceSnapshot = 0
-            snapshot = (appended, engine)
+            snapshot = (appended, engine())
         }
         condition.signal()
         return appended
@@ -107,6 +110,13 @@ final class JournalWriter: @unchecked Sendable {
         while true {
             condition.lock()
             while (queued.isEmpty && snapshot == nil && !stopping) || (paused && !stopping) { condition.wait() }
+            // A few inputs alone: wait a moment for the rest of the burst, so that one
+            // transaction takes many (a commit costs the same for one or a hundred).
+            if queued.count < Self.smallBatch && !stopping {
+                condition.unlock()
+                usleep(Self.gatherMicroseconds)
+                condition.lock()
+            }
             let batch = queued
             let image = snapshot
             queued.removeAll(keepingCapacity: true)
@@ -140,7 +150,7 @@ final class JournalWriter: @unchecked Sendable {
         try database.write { db in
             let insert = try db.cachedStatement(sql: "INSERT INTO journal(seq, input) VALUES (?, ?)")
             for (seq, input) in batch {
-                try insert.execute(arguments: [seq, try encoder.encode(input)])
+                try insert.execute(arguments: [seq, Data(try InputCoding.encode(input, json: encoder))])
             }
             if let image {
                 try DeviceStore.writeSnapshot(image.engine, seq: image.seq, in: db, encoder: encoder)

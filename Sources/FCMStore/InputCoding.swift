@@ -1,0 +1,173 @@
+import FCMEngine
+import Foundation
+
+/// How a journal entry is stored. Downstream messages (`push`, `send`), the bulk
+/// of any busy journal, have a compact binary form of their own (JSONEncoder cost
+/// as much CPU as the server's loop did); every other input is JSON. The first
+/// byte tells which: 1 push, 2 send, `{` JSON.
+enum InputCoding {
+    static let pushTag: UInt8 = 1
+    static let sendTag: UInt8 = 2
+
+    static func encode(_ input: EngineInput, json: JSONEncoder) throws -> [UInt8] {
+        var writer = ByteWriter()
+        switch input {
+        case .push(let request, let time):
+            writer.byte(pushTag)
+            writer.int(time)
+            writer.request(request)
+        case .send(let orders, let time):
+            writer.byte(sendTag)
+            writer.int(time)
+            writer.int(Int64(orders.count))
+            for order in orders {
+                writer.byte(order.byInstallation ? 1 : 0)
+                writer.request(order.request)
+            }
+        default:
+            return Array(try json.encode(input))
+        }
+        return writer.bytes
+    }
+
+    static func decode(_ bytes: [UInt8], json: JSONDecoder) throws -> EngineInput {
+        var reader = ByteReader(bytes: bytes)
+        switch try reader.byte() {
+        case pushTag:
+            let time = try reader.int()
+            return .push(try reader.request(), at: time)
+        case sendTag:
+            let time = try reader.int()
+            let count = try reader.int()
+            guard count >= 0, count <= 1_000_000 else { throw ByteReader.Malformed() }
+            var orders: [SendOrder] = []
+            for _ in 0..<count {
+                let byInstallation = try reader.byte() == 1
+                orders.append(SendOrder(try reader.request(), byInstallation: byInstallation))
+            }
+            return .send(orders, at: time)
+        default:
+            return try json.decode(EngineInput.self, from: Data(bytes))
+        }
+    }
+}
+
+/// Little-endian integers and length-prefixed UTF-8 strings.
+struct ByteWriter {
+    var bytes: [UInt8] = []
+
+    init() { bytes.reserveCapacity(256) }
+
+    mutating func byte(_ value: UInt8) { bytes.append(value) }
+
+    mutating func int(_ value: Int64) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func string(_ value: String) {
+        var value = value
+        value.withUTF8 { utf8 in
+            int(Int64(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    mutating func optional(_ value: String?) {
+        guard let value else { return byte(0) }
+        byte(1)
+        string(value)
+    }
+
+    mutating func pairs(_ items: [KeyValue]) {
+        int(Int64(items.count))
+        for item in items {
+            string(item.key)
+            string(item.value)
+        }
+    }
+
+    mutating func request(_ request: DownstreamRequest) {
+        string(request.sender)
+        optional(request.to)
+        optional(request.messageID)
+        pairs(request.data)
+        if let notification = request.notification {
+            byte(1)
+            pairs(notification)
+        } else {
+            byte(0)
+        }
+        optional(request.collapseKey)
+        optional(request.priority)
+        if let ttl = request.timeToLive {
+            byte(1)
+            int(ttl)
+        } else {
+            byte(0)
+        }
+        let flags: [Bool] = [
+            request.deliveryReceiptRequested, request.dryRun, request.contentAvailable, request.mutableContent,
+        ]
+        byte(flags.enumerated().reduce(0) { $0 | ($1.element ? 1 << $1.offset : 0) })
+    }
+}
+
+struct ByteReader {
+    struct Malformed: Error, CustomStringConvertible {
+        var description: String { "a binary journal entry is cut short or out of range" }
+    }
+
+    let bytes: [UInt8]
+    var offset = 0
+
+    mutating func byte() throws -> UInt8 {
+        guard offset < bytes.count else { throw Malformed() }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    mutating func int() throws -> Int64 {
+        guard offset + 8 <= bytes.count else { throw Malformed() }
+        var value: Int64 = 0
+        withUnsafeMutableBytes(of: &value) { $0.copyBytes(from: bytes[offset..<offset + 8]) }
+        offset += 8
+        return Int64(littleEndian: value)
+    }
+
+    mutating func string() throws -> String {
+        let count = try int()
+        guard count >= 0, offset + Int(count) <= bytes.count else { throw Malformed() }
+        defer { offset += Int(count) }
+        return String(decoding: bytes[offset..<offset + Int(count)], as: UTF8.self)
+    }
+
+    mutating func optional() throws -> String? {
+        try byte() == 1 ? try string() : nil
+    }
+
+    mutating func pairs() throws -> [KeyValue] {
+        let count = try int()
+        guard count >= 0, count <= Int64(bytes.count) else { throw Malformed() }
+        var items: [KeyValue] = []
+        items.reserveCapacity(Int(count))
+        for _ in 0..<count { items.append(KeyValue(try string(), try string())) }
+        return items
+    }
+
+    mutating func request() throws -> DownstreamRequest {
+        let sender = try string()
+        let to = try optional()
+        let messageID = try optional()
+        let data = try pairs()
+        let notification = try byte() == 1 ? try pairs() : nil
+        let collapseKey = try optional()
+        let priority = try optional()
+        let timeToLive = try byte() == 1 ? try int() : nil
+        let flags = try byte()
+        return DownstreamRequest(
+            sender: sender, to: to, messageID: messageID, data: data, notification: notification,
+            collapseKey: collapseKey, priority: priority, timeToLive: timeToLive,
+            deliveryReceiptRequested: flags & 1 != 0, dryRun: flags & 2 != 0, contentAvailable: flags & 4 != 0,
+            mutableContent: flags & 8 != 0)
+    }
+}

@@ -1,0 +1,48 @@
+import FCMEngine
+import Foundation
+import Testing
+
+@testable import FCMStore
+
+@Suite("Journal entry coding")
+struct InputCodingTests {
+    func request(_ n: Int, full: Bool) -> DownstreamRequest {
+        DownstreamRequest(
+            sender: "12345", to: full ? "tok-\(n)" : nil, messageID: full ? "id-\(n) ✓" : nil,
+            data: [KeyValue("k\(n)", "v\(n)"), KeyValue("émoji", "🚀 \"quoted\"")],
+            notification: full ? [KeyValue("title", "Hi"), KeyValue("body", "")] : nil,
+            collapseKey: full ? "score" : nil, priority: full ? "high" : nil, timeToLive: full ? 0 : nil,
+            deliveryReceiptRequested: full, dryRun: n % 2 == 0, contentAvailable: full, mutableContent: n % 3 == 0)
+    }
+
+    @Test("every input comes back as it went in, binary or JSON")
+    func roundTrip() throws {
+        let inputs: [EngineInput] = [
+            .push(request(1, full: true), at: 42),
+            .push(request(2, full: false), at: Int64.max),
+            .send(
+                [SendOrder(request(3, full: true), byInstallation: true), SendOrder(request(4, full: false))], at: 7),
+            .send([], at: 0),
+            .start(at: 0),
+            .advance(to: 9_000),
+            .apply(.ackUpstream(sender: "12345", id: "u-1"), at: 10),
+            .apply(.send(UpstreamRequest(to: "12345@fcm.googleapis.com", messageID: "m", data: [])), at: 11),
+        ]
+        for input in inputs {
+            let bytes = try InputCoding.encode(input, json: JSONEncoder())
+            #expect(try InputCoding.decode(bytes, json: JSONDecoder()) == input)
+        }
+        #expect(try InputCoding.encode(inputs[0], json: JSONEncoder()).first == InputCoding.pushTag)
+        #expect(try InputCoding.encode(inputs[4], json: JSONEncoder()).first == UInt8(ascii: "{"))
+    }
+
+    @Test("a cut-short entry is an error, never a wrong message")
+    func truncatedEntriesThrow() throws {
+        let bytes = try InputCoding.encode(.push(request(5, full: true), at: 1), json: JSONEncoder())
+        for length in 1..<bytes.count {
+            #expect(throws: (any Error).self) {
+                _ = try InputCoding.decode(Array(bytes[0..<length]), json: JSONDecoder())
+            }
+        }
+    }
+}
