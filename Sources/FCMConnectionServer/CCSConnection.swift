@@ -123,6 +123,15 @@ final class CCSConnection: ChannelInboundHandler, @unchecked Sendable {
         context.close(promise: nil)
     }
 
+    /// A client that does not read its replies stops being read: its acks would
+    /// otherwise pile up in memory without bound. Reading resumes once it catches up.
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        let writable = context.channel.isWritable
+        context.channel.setOption(ChannelOptions.autoRead, value: writable).whenComplete { _ in }
+        if writable { context.read() }
+        context.fireChannelWritabilityChanged()
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
     }
