@@ -7,6 +7,7 @@ final class ServeProcess: @unchecked Sendable {
     let key = "demo-server-key"
     private(set) var ccs = 0
     private(set) var ccsPlain = 0
+    private(set) var http = 0
     private(set) var certificate = ""
     private(set) var token = ""
 
@@ -35,6 +36,7 @@ final class ServeProcess: @unchecked Sendable {
         let listening = line()
         ccs = listening["ccs"] as? Int ?? 0
         ccsPlain = listening["ccsPlain"] as? Int ?? 0
+        http = listening["http"] as? Int ?? 0
         certificate = listening["tlsCert"] as? String ?? ""
         token = line()["token"] as? String ?? ""
         // Keep reading so the server never blocks on a full pipe.
@@ -48,6 +50,16 @@ final class ServeProcess: @unchecked Sendable {
         let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
         let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
         return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+    }
+
+    /// The size of the state folder (the device's SQLite file and its WAL).
+    func stateKiB() -> Int {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: state)) ?? []
+        let bytes = files.reduce(0) { total, name in
+            let attributes = try? FileManager.default.attributesOfItem(atPath: state + "/" + name)
+            return total + ((attributes?[.size] as? Int) ?? 0)
+        }
+        return bytes / 1_024
     }
 
     func stop() {

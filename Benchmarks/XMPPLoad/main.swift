@@ -7,8 +7,17 @@ import NIOSSL
 // second on 1 and 10 connections, plain and TLS, and resident memory per idle
 // connection.
 // Usage: xmpp-load PATH/TO/fcm-device [downstream messages per run] [upstream messages per run]
+//        xmpp-load PATH/TO/fcm-device soak [TOTAL] [XMPP CONNECTIONS] [HTTP CLIENTS]
+//          (1,000,000 messages on 1,000 connections and 200 HTTP clients by default)
 
 let binary = CommandLine.arguments.dropFirst().first ?? "../.build/release/fcm-device"
+if CommandLine.arguments.dropFirst(2).first == "soak" {
+    let numbers = CommandLine.arguments.dropFirst(3).compactMap { Int($0) }
+    try await soak(
+        binary: binary, total: numbers.first ?? 1_000_000, xmppConnections: numbers.dropFirst().first ?? 1_000,
+        httpClients: numbers.dropFirst(2).first ?? 200)
+    exit(0)
+}
 let messages = Int(CommandLine.arguments.dropFirst(2).first ?? "200000") ?? 200_000
 let upstreamMessages = Int(CommandLine.arguments.dropFirst(3).first ?? "20000") ?? 20_000
 let serve = try ServeProcess(binary: binary)

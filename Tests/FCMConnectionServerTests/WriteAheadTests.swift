@@ -110,4 +110,28 @@ struct WriteAheadTests {
         #expect(inbox == ids)
         try await second.server.stop()
     }
+
+    @Test("upstream the app server never acked is still held after a restart, and goes out to the next app server")
+    func unackedUpstreamSurvives() async throws {
+        let state = temporaryState()
+        let first = try await start(state)
+        let upstream = UpstreamRequest(
+            to: "555@fcm.googleapis.com", messageID: "held-1", timeToLive: 3_600, data: [DataItem("k", .string("v"))])
+        try await first.server.apply(.send(upstream))
+        #expect(first.server.host.box.withEngine { $0.awaitingAck.map(\.message.id) } == ["held-1"])
+        try await first.server.stop()
+
+        let second = try await start(state)
+        #expect(second.server.host.box.withEngine { $0.awaitingAck.map(\.message.id) } == ["held-1"])
+        let client = try RawClient(port: try #require(second.server.ccsPlainPort))
+        LiveServerTests().login(client)
+        let delivered = client.read(until: "held-1")
+        #expect(delivered.contains(#""message_id":"held-1""#), "got: \(delivered)")
+        client.write(
+            #"<message><gcm xmlns="google:mobile:data">{"to":"x","message_id":"held-1","message_type":"ack"}</gcm></message>"#
+        )
+        _ = client.available(within: 300)
+        #expect(second.server.host.box.withEngine { $0.awaitingAck.isEmpty })
+        try await second.server.stop()
+    }
 }
