@@ -1,13 +1,16 @@
 import FCMEngine
 import Foundation
 
-/// How a journal entry is stored. Downstream messages (`push`, `send`), the bulk
-/// of any busy journal, have a compact binary form of their own (JSONEncoder cost
-/// as much CPU as the server's loop did); every other input is JSON. The first
-/// byte tells which: 1 push, 2 send, `{` JSON.
+/// How a journal entry is stored. Downstream messages (`push`, `send`), upstream
+/// acks and timers, the bulk of any busy journal, have a compact binary form of
+/// their own (JSONEncoder cost as much CPU as the server's loop did); every other
+/// input is JSON. The first byte tells which: 1 push, 2 send, 3 ack, 4 advance,
+/// `{` JSON.
 enum InputCoding {
     static let pushTag: UInt8 = 1
     static let sendTag: UInt8 = 2
+    static let ackTag: UInt8 = 3
+    static let advanceTag: UInt8 = 4
 
     static func encode(_ input: EngineInput, json: JSONEncoder) throws -> [UInt8] {
         var writer = ByteWriter()
@@ -24,6 +27,14 @@ enum InputCoding {
                 writer.byte(order.byInstallation ? 1 : 0)
                 writer.request(order.request)
             }
+        case .apply(.ackUpstream(let sender, let id), let time):
+            writer.byte(ackTag)
+            writer.int(time)
+            writer.string(sender)
+            writer.string(id)
+        case .advance(let time):
+            writer.byte(advanceTag)
+            writer.int(time)
         default:
             return Array(try json.encode(input))
         }
@@ -46,6 +57,11 @@ enum InputCoding {
                 orders.append(SendOrder(try reader.request(), byInstallation: byInstallation))
             }
             return .send(orders, at: time)
+        case ackTag:
+            let time = try reader.int()
+            return .apply(.ackUpstream(sender: try reader.string(), id: try reader.string()), at: time)
+        case advanceTag:
+            return .advance(to: try reader.int())
         default:
             return try json.decode(EngineInput.self, from: Data(bytes))
         }

@@ -34,6 +34,8 @@ struct InputCodingTests {
         }
         #expect(try InputCoding.encode(inputs[0], json: JSONEncoder()).first == InputCoding.pushTag)
         #expect(try InputCoding.encode(inputs[4], json: JSONEncoder()).first == UInt8(ascii: "{"))
+        #expect(try InputCoding.encode(inputs[5], json: JSONEncoder()).first == InputCoding.advanceTag)
+        #expect(try InputCoding.encode(inputs[6], json: JSONEncoder()).first == InputCoding.ackTag)
     }
 
     @Test("a cut-short entry is an error, never a wrong message")
