@@ -38,12 +38,16 @@ HEADER = ("<stream:stream to='fcm.googleapis.com' xmlns:stream='http://etherx.ja
           "xmlns='jabber:client' version='1.0'>")
 ACK = re.compile(r'"message_id":"([^"]+)","message_type":"ack"')
 PER_ROUND = 180
+# A slow disk: every commit of the device's state starts 5 ms late, so that an ack sent
+# before its commit (a broken write-ahead) would be caught by a kill most rounds.
+COMMIT_DELAY_MS = 5
 
 
 class Serve:
     def __init__(self, binary, state):
         self.proc = subprocess.Popen(
-            [binary, "serve", "--state", state, "--ccs-port", "0", "--ccs-plain-port", "0", "--http-port", "0"],
+            [binary, "serve", "--state", state, "--ccs-port", "0", "--ccs-plain-port", "0", "--http-port", "0",
+             "--commit-delay-ms", str(COMMIT_DELAY_MS)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         if not line:

@@ -27,10 +27,12 @@ public final class DeviceStore: @unchecked Sendable {
     /// (`seedNamed`: its seed is the profile's, not a random one). `fresh` discards what the file held. Throws `StoreError` when another process
     /// has the file, when it holds a device with other settings, or when it cannot
     /// be read. `onFailure` hears of a failed write (after which nothing more is
-    /// acknowledged).
+    /// acknowledged). `commitDelay` plays a slow disk: each commit starts that much
+    /// later (for crash tests).
     public static func open(
         path: String, configuration: EngineConfiguration, seedNamed: Bool, fresh: Bool = false,
-        snapshotEvery: Int = 20_000, onFailure: @escaping @Sendable (StoreError) -> Void
+        snapshotEvery: Int = 20_000, commitDelay: Duration = .zero,
+        onFailure: @escaping @Sendable (StoreError) -> Void
     ) throws -> (DeviceStore, Opening) {
         let lock = try StateLock(path: path + ".lock", guarding: path)
         do {
@@ -40,7 +42,11 @@ public final class DeviceStore: @unchecked Sendable {
             let database = try openDatabase(path)
             let (opening, lastSeq) = try load(database, path: path, configuration: configuration, seedNamed: seedNamed)
             let writer = JournalWriter(
-                database: database, path: path, lastSeq: lastSeq, snapshotEvery: snapshotEvery, onFailure: onFailure)
+                database: database, path: path, lastSeq: lastSeq, snapshotEvery: snapshotEvery,
+                commitDelayMicroseconds: UInt32(
+                    clamping: commitDelay.components.seconds * 1_000_000
+                        + commitDelay.components.attoseconds / 1_000_000_000_000),
+                onFailure: onFailure)
             return (DeviceStore(path: path, database: database, lock: lock, writer: writer), opening)
         } catch {
             lock.release()

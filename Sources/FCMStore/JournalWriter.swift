@@ -29,12 +29,16 @@ final class JournalWriter: @unchecked Sendable {
     /// A snapshot replaces the journal after this many inputs.
     let snapshotEvery: Int
 
+    /// Added before every commit, to play a slow disk (crash testing).
+    let commitDelayMicroseconds: UInt32
+
     init(
-        database: DatabaseQueue, path: String, lastSeq: Int64, snapshotEvery: Int,
+        database: DatabaseQueue, path: String, lastSeq: Int64, snapshotEvery: Int, commitDelayMicroseconds: UInt32,
         onFailure: @escaping @Sendable (StoreError) -> Void
     ) {
         self.database = database
         self.snapshotEvery = snapshotEvery
+        self.commitDelayMicroseconds = commitDelayMicroseconds
         self.path = path
         appended = lastSeq
         durable = lastSeq
@@ -124,6 +128,7 @@ final class JournalWriter: @unchecked Sendable {
             let finishing = stopping && batch.isEmpty && image == nil
             condition.unlock()
             if finishing { break }
+            if commitDelayMicroseconds > 0 { usleep(commitDelayMicroseconds) }
             do {
                 try write(batch, image, encoder: encoder)
             } catch {

@@ -31,6 +31,12 @@ struct ListenOptions: ParsableArguments {
     @Flag(help: "Start the device over: forget what its state file holds (tokens, queues, stored messages).")
     var fresh = false
 
+    @Option(
+        name: .customLong("commit-delay-ms"),
+        help: ArgumentHelp(
+            "Play a slow disk: each write of the state starts this much later (crash tests).", visibility: .hidden))
+    var commitDelayMilliseconds = 0
+
     @Option(name: .customLong("tls-cert"), help: "Your own certificate (PEM) for the TLS port.")
     var tlsCert: String?
 
@@ -42,6 +48,9 @@ struct ListenOptions: ParsableArguments {
 
     func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+        if !(0...10_000).contains(commitDelayMilliseconds) {
+            throw ValidationError("--commit-delay-ms \(commitDelayMilliseconds) is not 0 to 10000")
+        }
         for (name, port) in [("--ccs-port", ccsPort), ("--ccs-plain-port", ccsPlainPort), ("--http-port", httpPort)]
         where !(0...65_535).contains(port) {
             throw ValidationError("\(name) \(port) is not a port (0 to 65535)")
@@ -77,7 +86,8 @@ struct ListenOptions: ParsableArguments {
         options.serviceAccountKey = try StateFolder.serviceAccountKey(folder)
         let engine: DeviceEngine
         (options.store, engine, options.resumed) = try StateFolder.openDevice(
-            folder, profilePath: profilePath, configuration: configuration, seedNamed: profile.hasSeed, fresh: fresh)
+            folder, profilePath: profilePath, configuration: configuration, seedNamed: profile.hasSeed, fresh: fresh,
+            commitDelay: .milliseconds(commitDelayMilliseconds))
         do {
             let server = try await ConnectionServer.start(engine: engine, options: options, log: log)
             return (server, identity)

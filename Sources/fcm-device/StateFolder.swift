@@ -34,13 +34,14 @@ enum StateFolder {
     /// reason when the file cannot be used. A write that fails later ends the
     /// process (exit 3): nothing after it could be acknowledged.
     static func openDevice(
-        _ folder: String, profilePath: String?, configuration: EngineConfiguration, seedNamed: Bool, fresh: Bool
+        _ folder: String, profilePath: String?, configuration: EngineConfiguration, seedNamed: Bool, fresh: Bool,
+        commitDelay: Duration = .zero
     ) throws -> (DeviceStore, DeviceEngine, resumed: Bool) {
         let path = devicePath(folder, profilePath: profilePath)
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             let (store, opening) = try DeviceStore.open(
-                path: path, configuration: configuration, seedNamed: seedNamed, fresh: fresh
+                path: path, configuration: configuration, seedNamed: seedNamed, fresh: fresh, commitDelay: commitDelay
             ) { error in
                 Diagnostics.write("fcm-device: \(error); stopping, since nothing more can be acknowledged")
                 exit(3)
