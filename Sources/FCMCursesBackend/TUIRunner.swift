@@ -17,7 +17,7 @@ public enum TUIRunner {
         let screen = CursesScreen(useColor: useColor)
         defer { screen.close() }
         var model =
-            link.map { _ in TUIModel(profile: profile, linkedEngine: DeviceEngine(profile.configuration)) }
+            link.map { TUIModel(profile: profile, linkedEngine: $0.currentEngine()) }
             ?? TUIModel(profile: profile)
         if let link { model.setNetworkSummary(link.summary) }
         /// Runs `work` on the model, through the link when there is one; true when

@@ -13,6 +13,10 @@ public protocol DeviceLink: AnyObject, Sendable {
 
     /// The TUI's clock keys moved engine time on by this much in all.
     func setClockOffset(_ offset: Millis)
+
+    /// The shared engine as it stands (a device resumed from its state has its own
+    /// clock, tokens and queues already).
+    func currentEngine() -> DeviceEngine
 }
 
 extension TUIModel {

@@ -104,4 +104,8 @@ final class NetworkLink: DeviceLink, @unchecked Sendable {
     func setClockOffset(_ offset: Millis) {
         server.host.clockOffset = offset
     }
+
+    func currentEngine() -> DeviceEngine {
+        server.host.box.withEngine { $0 }
+    }
 }

@@ -23,24 +23,29 @@ struct StateEndToEndTests {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-state-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: state) }
 
-        // First session: an upstream message goes out; its onMessageSent waits for
-        // the batch window, which the session does not stay for.
+        // First session: an upstream message goes out and is acknowledged.
         let first = try Tmux(width: 80, height: 24, state: state)
         #expect(first.waitFor("onNewToken"), show(first))
         try first.keys("s")
         try first.keys("Enter")
         #expect(first.waitFor("appServerAck"), show(first))
+        // The clock key moves the device's time on a minute: the batch closes then.
+        try first.keys("1")
+        #expect(first.waitFor("onMessageSent ids=m-1"), show(first))
         let screen = first.screen
         try first.keys("q")
         #expect(first.exitStatus() == "0")
         let token = try self.token(state)
         #expect(screen.contains(String(token.prefix(11))), Comment(rawValue: screen))
+        let firstClock = try #require(try saved(state)["clock"] as? Int)
+        #expect(firstClock > 60_000)
 
-        // Second session: the same token, and the batch closes after the restart.
+        // Second session: the same token, the clock goes on from a minute in.
+        let secondStarted = Date()
         let second = try Tmux(width: 80, height: 24, state: state)
         #expect(second.waitFor("tokenResumed"), show(second))
         #expect(second.screen.contains(String(token.prefix(11))), show(second))
-        #expect(second.waitFor("onMessageSent ids=m-1"), show(second))
+        #expect(second.waitFor("+00:01:0"), show(second))
         #expect(!second.screen.contains("onNewToken"), show(second))
         // The next upstream id goes on from the last session's.
         try second.keys("s")
@@ -53,8 +58,17 @@ struct StateEndToEndTests {
         ])
         #expect(other.status == 2)
         #expect(other.stderr.contains("is in use by another fcm-device"), "\(other.stderr)")
+        Thread.sleep(forTimeInterval: 2)
+        try second.keys("n")
         try second.keys("q")
         #expect(second.exitStatus() == "0")
+        // The device's clock went on from where the first session left it, for as
+        // long as the second one ran (less the time it took to start).
+        let secondLasted = Int(Date().timeIntervalSince(secondStarted) * 1_000)
+        let secondClock = try #require(try saved(state)["clock"] as? Int)
+        #expect(
+            secondClock > firstClock + secondLasted - 1_500,
+            "clock \(firstClock) ms, then \(secondClock) ms after a session of \(secondLasted) ms")
 
         // --fresh: a new device, a new token.
         let fresh = try Tmux(width: 80, height: 24, arguments: ["--fresh"], state: state)
