@@ -90,6 +90,10 @@ public final class DeviceHost: @unchecked Sendable {
                         at: now, side: .device, name: "tokenResumed",
                         fields: [Field("sender", .string(sender.id)), Field("token", .string(token))]))
             }
+            // App servers connected when the device stopped are gone now.
+            for sender in engine.realAppServers.sorted() {
+                self.engine.apply(.setAppServerPresent(sender: sender, present: false), at: now, into: &events)
+            }
         } else {
             engine.start(at: 0, into: &events)
         }

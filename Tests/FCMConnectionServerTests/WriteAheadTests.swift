@@ -111,18 +111,25 @@ struct WriteAheadTests {
         try await second.server.stop()
     }
 
-    @Test("upstream the app server never acked is still held after a restart, and goes out to the next app server")
+    @Test("after a kill, upstream the app server never acked is still held and goes out to the next app server")
     func unackedUpstreamSurvives() async throws {
         let state = temporaryState()
         let first = try await start(state)
+        let before = try RawClient(port: try #require(first.server.ccsPlainPort))
+        LiveServerTests().login(before)
+        #expect(first.server.host.box.withEngine { $0.realAppServers } == ["555"])
         let upstream = UpstreamRequest(
             to: "555@fcm.googleapis.com", messageID: "held-1", timeToLive: 3_600, data: [DataItem("k", .string("v"))])
         try await first.server.apply(.send(upstream))
         #expect(first.server.host.box.withEngine { $0.awaitingAck.map(\.message.id) } == ["held-1"])
+        // Killed: nothing after this point reaches the file (not the app server leaving).
+        first.store.abandon()
         try await first.server.stop()
 
         let second = try await start(state)
         #expect(second.server.host.box.withEngine { $0.awaitingAck.map(\.message.id) } == ["held-1"])
+        // The app server connected before the stop is not taken to be there now.
+        #expect(second.server.host.box.withEngine { $0.realAppServers.isEmpty })
         let client = try RawClient(port: try #require(second.server.ccsPlainPort))
         LiveServerTests().login(client)
         let delivered = client.read(until: "held-1")
