@@ -40,7 +40,6 @@ public final class DeviceHost: @unchecked Sendable {
     var connections: [CCSConnection] = []
     var nextConnection = 0
     var timer: Scheduled<Void>?
-    var pendingReceipts: [PendingReceipt] = []
     /// The deadline the timer is armed for (read by other threads under the box's lock).
     var armedDeadline: Millis? {
         get { box.lock.withLock { box.armedDeadline } }
@@ -129,7 +128,7 @@ public final class DeviceHost: @unchecked Sendable {
                 }
             case "receipt":
                 if let sender = event.string("sender"), let id = event.string("original_id") {
-                    sendReceipt(sender: sender, originalID: id, token: event.string("token") ?? "")
+                    sendReceipt(sender: sender, originalID: id)
                 }
             case "drainRequested":
                 drainAll()
@@ -180,29 +179,21 @@ public final class DeviceHost: @unchecked Sendable {
             held.message, token: engine.tokens[sender] ?? "", category: engine.configuration.device.app)
     }
 
-    /// Receipts go on any established connection of the sender (the one that sent
-    /// the message is one); with none, they wait for the next.
-    func sendReceipt(sender: String, originalID: String, token: String) {
-        let receipt = PendingReceipt(sender: sender, originalID: originalID, token: token, sentAt: now)
-        guard let connection = connections.first(where: { $0.sender == sender && $0.isReady }) else {
-            pendingReceipts.append(receipt)
-            return
-        }
+    /// Receipts go on an established connection of the sender (the one that sent
+    /// the message is one); with none, the next one to be established takes them. The
+    /// engine owes each until an app server acknowledges it.
+    func sendReceipt(sender: String, originalID: String) {
+        guard let connection = connections.first(where: { $0.sender == sender && $0.isReady }),
+            let receipt = engine.owedReceipts.last(where: { $0.sender == sender && $0.originalID == originalID })
+        else { return }
         write(receipt, on: connection)
     }
 
-    func write(_ receipt: PendingReceipt, on connection: CCSConnection) {
+    func write(_ receipt: OwedReceipt, on connection: CCSConnection) {
         connection.write(
             CCSOutbound.receipt(
                 originalID: receipt.originalID, token: receipt.token, category: engine.configuration.device.app,
                 sentAt: receipt.sentAt, domain: connection.domain, sender: receipt.sender))
-    }
-
-    struct PendingReceipt {
-        var sender: String
-        var originalID: String
-        var token: String
-        var sentAt: Millis
     }
 
     /// Plays a profile's timeline on the real clock: each step at its time since
@@ -251,8 +242,7 @@ public final class DeviceHost: @unchecked Sendable {
         loop.scheduleTask(in: Self.upstreamDelay) { [self] in
             connection.acceptsUpstream = connection.isOpen && !connection.draining
             guard connection.acceptsUpstream, let sender = connection.sender else { return }
-            for receipt in pendingReceipts where receipt.sender == sender { write(receipt, on: connection) }
-            pendingReceipts.removeAll { $0.sender == sender }
+            for receipt in engine.owedReceipts where receipt.sender == sender { write(receipt, on: connection) }
             for held in engine.awaitingAck where held.message.sender == sender {
                 connection.sendUpstream(
                     held.message, token: engine.tokens[sender] ?? "", category: engine.configuration.device.app)
@@ -298,7 +288,7 @@ public final class DeviceHost: @unchecked Sendable {
             return CCSOutbound.nack(messageID: id, from: "", error: error, description: description)
         case .ack(let id):
             if id.hasPrefix("dr2:") {
-                note("receiptAck", [Field("sender", .string(sender)), Field("id", .string(id))])
+                apply(.ackReceipt(sender: sender, id: id))
             } else {
                 connection.unackedUpstream.remove(id)
                 apply(.ackUpstream(sender: sender, id: id))

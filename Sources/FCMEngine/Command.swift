@@ -17,6 +17,8 @@ public enum Command: Sendable, Equatable, Codable {
     case tap(TapTarget)
     /// An app server acknowledges an upstream message.
     case ackUpstream(sender: String, id: String)
+    /// An app server acknowledges a delivery receipt (`dr2:…`).
+    case ackReceipt(sender: String, id: String)
     /// The connection server asks its app-server connections to drain.
     case drain
     /// Whether a real app server of this sender is connected; while one is, the

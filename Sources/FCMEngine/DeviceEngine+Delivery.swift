@@ -55,6 +55,9 @@ extension DeviceEngine {
                     via: names.messageReceived))
         }
         if request.deliveryReceiptRequested {
+            owedReceipts.append(
+                OwedReceipt(sender: request.sender, originalID: message.id, token: request.to ?? "", sentAt: now))
+            if owedReceipts.count > Self.owedReceiptLimit { owedReceipts.removeFirst() }
             emit(
                 .server, "receipt",
                 [
@@ -90,5 +93,14 @@ extension DeviceEngine {
                 id: note.id, sender: note.sender, data: note.data, notification: note.notification, collapseKey: nil,
                 priority: .high, at: now, via: "notificationTapped"))
         setAppState(.foreground, into: &out)
+    }
+}
+
+extension DeviceEngine {
+    /// The app server took a receipt: it is no longer owed.
+    mutating func ackReceipt(sender: String, id: String, into out: inout [Event]) {
+        guard let index = owedReceipts.firstIndex(where: { $0.sender == sender && $0.id == id }) else { return }
+        owedReceipts.remove(at: index)
+        emit(.server, "receiptAck", [.text("sender", sender), .text("id", id)], into: &out)
     }
 }

@@ -45,6 +45,10 @@ public struct DeviceEngine: Sendable, Codable {
     /// fewer than twice that).
     public internal(set) var inbox: [DeliveredMessage] = []
     public static let inboxLimit = 500
+    /// Delivery receipts no app server has acknowledged yet, oldest first (at most
+    /// `owedReceiptLimit`; past it the oldest is dropped).
+    public internal(set) var owedReceipts: [OwedReceipt] = []
+    public static let owedReceiptLimit = 10_000
     /// Messages discarded since the device last heard of it (onDeletedMessages).
     public internal(set) var deletedCount = 0
     var unreachableSince: Millis?
@@ -103,6 +107,7 @@ public struct DeviceEngine: Sendable, Codable {
         case .tap(let target): tap(target, into: &out)
         case .ackUpstream(let sender, let id): ackUpstream(sender: sender, id: id, into: &out)
         case .drain: drain(into: &out)
+        case .ackReceipt(let sender, let id): ackReceipt(sender: sender, id: id, into: &out)
         case .setAppServerPresent(let sender, let present):
             if present { realAppServers.insert(sender) } else { realAppServers.remove(sender) }
         }

@@ -23,6 +23,19 @@ public struct StoredMessage: Sendable, Equatable, Codable {
     public var expiresAt: Millis { acceptedAt + timeToLive * Span.second }
 }
 
+/// A delivery receipt the connection server owes an app server: sent on the
+/// sender's connections until one acknowledges it (as CCS treats every message it
+/// sends an app server).
+public struct OwedReceipt: Sendable, Equatable, Codable {
+    public var sender: String
+    /// The downstream message delivered; the receipt's own id is `dr2:` + this.
+    public var originalID: String
+    public var token: String
+    public var sentAt: Millis
+
+    public var id: String { "dr2:" + originalID }
+}
+
 /// A notification shown in the Android tray or the iOS notification centre.
 public struct TrayNotification: Sendable, Equatable, Codable {
     public var id: String

@@ -52,7 +52,7 @@ public enum ProfileWriter {
         case .uninstall: return "uninstall: true"
         case .reinstall: return "reinstall: true"
         case .drain: return "drain: true"
-        case .setAppServerPresent: return nil
+        case .setAppServerPresent, .ackReceipt: return nil
         case .refreshToken(let sender): return "refresh_token: " + (sender.map(quoted) ?? "true")
         case .removeSender(let id): return "remove_sender: \(quoted(id))"
         case .addSender(let sender):

@@ -64,6 +64,7 @@ public final class DeviceStore: @unchecked Sendable {
             configuration.readonly = true
             let database = try DatabaseQueue(path: path, configuration: configuration)
             return try database.read { db in
+                try checkFormat(db, path: path)
                 guard let row = try Row.fetchOne(db, sql: "SELECT seq, engine FROM snapshot WHERE id = 1") else {
                     return nil
                 }
@@ -144,7 +145,10 @@ public final class DeviceStore: @unchecked Sendable {
 }
 
 extension DeviceStore {
-    static let format = 1
+    /// Raised whenever the engine's saved state changes shape (there is no migration:
+    /// an older file is refused with its format named, and `--fresh` starts over).
+    /// 2: delivery receipts owed to app servers.
+    static let format = 2
 
     static func openDatabase(_ path: String) throws -> DatabaseQueue {
         var configuration = Configuration()
@@ -165,17 +169,26 @@ extension DeviceStore {
                         seq INTEGER NOT NULL, engine BLOB NOT NULL);
                     CREATE TABLE IF NOT EXISTS journal(seq INTEGER PRIMARY KEY, input BLOB NOT NULL);
                     """)
-            let format = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'format'")
-            if let format, format != String(Self.format) {
-                throw StoreError.unreadable(
-                    path: path, detail: "state format \(format), this version reads \(Self.format)")
-            }
+            let format = try checkFormat(db, path: path)
             if format == nil {
                 try db.execute(
                     sql: "INSERT INTO meta(key, value) VALUES ('format', ?)", arguments: [String(Self.format)])
             }
         }
         return database
+    }
+
+    /// The file's state format (nil for a new file); an error naming both formats
+    /// when it is not this version's.
+    @discardableResult
+    static func checkFormat(_ db: Database, path: String) throws -> String? {
+        let format = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'format'")
+        if let format, format != String(Self.format) {
+            throw StoreError.unreadable(
+                path: path,
+                detail: "it was saved in state format \(format) and this version of fcm-device reads \(Self.format)")
+        }
+        return format
     }
 
     /// Replays the journal's entries after `seq` on `engine`: how many, and the last seq.

@@ -55,6 +55,7 @@ struct StateCommand: ParsableCommand {
         let lists: [(String, [String])] = [
             ("pending", engine.pending.map(\.id)), ("awaitingAck", engine.awaitingAck.map(\.message.id)),
             ("stored", engine.stored.map(\.id)), ("inbox", engine.inbox.map(\.id)), ("tray", engine.tray.map(\.id)),
+            ("owedReceipts", engine.owedReceipts.map(\.id)),
         ]
         for (name, ids) in lists {
             out += #","\#(name)":["#
@@ -83,6 +84,7 @@ struct StateCommand: ParsableCommand {
             "stored    \(engine.stored.count) downstream messages held for the device",
             "delivered \(engine.inbox.count) kept (newest last: \(engine.inbox.suffix(3).map(\.id).joined(separator: ", ")))",
             "tray      \(engine.tray.count) notifications",
+            "receipts  \(engine.owedReceipts.count) owed to app servers (not acknowledged yet)",
         ]
         return lines.joined(separator: "\n")
     }

@@ -141,4 +141,37 @@ struct WriteAheadTests {
         #expect(second.server.host.box.withEngine { $0.awaitingAck.isEmpty })
         try await second.server.stop()
     }
+
+    @Test("a receipt no app server acked survives a kill and goes to the next app server; once acked, it does not")
+    func owedReceiptSurvives() async throws {
+        let state = temporaryState()
+        let first = try await start(state)
+        let client = try RawClient(port: try #require(first.server.ccsPlainPort))
+        LiveServerTests().login(client)
+        client.write(
+            #"<message><gcm xmlns="google:mobile:data">{"to":"\#(first.token)","message_id":"r1","delivery_receipt_requested":true}</gcm></message>"#
+        )
+        #expect(client.read(until: "MESSAGE_SENT_TO_DEVICE").contains(#""message_id":"dr2:r1""#))
+        first.store.waitUntilDurable(first.store.appendedSeq)
+        first.store.abandon()
+        try await first.server.stop()
+
+        let second = try await start(state)
+        #expect(second.server.host.box.withEngine { $0.owedReceipts.map(\.id) } == ["dr2:r1"])
+        let next = try RawClient(port: try #require(second.server.ccsPlainPort))
+        LiveServerTests().login(next)
+        #expect(next.read(until: "MESSAGE_SENT_TO_DEVICE").contains(#""original_message_id":"r1""#))
+        next.write(
+            #"<message><gcm xmlns="google:mobile:data">{"to":"x","message_id":"dr2:r1","message_type":"ack"}</gcm></message>"#
+        )
+        _ = next.available(within: 300)
+        #expect(second.server.host.box.withEngine { $0.owedReceipts.isEmpty })
+        try await second.server.stop()
+
+        let third = try await start(state)
+        let last = try RawClient(port: try #require(third.server.ccsPlainPort))
+        LiveServerTests().login(last)
+        #expect(!last.available(within: 400).contains("MESSAGE_SENT_TO_DEVICE"))
+        try await third.server.stop()
+    }
 }

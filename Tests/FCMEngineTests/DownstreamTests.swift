@@ -174,6 +174,26 @@ struct StorageTests {
         #expect(h.push(id: "r1", receipt: true).named("receipt").isEmpty)
         #expect(h.run(.setNetwork(.online)).named("receipt").count == 1)
     }
+
+    @Test func aReceiptIsOwedUntilItsAppServerAcksIt() {
+        var h = Harness(senders: [Harness.sender, Harness.other])
+        h.push(id: "r1", receipt: true)
+        h.push(id: "r2", receipt: true)
+        #expect(h.engine.owedReceipts.map(\.id) == ["dr2:r1", "dr2:r2"])
+        // Another sender's ack, and an unknown id, change nothing.
+        #expect(h.run(.ackReceipt(sender: Harness.other, id: "dr2:r1")).isEmpty)
+        #expect(h.run(.ackReceipt(sender: Harness.sender, id: "dr2:nope")).isEmpty)
+        let acked = h.run(.ackReceipt(sender: Harness.sender, id: "dr2:r1"))
+        #expect(acked.names == ["receiptAck"])
+        #expect(h.engine.owedReceipts.map(\.id) == ["dr2:r2"])
+    }
+
+    @Test func owedReceiptsAreBoundedOldestFirst() {
+        var h = Harness()
+        for n in 0...DeviceEngine.owedReceiptLimit { h.push(id: "r\(n)", receipt: true) }
+        #expect(h.engine.owedReceipts.count == DeviceEngine.owedReceiptLimit)
+        #expect(h.engine.owedReceipts.first?.originalID == "r1")
+    }
 }
 
 @Suite("Priority and doze")

@@ -36,6 +36,7 @@ struct DeviceStoreTests {
         #expect(inputs > 300)
         StoreFixture.expectSame(driver.engine, restored)
         #expect(!driver.engine.inbox.isEmpty && !driver.engine.tokens.isEmpty)
+        #expect(!driver.engine.owedReceipts.isEmpty)
 
         // Both go on with the same calls: the same events, ids and tokens come out.
         var twin = driver
@@ -207,4 +208,25 @@ final class Observed: @unchecked Sendable {
     private var pairs: [(seq: Int64, committed: Int64)] = []
     func add(seq: Int64, committed: Int64) { lock.withLock { pairs.append((seq, committed)) } }
     var all: [(seq: Int64, committed: Int64)] { lock.withLock { pairs } }
+}
+
+@Suite("State files of other versions")
+struct StateFormatTests {
+    @Test("a file saved in another state format is refused, naming both formats and --fresh")
+    func otherFormatIsNamed() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        let (store, opening) = try StoreFixture.open(state)
+        guard case .new(let engine) = opening else { return }
+        store.close(final: engine)
+        let database = try DatabaseQueue(path: state.path)
+        try database.write { db in try db.execute(sql: "UPDATE meta SET value = '1' WHERE key = 'format'") }
+        try database.close()
+        #expect {
+            _ = try StoreFixture.open(state)
+        } throws: { error in
+            "\(error)".contains("saved in state format 1 and this version of fcm-device reads \(DeviceStore.format)")
+                && "\(error)".contains("--fresh")
+        }
+    }
 }

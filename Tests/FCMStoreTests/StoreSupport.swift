@@ -53,6 +53,7 @@ enum StoreFixture {
         #expect(a.realAppServers == b.realAppServers, sourceLocation: sourceLocation)
         #expect(a.stored == b.stored && a.tray == b.tray && a.inbox == b.inbox, sourceLocation: sourceLocation)
         #expect(a.deletedCount == b.deletedCount, sourceLocation: sourceLocation)
+        #expect(a.owedReceipts == b.owedReceipts, sourceLocation: sourceLocation)
         #expect(a.nextDeadline == b.nextDeadline, sourceLocation: sourceLocation)
     }
 }
@@ -101,7 +102,8 @@ struct SessionDriver {
                 sender: sender, to: engine.tokens[sender], messageID: "down-\(step)",
                 data: [KeyValue("n", String(step))],
                 notification: random.next() % 3 == 0 ? [KeyValue("title", "t\(step)")] : nil,
-                collapseKey: random.next() % 4 == 0 ? "score" : nil, timeToLive: Int64(random.next() % 30))
+                collapseKey: random.next() % 4 == 0 ? "score" : nil, timeToLive: Int64(random.next() % 30),
+                deliveryReceiptRequested: random.next() % 2 == 0)
             engine.advance(to: time, into: &events)
             engine.push(request, into: &events)
         case 4:
@@ -118,7 +120,11 @@ struct SessionDriver {
         case 6: engine.apply(.setNetwork(random.next() % 2 == 0 ? .offline : .online), at: time, into: &events)
         case 7: engine.apply(.setAppState(random.next() % 2 == 0 ? .background : .foreground), at: time, into: &events)
         case 8: engine.apply(.refreshToken(sender: nil), at: time, into: &events)
-        case 9: engine.apply(.tap(.last), at: time, into: &events)
+        case 9:
+            engine.apply(.tap(.last), at: time, into: &events)
+            if random.next() % 4 == 0, let owed = engine.owedReceipts.first {
+                engine.apply(.ackReceipt(sender: owed.sender, id: owed.id), at: time, into: &events)
+            }
         case 10: engine.apply(.setService(up: random.next() % 3 != 0), at: time, into: &events)
         default: engine.advance(to: time + 3_000, into: &events)
         }
