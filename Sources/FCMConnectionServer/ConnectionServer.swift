@@ -2,6 +2,7 @@ import FCMEngine
 import FCMHTTPAPI
 import FCMProfiles
 import FCMStore
+import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -65,7 +66,8 @@ public final class ConnectionServer: @unchecked Sendable {
             if let port = options.httpPort {
                 guard let key = options.serviceAccountKey else { throw ServerError.missingServiceAccountKey }
                 let service = HTTPSendService(
-                    senders: engine.senders, platform: engine.configuration.device.platform, key: key
+                    senders: engine.senders, platform: engine.configuration.device.platform, key: key,
+                    tokens: try Self.accessTokens(kept: options.store)
                 ) { [host] orders in
                     let outcome = host.send(orders)
                     // The reply goes out once the messages it accepts are on disk.
@@ -81,6 +83,23 @@ public final class ConnectionServer: @unchecked Sendable {
             throw error
         }
         return server
+    }
+
+    /// Bearer tokens, kept in the state file when there is one: a restarted
+    /// emulator still honours the tokens its SDK clients hold.
+    static func accessTokens(kept store: DeviceStore?) throws -> AccessTokens {
+        guard let store else { return AccessTokens() }
+        let saved = try store.savedGrants().map {
+            AccessTokens.Grant(
+                digest: $0.digest, project: $0.project, expires: Date(timeIntervalSince1970: $0.expires))
+        }
+        return AccessTokens(saved: saved) { grant in
+            // A grant that cannot be kept still works until a restart; after one,
+            // the client gets 401 and asks for a new token.
+            try? store.save(
+                DeviceStore.SavedGrant(
+                    digest: grant.digest, project: grant.project, expires: grant.expires.timeIntervalSince1970))
+        }
     }
 
     init(host: DeviceHost, group: MultiThreadedEventLoopGroup) {

@@ -11,26 +11,42 @@ public final class AccessTokens: @unchecked Sendable {
     /// Lifetime of a token, in seconds, as Google's (3599 reported).
     public static let lifetime: TimeInterval = 3_600
 
-    struct Grant {
-        var project: String
-        var expires: Date
+    /// One issued token, as kept: the digest of the token, never the token.
+    public struct Grant: Sendable, Equatable {
+        public var digest: Data
+        public var project: String
+        public var expires: Date
+
+        public init(digest: Data, project: String, expires: Date) {
+            self.digest = digest
+            self.project = project
+            self.expires = expires
+        }
     }
 
     private let lock = NSLock()
-    private var grants: [SHA256.Digest: Grant] = [:]
+    private var grants: [Data: Grant] = [:]
+    private let onIssue: (@Sendable (Grant) -> Void)?
 
-    public init() {}
+    /// `saved` grants are honoured as if issued here (a restarted emulator);
+    /// `onIssue` hears of each new one before its token is handed out.
+    public init(saved: [Grant] = [], onIssue: (@Sendable (Grant) -> Void)? = nil) {
+        self.onIssue = onIssue
+        for grant in saved { grants[grant.digest] = grant }
+    }
 
     /// Issues a token for `project`, valid from `now` for an hour.
     public func issue(project: String, now: Date) -> String {
         var random = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
         let token = "ya29.fcmdevice." + Base64URL.encode(bytes)
+        let grant = Grant(digest: Self.digest(token), project: project, expires: now + Self.lifetime)
         lock.lock()
-        defer { lock.unlock() }
         // Forget tokens that expired more than a day ago.
         grants = grants.filter { $0.value.expires > now.addingTimeInterval(-86_400) }
-        grants[SHA256.hash(data: Data(token.utf8))] = Grant(project: project, expires: now + Self.lifetime)
+        grants[grant.digest] = grant
+        lock.unlock()
+        onIssue?(grant)
         return token
     }
 
@@ -41,11 +57,15 @@ public final class AccessTokens: @unchecked Sendable {
     }
 
     public func check(_ token: String, now: Date) -> Check {
-        let digest = SHA256.hash(data: Data(token.utf8))
+        let digest = Self.digest(token)
         lock.lock()
         let grant = grants[digest]
         lock.unlock()
         guard let grant else { return .unknown }
         return grant.expires > now ? .valid(project: grant.project) : .expired
+    }
+
+    static func digest(_ token: String) -> Data {
+        Data(SHA256.hash(data: Data(token.utf8)))
     }
 }

@@ -121,6 +121,40 @@ public final class DeviceStore: @unchecked Sendable {
         done.wait()
     }
 
+    /// A bearer token the HTTP v1 API issued: its SHA-256 digest, its project, and
+    /// when it expires (seconds since 1970).
+    public struct SavedGrant: Sendable, Equatable {
+        public var digest: Data
+        public var project: String
+        public var expires: Double
+
+        public init(digest: Data, project: String, expires: Double) {
+            self.digest = digest
+            self.project = project
+            self.expires = expires
+        }
+    }
+
+    /// Keeps a bearer token's grant (written at once, before the token is handed
+    /// out); grants expired more than a day are dropped.
+    public func save(_ grant: SavedGrant) throws {
+        try database.write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO grants(digest, project, expires) VALUES (?, ?, ?)",
+                arguments: [grant.digest, grant.project, grant.expires])
+            try db.execute(sql: "DELETE FROM grants WHERE expires < ?", arguments: [grant.expires - 90_000])
+        }
+    }
+
+    /// The grants kept, for a restarted emulator to honour.
+    public func savedGrants() throws -> [SavedGrant] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT digest, project, expires FROM grants").map {
+                SavedGrant(digest: $0["digest"], project: $0["project"], expires: $0["expires"])
+            }
+        }
+    }
+
     /// Writes a last snapshot of `engine`, waits for the disk, and lets the file go.
     public func close(final engine: DeviceEngine) {
         closed.lock()
@@ -168,6 +202,8 @@ extension DeviceStore {
                     CREATE TABLE IF NOT EXISTS snapshot(id INTEGER PRIMARY KEY CHECK (id = 1),
                         seq INTEGER NOT NULL, engine BLOB NOT NULL);
                     CREATE TABLE IF NOT EXISTS journal(seq INTEGER PRIMARY KEY, input BLOB NOT NULL);
+                    CREATE TABLE IF NOT EXISTS grants(digest BLOB PRIMARY KEY, project TEXT NOT NULL,
+                        expires REAL NOT NULL);
                     """)
             let format = try checkFormat(db, path: path)
             if format == nil {

@@ -31,6 +31,27 @@ struct LiveHTTPTests {
         return (server, try #require(server.httpPort), token)
     }
 
+    /// Signs an assertion with the test key and trades it for a bearer token at the
+    /// token endpoint, over a socket.
+    static func grantBearer(port: Int, project: String) async throws -> String {
+        let now = Int(Date().timeIntervalSince1970)
+        let header = Base64URL.encode(Array(#"{"alg":"RS256","typ":"JWT","kid":"\#(key.keyID)"}"#.utf8))
+        let claims = Base64URL.encode(
+            Array(
+                #"{"iss":"fcm-device@\#(project).iam.gserviceaccount.com","aud":"https://oauth2.googleapis.com/token","scope":"https://www.googleapis.com/auth/firebase.messaging","iat":\#(now),"exp":\#(now + 3600)}"#
+                    .utf8))
+        let signature = Base64URL.encode(try key.sign(Data("\(header).\(claims)".utf8)))
+        let grant = try RawClient(port: port)
+        grant.write(
+            request(
+                "POST", "/token", headers: ["Content-Type: application/x-www-form-urlencoded"],
+                body:
+                    "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(header).\(claims).\(signature)"
+            ))
+        let granted = await grant.reply(until: "Bearer\"}")
+        return String(try #require(granted.split(separator: "\"access_token\":\"").last?.split(separator: "\"").first))
+    }
+
     static func request(_ method: String, _ path: String, headers: [String] = [], body: String = "") -> String {
         var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.utf8.count)\r\n"
         for header in headers { text += header + "\r\n" }
@@ -59,22 +80,7 @@ struct LiveHTTPTests {
     func v1OverSocket() async throws {
         let log = Log()
         let (server, port, token) = try await start(log: log)
-        let now = Int(Date().timeIntervalSince1970)
-        let header = Base64URL.encode(Array(#"{"alg":"RS256","typ":"JWT","kid":"\#(Self.key.keyID)"}"#.utf8))
-        let claims = Base64URL.encode(
-            Array(
-                #"{"iss":"fcm-device@p7.iam.gserviceaccount.com","aud":"https://oauth2.googleapis.com/token","scope":"https://www.googleapis.com/auth/firebase.messaging","iat":\#(now),"exp":\#(now + 3600)}"#
-                    .utf8))
-        let signature = Base64URL.encode(try Self.key.sign(Data("\(header).\(claims)".utf8)))
-        let grant = try RawClient(port: port)
-        grant.write(
-            Self.request(
-                "POST", "/token", headers: ["Content-Type: application/x-www-form-urlencoded"],
-                body:
-                    "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(header).\(claims).\(signature)"
-            ))
-        let granted = await grant.reply(until: "Bearer\"}")
-        let bearer = try #require(granted.split(separator: "\"access_token\":\"").last?.split(separator: "\"").first)
+        let bearer = try await Self.grantBearer(port: port, project: "p7")
         let send = try RawClient(port: port)
         send.write(
             Self.request(

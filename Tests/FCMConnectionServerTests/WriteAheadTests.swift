@@ -11,7 +11,8 @@ import Testing
 @Suite("Write-ahead on the live server", .serialized)
 struct WriteAheadTests {
     static let configuration = EngineConfiguration(
-        device: DeviceSettings(seed: 2), senders: [SenderConfig(id: "555", key: "k5")], appServer: .none)
+        device: DeviceSettings(seed: 2), senders: [SenderConfig(id: "555", key: "k5", project: "p5")],
+        appServer: .none)
 
     struct Running {
         let server: ConnectionServer
@@ -173,5 +174,29 @@ struct WriteAheadTests {
         LiveServerTests().login(last)
         #expect(!last.available(within: 400).contains("MESSAGE_SENT_TO_DEVICE"))
         try await third.server.stop()
+    }
+
+    @Test("a bearer token granted before a restart still sends after it")
+    func bearerTokensSurvive() async throws {
+        let state = temporaryState()
+        let first = try await start(state)
+        let bearer = try await LiveHTTPTests.grantBearer(port: try #require(first.server.httpPort), project: "p5")
+        try await first.server.stop()
+
+        let second = try await start(state)
+        let client = try RawClient(port: try #require(second.server.httpPort))
+        client.write(
+            LiveHTTPTests.request(
+                "POST", "/v1/projects/p5/messages:send", headers: ["authorization: Bearer \(bearer)"],
+                body: #"{"message":{"token":"\#(second.token)","data":{"k":"v"}}}"#))
+        let sent = await client.reply(until: "\"}")
+        #expect(sent.hasPrefix("HTTP/1.1 200 OK"), "\(sent)")
+        // A token never granted is still refused.
+        client.write(
+            LiveHTTPTests.request(
+                "POST", "/v1/projects/p5/messages:send", headers: ["authorization: Bearer ya29.fcmdevice.forged"],
+                body: #"{"message":{"token":"\#(second.token)","data":{"k":"v"}}}"#))
+        #expect(await client.reply(until: "UNAUTHENTICATED").hasPrefix("HTTP/1.1 401"))
+        try await second.server.stop()
     }
 }
