@@ -26,9 +26,6 @@ public final class EngineBox: @unchecked Sendable {
         let inputs = engine.inputs.take()
         if !inputs.isEmpty { store.append(inputs, engine: engine) }
     }
-
-    /// The sequence number an acknowledgement of what has run so far waits for.
-    public var journalSeq: Int64 { store?.appendedSeq ?? 0 }
 }
 
 extension EngineBox {
