@@ -124,10 +124,16 @@ struct CLITests {
     @Test func helpIsOfferedOnEveryCommand() throws {
         for command in [
             ["--help"], ["tui", "--help"], ["replay", "--help"], ["profile", "--help"], ["profile", "check", "--help"],
+            ["serve", "--help"], ["credentials", "--help"], ["state", "--help"],
         ] {
             let outcome = try CLI.run(command)
             #expect(outcome.status == 0)
             #expect(outcome.stdout.contains("USAGE"))
         }
+        // The saved device's options are offered where they apply; the crash tests' slow disk is not.
+        let serve = try CLI.run(["serve", "--help"]).stdout
+        #expect(serve.contains("--fresh") && serve.contains("NAME.sqlite"))
+        #expect(!serve.contains("commit-delay"))
+        #expect(try CLI.run(["--help"]).stdout.contains("state"))
     }
 }
