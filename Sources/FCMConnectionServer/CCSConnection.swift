@@ -29,9 +29,16 @@ final class CCSConnection: ChannelInboundHandler, @unchecked Sendable {
     var isReady: Bool { isOpen && !draining && session.phase == .ready }
     var domain: String { session.domain }
 
-    init(host: DeviceHost, number: Int, keys: [String: String], maxStanzaBytes: Int) {
+    /// How long a connection may take to reach a session.
+    let loginTimeout: TimeAmount
+
+    init(
+        host: DeviceHost, number: Int, keys: [String: String], maxStanzaBytes: Int,
+        loginTimeout: TimeAmount = .seconds(30)
+    ) {
         self.host = host
         self.number = number
+        self.loginTimeout = loginTimeout
         parser = XMLStreamParser(maxStanzaBytes: maxStanzaBytes)
         session = XMPPSession(
             keys: keys, streamID: String(format: "%016llX", UInt64(number) &* 0x9E37_79B9_7F4A_7C15),
@@ -41,6 +48,11 @@ final class CCSConnection: ChannelInboundHandler, @unchecked Sendable {
     func channelActive(context: ChannelHandlerContext) {
         self.context = context
         isOpen = true
+        let seconds = Double(loginTimeout.nanoseconds) / 1e9
+        context.eventLoop.scheduleTask(in: loginTimeout) { [self] in
+            guard isOpen, session.phase != .ready, session.phase != .closed else { return }
+            perform(session.streamError("connection-timeout", "no session within \(seconds) seconds of connecting"))
+        }
         context.fireChannelActive()
     }
 

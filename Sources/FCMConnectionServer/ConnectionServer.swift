@@ -16,6 +16,10 @@ public struct ServerOptions: Sendable {
     public var ccsPlainPort: Int? = 5236
     public var tls: TLSIdentity?
     public var maxStanzaBytes = 65_536
+    /// A connection without a session (authenticated and bound) this long after it
+    /// opened gets `connection-timeout` and is closed: slow or idle clients cannot
+    /// hold connections forever.
+    public var loginTimeout = TimeAmount.seconds(30)
     /// The HTTP send APIs (legacy, v1, token endpoint); nil leaves them closed.
     public var httpPort: Int?
     /// Verifies the service-account assertions of the token endpoint.
@@ -55,12 +59,14 @@ public final class ConnectionServer: @unchecked Sendable {
                 guard let tls = options.tls else { throw ServerError.missingTLS }
                 let context = try tls.serverContext()
                 let channel = try await server.listen(
-                    options.bind, port, keys: keys, stanzaLimit: options.maxStanzaBytes, tls: context)
+                    options.bind, port, keys: keys, stanzaLimit: options.maxStanzaBytes,
+                    loginTimeout: options.loginTimeout, tls: context)
                 server.ccsPort = channel.localAddress?.port
             }
             if let port = options.ccsPlainPort {
                 let channel = try await server.listen(
-                    options.bind, port, keys: keys, stanzaLimit: options.maxStanzaBytes, tls: nil)
+                    options.bind, port, keys: keys, stanzaLimit: options.maxStanzaBytes,
+                    loginTimeout: options.loginTimeout, tls: nil)
                 server.ccsPlainPort = channel.localAddress?.port
             }
             if let port = options.httpPort {
@@ -107,7 +113,10 @@ public final class ConnectionServer: @unchecked Sendable {
         self.group = group
     }
 
-    func listen(_ address: String, _ port: Int, keys: [String: String], stanzaLimit: Int, tls: NIOSSLContext?)
+    func listen(
+        _ address: String, _ port: Int, keys: [String: String], stanzaLimit: Int, loginTimeout: TimeAmount,
+        tls: NIOSSLContext?
+    )
         async throws
         -> any Channel
     {
@@ -118,7 +127,8 @@ public final class ConnectionServer: @unchecked Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { [self] channel in
                 let number = nextNumber()
-                let connection = CCSConnection(host: host, number: number, keys: keys, maxStanzaBytes: stanzaLimit)
+                let connection = CCSConnection(
+                    host: host, number: number, keys: keys, maxStanzaBytes: stanzaLimit, loginTimeout: loginTimeout)
                 do {
                     if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     if let store = host.box.store {

@@ -1,6 +1,7 @@
 import FCMConnectionServer
 import FCMEngine
 import Foundation
+import NIOCore
 import Testing
 
 /// Hostile app servers against the live server: each gets the protocol's error,
@@ -16,12 +17,13 @@ struct LiveHostileTests {
         let tokens: [String: String]
     }
 
-    func start() async throws -> Running {
+    func start(loginTimeout: TimeAmount = .seconds(30)) async throws -> Running {
         let configuration = EngineConfiguration(
             device: DeviceSettings(seed: 8), senders: Self.senders, appServer: .none)
         var options = ServerOptions()
         options.ccsPort = nil
         options.ccsPlainPort = 0
+        options.loginTimeout = loginTimeout
         options.httpPort = 0
         options.serviceAccountKey = LiveHTTPTests.key
         let server = try await ConnectionServer.start(engine: DeviceEngine(configuration), options: options) { _ in }
@@ -240,6 +242,22 @@ struct LiveHostileTests {
         client.write(
             LiveHTTPTests.request("POST", "/fcm/send", headers: headers, body: #"{"to":"\#(running.tokens["666"]!)"}"#))
         #expect(await client.reply(until: "]}").contains(#""success":1"#))
+        try await running.server.stop()
+    }
+
+    @Test("a client that does not reach a session in time gets connection-timeout and is closed")
+    func loginTimeout() async throws {
+        let running = try await start(loginTimeout: .milliseconds(300))
+        let neighbour = try RawClient(port: running.port)
+        login(neighbour)
+        let idle = try RawClient(port: running.port)
+        idle.write(String(LiveServerTests.header.prefix(20)))
+        let (text, closed) = readToClose(idle)
+        #expect(text.contains("<connection-timeout "), "got: \(text)")
+        #expect(closed)
+        // The neighbour logged in well before its own timeout, and stays.
+        try await Task.sleep(for: .milliseconds(400))
+        neighbourIsServed(neighbour, running, id: "after-timeout")
         try await running.server.stop()
     }
 }
