@@ -161,4 +161,30 @@ struct LiveHTTPTests {
         #expect(log.named("onMessageReceived").count == 1)
         try await server.stop()
     }
+
+    @Test("a client sending its request a byte at a time holds up no one, and is answered when it is done")
+    func slowSender() async throws {
+        let log = Log()
+        let (server, port, token) = try await start(log: log)
+        let headers = ["Authorization: key=k7", "Content-Type: application/json"]
+        let slow = try RawClient(port: port)
+        let request = Array(
+            Self.request("POST", "/fcm/send", headers: headers, body: #"{"to":"\#(token)","data":{"slow":"1"}}"#).utf8)
+        let trickle = Task.detached {
+            for byte in request {
+                slow.write(bytes: [byte])
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        let quick = try RawClient(port: port)
+        for n in 1...20 {
+            quick.write(
+                Self.request("POST", "/fcm/send", headers: headers, body: #"{"to":"\#(token)","data":{"n":"\#(n)"}}"#))
+            #expect(await quick.reply(until: "]}").contains(#""success":1"#))
+        }
+        await trickle.value
+        #expect(await slow.reply(until: "]}").contains(#""success":1"#))
+        #expect(log.named("onMessageReceived").count == 21)
+        try await server.stop()
+    }
 }
