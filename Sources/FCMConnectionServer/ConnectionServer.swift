@@ -102,9 +102,8 @@ public final class ConnectionServer: @unchecked Sendable {
         return AccessTokens(saved: saved) { grant in
             // A grant that cannot be kept still works until a restart; after one,
             // the client gets 401 and asks for a new token.
-            try? store.save(
-                DeviceStore.SavedGrant(
-                    digest: grant.digest, project: grant.project, expires: grant.expires.timeIntervalSince1970))
+            try? store.saveGrant(
+                digest: grant.digest, project: grant.project, expires: grant.expires.timeIntervalSince1970)
         }
     }
 
