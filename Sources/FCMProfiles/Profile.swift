@@ -26,12 +26,12 @@ public struct Profile: Sendable {
 
     /// The profile with a seed from the system's CSPRNG if it names none, so tokens
     /// cannot be guessed; the seed used is part of the configuration (a saved
-    /// session writes it, and replays to the same tokens).
+    /// session writes it, and replays to the same tokens). `hasSeed` still says
+    /// whether the profile itself named one.
     public func seeded() -> Profile {
         guard !hasSeed else { return self }
         var copy = self
         copy.configuration.device.seed = UInt64.random(in: 0...UInt64(Int64.max))
-        copy.hasSeed = true
         return copy
     }
 

@@ -79,6 +79,16 @@ extension DeviceStore {
         return (replayed, lastSeq)
     }
 
+    /// The saved engine and the sequence number it stands at; nil when none is saved.
+    static func readSnapshot(_ db: Database, path: String) throws -> (DeviceEngine, Int64)? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT seq, engine FROM snapshot WHERE id = 1") else { return nil }
+        do {
+            return (try JSONDecoder().decode(DeviceEngine.self, from: row["engine"] as Data), row["seq"])
+        } catch {
+            throw StoreError.unreadable(path: path, detail: "the saved device does not decode (\(error))")
+        }
+    }
+
     static func writeSnapshot(_ engine: DeviceEngine, seq: Int64, in db: Database, encoder: JSONEncoder) throws {
         var image = engine
         image.inputs = InputRecord()
@@ -94,25 +104,19 @@ extension DeviceStore {
         -> (Opening, Int64)
     {
         try database.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT seq, engine FROM snapshot WHERE id = 1") else {
+            guard let (saved, snapshotSeq) = try readSnapshot(db, path: path) else {
                 let engine = DeviceEngine(configuration)
                 try writeSnapshot(engine, seq: 0, in: db, encoder: JSONEncoder())
                 return (.new(engine), 0)
             }
-            let decoder = JSONDecoder()
-            var engine: DeviceEngine
-            do {
-                engine = try decoder.decode(DeviceEngine.self, from: row["engine"] as Data)
-            } catch {
-                throw StoreError.unreadable(path: path, detail: "the saved device does not decode (\(error))")
-            }
+            var engine = saved
             if let difference = ConfigurationDifference.between(
                 saved: engine.configuration, current: configuration, seedNamed: seedNamed)
             {
                 throw StoreError.configurationChanged(path: path, detail: difference)
             }
             engine.useAppServer(configuration.appServer)
-            let (replayed, lastSeq) = try replayJournal(after: row["seq"], on: &engine, in: db, path: path)
+            let (replayed, lastSeq) = try replayJournal(after: snapshotSeq, on: &engine, in: db, path: path)
             let started = lastSeq > 0 || !engine.tokens.isEmpty
             return (started ? .resumed(engine, inputs: replayed) : .new(engine), lastSeq)
         }

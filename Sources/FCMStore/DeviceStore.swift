@@ -65,11 +65,9 @@ public final class DeviceStore: @unchecked Sendable {
             let database = try DatabaseQueue(path: path, configuration: configuration)
             return try database.read { db in
                 try checkFormat(db, path: path)
-                guard let row = try Row.fetchOne(db, sql: "SELECT seq, engine FROM snapshot WHERE id = 1") else {
-                    return nil
-                }
-                var engine = try JSONDecoder().decode(DeviceEngine.self, from: row["engine"] as Data)
-                try replayJournal(after: row["seq"], on: &engine, in: db, path: path)
+                guard let (saved, seq) = try readSnapshot(db, path: path) else { return nil }
+                var engine = saved
+                try replayJournal(after: seq, on: &engine, in: db, path: path)
                 return engine
             }
         } catch let error as StoreError {

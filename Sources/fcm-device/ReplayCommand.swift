@@ -52,14 +52,9 @@ enum ProfileLoading {
     /// Loads a profile (or the built-in one); without a seed in it, the seed comes
     /// from the system's CSPRNG.
     static func load(_ path: String?) throws -> Profile {
-        try unseeded(path).seeded()
-    }
-
-    /// The profile as written: `hasSeed` says whether it names a seed.
-    static func unseeded(_ path: String?) throws -> Profile {
-        guard let path else { return DefaultProfile.load() }
+        guard let path else { return DefaultProfile.load().seeded() }
         do {
-            return try ProfileParser.load(path: path)
+            return try ProfileParser.load(path: path).seeded()
         } catch {
             Diagnostics.write(error.description)
             throw ExitCode(2)

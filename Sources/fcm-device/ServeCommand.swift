@@ -25,10 +25,7 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var listen: ListenOptions
 
     func run() async throws {
-        var loaded = try ProfileLoading.unseeded(profile)
-        let seedNamed = loaded.hasSeed
-        loaded = loaded.seeded()
-        loaded.hasSeed = seedNamed
+        var loaded = try ProfileLoading.load(profile)
         if profile == nil { loaded.steps = [] }
         let output = LineWriter()
         let (server, identity) = try await listen.startServer(loaded, profilePath: profile) { event in

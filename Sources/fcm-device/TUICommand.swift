@@ -36,10 +36,7 @@ struct TUICommand: AsyncParsableCommand {
                 """)
             throw ExitCode(1)
         }
-        var loaded = try ProfileLoading.unseeded(profile)
-        let seedNamed = loaded.hasSeed
-        loaded = loaded.seeded()
-        loaded.hasSeed = seedNamed
+        var loaded = try ProfileLoading.load(profile)
         loaded.steps = []
         if noListen {
             if listen.noEcho { loaded.configuration.appServer = .none }

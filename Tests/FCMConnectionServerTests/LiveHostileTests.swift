@@ -32,19 +32,6 @@ struct LiveHostileTests {
         return Running(server: server, port: try #require(server.ccsPlainPort), tokens: tokens)
     }
 
-    func login(_ client: RawClient, sender: String = "555", key: String = "k5") {
-        client.write(LiveServerTests.header)
-        _ = client.read(until: "</stream:features>")
-        client.write(
-            "<auth mechanism='PLAIN' xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>\(Data("\u{0}\(sender)\u{0}\(key)".utf8).base64EncodedString())</auth>"
-        )
-        _ = client.read(until: "<success")
-        client.write(LiveServerTests.header)
-        _ = client.read(until: "</stream:features>")
-        client.write("<iq type='set' id='1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></iq>")
-        _ = client.read(until: "</iq>")
-    }
-
     static func message(_ json: String) -> String {
         #"<message id=""><gcm xmlns="google:mobile:data">\#(json)</gcm></message>"#
     }
@@ -76,10 +63,10 @@ struct LiveHostileTests {
     ) async throws {
         let running = try await start()
         let neighbour = try RawClient(port: running.port)
-        login(neighbour)
+        neighbour.login()
         let bad = try RawClient(port: running.port)
         if loggedIn {
-            login(bad, sender: "666", key: "k6")
+            bad.login(sender: "666", key: "k6")
         } else {
             bad.write(LiveServerTests.header)
             _ = bad.read(until: "</stream:features>")
@@ -117,7 +104,7 @@ struct LiveHostileTests {
         bomb += "]><message>&lol9;</message>"
         let running = try await start()
         let neighbour = try RawClient(port: running.port)
-        login(neighbour)
+        neighbour.login()
         let bad = try RawClient(port: running.port)
         bad.write(bomb)
         let (text, closed) = readToClose(bad)
@@ -154,7 +141,7 @@ struct LiveHostileTests {
     func messageLevelRefusals() async throws {
         let running = try await start()
         let client = try RawClient(port: running.port)
-        login(client, sender: "666", key: "k6")
+        client.login(sender: "666", key: "k6")
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
         client.write(Self.message(#"{"to":"t","message_id":"deep","data":\#(deep)}"#))
         #expect(client.read(until: "</message>").contains("<error"))
@@ -174,7 +161,7 @@ struct LiveHostileTests {
     func slowSender() async throws {
         let running = try await start()
         let neighbour = try RawClient(port: running.port)
-        login(neighbour)
+        neighbour.login()
         let slow = try RawClient(port: running.port)
         let header = Array(LiveServerTests.header.utf8)
         let trickle = Task.detached {
@@ -193,9 +180,9 @@ struct LiveHostileTests {
     func neverReads() async throws {
         let running = try await start()
         let neighbour = try RawClient(port: running.port)
-        login(neighbour)
+        neighbour.login()
         let flooder = try RawClient(port: running.port)
-        login(flooder)
+        flooder.login()
         var small: Int32 = 65_536
         setsockopt(flooder.socket, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
         setsockopt(flooder.socket, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
@@ -249,7 +236,7 @@ struct LiveHostileTests {
     func loginTimeout() async throws {
         let running = try await start(loginTimeout: .milliseconds(300))
         let neighbour = try RawClient(port: running.port)
-        login(neighbour)
+        neighbour.login()
         let idle = try RawClient(port: running.port)
         idle.write(String(LiveServerTests.header.prefix(20)))
         let (text, closed) = readToClose(idle)

@@ -68,6 +68,25 @@ final class RawClient: @unchecked Sendable {
     }
 }
 
+extension RawClient {
+    /// Opens a CCS session as an app server does: stream, SASL PLAIN, a new
+    /// stream, resource binding and a session.
+    func login(sender: String = "555", key: String = "k5") {
+        write(LiveServerTests.header)
+        _ = read(until: "</stream:features>")
+        write(
+            "<auth mechanism='PLAIN' xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>\(Data("\u{0}\(sender)\u{0}\(key)".utf8).base64EncodedString())</auth>"
+        )
+        _ = read(until: "<success")
+        write(LiveServerTests.header)
+        _ = read(until: "</stream:features>")
+        write(
+            "<iq type='set' id='1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></iq><iq type='set' id='2'><session xmlns='urn:ietf:params:xml:ns:xmpp-session'/></iq>"
+        )
+        _ = read(until: "id=\"2\"")
+    }
+}
+
 @Suite("Live server on loopback", .serialized)
 struct LiveServerTests {
     func start(appServer: AppServerMode = .none) async throws -> ConnectionServer {
@@ -85,28 +104,13 @@ struct LiveServerTests {
     static let header =
         "<stream:stream to='gcm.googleapis.com' xmlns:stream='http://etherx.jabber.org/streams' xmlns='jabber:client' version='1.0'>"
 
-    func login(_ client: RawClient) {
-        client.write(Self.header)
-        _ = client.read(until: "</stream:features>")
-        client.write(
-            "<auth mechanism='PLAIN' xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>\(Data("\u{0}555\u{0}k5".utf8).base64EncodedString())</auth>"
-        )
-        _ = client.read(until: "<success")
-        client.write(Self.header)
-        _ = client.read(until: "</stream:features>")
-        client.write(
-            "<iq type='set' id='1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></iq><iq type='set' id='2'><session xmlns='urn:ietf:params:xml:ns:xmpp-session'/></iq>"
-        )
-        _ = client.read(until: "id=\"2\"")
-    }
-
     @Test func downstreamOverTCPIsAcked() async throws {
         let server = try await start()
         let port = try #require(server.ccsPlainPort)
         #expect(port > 0)
         let token = try await server.host.loop.submit { [host = server.host] in host.engine.tokens["555"]! }.get()
         let client = try RawClient(port: port)
-        login(client)
+        client.login()
         client.write(#"<message><gcm xmlns="google:mobile:data">{"to":"\#(token)","message_id":"m1"}</gcm></message>"#)
         #expect(client.read(until: "message_type").contains(#""message_id":"m1","message_type":"ack""#))
         try await server.stop()
@@ -116,7 +120,7 @@ struct LiveServerTests {
         let server = try await start()
         let port = try #require(server.ccsPlainPort)
         let clients = try (0..<50).map { _ in try RawClient(port: port) }
-        for client in clients { login(client) }
+        for client in clients { client.login() }
         let token = try await server.host.loop.submit { [host = server.host] in host.engine.tokens["555"]! }.get()
         for (index, client) in clients.enumerated() {
             client.write(
@@ -133,13 +137,13 @@ struct LiveServerTests {
         let server = try await start()
         let port = try #require(server.ccsPlainPort)
         let first = try RawClient(port: port)
-        login(first)
+        first.login()
         try await server.apply(.send(UpstreamRequest(to: "555@fcm.googleapis.com", messageID: "u9", timeToLive: 600)))
         #expect(first.read(until: "u9").contains(#""message_id":"u9""#))
         first.write("</stream:stream>")
         _ = first.read(until: "</stream:stream>")
         let second = try RawClient(port: port)
-        login(second)
+        second.login()
         #expect(second.read(until: "u9").contains(#""message_id":"u9""#))
         try await server.stop()
     }

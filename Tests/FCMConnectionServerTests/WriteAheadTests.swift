@@ -54,7 +54,7 @@ struct WriteAheadTests {
         let state = temporaryState()
         let running = try await start(state)
         let client = try RawClient(port: try #require(running.server.ccsPlainPort))
-        LiveServerTests().login(client)
+        client.login()
         running.store.writer.pause()
         client.write(
             #"<message><gcm xmlns="google:mobile:data">{"to":"\#(running.token)","message_id":"w1"}</gcm></message>"#)
@@ -117,7 +117,7 @@ struct WriteAheadTests {
         let state = temporaryState()
         let first = try await start(state)
         let before = try RawClient(port: try #require(first.server.ccsPlainPort))
-        LiveServerTests().login(before)
+        before.login()
         #expect(first.server.host.box.withEngine { $0.realAppServers } == ["555"])
         let upstream = UpstreamRequest(
             to: "555@fcm.googleapis.com", messageID: "held-1", timeToLive: 3_600, data: [DataItem("k", .string("v"))])
@@ -132,7 +132,7 @@ struct WriteAheadTests {
         // The app server connected before the stop is not taken to be there now.
         #expect(second.server.host.box.withEngine { $0.realAppServers.isEmpty })
         let client = try RawClient(port: try #require(second.server.ccsPlainPort))
-        LiveServerTests().login(client)
+        client.login()
         let delivered = client.read(until: "held-1")
         #expect(delivered.contains(#""message_id":"held-1""#), "got: \(delivered)")
         client.write(
@@ -148,7 +148,7 @@ struct WriteAheadTests {
         let state = temporaryState()
         let first = try await start(state)
         let client = try RawClient(port: try #require(first.server.ccsPlainPort))
-        LiveServerTests().login(client)
+        client.login()
         client.write(
             #"<message><gcm xmlns="google:mobile:data">{"to":"\#(first.token)","message_id":"r1","delivery_receipt_requested":true}</gcm></message>"#
         )
@@ -160,7 +160,7 @@ struct WriteAheadTests {
         let second = try await start(state)
         #expect(second.server.host.box.withEngine { $0.owedReceipts.map(\.id) } == ["dr2:r1"])
         let next = try RawClient(port: try #require(second.server.ccsPlainPort))
-        LiveServerTests().login(next)
+        next.login()
         #expect(next.read(until: "MESSAGE_SENT_TO_DEVICE").contains(#""original_message_id":"r1""#))
         next.write(
             #"<message><gcm xmlns="google:mobile:data">{"to":"x","message_id":"dr2:r1","message_type":"ack"}</gcm></message>"#
@@ -171,7 +171,7 @@ struct WriteAheadTests {
 
         let third = try await start(state)
         let last = try RawClient(port: try #require(third.server.ccsPlainPort))
-        LiveServerTests().login(last)
+        last.login()
         #expect(!last.available(within: 400).contains("MESSAGE_SENT_TO_DEVICE"))
         try await third.server.stop()
     }
