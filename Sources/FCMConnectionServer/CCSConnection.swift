@@ -3,42 +3,27 @@ import FCMXMPP
 import NIOCore
 
 /// One app server's connection: bytes in through the XML parser and the XMPP
-/// session, writes out. Runs on the host's event loop.
+/// session, what it means handed to the engine (through the host), writes out.
+/// Runs on the host's event loop.
 final class CCSConnection: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     let host: DeviceHost
-    let number: Int
+    /// The id the engine knows this connection by.
+    let number: ConnectionID
     let parser: XMLStreamParser
     var session: XMPPSession
     var context: ChannelHandlerContext?
     var isOpen = false
-    var draining = false
-    /// Upstream may go out: the session is established (and a moment has passed).
-    var acceptsUpstream = false
-    /// Upstream ids sent on this connection and not yet acknowledged.
-    var unackedUpstream: Set<String> = []
-    /// CCS stops sending upstream on a connection with this many unacknowledged.
-    static let unackedUpstreamLimit = 100
-    /// How long a draining connection stays open for replies before it closes.
-    static let drainGrace = TimeAmount.seconds(1)
+    /// Bytes are being read: writes wait for the one flush at the end of the read.
+    var reading = false
 
-    var sender: String? { session.sender }
-    /// Authenticated, bound, open and not draining.
-    var isReady: Bool { isOpen && !draining && session.phase == .ready }
     var domain: String { session.domain }
 
-    /// How long a connection may take to reach a session.
-    let loginTimeout: TimeAmount
-
-    init(
-        host: DeviceHost, number: Int, keys: [String: String], maxStanzaBytes: Int,
-        loginTimeout: TimeAmount = .seconds(30)
-    ) {
+    init(host: DeviceHost, number: ConnectionID, keys: [String: String], maxStanzaBytes: Int) {
         self.host = host
         self.number = number
-        self.loginTimeout = loginTimeout
         parser = XMLStreamParser(maxStanzaBytes: maxStanzaBytes)
         session = XMPPSession(
             keys: keys, streamID: String(format: "%016llX", UInt64(number) &* 0x9E37_79B9_7F4A_7C15),
@@ -48,18 +33,13 @@ final class CCSConnection: ChannelInboundHandler, @unchecked Sendable {
     func channelActive(context: ChannelHandlerContext) {
         self.context = context
         isOpen = true
-        let seconds = Double(loginTimeout.nanoseconds) / 1e9
-        context.eventLoop.scheduleTask(in: loginTimeout) { [self] in
-            guard isOpen, session.phase != .ready, session.phase != .closed else { return }
-            perform(session.streamError("connection-timeout", "no session within \(seconds) seconds of connecting"))
-        }
+        host.opened(self)
         context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         isOpen = false
-        acceptsUpstream = false
-        host.unregister(self)
+        host.closed(self)
         self.context = nil
         context.fireChannelInactive()
     }
@@ -67,6 +47,8 @@ final class CCSConnection: ChannelInboundHandler, @unchecked Sendable {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var buffer = unwrapInboundIn(data)
         guard let bytes = buffer.readBytes(length: buffer.readableBytes), session.phase != .closed else { return }
+        reading = true
+        defer { reading = false }
         let events: [XMLStreamEvent]
         do {
             events = try parser.feed(bytes)
@@ -78,6 +60,7 @@ final class CCSConnection: ChannelInboundHandler, @unchecked Sendable {
             perform(session.handle(event))
             if session.phase == .closed { break }
         }
+        reading = false
         context.flush()
     }
 
@@ -86,21 +69,15 @@ final class CCSConnection: ChannelInboundHandler, @unchecked Sendable {
             switch output {
             case .write(let text): write(text, flush: false)
             case .restartParser: parser.reset()
-            case .authenticated(let sender):
-                guard host.register(self, sender: sender) else {
-                    write(
-                        "<failure xmlns=\"\(XMPPSession.saslNamespace)\"><temporary-auth-failure/></failure>",
-                        flush: false)
-                    perform(session.streamError("policy-violation", "too many connections for sender \(sender)"))
-                    return
-                }
-            case .established: host.established(self)
+            case .authenticated(let sender): host.input(.authenticated(number, sender: sender))
+            case .established: host.input(.sessionEstablished(number))
             case .gcm(let json, let stanzaID):
-                if let reply = host.receive(json, stanzaID: stanzaID, from: self) { write(reply, flush: false) }
+                guard let sender = session.sender else { continue }
+                host.input(.received(number, CCSReader.read(json, sender: sender, stanzaID: stanzaID)))
             case .close: close()
             }
         }
-        context?.flush()
+        flush()
     }
 
     func write(_ text: String, flush: Bool = true) {
@@ -111,22 +88,26 @@ final class CCSConnection: ChannelInboundHandler, @unchecked Sendable {
         if flush { context.flush() }
     }
 
-    func sendUpstream(_ message: UpstreamMessage, token: String, category: String) {
-        unackedUpstream.insert(message.id)
-        write(
-            CCSOutbound.upstream(
-                sender: message.sender, domain: domain, token: token, messageID: message.id, category: category,
-                data: message.data, timeToLive: message.timeToLive))
+    func flush() {
+        if !reading { context?.flush() }
     }
 
-    func drain() {
-        draining = true
-        acceptsUpstream = false
-        write(CCSOutbound.draining)
-        host.loop.scheduleTask(in: Self.drainGrace) { [self] in
-            write("</stream:stream>")
-            close()
-        }
+    /// The engine refused the login (too many connections for the sender).
+    func refuseLogin(_ detail: String) {
+        write("<failure xmlns=\"\(XMPPSession.saslNamespace)\"><temporary-auth-failure/></failure>", flush: false)
+        endStream(condition: "policy-violation", text: detail)
+    }
+
+    /// Ends the stream with an error condition and closes.
+    func endStream(condition: String, text: String) {
+        guard session.phase != .closed else { return }
+        perform(session.streamError(condition, text))
+    }
+
+    /// Ends the stream normally and closes.
+    func endStream() {
+        write("</stream:stream>")
+        close()
     }
 
     func close() {

@@ -53,20 +53,21 @@ public final class ConnectionServer: @unchecked Sendable {
         let loop = group.next()
         let host = DeviceHost(engine: engine, loop: loop, store: options.store, resumed: options.resumed, log: log)
         let server = ConnectionServer(host: host, group: group)
+        // New connections are numbered past those a saved device remembers.
+        server.connectionCount = engine.links.byID.keys.max() ?? 0
+        host.box.withEngine { $0.useLoginTimeout(Millis(options.loginTimeout.nanoseconds / 1_000_000)) }
         let keys = Dictionary(uniqueKeysWithValues: engine.senders.map { ($0.id, $0.key) })
         do {
             if let port = options.ccsPort {
                 guard let tls = options.tls else { throw ServerError.missingTLS }
                 let context = try tls.serverContext()
                 let channel = try await server.listen(
-                    options.bind, port, keys: keys, stanzaLimit: options.maxStanzaBytes,
-                    loginTimeout: options.loginTimeout, tls: context)
+                    options.bind, port, keys: keys, stanzaLimit: options.maxStanzaBytes, tls: context)
                 server.ccsPort = channel.localAddress?.port
             }
             if let port = options.ccsPlainPort {
                 let channel = try await server.listen(
-                    options.bind, port, keys: keys, stanzaLimit: options.maxStanzaBytes,
-                    loginTimeout: options.loginTimeout, tls: nil)
+                    options.bind, port, keys: keys, stanzaLimit: options.maxStanzaBytes, tls: nil)
                 server.ccsPlainPort = channel.localAddress?.port
             }
             if let port = options.httpPort {
@@ -113,8 +114,7 @@ public final class ConnectionServer: @unchecked Sendable {
     }
 
     func listen(
-        _ address: String, _ port: Int, keys: [String: String], stanzaLimit: Int, loginTimeout: TimeAmount,
-        tls: NIOSSLContext?
+        _ address: String, _ port: Int, keys: [String: String], stanzaLimit: Int, tls: NIOSSLContext?
     )
         async throws
         -> any Channel
@@ -126,8 +126,7 @@ public final class ConnectionServer: @unchecked Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { [self] channel in
                 let number = nextNumber()
-                let connection = CCSConnection(
-                    host: host, number: number, keys: keys, maxStanzaBytes: stanzaLimit, loginTimeout: loginTimeout)
+                let connection = CCSConnection(host: host, number: number, keys: keys, maxStanzaBytes: stanzaLimit)
                 do {
                     if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     if let store = host.box.store {

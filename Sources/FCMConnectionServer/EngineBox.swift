@@ -10,8 +10,18 @@ import Foundation
 public final class EngineBox: @unchecked Sendable {
     public let lock = NSRecursiveLock()
     var engine: DeviceEngine
-    var clockOffset: Millis = 0
-    var armedDeadline: Millis?
+    /// The deadline the host's timer is armed for.
+    var armedDeadline: Millis? {
+        get { lock.withLock { armed } }
+        set { lock.withLock { armed = newValue } }
+    }
+    private var armed: Millis?
+    /// A profile's timeline plays: every event must reach the loop, where it is judged.
+    var scenarioPlaying: Bool {
+        get { lock.withLock { playing } }
+        set { lock.withLock { playing = newValue } }
+    }
+    private var playing = false
     public let store: DeviceStore?
 
     init(_ engine: DeviceEngine, store: DeviceStore?) {

@@ -22,8 +22,11 @@ public enum Command: Sendable, Equatable, Codable {
     /// The connection server asks its app-server connections to drain.
     case drain
     /// Whether a real app server of this sender is connected; while one is, the
-    /// built-in echo app server stays silent for that sender.
+    /// built-in echo app server stays silent for that sender. (Connections now say
+    /// this themselves; kept so journals saved before them replay.)
     case setAppServerPresent(sender: String, present: Bool)
+    /// Something happened on an app server's CCS connection.
+    case appServer(AppServerInput)
 }
 
 /// Which tray notification a tap means.

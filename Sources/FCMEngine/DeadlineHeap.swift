@@ -13,6 +13,8 @@ struct DeadlineHeap: Sendable, Codable {
 
     /// The earliest current deadline.
     var earliest: Millis? { entries.first?.deadline }
+    /// Whose deadline is the earliest.
+    var earliestKey: Key? { entries.first?.key }
 
     /// Sets (or replaces) the deadline of one message.
     mutating func set(_ key: Key, _ deadline: Millis) {

@@ -55,16 +55,18 @@ extension DeviceEngine {
                     via: names.messageReceived))
         }
         if request.deliveryReceiptRequested {
-            owedReceipts.append(
-                OwedReceipt(sender: request.sender, originalID: message.id, token: request.to ?? "", sentAt: now))
+            let receipt = OwedReceipt(
+                sender: request.sender, originalID: message.id, token: request.to ?? "", sentAt: now)
+            owedReceipts.append(receipt)
             if owedReceipts.count > Self.owedReceiptLimit { owedReceipts.removeFirst() }
             emit(
                 .server, "receipt",
                 [
-                    .text("id", "dr2:" + message.id), .text("original_id", message.id),
+                    .text("id", OwedReceipt.idPrefix + message.id), .text("original_id", message.id),
                     .text("sender", request.sender), .text("token", request.to ?? ""),
                     .text("category", configuration.device.app), .text("status", "MESSAGE_SENT_TO_DEVICE"),
                 ], into: &out)
+            offerReceipt(receipt, into: &out)
         }
     }
 
@@ -101,6 +103,7 @@ extension DeviceEngine {
     mutating func ackReceipt(sender: String, id: String, into out: inout [Event]) {
         guard let index = owedReceipts.firstIndex(where: { $0.sender == sender && $0.id == id }) else { return }
         owedReceipts.remove(at: index)
+        for link in links.bySender[sender] ?? [] { links.byID[link]?.receiptsSent.remove(id) }
         emit(.server, "receiptAck", [.text("sender", sender), .text("id", id)], into: &out)
     }
 }

@@ -23,6 +23,9 @@ extension DeviceEngine {
                 ], into: &out)
             return .failure(problem)
         }
+        var request = request
+        // The service's own fields win over data pairs of the same name.
+        request.data.removeAll { PayloadRules.serviceDataKeys.contains($0.key.lowercased()) }
         let ttl = request.timeToLive ?? PayloadRules.defaultDownstreamTimeToLive
         let message = StoredMessage(id: id, request: request, acceptedAt: now, timeToLive: ttl)
         var fields: [Field] = [
@@ -106,27 +109,40 @@ extension DeviceEngine {
         return nil
     }
 
+    /// The key a stored message collapses under: its `collapse_key`, or for a
+    /// notification message without one the app's package name (notification
+    /// messages are always collapsible; chosen), or nil when it is not collapsible.
+    func collapseSlot(_ request: DownstreamRequest) -> String? {
+        request.collapseKey ?? (request.isNotification ? configuration.device.app : nil)
+    }
+
+    /// Whether two stored messages collapse into one: the same collapse key sent to
+    /// the same registration token.
+    func collapses(_ stored: StoredMessage, with message: StoredMessage, key: String) -> Bool {
+        collapseSlot(stored.request) == key && stored.request.to == message.request.to
+    }
+
     mutating func store(_ message: StoredMessage, reason: String, into out: inout [Event]) {
-        if let key = message.request.collapseKey {
-            if let index = stored.firstIndex(where: { $0.request.collapseKey == key }) {
+        if let key = collapseSlot(message.request) {
+            if let index = stored.firstIndex(where: { collapses($0, with: message, key: key) }) {
                 let old = stored.remove(at: index)
                 emit(
                     .server, "collapsed",
                     [.text("id", old.id), .text("by", message.id), .text("collapse_key", key)], into: &out)
-            } else if Set(stored.compactMap(\.request.collapseKey)).count >= configuration.store.collapseKeyLimit {
+            } else if storedCollapseSlots() >= configuration.store.collapseKeyLimit {
                 let victimIndex: Int? =
                     configuration.store.eviction == .oldest
-                    ? stored.firstIndex { $0.request.collapseKey != nil } : nil
+                    ? stored.firstIndex { collapseSlot($0.request) != nil } : nil
                 let victim = victimIndex.map { stored.remove(at: $0) } ?? message
                 emit(
                     .server, "discarded",
                     [
                         .text("id", victim.id), .text("reason", "collapse-key-limit"),
-                        .text("collapse_key", victim.request.collapseKey ?? ""),
+                        .text("collapse_key", collapseSlot(victim.request) ?? ""),
                     ], into: &out)
                 if victimIndex == nil { return }
             }
-        } else if stored.count(where: { $0.request.collapseKey == nil })
+        } else if stored.count(where: { collapseSlot($0.request) == nil })
             >= configuration.store.nonCollapsibleLimit
         {
             let ids = stored.map(\.id) + [message.id]
@@ -142,5 +158,14 @@ extension DeviceEngine {
         emit(
             .server, "stored", [.text("id", message.id), .text("reason", reason), .number("stored", stored.count)],
             into: &out)
+    }
+
+    /// Distinct collapse keys stored now, each counted once per registration token.
+    func storedCollapseSlots() -> Int {
+        var slots: Set<[String]> = []
+        for message in stored {
+            if let key = collapseSlot(message.request) { slots.insert([message.request.to ?? "", key]) }
+        }
+        return slots.count
     }
 }

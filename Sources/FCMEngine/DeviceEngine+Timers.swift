@@ -8,6 +8,7 @@ extension DeviceEngine {
         }
         for message in pending { consider(message.expiresAt) }
         if let held = awaitingDeadlines.earliest { consider(held) }
+        if let link = links.timers.earliest { consider(link) }
         for message in stored { consider(message.expiresAt) }
         return earliest
     }
@@ -35,6 +36,9 @@ extension DeviceEngine {
             }
             pending.removeAll { $0.expiresAt <= now }
         }
+        if let due = links.timers.earliest, due <= now {
+            fireLinkTimers(into: &out)
+        }
         if let held = awaitingDeadlines.earliest, held <= now {
             retryUpstream(into: &out)
         }
@@ -61,6 +65,7 @@ extension DeviceEngine {
                         .text("id", message.id), .text("sender", message.sender),
                         .text("detail", "the app server never acknowledged it"),
                     ], into: &out)
+                releaseCarrier(held.heapKey)
                 continue
             }
             if held.nextRetryAt <= now {
@@ -71,10 +76,12 @@ extension DeviceEngine {
                     .server, "upstreamRetry",
                     [.text("id", message.id), .text("sender", message.sender), .number("attempt", held.attempts)],
                     into: &out)
+                retryOnLinks(message, into: &out)
             }
             kept.append(held)
         }
         awaitingAck = kept
         awaitingDeadlines.rebuild(kept.map { ($0.heapKey, $0.deadline) })
+        links.pruneWaiting()
     }
 }

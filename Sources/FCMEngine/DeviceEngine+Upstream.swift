@@ -34,11 +34,12 @@ extension DeviceEngine {
                     ], into: &out)
             }
         }
-        let size = PayloadRules.payloadSize(data)
+        let size = upstreamSize(data)
         guard size <= PayloadRules.maxPayloadBytes else {
+            let unit = platform == .ios ? "characters" : "bytes"
             return sendFailure(
                 id: id, error: "MessageTooBig",
-                detail: "payload is \(size) bytes; the limit is \(PayloadRules.maxPayloadBytes)", into: &out)
+                detail: "payload is \(size) \(unit); the limit is \(PayloadRules.maxPayloadBytes)", into: &out)
         }
         guard let ttl = upstreamTimeToLive(request, into: &out) else { return }
         let message = UpstreamMessage(sender: sender, id: id, timeToLive: ttl, data: data, sentAt: now)
@@ -60,6 +61,12 @@ extension DeviceEngine {
                 .device, "upstreamQueued",
                 [.text("id", id), .text("sender", sender), .number("pending", pending.count)], into: &out)
         }
+    }
+
+    /// The payload size the device's SDK checks: UTF-8 bytes on Android, characters
+    /// (UTF-16 code units, as `NSString` counts) on iOS.
+    func upstreamSize(_ data: [KeyValue]) -> Int {
+        platform == .ios ? PayloadRules.iosUpstreamSize(data) : PayloadRules.payloadSize(data)
     }
 
     /// The library took the message: its id is used, and iOS GCM says it will send it.
@@ -163,6 +170,7 @@ extension DeviceEngine {
             let held = HeldUpstream(message: message, attempts: 1, nextRetryAt: now + delay, retryDelay: delay)
             awaitingAck.append(held)
             awaitingDeadlines.set(held.heapKey, held.deadline)
+            offerUpstream(message, into: &out)
         }
     }
 
@@ -195,7 +203,9 @@ extension DeviceEngine {
                     .text("detail", "no upstream message \(id) of sender \(sender) awaits an ack"),
                 ], into: &out)
         }
-        awaitingDeadlines.remove(awaitingAck.remove(at: index).heapKey)
+        let key = awaitingAck.remove(at: index).heapKey
+        awaitingDeadlines.remove(key)
+        releaseCarrier(key)
         emit(
             .server, "appServerAck", [.text("sender", sender), .text("id", id), .text("by", "app server")], into: &out)
     }
@@ -205,6 +215,7 @@ extension DeviceEngine {
     /// server drains and reconnects at once.
     mutating func drain(into out: inout [Event]) {
         emit(.server, "drainRequested", [], into: &out)
+        drainLinks(into: &out)
         if configuration.appServer == .echo {
             emit(.server, "connectionDraining", [.text("connection", "echo")], into: &out)
             emit(.server, "appServerConnected", [.text("connection", "echo")], into: &out)

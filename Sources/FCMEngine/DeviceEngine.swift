@@ -2,7 +2,7 @@
 /// serves it, as a value: commands and the time go in, events come out. No clock,
 /// no I/O: the replay, the TUI and the network servers are shells around it.
 public struct DeviceEngine: Sendable, Codable {
-    public private(set) var configuration: EngineConfiguration
+    public internal(set) var configuration: EngineConfiguration
     public let names: CallbackNames
     let tokenFactory: TokenFactory
 
@@ -36,6 +36,8 @@ public struct DeviceEngine: Sendable, Codable {
     var usedIDs: [String: Set<String>] = [:]
     /// Senders with a real app server connected (the echo does not answer for them).
     public internal(set) var realAppServers: Set<String> = []
+    /// The connection server's app-server connections.
+    public internal(set) var links = AppServerLinks()
 
     // Downstream.
     /// Messages the connection server stores for the device, oldest first.
@@ -110,6 +112,7 @@ public struct DeviceEngine: Sendable, Codable {
         case .ackReceipt(let sender, let id): ackReceipt(sender: sender, id: id, into: &out)
         case .setAppServerPresent(let sender, let present):
             if present { realAppServers.insert(sender) } else { realAppServers.remove(sender) }
+        case .appServer(let input): appServer(input, into: &out)
         }
         runTimers(to: now, into: &out)
     }

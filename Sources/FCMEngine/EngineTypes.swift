@@ -33,7 +33,7 @@ public struct OwedReceipt: Sendable, Equatable, Codable {
     public var token: String
     public var sentAt: Millis
 
-    public var id: String { "dr2:" + originalID }
+    public var id: String { Self.idPrefix + originalID }
 }
 
 /// A notification shown in the Android tray or the iOS notification centre.

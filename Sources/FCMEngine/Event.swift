@@ -1,6 +1,8 @@
 /// Which side of the wire an event happens on.
 public enum Side: String, Sendable {
     case device, server
+    /// A profile's expectation, judged where it was reached.
+    case check
 }
 
 /// One key and string value of a data or notification payload, kept in order.

@@ -23,13 +23,23 @@ public enum PayloadRules {
         pairs.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
     }
 
+    /// The size the iOS SDK counts before it sends upstream: the length of every key
+    /// and value as `NSString` measures it (UTF-16 code units), not bytes.
+    public static func iosUpstreamSize(_ pairs: [KeyValue]) -> Int {
+        pairs.reduce(0) { $0 + $1.key.utf16.count + $1.value.utf16.count }
+    }
+
     /// Whether a downstream data key is reserved by the service: `from`,
-    /// `message_type`, `collapse_key`, or anything starting with `google` or `gcm`.
+    /// `message_type`, or anything starting with `google` or `gcm`. Words the
+    /// service itself uses, such as `collapse_key`, are allowed (its own value wins).
     public static func isReservedDataKey(_ key: String) -> Bool {
         let lower = key.lowercased()
-        return lower == "from" || lower == "message_type" || lower == "collapse_key"
-            || lower.hasPrefix("google") || lower.hasPrefix("gcm")
+        return lower == "from" || lower == "message_type" || lower.hasPrefix("google") || lower.hasPrefix("gcm")
     }
+
+    /// Data keys the service fills in itself: a data pair of that name is accepted,
+    /// and the app sees the service's value, not the pair.
+    public static let serviceDataKeys: Set<String> = ["collapse_key"]
 
     public static func isValidTimeToLive(_ seconds: Int64) -> Bool {
         (0...maxTimeToLive).contains(seconds)

@@ -71,7 +71,7 @@ public enum V1MessageReader {
             }
         }
         if let ttl = try string(android, "ttl", at: "message.android") {
-            guard let seconds = DurationText.seconds(ttl) else {
+            guard let seconds = DurationText.protobufSeconds(ttl) else {
                 throw V1Error.invalidArgument(
                     "Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), \"\(ttl)\"")
             }
@@ -154,24 +154,5 @@ public enum V1MessageReader {
     static func merged(_ base: [KeyValue], _ overrides: [KeyValue]) -> [KeyValue] {
         let replaced = Set(overrides.map(\.key))
         return (base.filter { !replaced.contains($0.key) } + overrides).sorted { $0.key < $1.key }
-    }
-}
-
-/// The protobuf Duration text of v1: `"3.5s"`, `"600s"`.
-enum DurationText {
-    /// Whole seconds (fractions dropped), or nil when the text is not a duration.
-    static func seconds(_ text: String) -> Int64? {
-        guard text.hasSuffix("s") else { return nil }
-        let number = text.dropLast()
-        let parts = number.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let whole = parts.first, !whole.isEmpty, whole.allSatisfy(\.isASCII), let seconds = Int64(whole),
-            seconds >= 0
-        else { return nil }
-        if parts.count == 2 {
-            guard !parts[1].isEmpty, parts[1].count <= 9, parts[1].allSatisfy({ $0.isASCII && $0.isNumber }) else {
-                return nil
-            }
-        }
-        return seconds
     }
 }

@@ -70,11 +70,24 @@ public struct PushStep: Sendable {
     public var target: PushTarget
     /// Whose token `target` picks (the pushing sender unless `token_of` says).
     public var tokenOwner: String
+    /// The app-server connection it comes on (CCS), or nil for the service's own API.
+    public var connection: ConnectionID?
 
-    public init(request: DownstreamRequest, target: PushTarget = .latest, tokenOwner: String) {
+    public init(
+        request: DownstreamRequest, target: PushTarget = .latest, tokenOwner: String, connection: ConnectionID? = nil
+    ) {
         self.request = request
         self.target = target
         self.tokenOwner = tokenOwner
+        self.connection = connection
+    }
+
+    /// The command this step makes once its target is resolved on `engine`.
+    public func command(on engine: DeviceEngine) -> Command {
+        var request = request
+        request.to = ScenarioRunner.target(target, sender: tokenOwner, engine: engine)
+        guard let connection else { return .push(request) }
+        return .appServer(.received(connection, .downstream(request, messageID: request.messageID ?? "")))
     }
 }
 

@@ -53,6 +53,7 @@ public enum ProfileWriter {
         case .reinstall: return "reinstall: true"
         case .drain: return "drain: true"
         case .setAppServerPresent, .ackReceipt: return nil
+        case .appServer(let input): return step(input)
         case .refreshToken(let sender): return "refresh_token: " + (sender.map(quoted) ?? "true")
         case .removeSender(let id): return "remove_sender: \(quoted(id))"
         case .addSender(let sender):
@@ -89,6 +90,19 @@ public enum ProfileWriter {
             if request.contentAvailable { parts.append("content_available: true") }
             if request.mutableContent { parts.append("mutable_content: true") }
             return "push: { \(parts.joined(separator: ", ")) }"
+        }
+    }
+
+    /// An app-server connection's input as a step, when a profile can express it.
+    static func step(_ input: AppServerInput) -> String? {
+        switch input {
+        case .connected(let id, let sender): return "connect: { connection: \(id), sender: \(quoted(sender)) }"
+        case .closed(let id): return "disconnect: \(id)"
+        case .received(let id, .ack(let messageID)): return "ack: { connection: \(id), id: \(quoted(messageID)) }"
+        case .received(let id, .downstream(var request, let messageID)):
+            request.messageID = messageID
+            return step(.push(request)).map { String($0.dropLast(2)) + ", connection: \(id) }" }
+        case .opened, .authenticated, .sessionEstablished, .received: return nil
         }
     }
 

@@ -8,90 +8,57 @@ public struct CheckResult: Sendable {
     public var passed: Bool
     /// What happened instead, when it failed.
     public var detail: String?
+    /// How many events had been seen when it was judged.
+    public var position: Int = 0
 }
 
 /// A replayed profile: every event, and how each `expect` fared.
 public struct ReplayResult: Sendable {
+    /// The device's and server's events (the checks are not among them).
     public var events: [Event]
     public var checks: [CheckResult]
-    /// Index into `events` before which each check was evaluated (for the transcript).
+    /// Index into `events` before which each check was judged (for the transcript).
     public var checkPositions: [Int]
 
     public var failures: [CheckResult] { checks.filter { !$0.passed } }
     public var passed: Bool { failures.isEmpty }
 }
 
-/// Runs a profile headless on a virtual clock: the timeline's commands go to the
-/// engine at their times, timers fire between them, expectations are checked.
+/// Runs a profile headless on a virtual clock: the scenario runner plays each step
+/// at its time, timers fire between them, and time runs on until nothing is left.
 public enum Replayer {
     /// How far past the last step replay goes at most when no `end` is given.
     public static let settleLimit: Millis = 60 * Span.day
 
     public static func run(_ profile: Profile) -> ReplayResult {
         var engine = DeviceEngine(profile.configuration)
-        var events: [Event] = []
-        var checks: [CheckResult] = []
-        var positions: [Int] = []
-        var claimed = Set<Int>()
-        engine.start(at: 0, into: &events)
-        for step in profile.steps {
-            engine.advance(to: step.at, into: &events)
-            switch step.action {
-            case .command(let command):
-                engine.apply(command, at: step.at, into: &events)
-            case .push(let push):
-                var request = push.request
-                request.to = target(push.target, sender: push.tokenOwner, engine: engine)
-                engine.apply(.push(request), at: step.at, into: &events)
-            case .expect(let expectation):
-                positions.append(events.count)
-                checks.append(check(expectation, step: step, events: events, claimed: &claimed))
-            case .expectNone(let expectation):
-                positions.append(events.count)
-                checks.append(checkNone(expectation, step: step, events: events))
-            }
+        var runner = ScenarioRunner(steps: profile.steps)
+        var all: [Event] = []
+        engine.start(at: 0, into: &all)
+        runner.observe(all)
+        while let next = runner.nextAt {
+            var timers: [Event] = []
+            engine.advance(to: next, into: &timers)
+            runner.observe(timers)
+            all += timers
+            runner.play(until: next, on: &engine, into: &all)
         }
         let last = profile.steps.last?.at ?? 0
         let end = profile.end ?? (last + settleLimit)
         while let deadline = engine.nextDeadline, deadline <= end {
-            engine.advance(to: deadline, into: &events)
+            engine.advance(to: deadline, into: &all)
         }
-        if profile.end != nil { engine.advance(to: end, into: &events) }
-        return ReplayResult(events: events, checks: checks, checkPositions: positions)
-    }
-
-    /// The token a push step names, as the device has issued them so far.
-    public static func target(_ target: PushTarget, sender: String, engine: DeviceEngine) -> String? {
-        let issued = engine.issuedTokens[sender] ?? []
-        switch target {
-        case .latest: return issued.last
-        case .previous: return issued.count >= 2 ? issued[issued.count - 2] : nil
-        case .literal(let text): return text
+        if profile.end != nil { engine.advance(to: end, into: &all) }
+        // The transcript places checks between events; the events list holds none.
+        var events: [Event] = []
+        var positions: [Int] = []
+        for event in all {
+            if event.side == .check {
+                positions.append(events.count)
+            } else {
+                events.append(event)
+            }
         }
-    }
-
-    static func check(_ expectation: Expectation, step: Step, events: [Event], claimed: inout Set<Int>) -> CheckResult {
-        if let index = events.indices.first(where: { !claimed.contains($0) && expectation.matches(events[$0]) }) {
-            claimed.insert(index)
-            return CheckResult(step: step, expectation: expectation, negated: false, passed: true)
-        }
-        let sameName = events.filter { $0.name == expectation.event }
-        let detail: String
-        if sameName.isEmpty {
-            detail = "no \(expectation.event) event happened by \(DurationText.stamp(step.at))"
-        } else {
-            let shown = sameName.suffix(3).map { "\(DurationText.stamp($0.at)) \(TranscriptFormatter.summary($0))" }
-            detail = "what happened instead: " + shown.joined(separator: "; ")
-        }
-        return CheckResult(step: step, expectation: expectation, negated: false, passed: false, detail: detail)
-    }
-
-    static func checkNone(_ expectation: Expectation, step: Step, events: [Event]) -> CheckResult {
-        guard let hit = events.first(where: expectation.matches) else {
-            return CheckResult(step: step, expectation: expectation, negated: true, passed: true)
-        }
-        return CheckResult(
-            step: step, expectation: expectation, negated: true, passed: false,
-            detail: "it happened at \(DurationText.stamp(hit.at)): \(TranscriptFormatter.summary(hit))")
+        return ReplayResult(events: events, checks: runner.checks, checkPositions: positions)
     }
 }

@@ -10,7 +10,7 @@ struct StepContext {
 extension ProfileParser {
     static let actionKeys = [
         "send", "push", "network", "state", "doze", "service", "refresh_token", "uninstall", "reinstall", "tap",
-        "expect", "expect_none", "drain", "add_sender", "remove_sender", "ack",
+        "expect", "expect_none", "drain", "add_sender", "remove_sender", "ack", "connect", "disconnect",
     ]
 
     static func parseTimeline(_ node: YAMLNode, context: inout StepContext) throws(ProfileError) -> [Step] {
@@ -59,15 +59,38 @@ extension ProfileParser {
             context.senders.insert(sender.id)
             parsed = .command(.addSender(sender))
         case "remove_sender": parsed = .command(.removeSender(try knownSender(value, context: context)))
-        default:
-            let fields = try value.mapping(allowed: ["sender", "id"])
+        case "connect":
+            let fields = try value.mapping(allowed: ["connection", "sender"])
+            let connection = try parseConnection(try fields.required("connection"))
             let sender = try knownSender(try fields.required("sender"), context: context)
-            parsed = .command(.ackUpstream(sender: sender, id: try fields.required("id").scalarText()))
+            parsed = .command(.appServer(.connected(connection, sender: sender)))
+        case "disconnect": parsed = .command(.appServer(.closed(try parseConnection(value))))
+        default: parsed = .command(try parseAck(value, context: context))
         }
         return Step(at: at, action: parsed, location: node.location)
     }
 
     enum ServiceState: String, CaseIterable { case up, down }
+
+    /// `ack: { sender: S, id: I }` acks without a connection (an app server the
+    /// profile does not model); `ack: { connection: N, id: I }` acks on connection N
+    /// (`dr2:…` ids ack receipts).
+    static func parseAck(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> Command {
+        let fields = try node.mapping(allowed: ["sender", "id", "connection"])
+        let id = try fields.required("id").scalarText()
+        if let connectionNode = fields["connection"] {
+            if let senderNode = fields["sender"] {
+                throw senderNode.error("give either sender or connection, not both (a connection has its sender)")
+            }
+            return .appServer(.received(try parseConnection(connectionNode), .ack(messageID: id)))
+        }
+        let sender = try knownSender(try fields.required("sender"), context: context)
+        return .ackUpstream(sender: sender, id: id)
+    }
+
+    static func parseConnection(_ node: YAMLNode) throws(ProfileError) -> ConnectionID {
+        ConnectionID(try node.int(in: 1...1_000_000))
+    }
 
     static func flagCommand(_ node: YAMLNode, _ command: Command) throws(ProfileError) -> StepAction {
         guard try node.bool() else { throw node.error("write true, or leave the step out") }
@@ -139,7 +162,7 @@ extension ProfileParser {
 
     static let pushKeys = [
         "sender", "to", "token_of", "id", "data", "notification", "collapse_key", "priority", "time_to_live",
-        "delivery_receipt_requested", "dry_run", "content_available", "mutable_content",
+        "delivery_receipt_requested", "dry_run", "content_available", "mutable_content", "connection",
     ]
 
     static func parsePush(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> PushStep {
@@ -166,7 +189,14 @@ extension ProfileParser {
         request.dryRun = try map["dry_run"]?.bool() ?? false
         request.contentAvailable = try map["content_available"]?.bool() ?? false
         request.mutableContent = try map["mutable_content"]?.bool() ?? false
-        return PushStep(request: request, target: target, tokenOwner: owner)
+        var connection: ConnectionID?
+        if let connectionNode = map["connection"] {
+            connection = try parseConnection(connectionNode)
+            guard request.messageID != nil else {
+                throw connectionNode.error("a push on a CCS connection needs an id (its message_id)")
+            }
+        }
+        return PushStep(request: request, target: target, tokenOwner: owner, connection: connection)
     }
 
     /// A mapping of keys to single values, each kept as text (the service turns

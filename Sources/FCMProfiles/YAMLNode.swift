@@ -1,3 +1,4 @@
+import FCMEngine
 import Yams
 
 /// A YAML node with the file it came from, offering typed reads that fail with

@@ -4,10 +4,37 @@ import GRDB
 
 /// The file itself: its tables, its format, snapshots, and reading it back.
 extension DeviceStore {
-    /// Raised whenever the engine's saved state changes shape (there is no migration:
-    /// an older file is refused with its format named, and `--fresh` starts over).
-    /// 2: delivery receipts owed to app servers.
-    static let format = 2
+    /// The state format this version writes. Raised whenever what is saved changes
+    /// shape, with a migration from the one before (`migrator`).
+    /// 2: delivery receipts owed to app servers. 3: app-server connections.
+    static let format = 3
+    /// The oldest format this version migrates from.
+    static let oldestMigratable = 2
+
+    /// Brings a file of any format from `oldestMigratable` on up to `format`. Files
+    /// written before GRDB's migrations were used say their format in `meta`; the
+    /// first migration's statements change nothing in them.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("format 2: snapshot, journal, grants") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                    CREATE TABLE IF NOT EXISTS snapshot(id INTEGER PRIMARY KEY CHECK (id = 1),
+                        seq INTEGER NOT NULL, engine BLOB NOT NULL);
+                    CREATE TABLE IF NOT EXISTS journal(seq INTEGER PRIMARY KEY, input BLOB NOT NULL);
+                    CREATE TABLE IF NOT EXISTS grants(digest BLOB PRIMARY KEY, project TEXT NOT NULL,
+                        expires REAL NOT NULL);
+                    INSERT OR IGNORE INTO meta(key, value) VALUES ('format', '2');
+                    """)
+        }
+        // The saved device gained its app-server connections: a snapshot without
+        // them decodes with none (DeviceEngine reads the key if present).
+        migrator.registerMigration("format 3: app-server connections") { db in
+            try db.execute(sql: "UPDATE meta SET value = '3' WHERE key = 'format'")
+        }
+        return migrator
+    }
 
     static func openDatabase(_ path: String) throws -> DatabaseQueue {
         var configuration = Configuration()
@@ -20,36 +47,25 @@ extension DeviceStore {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         let database = try DatabaseQueue(path: path, configuration: configuration)
-        try database.write { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-                    CREATE TABLE IF NOT EXISTS snapshot(id INTEGER PRIMARY KEY CHECK (id = 1),
-                        seq INTEGER NOT NULL, engine BLOB NOT NULL);
-                    CREATE TABLE IF NOT EXISTS journal(seq INTEGER PRIMARY KEY, input BLOB NOT NULL);
-                    CREATE TABLE IF NOT EXISTS grants(digest BLOB PRIMARY KEY, project TEXT NOT NULL,
-                        expires REAL NOT NULL);
-                    """)
-            let format = try checkFormat(db, path: path)
-            if format == nil {
-                try db.execute(
-                    sql: "INSERT INTO meta(key, value) VALUES ('format', ?)", arguments: [String(Self.format)])
-            }
-        }
+        try database.read { db in try checkFormat(db, path: path) }
+        try migrator.migrate(database)
         return database
     }
 
-    /// The file's state format (nil for a new file); an error naming both formats
-    /// when it is not this version's.
-    @discardableResult
-    static func checkFormat(_ db: Database, path: String) throws -> String? {
-        let format = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'format'")
-        if let format, format != String(Self.format) {
+    /// Refuses a file this version cannot read or migrate, naming its format.
+    static func checkFormat(_ db: Database, path: String) throws {
+        guard try db.tableExists("meta"),
+            let text = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'format'")
+        else { return }
+        guard let format = Int(text), (oldestMigratable...Self.format).contains(format) else {
+            let newer = Int(text).map { $0 > Self.format } ?? false
             throw StoreError.unreadable(
                 path: path,
-                detail: "it was saved in state format \(format) and this version of fcm-device reads \(Self.format)")
+                detail: "it was saved in state format \(text), "
+                    + (newer
+                        ? "by a newer fcm-device; this version reads formats \(oldestMigratable) to \(Self.format)"
+                        : "which this version cannot migrate (it reads formats \(oldestMigratable) to \(Self.format))"))
         }
-        return format
     }
 
     /// Replays the journal's entries after `seq` on `engine`: how many, and the last seq.

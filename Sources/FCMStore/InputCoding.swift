@@ -5,12 +5,15 @@ import Foundation
 /// acks and timers, the bulk of any busy journal, have a compact binary form of
 /// their own (JSONEncoder cost as much CPU as the server's loop did); every other
 /// input is JSON. The first byte tells which: 1 push, 2 send, 3 ack, 4 advance,
+/// 5 an app server's ack on a connection, 6 a downstream message on a connection,
 /// `{` JSON.
 enum InputCoding {
     static let pushTag: UInt8 = 1
     static let sendTag: UInt8 = 2
     static let ackTag: UInt8 = 3
     static let advanceTag: UInt8 = 4
+    static let linkAckTag: UInt8 = 5
+    static let linkDownstreamTag: UInt8 = 6
 
     static func encode(_ input: EngineInput, json: JSONEncoder) throws -> [UInt8] {
         var writer = ByteWriter()
@@ -35,6 +38,17 @@ enum InputCoding {
         case .advance(let time):
             writer.byte(advanceTag)
             writer.int(time)
+        case .apply(.appServer(.received(let connection, .ack(let id))), let time):
+            writer.byte(linkAckTag)
+            writer.int(time)
+            writer.int(Int64(connection))
+            writer.string(id)
+        case .apply(.appServer(.received(let connection, .downstream(let request, let id))), let time):
+            writer.byte(linkDownstreamTag)
+            writer.int(time)
+            writer.int(Int64(connection))
+            writer.string(id)
+            writer.request(request)
         default:
             return Array(try json.encode(input))
         }
@@ -62,6 +76,16 @@ enum InputCoding {
             return .apply(.ackUpstream(sender: try reader.string(), id: try reader.string()), at: time)
         case advanceTag:
             return .advance(to: try reader.int())
+        case linkAckTag:
+            let time = try reader.int()
+            let connection = try reader.connection()
+            return .apply(.appServer(.received(connection, .ack(messageID: try reader.string()))), at: time)
+        case linkDownstreamTag:
+            let time = try reader.int()
+            let connection = try reader.connection()
+            let id = try reader.string()
+            return .apply(
+                .appServer(.received(connection, .downstream(try reader.request(), messageID: id))), at: time)
         default:
             return try json.decode(EngineInput.self, from: Data(bytes))
         }
@@ -155,6 +179,12 @@ struct ByteReader {
         guard count >= 0, offset + Int(count) <= bytes.count else { throw Malformed() }
         defer { offset += Int(count) }
         return String(decoding: bytes[offset..<offset + Int(count)], as: UTF8.self)
+    }
+
+    mutating func connection() throws -> ConnectionID {
+        let value = try int()
+        guard let id = ConnectionID(exactly: value) else { throw Malformed() }
+        return id
     }
 
     mutating func optional() throws -> String? {

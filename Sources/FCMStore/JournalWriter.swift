@@ -120,6 +120,8 @@ final class JournalWriter: @unchecked Sendable {
                 condition.unlock()
                 usleep(Self.gatherMicroseconds)
                 condition.lock()
+                // A pause that came while the burst gathered holds it back too.
+                while paused && !stopping { condition.wait() }
             }
             let batch = queued
             let image = snapshot

@@ -7,6 +7,9 @@ public enum Pane: String, Sendable, CaseIterable {
     case inbox = "Inbox"
     case server = "Server"
 
+    /// Rows one item of the pane takes (the inbox shows a message on two).
+    var rowsPerItem: Int { self == .inbox ? 2 : 1 }
+
     func next(_ step: Int) -> Pane {
         let all = Pane.allCases
         let index = all.firstIndex(of: self)!

@@ -70,8 +70,8 @@ extension TUIModel {
         case .compose:
             let id = form.value("message id")
             if id.isEmpty { form.fail("message id", "a message id is needed") }
-            let ttl = Int64(form.value("ttl (seconds)"))
-            if ttl == nil || ttl! < 0 { form.fail("ttl (seconds)", "a whole number of seconds, 0 or more") }
+            let ttl = DurationText.seconds(form.value("ttl (seconds)"))
+            if ttl == nil || ttl! < 0 { form.fail("ttl (seconds)", "seconds, or a duration such as 90s, 2h or 3d") }
             let pairs = form.dataPairs()
             guard !form.hasErrors, let ttl else { return [] }
             let sender = form.value("sender")
@@ -83,8 +83,10 @@ extension TUIModel {
             var ttl: Int64?
             let ttlText = form.value("time to live (s)")
             if !ttlText.isEmpty {
-                ttl = Int64(ttlText)
-                if ttl == nil { form.fail("time to live (s)", "a whole number of seconds, or empty for 4 weeks") }
+                ttl = DurationText.seconds(ttlText)
+                if ttl == nil {
+                    form.fail("time to live (s)", "seconds or a duration such as 3d, or empty for 4 weeks")
+                }
             }
             let pairs = form.dataPairs()
             let title = form.value("notification title")

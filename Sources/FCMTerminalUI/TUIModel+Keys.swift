@@ -54,7 +54,7 @@ extension TUIModel {
             if focus == .senders, let sender = selectedSender { overlay = .tokenDetail(sender: sender.id) }
             if focus == .tray { tapSelected(at: time) }
             if focus == .inbox, !engine.inbox.isEmpty {
-                overlay = .messageDetail(index: min(selected(.inbox) / 2, engine.inbox.count - 1))
+                overlay = .messageDetail(index: min(selected(.inbox), engine.inbox.count - 1))
             }
             if focus == .server { serverRaw.toggle() }
         case .character("s"): openCompose()

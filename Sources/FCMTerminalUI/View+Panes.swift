@@ -15,12 +15,15 @@ extension View {
             rows = logRows(pane, model, height: inner.height)
         } else {
             rows = self.rows(pane, model)
-            let selected = min(model.selected(pane), max(0, rows.count - 1))
-            start = max(0, min(selected - inner.height + 1, rows.count - inner.height))
+            // The selection counts items; an item may take several rows.
+            let lastSelectedRow = min((model.selected(pane) + 1) * pane.rowsPerItem - 1, max(0, rows.count - 1))
+            start = max(0, min(lastSelectedRow - inner.height + 1, rows.count - inner.height))
         }
         for (offset, row) in rows.dropFirst(start).prefix(inner.height).enumerated() {
             let y = inner.y + offset
-            let isSelected = focused && pane != .events && pane != .server && start + offset == model.selected(pane)
+            let isSelected =
+                focused && pane != .events && pane != .server
+                && (start + offset) / pane.rowsPerItem == model.selected(pane)
             grid.put(
                 TextWidth.fit(row.text, width: inner.width), x: inner.x, y: y, style: isSelected ? .selected : row.style
             )

@@ -156,16 +156,20 @@ public struct XMPPSession: Sendable {
                         + "<jid>\(sender)@\(domain)/\(resource)</jid></bind></iq>")
             ]
         }
+        // RFC 6120 §10.3.3: a reply to an IQ sent without `to` carries no `from` (a
+        // strict client accepts only that or its own bare JID); one sent to an
+        // address answers from that address.
+        let from = iq.attribute("to").map { " from=\"\(XMLEscape.attribute($0))\"" } ?? ""
         if iq.child("session") != nil {
             phase = .ready
-            return [.write("<iq type=\"result\" id=\"\(id)\" from=\"\(domain)\"/>"), .established]
+            return [.write("<iq type=\"result\" id=\"\(id)\"\(from)/>"), .established]
         }
         if type == "get", iq.child("ping") != nil {
-            return [.write("<iq type=\"result\" id=\"\(id)\" from=\"\(domain)\"/>")]
+            return [.write("<iq type=\"result\" id=\"\(id)\"\(from)/>")]
         }
         return [
             .write(
-                "<iq type=\"error\" id=\"\(id)\" from=\"\(domain)\"><error type=\"cancel\">"
+                "<iq type=\"error\" id=\"\(id)\"\(from)><error type=\"cancel\">"
                     + "<service-unavailable xmlns=\"urn:ietf:params:xml:ns:xmpp-stanzas\"/></error></iq>")
         ]
     }

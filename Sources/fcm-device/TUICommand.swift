@@ -99,7 +99,7 @@ final class NetworkLink: DeviceLink, @unchecked Sendable {
     }
 
     func setClockOffset(_ offset: Millis) {
-        server.host.clockOffset = offset
+        server.host.clock.moveOn(by: offset - server.host.clock.added)
     }
 
     func currentEngine() -> DeviceEngine {

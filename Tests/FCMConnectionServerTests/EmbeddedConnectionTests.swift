@@ -133,7 +133,7 @@ struct EmbeddedConnectionTests {
         let ccs = try EmbeddedCCS()
         try ccs.login()
         _ = try ccs.received()
-        ccs.host.drainAll()
+        ccs.host.apply(.drain)
         #expect(try ccs.received().contains("CONNECTION_DRAINING"))
         try ccs.send(
             #"<message><gcm xmlns="google:mobile:data">{"to":"\#(ccs.token)","message_id":"late"}</gcm></message>"#)
@@ -154,11 +154,11 @@ struct FlowControlTests {
         for n in 0..<120 { ccs.host.apply(.send(UpstreamRequest(to: to, messageID: "u\(n)", timeToLive: 600))) }
         let sent = try ccs.received().components(separatedBy: #"type="normal""#).count - 1
         #expect(sent == 100)
-        #expect(ccs.connection.unackedUpstream.count == 100)
+        #expect(ccs.host.engine.links.byID[ccs.connection.number]?.unacked.count == 100)
         try ccs.send(
             #"<message><gcm xmlns="google:mobile:data">{"to":"t","message_id":"u0","message_type":"ack"}</gcm></message>"#
         )
-        #expect(ccs.connection.unackedUpstream.count == 100)
+        #expect(ccs.host.engine.links.byID[ccs.connection.number]?.unacked.count == 100)
         #expect(try ccs.received().contains(#""message_id":"u100""#))
     }
 }

@@ -36,12 +36,20 @@ struct DownstreamAcceptanceTests {
         #expect(events.first?.string("ccs") == "INVALID_JSON")
     }
 
-    @Test(arguments: ["from", "google.x", "gcm.n.e", "message_type", "collapse_key", "googleFoo"])
+    @Test(arguments: ["from", "google.x", "gcm.n.e", "message_type", "googleFoo"])
     func reservedDataKeysAreInvalidDataKey(key: String) {
         var h = Harness()
         let events = h.push(data: [KeyValue(key, "v")])
         #expect(events.first?.string("error") == "InvalidDataKey")
         #expect(events.first?.string("detail")?.contains(key) == true)
+    }
+
+    @Test func collapseKeyInsideDataIsAllowedAndTheServiceValueWins() {
+        var h = Harness()
+        let events = h.push(data: [KeyValue("collapse_key", "mine"), KeyValue("k", "v")], collapseKey: "theirs")
+        #expect(events.names == ["downstreamAccepted", "onMessageReceived"])
+        #expect(events[1]["data"] == .map([KeyValue("k", "v")]))
+        #expect(events[1].string("collapse_key") == "theirs")
     }
 
     @Test func ordinaryKeysThatMerelyContainReservedWordsAreFine() {
@@ -111,6 +119,38 @@ struct StorageTests {
         let delivered = h.run(.setNetwork(.online)).named("onMessageReceived")
         #expect(delivered.count == 1)
         #expect(delivered[0]["data"] == .map([KeyValue("score", "2-0")]))
+    }
+
+    @Test func collapseIsPerRegistrationToken() {
+        var h = Harness(network: .offline, senders: [Harness.sender, Harness.other])
+        h.push(collapseKey: "score", id: "mine")
+        let events = h.push(collapseKey: "score", sender: Harness.other, id: "theirs")
+        #expect(events.named("collapsed").isEmpty)
+        #expect(h.engine.stored.map(\.id) == ["mine", "theirs"])
+        #expect(
+            h.push(collapseKey: "score", sender: Harness.other, id: "theirs-2").named("collapsed").first?
+                .string("id") == "theirs")
+        #expect(h.engine.stored.map(\.id) == ["mine", "theirs-2"])
+    }
+
+    @Test func notificationMessagesAreAlwaysCollapsible() {
+        var h = Harness(network: .offline)
+        for n in 1...101 { h.push(notification: [KeyValue("title", "n\(n)")], id: "n-\(n)") }
+        #expect(h.named("discarded").isEmpty)
+        #expect(h.engine.stored.map(\.id) == ["n-101"])
+        #expect(h.named("collapsed").last?.string("collapse_key") == "com.example.app")
+        h.push(id: "plain")
+        #expect(h.engine.stored.map(\.id) == ["n-101", "plain"])
+        let delivered = h.run(.setNetwork(.online)).named("onMessageReceived")
+        #expect(delivered.compactMap { $0.string("id") } == ["n-101", "plain"])
+    }
+
+    @Test func notificationsDoNotCountTowardTheHundredNonCollapsible() {
+        var h = Harness(network: .offline)
+        for n in 1...100 { h.push(id: "m-\(n)") }
+        h.push(notification: [KeyValue("title", "t")], collapseKey: "news", id: "note")
+        #expect(h.named("discarded").isEmpty)
+        #expect(h.engine.stored.count == 101)
     }
 
     @Test func atMostFourCollapseKeysAreStoredTheOldestGoes() {

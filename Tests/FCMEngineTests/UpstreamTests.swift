@@ -55,6 +55,22 @@ struct UpstreamTests {
         #expect(exact.names.contains("upstreamForwarded"))
     }
 
+    @Test func androidUpstreamSizeCountsBytes() {
+        var h = Harness()
+        let events = h.send("m-1", data: [DataItem("k", .string(String(repeating: "é", count: 3_001)))])
+        #expect(events.names == ["onSendError"])
+        #expect(events[0].string("detail")?.contains("6003 bytes") == true)
+    }
+
+    @Test func iosUpstreamSizeCountsCharacters() {
+        var h = Harness(platform: .ios)
+        let fits = h.send("m-1", data: [DataItem("k", .string(String(repeating: "é", count: 3_001)))])
+        #expect(fits.named("upstreamForwarded").count == 1)
+        let over = h.send("m-2", data: [DataItem("k", .string(String(repeating: "é", count: 4_096)))])
+        #expect(over.first?.string("error") == "MessageTooBig")
+        #expect(over.first?.string("detail")?.contains("4097 characters") == true)
+    }
+
     @Test func withoutAppServerTheServerRetriesWithBackoffUntilTtl() {
         var h = Harness(appServer: .none)
         h.send("m-1", ttl: 10)

@@ -1,3 +1,4 @@
+import FCMEngine
 import FCMProfiles
 import Testing
 

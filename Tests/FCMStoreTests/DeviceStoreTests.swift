@@ -119,7 +119,7 @@ struct DeviceStoreTests {
         let state = TemporaryState()
         defer { state.clean() }
         let (store, opening) = try StoreFixture.open(state)
-        guard case .new(let engine) = opening else { return }
+        let engine = try #require(opening.newEngine, "an empty folder opened as a saved device")
         defer { store.close(final: engine) }
         #expect {
             _ = try StoreFixture.open(state)
@@ -172,7 +172,7 @@ struct DeviceStoreTests {
         }
         // The lock was let go: --fresh works at once.
         let (store, opening) = try StoreFixture.open(state, fresh: true)
-        guard case .new(let engine) = opening else { return }
+        let engine = try #require(opening.newEngine, "an empty folder opened as a saved device")
         store.close(final: engine)
     }
 
@@ -217,7 +217,7 @@ struct StateFormatTests {
         let state = TemporaryState()
         defer { state.clean() }
         let (store, opening) = try StoreFixture.open(state)
-        guard case .new(let engine) = opening else { return }
+        let engine = try #require(opening.newEngine, "an empty folder opened as a saved device")
         store.close(final: engine)
         let database = try DatabaseQueue(path: state.path)
         try database.write { db in try db.execute(sql: "UPDATE meta SET value = '1' WHERE key = 'format'") }
@@ -225,7 +225,7 @@ struct StateFormatTests {
         #expect {
             _ = try StoreFixture.open(state)
         } throws: { error in
-            "\(error)".contains("saved in state format 1 and this version of fcm-device reads \(DeviceStore.format)")
+            "\(error)".contains("saved in state format 1, which this version cannot migrate")
                 && "\(error)".contains("--fresh")
         }
     }

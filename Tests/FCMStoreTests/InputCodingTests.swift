@@ -27,6 +27,9 @@ struct InputCodingTests {
             .advance(to: 9_000),
             .apply(.ackUpstream(sender: "12345", id: "u-1"), at: 10),
             .apply(.send(UpstreamRequest(to: "12345@fcm.googleapis.com", messageID: "m", data: [])), at: 11),
+            .apply(.appServer(.received(3, .ack(messageID: "u-2"))), at: 12),
+            .apply(.appServer(.received(4, .downstream(request(6, full: true), messageID: "d-1"))), at: 13),
+            .apply(.appServer(.opened(5)), at: 14),
         ]
         for input in inputs {
             let bytes = try InputCoding.encode(input, json: JSONEncoder())
@@ -36,6 +39,8 @@ struct InputCodingTests {
         #expect(try InputCoding.encode(inputs[4], json: JSONEncoder()).first == UInt8(ascii: "{"))
         #expect(try InputCoding.encode(inputs[5], json: JSONEncoder()).first == InputCoding.advanceTag)
         #expect(try InputCoding.encode(inputs[6], json: JSONEncoder()).first == InputCoding.ackTag)
+        #expect(try InputCoding.encode(inputs[8], json: JSONEncoder()).first == InputCoding.linkAckTag)
+        #expect(try InputCoding.encode(inputs[9], json: JSONEncoder()).first == InputCoding.linkDownstreamTag)
     }
 
     @Test("a cut-short entry is an error, never a wrong message")

@@ -132,3 +132,11 @@ struct SessionDriver {
         return events
     }
 }
+
+extension DeviceStore.Opening {
+    /// The engine when the store opened empty (or `fresh`); nil when it resumed a device.
+    var newEngine: DeviceEngine? {
+        if case .new(let engine) = self { return engine }
+        return nil
+    }
+}

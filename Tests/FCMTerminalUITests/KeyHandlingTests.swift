@@ -66,7 +66,7 @@ struct KeyHandlingTests {
             Issue.record("the form closed")
             return
         }
-        #expect(form.fields[2].error == "a whole number of seconds, 0 or more")
+        #expect(form.fields[2].error == "seconds, or a duration such as 90s, 2h or 3d")
         #expect(!model.log.contains { $0.name == "upstreamForwarded" })
     }
 
@@ -105,6 +105,17 @@ struct KeyHandlingTests {
         #expect(model.engine.tray.isEmpty)
         #expect(model.engine.inbox.last?.data == [KeyValue("room", "PT-DK")])
         #expect(model.engine.appState == .foreground)
+    }
+
+    @Test func everyInboxMessageCanBeSelectedAndOpened() {
+        var model = Scenes.fresh()
+        for n in 0..<4 { Scenes.press(&model, [.character("p"), .enter], from: 1_000 + Millis(n) * 1_000) }
+        #expect(model.engine.inbox.count == 4)
+        while model.focus != .inbox { Scenes.press(&model, [.tab], from: 9_000) }
+        Scenes.press(&model, [.end, .enter], from: 10_000)
+        #expect(model.overlay == .messageDetail(index: 3))
+        Scenes.press(&model, [.escape, .up, .enter], from: 11_000)
+        #expect(model.overlay == .messageDetail(index: 2))
     }
 
     @Test func pushChoicesCycleWithArrows() {

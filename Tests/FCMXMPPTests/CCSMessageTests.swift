@@ -38,7 +38,7 @@ struct CCSMessageTests {
     }
 
     @Test func missingMessageIDCannotBeNacked() {
-        guard case .unreadable(let text) = CCSReader.read(#"{"to":"T"}"#, sender: "S") else {
+        guard case .unreadable(_, _, let text) = CCSReader.read(#"{"to":"T"}"#, sender: "S") else {
             Issue.record("read"); return
         }
         #expect(text.contains("Missing Required Field: message_id"))

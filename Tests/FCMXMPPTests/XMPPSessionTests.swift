@@ -109,6 +109,29 @@ struct XMPPSessionTests {
         #expect(written(s.handle(iq("get", "x", "vcard"))).contains("service-unavailable"))
     }
 
+    @Test func repliesToIQsSentWithoutToCarryNoFrom() {
+        var s = session()
+        _ = s.handle(header())
+        _ = s.handle(auth("", "123456789", "secret-key"))
+        _ = s.handle(header())
+        _ = s.handle(iq("set", "b1", "bind"))
+        #expect(written(s.handle(iq("set", "s1", "session"))) == #"<iq type="result" id="s1"/>"#)
+        #expect(written(s.handle(iq("get", "p1", "ping"))) == #"<iq type="result" id="p1"/>"#)
+        #expect(!written(s.handle(iq("get", "v1", "vcard"))).contains("from="))
+    }
+
+    @Test func repliesToIQsSentToAnAddressComeFromThatAddress() {
+        var s = session()
+        _ = s.handle(header())
+        _ = s.handle(auth("", "123456789", "secret-key"))
+        _ = s.handle(header())
+        let ping = XMLStreamEvent.stanza(
+            XMLElement(
+                name: "iq", attributes: [("type", "get"), ("id", "p2"), ("to", "fcm.googleapis.com")],
+                children: [XMLElement(name: "ping")]))
+        #expect(written(s.handle(ping)) == #"<iq type="result" id="p2" from="fcm.googleapis.com"/>"#)
+    }
+
     @Test func streamEndIsAnsweredInKind() {
         var s = session()
         _ = s.handle(header())

@@ -1,26 +1,19 @@
 import FCMDownstreamJSON
 import FCMEngine
 
-/// What an app server sent inside `<gcm xmlns="google:mobile:data">`.
-public enum CCSInbound: Sendable, Equatable {
-    /// A downstream message for a device.
-    case downstream(DownstreamRequest, messageID: String)
-    /// The app server acknowledges an upstream message or a receipt.
-    case ack(messageID: String)
-    /// A message CCS refuses with a nack (INVALID_JSON, BAD_ACK …).
-    case refused(messageID: String, error: String, description: String)
-    /// So broken that it cannot be nacked: answered with a stanza error.
-    case unreadable(description: String)
-}
-
-/// Reads the JSON of a CCS message with the service's strict types.
+/// Reads the JSON of a CCS message (what an app server sent inside
+/// `<gcm xmlns="google:mobile:data">`) with the service's strict types.
 public enum CCSReader {
-    public static func read(_ json: String, sender: String) -> CCSInbound {
+    public static func read(_ json: String, sender: String, stanzaID: String? = nil) -> CCSMessage {
         guard case .success(let fields) = LegacyFields.object(json.utf8) else {
-            return .unreadable(description: "InvalidJson: JSON_PARSING_ERROR : the payload is not a JSON object")
+            return .unreadable(
+                stanzaID: stanzaID, original: json,
+                description: "InvalidJson: JSON_PARSING_ERROR : the payload is not a JSON object")
         }
         guard case .string(let messageID) = fields["message_id"], !messageID.isEmpty else {
-            return .unreadable(description: "InvalidJson: JSON_PARSING_ERROR : Missing Required Field: message_id")
+            return .unreadable(
+                stanzaID: stanzaID, original: json,
+                description: "InvalidJson: JSON_PARSING_ERROR : Missing Required Field: message_id")
         }
         if let type = fields["message_type"] {
             guard case .string(let type) = type else {

@@ -1,0 +1,310 @@
+/// The connection server's side of app-server connections: logins and their
+/// limits, the window of unacknowledged upstream on each connection, turns among a
+/// sender's connections, resending what a closed connection carried, draining,
+/// receipts owed, acks and nacks. The shell hands in what happened on a connection
+/// and writes the effects it takes with `takeEffects()`.
+extension DeviceEngine {
+    mutating func appServer(_ input: AppServerInput, into out: inout [Event]) {
+        switch input {
+        case .opened(let id):
+            links.update(AppServerLink(id: id, openedAt: now))
+        case .authenticated(let id, let sender):
+            authenticate(id, sender: sender, into: &out)
+        case .sessionEstablished(let id):
+            guard var link = links.byID[id], link.sender != nil, link.establishedAt == nil else { return }
+            link.establishedAt = now
+            links.update(link)
+        case .received(let id, let message):
+            receive(message, on: id, into: &out)
+        case .closed(let id):
+            closeLink(id, into: &out)
+        case .connected(let id, let sender):
+            appServer(.opened(id), into: &out)
+            appServer(.authenticated(id, sender: sender), into: &out)
+            appServer(.sessionEstablished(id), into: &out)
+        }
+    }
+
+    /// The effects produced since the shell last took them, in order.
+    public mutating func takeEffects() -> [LinkEffect] {
+        defer { links.effects.removeAll(keepingCapacity: true) }
+        return links.effects
+    }
+
+    /// How long a new connection may take to reach a session (a shell setting:
+    /// shorter in tests).
+    public mutating func useLoginTimeout(_ span: Millis) {
+        links.loginTimeout = span
+    }
+
+    /// Whether effects wait to be taken.
+    public var hasEffects: Bool { !links.effects.isEmpty }
+
+    mutating func authenticate(_ id: ConnectionID, sender: String, into out: inout [Event]) {
+        guard var link = links.byID[id], link.sender == nil else { return }
+        guard links.count(of: sender) < ConnectionRules.connectionsPerSender else {
+            emit(
+                .server, "connectionRefused",
+                [
+                    .text("sender", sender), .number("connection", id),
+                    .text("detail", "over \(ConnectionRules.connectionsPerSender) connections"),
+                ], into: &out)
+            links.effects.append(
+                .refuseLogin(id, detail: "too many connections for sender \(sender)"))
+            forgetLink(id)
+            return
+        }
+        link.sender = sender
+        links.update(link)
+        links.bySender[sender, default: []].append(id)
+        realAppServers.insert(sender)
+        emit(.server, "appServerConnected", [.text("sender", sender), .number("connection", id)], into: &out)
+    }
+
+    mutating func receive(_ message: CCSMessage, on id: ConnectionID, into out: inout [Event]) {
+        guard let link = links.byID[id], let sender = link.sender else { return }
+        switch message {
+        case .ack(let messageID):
+            if messageID.hasPrefix(OwedReceipt.idPrefix) {
+                ackReceipt(sender: sender, id: messageID, into: &out)
+            } else {
+                takeAck(sender: sender, id: messageID, into: &out)
+            }
+        case .downstream(let request, let messageID):
+            let token = request.to ?? ""
+            if link.draining {
+                nack(
+                    id, sender: sender, messageID: messageID, token: token, error: "CONNECTION_DRAINING",
+                    description: "the connection is draining; send on a new connection", into: &out)
+                return
+            }
+            // The ack goes before whatever the message causes (a receipt).
+            let position = links.effects.count
+            switch admit(request, into: &out) {
+            case .success:
+                links.effects.insert(.write(id, .ack(messageID: messageID, token: token)), at: position)
+            case .failure(let error):
+                nack(
+                    id, sender: sender, messageID: messageID, token: token, error: error.ccsCode,
+                    description: error.detail, into: &out)
+            }
+        case .refused(let messageID, let error, let description):
+            nack(
+                id, sender: sender, messageID: messageID, token: "", error: error, description: description, into: &out)
+        case .unreadable(let stanzaID, let original, let description):
+            emit(
+                .server, "stanzaError",
+                [.text("sender", sender), .number("connection", id), .text("detail", description)], into: &out)
+            links.effects.append(.write(id, .stanzaError(stanzaID: stanzaID, original: original, text: description)))
+        }
+    }
+
+    mutating func nack(
+        _ id: ConnectionID, sender: String, messageID: String, token: String, error: String, description: String,
+        into out: inout [Event]
+    ) {
+        emit(
+            .server, "nack",
+            [.text("sender", sender), .number("connection", id), .text("id", messageID), .text("error", error)],
+            into: &out)
+        links.effects.append(
+            .write(id, .nack(messageID: messageID, token: token, error: error, description: description)))
+    }
+
+    /// An app server acknowledged upstream on a connection: the window has room again.
+    mutating func takeAck(sender: String, id: String, into out: inout [Event]) {
+        ackUpstream(sender: sender, id: id, into: &out)
+        fillWindows(of: sender, into: &out)
+    }
+
+    /// An upstream message no longer held (acknowledged or expired) leaves the
+    /// window of the connection that carried it.
+    mutating func releaseCarrier(_ key: DeadlineHeap.Key) {
+        guard let carrierID = links.carrier.removeValue(forKey: key), var carrier = links.byID[carrierID] else {
+            return
+        }
+        if let index = carrier.unacked.firstIndex(of: key.id) { carrier.unacked.remove(at: index) }
+        links.byID[carrierID] = carrier
+    }
+
+    mutating func closeLink(_ id: ConnectionID, into out: inout [Event]) {
+        guard let link = links.byID[id] else { return }
+        forgetLink(id)
+        guard let sender = link.sender else { return }
+        emit(.server, "appServerDisconnected", [.text("sender", sender), .number("connection", id)], into: &out)
+        if links.count(of: sender) == 0 { realAppServers.remove(sender) }
+        // What the connection carried unacknowledged goes first on the others.
+        var returned: [UpstreamMessage] = []
+        for messageID in link.unacked {
+            let key = DeadlineHeap.Key(sender: sender, id: messageID)
+            guard links.carrier[key] == id,
+                let held = awaitingAck.first(where: { $0.message.sender == sender && $0.message.id == messageID })
+            else { continue }
+            links.carrier[key] = Self.waitingCarrier
+            returned.append(held.message)
+        }
+        if !returned.isEmpty { links.waiting[sender, default: []].insert(contentsOf: returned, at: 0) }
+        fillWindows(of: sender, into: &out)
+    }
+
+    mutating func forgetLink(_ id: ConnectionID) {
+        guard let link = links.byID.removeValue(forKey: id) else { return }
+        links.timers.remove(AppServerLinks.timerKey(id))
+        if let sender = link.sender { links.bySender[sender]?.removeAll { $0 == id } }
+    }
+
+    /// The carrier of an upstream message that waits for a connection with room.
+    static let waitingCarrier: ConnectionID = -1
+
+    /// Upstream held for the app server goes out on the sender's next connection in
+    /// turn that has room, or waits for one (behind whatever already waits).
+    mutating func offerUpstream(_ message: UpstreamMessage, into out: inout [Event]) {
+        let key = DeadlineHeap.Key(sender: message.sender, id: message.id)
+        if links.waiting[message.sender]?.isEmpty ?? true, let link = nextLinkWithRoom(for: message.sender) {
+            write(message, on: link, into: &out)
+        } else {
+            links.carrier[key] = Self.waitingCarrier
+            links.waiting[message.sender, default: []].append(message)
+        }
+    }
+
+    /// A retry moves the message to the next connection in turn with room; with
+    /// none, it waits.
+    mutating func retryOnLinks(_ message: UpstreamMessage, into out: inout [Event]) {
+        let key = DeadlineHeap.Key(sender: message.sender, id: message.id)
+        guard let carrierID = links.carrier[key], carrierID != Self.waitingCarrier else {
+            if links.carrier[key] == nil { offerUpstream(message, into: &out) }
+            return
+        }
+        if var carrier = links.byID[carrierID], let index = carrier.unacked.firstIndex(of: message.id) {
+            carrier.unacked.remove(at: index)
+            links.byID[carrierID] = carrier
+        }
+        links.carrier[key] = nil
+        offerUpstream(message, into: &out)
+    }
+
+    /// Sends what waits for a sender while its connections have room.
+    mutating func fillWindows(of sender: String, into out: inout [Event]) {
+        guard var queue = links.waiting[sender], !queue.isEmpty else { return }
+        var taken = 0
+        defer {
+            queue.removeFirst(taken)
+            links.waiting[sender] = queue.isEmpty ? nil : queue
+        }
+        while taken < queue.count {
+            let message = queue[taken]
+            let key = DeadlineHeap.Key(sender: sender, id: message.id)
+            // Acknowledged or expired while it waited: it no longer goes out.
+            guard links.carrier[key] == Self.waitingCarrier else {
+                taken += 1
+                continue
+            }
+            guard let link = nextLinkWithRoom(for: sender) else { return }
+            write(message, on: link, into: &out)
+            taken += 1
+        }
+    }
+
+    /// The sender's next connection in turn able to take upstream.
+    mutating func nextLinkWithRoom(for sender: String) -> ConnectionID? {
+        guard let ids = links.bySender[sender], !ids.isEmpty else { return nil }
+        let start = links.turn[sender, default: 0]
+        for step in 0..<ids.count {
+            let id = ids[(start + step) % ids.count]
+            if links.byID[id]?.hasRoom == true {
+                links.turn[sender] = (start + step + 1) % ids.count
+                return id
+            }
+        }
+        return nil
+    }
+
+    mutating func write(_ message: UpstreamMessage, on id: ConnectionID, into out: inout [Event]) {
+        guard var link = links.byID[id] else { return }
+        emit(
+            .server, "upstreamToAppServer",
+            [.text("sender", message.sender), .text("id", message.id), .number("connection", id)], into: &out)
+        link.unacked.append(message.id)
+        links.byID[id] = link
+        links.carrier[DeadlineHeap.Key(sender: message.sender, id: message.id)] = id
+        links.effects.append(
+            .write(
+                id,
+                .upstream(message, token: tokens[message.sender] ?? "", category: configuration.device.app)))
+    }
+
+    /// A receipt owed goes on the sender's first ready connection, once per connection.
+    mutating func offerReceipt(_ receipt: OwedReceipt, into out: inout [Event]) {
+        guard
+            let id = links.bySender[receipt.sender]?.first(where: {
+                links.byID[$0].map { $0.ready && !$0.draining } ?? false
+            })
+        else { return }
+        writeReceipt(receipt, on: id, into: &out)
+    }
+
+    mutating func writeReceipt(_ receipt: OwedReceipt, on id: ConnectionID, into out: inout [Event]) {
+        guard var link = links.byID[id], !link.receiptsSent.contains(receipt.id) else { return }
+        emit(
+            .server, "receiptToAppServer",
+            [.text("sender", receipt.sender), .text("id", receipt.id), .number("connection", id)], into: &out)
+        link.receiptsSent.insert(receipt.id)
+        links.byID[id] = link
+        links.effects.append(.write(id, .receipt(receipt, category: configuration.device.app)))
+    }
+
+    /// Every connection of the sender drains: `CONNECTION_DRAINING`, then the
+    /// stream ends after a grace period. Downstream on it is nacked meanwhile.
+    mutating func drainLinks(into out: inout [Event]) {
+        for id in links.byID.keys.sorted() {
+            guard var link = links.byID[id], link.sender != nil, !link.draining else { continue }
+            link.draining = true
+            link.closesAt = now + ConnectionRules.drainGrace
+            links.update(link)
+            emit(.server, "connectionDraining", [.number("connection", id)], into: &out)
+            links.effects.append(.write(id, .draining))
+        }
+    }
+
+    /// Fires the connection timers due by now: drains end, sessions settle, logins
+    /// run out of time.
+    mutating func fireLinkTimers(into out: inout [Event]) {
+        while let due = links.timers.earliest, due <= now, let key = links.timers.earliestKey {
+            guard let id = Int(key.id), var link = links.byID[id] else {
+                links.timers.remove(key)
+                continue
+            }
+            if link.closesAt != nil {
+                link.closesAt = nil
+                links.update(link)
+                links.effects.append(.endStream(id))
+            } else if link.establishedAt != nil {
+                link.ready = true
+                links.update(link)
+                linkBecameReady(link, into: &out)
+            } else {
+                let seconds = DurationText.span(links.loginTimeout)
+                links.effects.append(
+                    .streamError(
+                        id, condition: "connection-timeout",
+                        text: "no session within \(seconds) of connecting"))
+                closeLink(id, into: &out)
+            }
+        }
+    }
+
+    /// A settled connection gets the receipts its sender is owed, then upstream.
+    mutating func linkBecameReady(_ link: AppServerLink, into out: inout [Event]) {
+        guard let sender = link.sender else { return }
+        for receipt in owedReceipts where receipt.sender == sender {
+            writeReceipt(receipt, on: link.id, into: &out)
+        }
+        fillWindows(of: sender, into: &out)
+    }
+}
+
+extension OwedReceipt {
+    /// Receipt ids are the original message id behind this prefix.
+    public static let idPrefix = "dr2:"
+}

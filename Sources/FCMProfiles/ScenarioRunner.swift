@@ -1,0 +1,121 @@
+import FCMEngine
+
+/// Plays a profile's timeline on whatever clock its shell keeps: `replay` hands it
+/// virtual time, `serve` the real clock. Each step runs at its time; `expect` and
+/// `expect_none` are judged against every event seen so far, wherever the profile
+/// plays. The runner never reads a clock.
+public struct ScenarioRunner: Sendable {
+    public let steps: [Step]
+    /// The next step to play.
+    public private(set) var position = 0
+    /// Every event seen so far, for judging expectations.
+    public private(set) var seen: [Event] = []
+    var claimed = Set<Int>()
+    /// Every expectation judged so far, in order.
+    public private(set) var checks: [CheckResult] = []
+
+    /// A runner at the start of `steps`; with `after`, the steps at or before that
+    /// time count as played (a resumed device played them before it stopped).
+    public init(steps: [Step], after: Millis? = nil) {
+        self.steps = steps
+        if let after { position = steps.firstIndex { $0.at > after } ?? steps.count }
+    }
+
+    /// When the next step is due, if any is left.
+    public var nextAt: Millis? { position < steps.count ? steps[position].at : nil }
+
+    /// Whether every step has been played.
+    public var finished: Bool { position >= steps.count }
+
+    /// Shows the runner events that happened outside its own steps (app servers,
+    /// timers, the TUI), in the order they happened.
+    public mutating func observe(_ events: [Event]) {
+        seen += events
+    }
+
+    /// Plays every step due by `time` on `engine`, in order. Events the steps cause
+    /// are appended to `out` (and seen); the checks judged are returned and logged
+    /// as `expectationHeld` / `expectationFailed` events.
+    @discardableResult
+    public mutating func play(until time: Millis, on engine: inout DeviceEngine, into out: inout [Event])
+        -> [CheckResult]
+    {
+        var judged: [CheckResult] = []
+        while position < steps.count, steps[position].at <= time {
+            let step = steps[position]
+            position += 1
+            let at = max(step.at, engine.now)
+            var produced: [Event] = []
+            engine.advance(to: at, into: &produced)
+            switch step.action {
+            case .command(let command):
+                engine.apply(command, at: at, into: &produced)
+            case .push(let push):
+                engine.apply(push.command(on: engine), at: at, into: &produced)
+            case .expect(let expectation), .expectNone(let expectation):
+                // Judged after what this step's time brought is seen.
+                seen += produced
+                out += produced
+                produced = []
+                let negated = if case .expectNone = step.action { true } else { false }
+                let result = negated ? judgeNone(expectation, step: step) : judge(expectation, step: step)
+                judged.append(result)
+                produced.append(result.event(at: at))
+            }
+            seen += produced
+            out += produced
+        }
+        checks += judged
+        return judged
+    }
+
+    /// The token a push step names, as the device has issued them so far.
+    public static func target(_ target: PushTarget, sender: String, engine: DeviceEngine) -> String? {
+        let issued = engine.issuedTokens[sender] ?? []
+        switch target {
+        case .latest: return issued.last
+        case .previous: return issued.count >= 2 ? issued[issued.count - 2] : nil
+        case .literal(let text): return text
+        }
+    }
+
+    mutating func judge(_ expectation: Expectation, step: Step) -> CheckResult {
+        let position = seen.count
+        if let index = seen.indices.first(where: {
+            !claimed.contains($0) && seen[$0].side != .check && expectation.matches(seen[$0])
+        }) {
+            claimed.insert(index)
+            return CheckResult(step: step, expectation: expectation, negated: false, passed: true, position: position)
+        }
+        let sameName = seen.filter { $0.name == expectation.event }
+        let detail: String
+        if sameName.isEmpty {
+            detail = "no \(expectation.event) event happened by \(DurationText.stamp(step.at))"
+        } else {
+            let shown = sameName.suffix(3).map { "\(DurationText.stamp($0.at)) \(TranscriptFormatter.summary($0))" }
+            detail = "what happened instead: " + shown.joined(separator: "; ")
+        }
+        return CheckResult(
+            step: step, expectation: expectation, negated: false, passed: false, detail: detail, position: position)
+    }
+
+    func judgeNone(_ expectation: Expectation, step: Step) -> CheckResult {
+        guard let hit = seen.first(where: { $0.side != .check && expectation.matches($0) }) else {
+            return CheckResult(step: step, expectation: expectation, negated: true, passed: true, position: seen.count)
+        }
+        return CheckResult(
+            step: step, expectation: expectation, negated: true, passed: false,
+            detail: "it happened at \(DurationText.stamp(hit.at)): \(TranscriptFormatter.summary(hit))",
+            position: seen.count)
+    }
+}
+
+extension CheckResult {
+    /// The check as an event of the log: `expectationHeld` or `expectationFailed`.
+    func event(at time: Millis) -> Event {
+        var fields = [Field("expect", .string((negated ? "expect_none " : "expect ") + expectation.summary))]
+        if let detail { fields.append(Field("detail", .string(detail))) }
+        fields.append(Field("step_at", .int(step.at)))
+        return Event(at: time, side: .check, name: passed ? "expectationHeld" : "expectationFailed", fields: fields)
+    }
+}
