@@ -229,4 +229,34 @@ struct StateFormatTests {
                 && "\(error)".contains("--fresh")
         }
     }
+
+    @Test("a file saved in state format 2 opens, resumes its device, and is migrated to the current format")
+    func formatTwoIsMigrated() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/format-2.sqlite")
+        try FileManager.default.copyItem(atPath: fixture.path, toPath: state.path)
+        let peeked = try #require(try DeviceStore.peek(path: state.path))
+        #expect(peeked.tokens["123456789012"]?.isEmpty == false)
+        #expect(peeked.links.byID.isEmpty)
+        let (store, opening) = try DeviceStore.open(
+            path: state.path, configuration: peeked.configuration, seedNamed: true, fresh: false,
+            snapshotEvery: 20_000, onFailure: { Issue.record("write failed: \($0)") })
+        guard case .resumed(let engine, let inputs) = opening else {
+            Issue.record("the format 2 file did not resume its device")
+            store.close(final: peeked)
+            return
+        }
+        #expect(inputs == 5)
+        #expect(engine.tokens == peeked.tokens)
+        #expect(engine.awaitingAck.map(\.message.id) == peeked.awaitingAck.map(\.message.id))
+        store.close(final: engine)
+        let database = try DatabaseQueue(path: state.path)
+        let format = try database.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'format'")
+        }
+        #expect(format == String(DeviceStore.format))
+        try database.close()
+    }
 }
