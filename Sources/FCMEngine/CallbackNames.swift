@@ -2,41 +2,41 @@
 /// transcript reads like the app's code.
 public struct CallbackNames: Sendable, Equatable, Codable {
     /// A new registration token.
-    public var newToken: String
+    public var newToken: EventName
     /// Upstream messages accepted by the connection server (batched).
-    public var messageSent: String
+    public var messageSent: EventName
     /// An upstream message that could not be sent.
-    public var sendError: String
+    public var sendError: EventName
     /// iOS GCM only: the library processed an upstream message and will send it.
-    public var willSend: String?
+    public var willSend: EventName?
     /// A downstream message handed to the app's code.
-    public var messageReceived: String
+    public var messageReceived: EventName
     /// Stored messages were discarded by the server.
-    public var deletedMessages: String
+    public var deletedMessages: EventName
 
     public init(platform: Platform, sdk: SDK) {
         switch (platform, sdk) {
         case (.android, _):
-            newToken = "onNewToken"
-            messageSent = "onMessageSent"
-            sendError = "onSendError"
+            newToken = .onNewToken
+            messageSent = .onMessageSent
+            sendError = .onSendError
             willSend = nil
-            messageReceived = "onMessageReceived"
-            deletedMessages = "onDeletedMessages"
+            messageReceived = .onMessageReceived
+            deletedMessages = .onDeletedMessages
         case (.ios, .fcm):
-            newToken = "didReceiveRegistrationToken"
-            messageSent = "sendDataMessageSuccess"
-            sendError = "sendDataMessageFailure"
+            newToken = .didReceiveRegistrationToken
+            messageSent = .sendDataMessageSuccess
+            sendError = .sendDataMessageFailure
             willSend = nil
-            messageReceived = "didReceiveRemoteNotification"
-            deletedMessages = "messagesDeleted"
+            messageReceived = .didReceiveRemoteNotification
+            deletedMessages = .messagesDeleted
         case (.ios, .gcm):
-            newToken = "didReceiveRegistrationToken"
-            messageSent = "didSendDataMessageWithID"
-            sendError = "willSendDataMessageWithID"
-            willSend = "willSendDataMessageWithID"
-            messageReceived = "didReceiveRemoteNotification"
-            deletedMessages = "messagesDeleted"
+            newToken = .didReceiveRegistrationToken
+            messageSent = .didSendDataMessageWithID
+            sendError = .willSendDataMessageWithID
+            willSend = .willSendDataMessageWithID
+            messageReceived = .didReceiveRemoteNotification
+            deletedMessages = .messagesDeleted
         }
     }
 }

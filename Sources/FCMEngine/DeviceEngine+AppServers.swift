@@ -44,7 +44,7 @@ extension DeviceEngine {
         guard var link = links.byID[id], link.sender == nil else { return }
         guard links.count(of: sender) < ConnectionRules.connectionsPerSender else {
             emit(
-                .server, "connectionRefused",
+                .server, .connectionRefused,
                 [
                     .text("sender", sender), .number("connection", id),
                     .text("detail", "over \(ConnectionRules.connectionsPerSender) connections"),
@@ -58,7 +58,7 @@ extension DeviceEngine {
         links.update(link)
         links.bySender[sender, default: []].append(id)
         realAppServers.insert(sender)
-        emit(.server, "appServerConnected", [.text("sender", sender), .number("connection", id)], into: &out)
+        emit(.server, .appServerConnected, [.text("sender", sender), .number("connection", id)], into: &out)
     }
 
     mutating func receive(_ message: CCSMessage, on id: ConnectionID, into out: inout [Event]) {
@@ -93,7 +93,7 @@ extension DeviceEngine {
                 id, sender: sender, messageID: messageID, token: "", error: error, description: description, into: &out)
         case .unreadable(let stanzaID, let original, let description):
             emit(
-                .server, "stanzaError",
+                .server, .stanzaError,
                 [.text("sender", sender), .number("connection", id), .text("detail", description)], into: &out)
             links.effects.append(.write(id, .stanzaError(stanzaID: stanzaID, original: original, text: description)))
         }
@@ -104,7 +104,7 @@ extension DeviceEngine {
         into out: inout [Event]
     ) {
         emit(
-            .server, "nack",
+            .server, .nack,
             [.text("sender", sender), .number("connection", id), .text("id", messageID), .text("error", error)],
             into: &out)
         links.effects.append(
@@ -131,7 +131,7 @@ extension DeviceEngine {
         guard let link = links.byID[id] else { return }
         forgetLink(id)
         guard let sender = link.sender else { return }
-        emit(.server, "appServerDisconnected", [.text("sender", sender), .number("connection", id)], into: &out)
+        emit(.server, .appServerDisconnected, [.text("sender", sender), .number("connection", id)], into: &out)
         if links.count(of: sender) == 0 { realAppServers.remove(sender) }
         // What the connection carried unacknowledged goes first on the others.
         var returned: [UpstreamMessage] = []
@@ -223,7 +223,7 @@ extension DeviceEngine {
     mutating func write(_ message: UpstreamMessage, on id: ConnectionID, into out: inout [Event]) {
         guard var link = links.byID[id] else { return }
         emit(
-            .server, "upstreamToAppServer",
+            .server, .upstreamToAppServer,
             [.text("sender", message.sender), .text("id", message.id), .number("connection", id)], into: &out)
         link.unacked.append(message.id)
         links.byID[id] = link
@@ -247,7 +247,7 @@ extension DeviceEngine {
     mutating func writeReceipt(_ receipt: OwedReceipt, on id: ConnectionID, into out: inout [Event]) {
         guard var link = links.byID[id], !link.receiptsSent.contains(receipt.id) else { return }
         emit(
-            .server, "receiptToAppServer",
+            .server, .receiptToAppServer,
             [.text("sender", receipt.sender), .text("id", receipt.id), .number("connection", id)], into: &out)
         link.receiptsSent.insert(receipt.id)
         links.byID[id] = link
@@ -262,7 +262,7 @@ extension DeviceEngine {
             link.draining = true
             link.closesAt = now + ConnectionRules.drainGrace
             links.update(link)
-            emit(.server, "connectionDraining", [.number("connection", id)], into: &out)
+            emit(.server, .connectionDraining, [.number("connection", id)], into: &out)
             links.effects.append(.write(id, .draining))
         }
     }

@@ -35,7 +35,7 @@ extension DeviceEngine {
                     id: message.id, sender: request.sender, title: title, body: body, notification: pairs,
                     data: request.data, postedAt: now))
             emit(
-                .device, "notificationPosted",
+                .device, .notificationPosted,
                 [
                     .text("id", message.id), .text("from", request.sender), .text("title", title),
                     .text("body", body),
@@ -52,7 +52,7 @@ extension DeviceEngine {
                 DeliveredMessage(
                     id: message.id, sender: request.sender, data: request.data, notification: request.notification,
                     collapseKey: request.collapseKey, priority: request.effectivePriority, at: now,
-                    via: names.messageReceived))
+                    via: names.messageReceived.rawValue))
         }
         if request.deliveryReceiptRequested {
             let receipt = OwedReceipt(
@@ -60,7 +60,7 @@ extension DeviceEngine {
             owedReceipts.append(receipt)
             if owedReceipts.count > Self.owedReceiptLimit { owedReceipts.removeFirst() }
             emit(
-                .server, "receipt",
+                .server, .receipt,
                 [
                     .text("id", OwedReceipt.idPrefix + message.id), .text("original_id", message.id),
                     .text("sender", request.sender), .text("token", request.to ?? ""),
@@ -88,7 +88,7 @@ extension DeviceEngine {
         }
         let note = tray.remove(at: index)
         emit(
-            .device, "notificationTapped",
+            .device, .notificationTapped,
             [.text("id", note.id), .text("from", note.sender), Field("data", .map(note.data))], into: &out)
         remember(
             DeliveredMessage(
@@ -104,6 +104,6 @@ extension DeviceEngine {
         guard let index = owedReceipts.firstIndex(where: { $0.sender == sender && $0.id == id }) else { return }
         owedReceipts.remove(at: index)
         for link in links.bySender[sender] ?? [] { links.byID[link]?.receiptsSent.remove(id) }
-        emit(.server, "receiptAck", [.text("sender", sender), .text("id", id)], into: &out)
+        emit(.server, .receiptAck, [.text("sender", sender), .text("id", id)], into: &out)
     }
 }

@@ -16,7 +16,7 @@ extension DeviceEngine {
         let id = request.messageID ?? nextMessageID()
         if let problem = validate(request) {
             emit(
-                .server, "downstreamRejected",
+                .server, .downstreamRejected,
                 [
                     .text("sender", request.sender), .text("id", id), .text("error", problem.legacyName),
                     .text("ccs", problem.ccsCode), .text("detail", problem.detail),
@@ -34,7 +34,7 @@ extension DeviceEngine {
         ]
         if let key = request.collapseKey { fields.append(.text("collapse_key", key)) }
         if request.dryRun { fields.append(.flag("dry_run", true)) }
-        emit(.server, "downstreamAccepted", fields, into: &out)
+        emit(.server, .downstreamAccepted, fields, into: &out)
         guard !request.dryRun else { return .success(id) }
         route(message, into: &out)
         return .success(id)
@@ -75,7 +75,7 @@ extension DeviceEngine {
             lastInactiveDropAt = now
             deletedCount += 1
             emit(
-                .server, "discarded",
+                .server, .discarded,
                 [
                     .text("id", message.id), .text("reason", "inactive"),
                     .text("detail", "the device has not connected for over a month"),
@@ -83,7 +83,7 @@ extension DeviceEngine {
         } else if let reason = holdReason(message.request) {
             if message.timeToLive == 0 {
                 emit(
-                    .server, "discarded",
+                    .server, .discarded,
                     [
                         .text("id", message.id), .text("reason", "ttl-zero"),
                         .text("detail", "time to live 0 and the device cannot take it now (\(reason))"),
@@ -127,7 +127,7 @@ extension DeviceEngine {
             if let index = stored.firstIndex(where: { collapses($0, with: message, key: key) }) {
                 let old = stored.remove(at: index)
                 emit(
-                    .server, "collapsed",
+                    .server, .collapsed,
                     [.text("id", old.id), .text("by", message.id), .text("collapse_key", key)], into: &out)
             } else if storedCollapseSlots() >= configuration.store.collapseKeyLimit {
                 let victimIndex: Int? =
@@ -135,7 +135,7 @@ extension DeviceEngine {
                     ? stored.firstIndex { collapseSlot($0.request) != nil } : nil
                 let victim = victimIndex.map { stored.remove(at: $0) } ?? message
                 emit(
-                    .server, "discarded",
+                    .server, .discarded,
                     [
                         .text("id", victim.id), .text("reason", "collapse-key-limit"),
                         .text("collapse_key", collapseSlot(victim.request) ?? ""),
@@ -149,14 +149,14 @@ extension DeviceEngine {
             stored.removeAll()
             deletedCount += ids.count
             emit(
-                .server, "discarded",
+                .server, .discarded,
                 [.text("reason", "store-limit"), .number("count", ids.count), Field("ids", .list(ids))],
                 into: &out)
             return
         }
         stored.append(message)
         emit(
-            .server, "stored", [.text("id", message.id), .text("reason", reason), .number("stored", stored.count)],
+            .server, .stored, [.text("id", message.id), .text("reason", reason), .number("stored", stored.count)],
             into: &out)
     }
 

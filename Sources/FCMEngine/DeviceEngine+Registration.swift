@@ -50,7 +50,7 @@ extension DeviceEngine {
         }
         senders.remove(at: index)
         tokens[id] = nil
-        emit(.device, "senderRemoved", [.text("sender", id)], into: &out)
+        emit(.device, .senderRemoved, [.text("sender", id)], into: &out)
     }
 
     mutating func uninstall(into out: inout [Event]) {
@@ -59,16 +59,16 @@ extension DeviceEngine {
         tokens.removeAll()
         batch = nil
         tray.removeAll()
-        emit(.device, "uninstalled", [], into: &out)
+        emit(.device, .uninstalled, [], into: &out)
         if !pending.isEmpty {
             emit(
-                .device, "discarded",
+                .device, .discarded,
                 [.text("reason", "uninstalled"), Field("ids", .list(pending.map(\.id)))], into: &out)
             pending.removeAll()
         }
         if !stored.isEmpty {
             emit(
-                .server, "discarded",
+                .server, .discarded,
                 [.text("reason", "uninstalled"), Field("ids", .list(stored.map(\.id)))], into: &out)
             stored.removeAll()
         }
@@ -83,7 +83,7 @@ extension DeviceEngine {
         installation += 1
         refreshes.removeAll()
         usedIDs.removeAll()
-        emit(.device, "installed", [], into: &out)
+        emit(.device, .installed, [], into: &out)
         for sender in senders {
             issueToken(for: sender, into: &out)
         }

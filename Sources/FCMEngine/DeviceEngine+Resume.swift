@@ -4,7 +4,7 @@ extension DeviceEngine {
     /// `stateResumed`: where from, the clock, and what it still holds.
     public func resumedEvent(at time: Millis, state path: String) -> Event {
         Event(
-            at: time, side: .server, name: "stateResumed",
+            at: time, side: .server, kind: .stateResumed,
             fields: [
                 .text("state", path), .number("clock", now), .number("pending", pending.count),
                 .number("awaitingAck", awaitingAck.count), .number("stored", stored.count),
@@ -16,7 +16,7 @@ extension DeviceEngine {
         senders.compactMap { sender in
             tokens[sender.id].map {
                 Event(
-                    at: time, side: .device, name: "tokenResumed",
+                    at: time, side: .device, kind: .tokenResumed,
                     fields: [.text("sender", sender.id), .text("token", $0)])
             }
         }

@@ -3,28 +3,28 @@ extension DeviceEngine {
     mutating func setNetwork(_ value: Network, into out: inout [Event]) {
         guard value != network else { return }
         network = value
-        emit(.device, "networkChanged", [.text("network", value.rawValue)], into: &out)
+        emit(.device, .networkChanged, [.text("network", value.rawValue)], into: &out)
         connectivityChanged(into: &out)
     }
 
     mutating func setService(up: Bool, into out: inout [Event]) {
         guard up != serviceUp else { return }
         serviceUp = up
-        emit(.server, "serviceChanged", [.text("service", up ? "up" : "down")], into: &out)
+        emit(.server, .serviceChanged, [.text("service", up ? "up" : "down")], into: &out)
         connectivityChanged(into: &out)
     }
 
     mutating func setDoze(_ value: Bool, into out: inout [Event]) {
         guard value != doze else { return }
         doze = value
-        emit(.device, "dozeChanged", [.flag("doze", value)], into: &out)
+        emit(.device, .dozeChanged, [.flag("doze", value)], into: &out)
         deliverWaiting(into: &out)
     }
 
     mutating func setAppState(_ value: AppState, into out: inout [Event]) {
         guard value != appState else { return }
         appState = value
-        emit(.device, "appStateChanged", [.text("state", value.rawValue)], into: &out)
+        emit(.device, .appStateChanged, [.text("state", value.rawValue)], into: &out)
         deliverWaiting(into: &out)
     }
 

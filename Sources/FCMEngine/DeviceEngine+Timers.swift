@@ -45,7 +45,7 @@ extension DeviceEngine {
         if stored.contains(where: { $0.expiresAt <= now }) {
             for message in stored where message.expiresAt <= now {
                 emit(
-                    .server, "expired", [.text("id", message.id), .text("sender", message.request.sender)], into: &out)
+                    .server, .expired, [.text("id", message.id), .text("sender", message.request.sender)], into: &out)
             }
             stored.removeAll { $0.expiresAt <= now }
         }
@@ -60,7 +60,7 @@ extension DeviceEngine {
             let message = held.message
             if message.expiresAt <= now {
                 emit(
-                    .server, "expired",
+                    .server, .expired,
                     [
                         .text("id", message.id), .text("sender", message.sender),
                         .text("detail", "the app server never acknowledged it"),
@@ -73,7 +73,7 @@ extension DeviceEngine {
                 held.retryDelay = min(held.retryDelay * 2, PayloadRules.maxRetryDelay)
                 held.nextRetryAt = now + held.retryDelay
                 emit(
-                    .server, "upstreamRetry",
+                    .server, .upstreamRetry,
                     [.text("id", message.id), .text("sender", message.sender), .number("attempt", held.attempts)],
                     into: &out)
                 retryOnLinks(message, into: &out)

@@ -27,7 +27,7 @@ extension DeviceEngine {
             case .string(let value): data.append(KeyValue(item.key, value))
             case .nonString(let kind):
                 emit(
-                    .device, "warning",
+                    .device, .warning,
                     [
                         .text("id", id), .text("key", item.key),
                         .text("detail", "dropped \(kind) value of \"\(item.key)\": only strings are sent"),
@@ -58,7 +58,7 @@ extension DeviceEngine {
             accept(message, into: &out)
             pending.append(message)
             emit(
-                .device, "upstreamQueued",
+                .device, .upstreamQueued,
                 [.text("id", id), .text("sender", sender), .number("pending", pending.count)], into: &out)
         }
     }
@@ -93,7 +93,7 @@ extension DeviceEngine {
         case .ios:
             guard (0...PayloadRules.defaultUpstreamTimeToLive).contains(ttl) else {
                 emit(
-                    .device, "warning",
+                    .device, .warning,
                     [
                         .text("id", request.messageID),
                         .text("detail", "ttl \(ttl) clamped to \(PayloadRules.defaultUpstreamTimeToLive) seconds"),
@@ -154,7 +154,7 @@ extension DeviceEngine {
     /// and the app server gets the upstream stanza.
     mutating func forward(_ message: UpstreamMessage, into out: inout [Event]) {
         emit(
-            .server, "upstreamForwarded",
+            .server, .upstreamForwarded,
             [
                 .text("sender", message.sender), .text("id", message.id),
                 .text("from", tokens[message.sender] ?? ""), .text("category", configuration.device.app),
@@ -163,7 +163,7 @@ extension DeviceEngine {
         addToBatch(message.id, into: &out)
         if configuration.appServer == .echo && !realAppServers.contains(message.sender) {
             emit(
-                .server, "appServerAck",
+                .server, .appServerAck,
                 [.text("sender", message.sender), .text("id", message.id), .text("by", "echo")], into: &out)
         } else {
             let delay = PayloadRules.firstRetryDelay
@@ -197,7 +197,7 @@ extension DeviceEngine {
         guard let index = awaitingAck.firstIndex(where: { $0.message.sender == sender && $0.message.id == id })
         else {
             return emit(
-                .server, "ackIgnored",
+                .server, .ackIgnored,
                 [
                     .text("sender", sender), .text("id", id),
                     .text("detail", "no upstream message \(id) of sender \(sender) awaits an ack"),
@@ -207,18 +207,18 @@ extension DeviceEngine {
         awaitingDeadlines.remove(key)
         releaseCarrier(key)
         emit(
-            .server, "appServerAck", [.text("sender", sender), .text("id", id), .text("by", "app server")], into: &out)
+            .server, .appServerAck, [.text("sender", sender), .text("id", id), .text("by", "app server")], into: &out)
     }
 
     /// The connection server asks its app-server connections to drain. The request
     /// is an event for whichever shell holds real connections; the built-in echo app
     /// server drains and reconnects at once.
     mutating func drain(into out: inout [Event]) {
-        emit(.server, "drainRequested", [], into: &out)
+        emit(.server, .drainRequested, [], into: &out)
         drainLinks(into: &out)
         if configuration.appServer == .echo {
-            emit(.server, "connectionDraining", [.text("connection", "echo")], into: &out)
-            emit(.server, "appServerConnected", [.text("connection", "echo")], into: &out)
+            emit(.server, .connectionDraining, [.text("connection", "echo")], into: &out)
+            emit(.server, .appServerConnected, [.text("connection", "echo")], into: &out)
         }
     }
 

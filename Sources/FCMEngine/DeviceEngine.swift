@@ -124,11 +124,11 @@ public struct DeviceEngine: Sendable, Codable {
         return out
     }
 
-    mutating func emit(_ side: Side, _ name: String, _ fields: [Field], into out: inout [Event]) {
-        out.append(Event(at: now, side: side, name: name, fields: fields))
+    mutating func emit(_ side: Side, _ kind: EventName, _ fields: [Field], into out: inout [Event]) {
+        out.append(Event(at: now, side: side, kind: kind, fields: fields))
     }
 
     mutating func refuse(_ command: String, _ detail: String, side: Side = .device, into out: inout [Event]) {
-        emit(side, "commandRefused", [.text("command", command), .text("detail", detail)], into: &out)
+        emit(side, .commandRefused, [.text("command", command), .text("detail", detail)], into: &out)
     }
 }

@@ -52,15 +52,18 @@ public struct Field: Sendable, Equatable {
 public struct Event: Sendable, Equatable {
     public var at: Millis
     public var side: Side
-    public var name: String
+    public var kind: EventName
     public var fields: [Field]
 
-    public init(at: Millis, side: Side, name: String, fields: [Field] = []) {
+    public init(at: Millis, side: Side, kind: EventName, fields: [Field] = []) {
         self.at = at
         self.side = side
-        self.name = name
+        self.kind = kind
         self.fields = fields
     }
+
+    /// The event's name as logs and profiles spell it.
+    public var name: String { kind.rawValue }
 
     /// The value of the field with this name, if present.
     public subscript(field: String) -> FieldValue? {

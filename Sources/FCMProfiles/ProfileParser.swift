@@ -43,7 +43,9 @@ public enum ProfileParser {
         if let node = top["upstream"] { configuration.batch = try parseUpstream(node) }
         if let node = top["app_server"] { configuration.appServer = try node.oneOf(AppServerMode.self) }
         if let node = top["server"] { configuration.store = try parseServer(node) }
-        var context = StepContext(sdk: device.sdk, senders: Set(senders.map(\.id)))
+        var context = StepContext(
+            sdk: device.sdk, senders: Set(senders.map(\.id)),
+            callbacks: CallbackNames(platform: device.platform, sdk: device.sdk), platform: device.platform)
         let steps =
             try top["timeline"].map { node throws(ProfileError) in try parseTimeline(node, context: &context) } ?? []
         let end = try top["end"]?.duration()

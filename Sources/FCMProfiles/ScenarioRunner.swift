@@ -116,6 +116,6 @@ extension CheckResult {
         var fields = [Field("expect", .string((negated ? "expect_none " : "expect ") + expectation.summary))]
         if let detail { fields.append(Field("detail", .string(detail))) }
         fields.append(Field("step_at", .int(step.at)))
-        return Event(at: time, side: .check, name: passed ? "expectationHeld" : "expectationFailed", fields: fields)
+        return Event(at: time, side: .check, kind: passed ? .expectationHeld : .expectationFailed, fields: fields)
     }
 }

@@ -4,6 +4,9 @@ import FCMEngine
 struct StepContext {
     var sdk: SDK
     var senders: Set<String>
+    /// The device's own callback names, to check `expect` steps against.
+    var callbacks: CallbackNames
+    var platform: Platform
     var lastAt: Millis = 0
 }
 
@@ -52,8 +55,8 @@ extension ProfileParser {
         case "reinstall": parsed = try flagCommand(value, .reinstall)
         case "drain": parsed = try flagCommand(value, .drain)
         case "tap": parsed = .command(.tap(try parseTap(value)))
-        case "expect": parsed = .expect(try parseExpectation(value))
-        case "expect_none": parsed = .expectNone(try parseExpectation(value))
+        case "expect": parsed = .expect(try parseExpectation(value, context: context))
+        case "expect_none": parsed = .expectNone(try parseExpectation(value, context: context))
         case "add_sender":
             let sender = try parseSender(value)
             context.senders.insert(sender.id)
@@ -209,9 +212,11 @@ extension ProfileParser {
         return pairs
     }
 
-    static func parseExpectation(_ node: YAMLNode) throws(ProfileError) -> Expectation {
+    static func parseExpectation(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> Expectation {
         let map = try node.mapping(allowed: [])
-        let event = try map.required("event").string()
+        let eventNode = try map.required("event")
+        let event = try eventNode.string()
+        try checkEventName(event, at: eventNode, context: context)
         var side: Side?
         var fields: [ExpectedField] = []
         for entry in map.entries where entry.name != "event" {
@@ -232,4 +237,39 @@ extension ProfileParser {
     }
 
     enum SideChoice: String, CaseIterable { case device, server }
+
+    /// An expected event must be one the emulator reports, and a callback must be
+    /// the one this device's platform and SDK use (an iOS app never sees
+    /// `onMessageReceived`).
+    static func checkEventName(_ name: String, at node: YAMLNode, context: StepContext) throws(ProfileError) {
+        guard let kind = EventName(rawValue: name) else {
+            let close = EventName.allCases.map(\.rawValue).filter {
+                $0.lowercased().hasPrefix(String(name.lowercased().prefix(4)))
+            }
+            throw node.error(
+                "no event is called \"\(name)\""
+                    + (close.isEmpty ? "" : "; did you mean \(close.joined(separator: " or "))?")
+                    + " (README, Events)")
+        }
+        let callbacks = context.callbacks
+        let own: [EventName?] = [
+            callbacks.newToken, callbacks.messageSent, callbacks.sendError, callbacks.willSend,
+            callbacks.messageReceived, callbacks.deletedMessages,
+        ]
+        for platform in Platform.allCases {
+            for sdk in SDK.allCases {
+                let other = CallbackNames(platform: platform, sdk: sdk)
+                let theirs: [EventName?] = [
+                    other.newToken, other.messageSent, other.sendError, other.willSend, other.messageReceived,
+                    other.deletedMessages,
+                ]
+                guard let index = theirs.firstIndex(of: kind), !own.contains(kind), let mine = own[index] else {
+                    continue
+                }
+                throw node.error(
+                    "this device (\(context.platform.rawValue), \(context.sdk.rawValue)) reports \(mine.rawValue), "
+                        + "not \(name) (that is \(platform.rawValue) \(sdk.rawValue)'s name)")
+            }
+        }
+    }
 }

@@ -35,6 +35,21 @@ struct ProfileErrorTests {
         #expect(problem?.message.contains("device") == true)
     }
 
+    @Test func anExpectedEventThatDoesNotExistIsNamedWithSuggestions() {
+        let problem = error(Self.header + "timeline:\n  - at: 0s\n    expect: { event: onMesageRecieved }\n")
+        #expect(problem?.message.contains("no event is called \"onMesageRecieved\"") == true)
+        #expect(problem?.message.contains("onMessageReceived") == true)
+    }
+
+    @Test func anExpectedCallbackOfAnotherPlatformNamesTheDevicesOwn() {
+        let problem = error(
+            Self.header + "device: { platform: ios }\ntimeline:\n  - at: 0s\n    expect: { event: onMessageReceived }\n"
+        )
+        #expect(
+            problem?.message.contains("reports didReceiveRemoteNotification, not onMessageReceived") == true,
+            "\(String(describing: problem))")
+    }
+
     @Test func wrongTypeSaysWhatWasExpected() {
         let problem = error(Self.header + "device:\n  doze: maybe\n")
         #expect(problem?.description == "p.yaml:6:9: device.doze: expected true or false, found \"maybe\"")

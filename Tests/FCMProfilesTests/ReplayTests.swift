@@ -132,7 +132,7 @@ struct ReplayTests {
 @Suite("Transcript")
 struct TranscriptTests {
     static let event = Event(
-        at: 1_000, side: .device, name: "onMessageSent",
+        at: 1_000, side: .device, kind: .onMessageSent,
         fields: [Field("ids", .list(["m-1", "m-2"])), Field("count", .int(2))])
 
     @Test func humanLineIsAligned() {
@@ -148,8 +148,9 @@ struct TranscriptTests {
     }
 
     @Test func jsonEscapesQuotesControlsAndKeepsUnicode() {
-        let event = Event(at: 0, side: .server, name: "x", fields: [Field("data", .map([KeyValue("k\"", "é\n\u{1}")]))])
-        #expect(TranscriptFormatter.json(event) == #"{"at":0,"side":"server","event":"x","data":{"k\"":"é\n\u0001"}}"#)
+        let event = Event(
+            at: 0, side: .server, kind: .warning, fields: [Field("data", .map([KeyValue("k\"", "é\n\u{1}")]))])
+        #expect(TranscriptFormatter.json(event) == #"{"at":0,"side":"server","event":"warning","data":{"k\"":"é\n\u0001"}}"#)
     }
 
     @Test func jsonLinesParseAsJSON() throws {

@@ -1,0 +1,30 @@
+/// Every event the emulator reports: the one vocabulary of transcripts, the `serve`
+/// log, the TUI and `expect` steps. The device's callbacks carry the platform's own
+/// names; which one a device uses is decided in one place, `CallbackNames`.
+public enum EventName: String, Sendable, CaseIterable, Codable {
+    // Device callbacks, by platform and SDK (see CallbackNames).
+    case onNewToken, didReceiveRegistrationToken
+    case onMessageSent, sendDataMessageSuccess, didSendDataMessageWithID
+    case onSendError, sendDataMessageFailure, willSendDataMessageWithID
+    case onMessageReceived, didReceiveRemoteNotification
+    case onDeletedMessages, messagesDeleted
+
+    // Other device events.
+    case notificationPosted, notificationTapped, upstreamQueued, warning
+    case networkChanged, appStateChanged, dozeChanged, uninstalled, installed, senderRemoved
+    case commandRefused, tokenResumed
+
+    // The connection server: upstream.
+    case upstreamForwarded, upstreamToAppServer, appServerAck, upstreamRetry, ackIgnored
+
+    // The connection server: downstream and its storage.
+    case downstreamAccepted, downstreamRejected, stored, collapsed, expired, discarded
+    case receipt, receiptToAppServer, receiptAck
+
+    // The connection server: app servers, the service, the saved device.
+    case appServerConnected, appServerDisconnected, connectionRefused, connectionDraining, drainRequested
+    case nack, stanzaError, serviceChanged, stateResumed
+
+    // A profile's expectations, judged where they are reached.
+    case expectationHeld, expectationFailed
+}
