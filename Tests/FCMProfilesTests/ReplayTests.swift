@@ -150,7 +150,9 @@ struct TranscriptTests {
     @Test func jsonEscapesQuotesControlsAndKeepsUnicode() {
         let event = Event(
             at: 0, side: .server, kind: .warning, fields: [Field("data", .map([KeyValue("k\"", "é\n\u{1}")]))])
-        #expect(TranscriptFormatter.json(event) == #"{"at":0,"side":"server","event":"warning","data":{"k\"":"é\n\u0001"}}"#)
+        #expect(
+            TranscriptFormatter.json(event) == #"{"at":0,"side":"server","event":"warning","data":{"k\"":"é\n\u0001"}}"#
+        )
     }
 
     @Test func jsonLinesParseAsJSON() throws {
