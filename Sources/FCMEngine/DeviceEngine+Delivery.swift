@@ -4,7 +4,7 @@ extension DeviceEngine {
     /// Delivers whatever the device can take now, oldest first.
     mutating func deliverWaiting(into out: inout [Event]) {
         guard connected, appState != .stopped else { return }
-        let recentInactiveDrop = lastInactiveDropAt.map { now - $0 <= PayloadRules.maxTimeToLive * Span.second }
+        let recentInactiveDrop = lastInactiveDropAt.map { now - $0 <= ServiceLimits.maxTimeToLive * Span.second }
         if deletedCount > 0, recentInactiveDrop ?? true {
             emit(.device, names.deletedMessages, [.number("total_deleted", deletedCount)], into: &out)
         }

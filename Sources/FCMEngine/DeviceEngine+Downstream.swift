@@ -25,8 +25,8 @@ extension DeviceEngine {
         }
         var request = request
         // The service's own fields win over data pairs of the same name.
-        request.data.removeAll { PayloadRules.serviceDataKeys.contains($0.key.lowercased()) }
-        let ttl = request.timeToLive ?? PayloadRules.defaultDownstreamTimeToLive
+        request.data.removeAll { ServiceLimits.serviceDataKeys.contains($0.key.lowercased()) }
+        let ttl = request.timeToLive ?? ServiceLimits.defaultDownstreamTimeToLive
         let message = StoredMessage(id: id, request: request, acceptedAt: now, timeToLive: ttl)
         var fields: [Field] = [
             .text("sender", request.sender), .text("id", id), .text("token", request.to ?? ""),
@@ -53,12 +53,12 @@ extension DeviceEngine {
         } else {
             return .invalidRegistration(token)
         }
-        if let key = request.data.first(where: { PayloadRules.isReservedDataKey($0.key) })?.key {
+        if let key = request.data.first(where: { ServiceLimits.isReservedDataKey($0.key) })?.key {
             return .invalidDataKey(key)
         }
-        if let ttl = request.timeToLive, !PayloadRules.isValidTimeToLive(ttl) { return .invalidTtl(ttl) }
-        let size = PayloadRules.payloadSize(request.data) + PayloadRules.payloadSize(request.notification ?? [])
-        if size > PayloadRules.maxPayloadBytes { return .messageTooBig(size) }
+        if let ttl = request.timeToLive, !ServiceLimits.isValidTimeToLive(ttl) { return .invalidTtl(ttl) }
+        let size = ServiceLimits.payloadSize(request.data) + ServiceLimits.payloadSize(request.notification ?? [])
+        if size > ServiceLimits.maxPayloadBytes { return .messageTooBig(size) }
         return nil
     }
 
@@ -71,7 +71,7 @@ extension DeviceEngine {
     }
 
     mutating func route(_ message: StoredMessage, into out: inout [Event]) {
-        if !connected, let since = unreachableSince, now - since > PayloadRules.inactivityLimit {
+        if !connected, let since = unreachableSince, now - since > ServiceLimits.inactivityLimit {
             lastInactiveDropAt = now
             deletedCount += 1
             emit(

@@ -32,9 +32,9 @@ extension DeviceEngine {
     }
 
     mutating func addSender(_ sender: SenderConfig, into out: inout [Event]) {
-        guard senders.count < PayloadRules.maxSenders else {
+        guard senders.count < ServiceLimits.maxSenders else {
             return refuse(
-                "add_sender", "an app instance can register at most \(PayloadRules.maxSenders) senders",
+                "add_sender", "an app instance can register at most \(ServiceLimits.maxSenders) senders",
                 into: &out)
         }
         guard !senders.contains(where: { $0.id == sender.id }) else {

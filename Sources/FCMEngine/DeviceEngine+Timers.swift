@@ -70,7 +70,7 @@ extension DeviceEngine {
             }
             if held.nextRetryAt <= now {
                 held.attempts += 1
-                held.retryDelay = min(held.retryDelay * 2, PayloadRules.maxRetryDelay)
+                held.retryDelay = min(held.retryDelay * 2, ServiceLimits.maxRetryDelay)
                 held.nextRetryAt = now + held.retryDelay
                 emit(
                     .server, .upstreamRetry,

@@ -35,11 +35,11 @@ extension DeviceEngine {
             }
         }
         let size = upstreamSize(data)
-        guard size <= PayloadRules.maxPayloadBytes else {
+        guard size <= ServiceLimits.maxPayloadBytes else {
             let unit = platform == .ios ? "characters" : "bytes"
             return sendFailure(
                 id: id, error: "MessageTooBig",
-                detail: "payload is \(size) \(unit); the limit is \(PayloadRules.maxPayloadBytes)", into: &out)
+                detail: "payload is \(size) \(unit); the limit is \(ServiceLimits.maxPayloadBytes)", into: &out)
         }
         guard let ttl = upstreamTimeToLive(request, into: &out) else { return }
         let message = UpstreamMessage(sender: sender, id: id, timeToLive: ttl, data: data, sentAt: now)
@@ -50,10 +50,10 @@ extension DeviceEngine {
             sendFailure(
                 id: id, error: "SERVICE_NOT_AVAILABLE",
                 detail: "time to live 0 and no connection to the service", into: &out)
-        } else if pending.count >= PayloadRules.pendingQueueLimit {
+        } else if pending.count >= ServiceLimits.pendingQueueLimit {
             sendFailure(
                 id: id, error: "TooManyMessages",
-                detail: "\(PayloadRules.pendingQueueLimit) messages are already waiting", into: &out)
+                detail: "\(ServiceLimits.pendingQueueLimit) messages are already waiting", into: &out)
         } else {
             accept(message, into: &out)
             pending.append(message)
@@ -66,7 +66,7 @@ extension DeviceEngine {
     /// The payload size the device's SDK checks: UTF-8 bytes on Android, characters
     /// (UTF-16 code units, as `NSString` counts) on iOS.
     func upstreamSize(_ data: [KeyValue]) -> Int {
-        platform == .ios ? PayloadRules.iosUpstreamSize(data) : PayloadRules.payloadSize(data)
+        platform == .ios ? ServiceLimits.iosUpstreamSize(data) : ServiceLimits.payloadSize(data)
     }
 
     /// The library took the message: its id is used, and iOS GCM says it will send it.
@@ -80,25 +80,25 @@ extension DeviceEngine {
     /// The time to live the library uses: Android refuses values outside the
     /// service's range; iOS clamps them to its one-day default.
     mutating func upstreamTimeToLive(_ request: UpstreamRequest, into out: inout [Event]) -> Int64? {
-        let ttl = request.timeToLive ?? PayloadRules.defaultUpstreamTimeToLive
+        let ttl = request.timeToLive ?? ServiceLimits.defaultUpstreamTimeToLive
         switch platform {
         case .android:
-            guard PayloadRules.isValidTimeToLive(ttl) else {
+            guard ServiceLimits.isValidTimeToLive(ttl) else {
                 sendFailure(
                     id: request.messageID, error: "InvalidParameters",
-                    detail: "ttl \(ttl) is outside 0..\(PayloadRules.maxTimeToLive) seconds", into: &out)
+                    detail: "ttl \(ttl) is outside 0..\(ServiceLimits.maxTimeToLive) seconds", into: &out)
                 return nil
             }
             return ttl
         case .ios:
-            guard (0...PayloadRules.defaultUpstreamTimeToLive).contains(ttl) else {
+            guard (0...ServiceLimits.defaultUpstreamTimeToLive).contains(ttl) else {
                 emit(
                     .device, .warning,
                     [
                         .text("id", request.messageID),
-                        .text("detail", "ttl \(ttl) clamped to \(PayloadRules.defaultUpstreamTimeToLive) seconds"),
+                        .text("detail", "ttl \(ttl) clamped to \(ServiceLimits.defaultUpstreamTimeToLive) seconds"),
                     ], into: &out)
-                return PayloadRules.defaultUpstreamTimeToLive
+                return ServiceLimits.defaultUpstreamTimeToLive
             }
             return ttl
         }
@@ -166,7 +166,7 @@ extension DeviceEngine {
                 .server, .appServerAck,
                 [.text("sender", message.sender), .text("id", message.id), .text("by", "echo")], into: &out)
         } else {
-            let delay = PayloadRules.firstRetryDelay
+            let delay = ServiceLimits.firstRetryDelay
             let held = HeldUpstream(message: message, attempts: 1, nextRetryAt: now + delay, retryDelay: delay)
             awaitingAck.append(held)
             awaitingDeadlines.set(held.heapKey, held.deadline)

@@ -109,10 +109,10 @@ public enum DownstreamError: Sendable, Equatable, Error {
         case .mismatchSenderID(let token):
             "registration token \(TokenText.short(token)) belongs to another sender"
         case .messageTooBig(let size):
-            "payload is \(size) bytes; the limit is \(PayloadRules.maxPayloadBytes)"
+            "payload is \(size) bytes; the limit is \(ServiceLimits.maxPayloadBytes)"
         case .invalidDataKey(let key): "data key \"\(key)\" is reserved"
         case .invalidTtl(let ttl):
-            "time_to_live \(ttl) is outside 0..\(PayloadRules.maxTimeToLive) seconds"
+            "time_to_live \(ttl) is outside 0..\(ServiceLimits.maxTimeToLive) seconds"
         case .invalidParameters(let why): why
         case .unavailable: "the messaging service is down"
         }

@@ -95,9 +95,9 @@ public enum ProfileParser {
     static func parseSenders(_ node: YAMLNode) throws(ProfileError) -> [SenderConfig] {
         let items = try node.sequence()
         guard !items.isEmpty else { throw node.error("at least one sender is needed") }
-        guard items.count <= PayloadRules.maxSenders else {
-            throw items[PayloadRules.maxSenders].error(
-                "an app instance can register at most \(PayloadRules.maxSenders) senders; this is number \(items.count)"
+        guard items.count <= ServiceLimits.maxSenders else {
+            throw items[ServiceLimits.maxSenders].error(
+                "an app instance can register at most \(ServiceLimits.maxSenders) senders; this is number \(items.count)"
             )
         }
         var seen = Set<String>()

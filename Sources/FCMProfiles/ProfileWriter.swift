@@ -3,12 +3,21 @@ import FCMEngine
 /// Writes a device and the commands taken in a session as a profile that `replay`
 /// reproduces.
 public enum ProfileWriter {
-    public static func yaml(profile: Profile, actions: [(at: Millis, command: Command)]) -> String {
+    /// With `startingTokens` (a device resumed from its state), each sender's first
+    /// token is fixed to the one it had, so the saved steps reach the same tokens.
+    public static func yaml(
+        profile: Profile, actions: [(at: Millis, command: Command)], startingTokens: [String: String]? = nil
+    ) -> String {
         let config = profile.configuration
         let device = config.device
+        let description =
+            startingTokens == nil
+            ? "Saved from an fcm-device session of \(device.name)"
+            : "Saved from an fcm-device session of \(device.name), resumed from its state: it starts with the tokens "
+                + "it had then; messages it held from before are not part of this profile"
         var lines = [
             "version: 1",
-            "description: " + quoted("Saved from an fcm-device session of \(device.name)"),
+            "description: " + quoted(description),
             "device:",
             "  name: " + quoted(device.name),
             "  platform: \(device.platform.rawValue)",
@@ -23,7 +32,7 @@ public enum ProfileWriter {
         for sender in config.senders {
             var line = "  - { id: \(quoted(sender.id)), key: \(quoted(sender.key))"
             if let project = sender.project { line += ", project: \(quoted(project))" }
-            if let token = sender.token { line += ", token: \(quoted(token))" }
+            if let token = startingTokens?[sender.id] ?? sender.token { line += ", token: \(quoted(token))" }
             lines.append(line + " }")
         }
         lines.append("upstream:")

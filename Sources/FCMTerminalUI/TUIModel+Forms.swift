@@ -119,7 +119,8 @@ extension TUIModel {
             if path.isEmpty { form.fail("file", "a file name is needed") }
             guard !form.hasErrors else { return [] }
             status = "session saved to \(path): replay it with fcm-device replay \(path)"
-            return [.writeFile(path: path, contents: ProfileWriter.yaml(profile: profile, actions: recorded))]
+            let yaml = ProfileWriter.yaml(profile: profile, actions: recorded, startingTokens: resumedTokens)
+            return [.writeFile(path: path, contents: yaml)]
         }
         return []
     }

@@ -22,6 +22,9 @@ public struct TUIModel: Sendable {
     public internal(set) var status: String?
     /// Commands taken in this session, with the engine time they ran at.
     public internal(set) var recorded: [(at: Millis, command: Command)] = []
+    /// The tokens a device resumed from its state had when the TUI opened it (a saved
+    /// session starts from them, so its pushes reach the same tokens).
+    public internal(set) var resumedTokens: [String: String]?
     public internal(set) var messageCounter = 0
     public internal(set) var senderCounter = 0
     public internal(set) var pushCounter = 0
@@ -48,6 +51,7 @@ public struct TUIModel: Sendable {
         engine = linkedEngine
         // A device resumed from its state goes on from its own time.
         clockOffset = linkedEngine.now
+        if !linkedEngine.tokens.isEmpty { resumedTokens = linkedEngine.tokens }
     }
 
     public var now: Millis { engine.now }

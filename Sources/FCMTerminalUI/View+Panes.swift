@@ -42,9 +42,9 @@ extension View {
     static func title(_ pane: Pane, _ model: TUIModel) -> String {
         let engine = model.engine
         switch pane {
-        case .senders: return "Senders \(engine.senders.count)/\(PayloadRules.maxSenders)"
+        case .senders: return "Senders \(engine.senders.count)/\(ServiceLimits.maxSenders)"
         case .queue:
-            return "Pending upstream \(engine.pending.count)/\(PayloadRules.pendingQueueLimit)"
+            return "Pending upstream \(engine.pending.count)/\(ServiceLimits.pendingQueueLimit)"
         case .events:
             let scroll = model.eventScroll > 0 ? " ↑\(model.eventScroll)" : ""
             let filter = model.eventFilter.isEmpty ? "" : " /\(model.eventFilter)"

@@ -52,7 +52,7 @@ public enum CCSOutbound {
         originalID: String, token: String, category: String, sentAt: Int64, domain: String, sender: String
     ) -> String {
         let json = object([
-            ("message_type", .string("receipt")), ("message_id", .string("dr2:" + originalID)),
+            ("message_type", .string("receipt")), ("message_id", .string(OwedReceipt.idPrefix + originalID)),
             ("from", .string(domain)),
             ("category", .string(category)),
             (

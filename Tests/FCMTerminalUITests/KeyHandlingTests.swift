@@ -201,4 +201,25 @@ struct KeyHandlingTests {
         let summary = { (events: [Event]) in events.map { "\($0.at) \($0.name) \($0.string("id") ?? "")" } }
         #expect(summary(replayed.events.filter { $0.at <= sessionEnd }) == summary(model.log))
     }
+
+    @Test func aSessionSavedAfterAResumeReplaysToWhatTheUserSaw() throws {
+        // A device that ran before (its token refreshed once) and is opened again.
+        var earlier = DeviceEngine(Scenes.android.configuration)
+        var ignored: [Event] = []
+        earlier.start(at: 0, into: &ignored)
+        earlier.apply(.refreshToken(sender: "123456789012"), at: 60_000, into: &ignored)
+        var model = TUIModel(profile: Scenes.android, linkedEngine: earlier)
+        Scenes.press(&model, [.character("p"), .enter], from: 90_000)
+        #expect(model.log.contains { $0.name == "onMessageReceived" })
+        let effects = Scenes.press(&model, [.character("w"), .enter], from: 95_000)
+        guard case .writeFile(let path, let contents)? = effects.first else {
+            Issue.record("no file written: \(effects)")
+            return
+        }
+        let replayed = Replayer.run(try ProfileParser.parse(contents, file: path))
+        #expect(!replayed.events.contains { $0.isError }, "\(replayed.events.filter(\.isError))")
+        let received = replayed.events.filter { $0.name == "onMessageReceived" }
+        #expect(received.count == 1)
+        #expect(received.first?.at == model.log.first { $0.name == "onMessageReceived" }?.at)
+    }
 }

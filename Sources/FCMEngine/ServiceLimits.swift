@@ -1,5 +1,6 @@
-/// The limits every payload is checked against, on both directions.
-public enum PayloadRules {
+/// The service's limits and defaults: payload sizes and reserved keys, times to
+/// live, the pending queue, senders, inactivity and upstream retries.
+public enum ServiceLimits {
     /// The largest payload, counted as the UTF-8 bytes of every key and value.
     public static let maxPayloadBytes = 4096
     /// The longest time to live a message may ask for: 28 days, in seconds.

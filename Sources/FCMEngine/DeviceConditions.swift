@@ -1,0 +1,42 @@
+/// The operating system of the emulated device; it decides callback names and how
+/// notification and data messages are handed to the app.
+public enum Platform: String, Sendable, CaseIterable, Codable {
+    case android, ios
+}
+
+/// The messaging library the app is built with: FCM or the older GCM. It decides the
+/// upstream address domain and some callback names.
+public enum SDK: String, Sendable, CaseIterable, Codable {
+    case fcm, gcm
+
+    /// The domain of upstream addresses, `SENDER@domain`.
+    public var upstreamDomain: String {
+        switch self {
+        case .fcm: "fcm.googleapis.com"
+        case .gcm: "gcm.googleapis.com"
+        }
+    }
+}
+
+/// Whether the app runs in front of the user, behind, or not at all.
+public enum AppState: String, Sendable, CaseIterable, Codable {
+    case foreground, background, stopped
+}
+
+/// The device's data connection.
+public enum Network: String, Sendable, CaseIterable, Codable {
+    case online, offline
+}
+
+/// Downstream delivery priority (APNs 10 and 5).
+public enum Priority: String, Sendable, CaseIterable, Codable {
+    case high, normal
+}
+
+/// Who answers upstream messages when no real app server is connected.
+public enum AppServerMode: String, Sendable, CaseIterable, Codable {
+    /// The built-in app server acknowledges every upstream message at once.
+    case echo
+    /// Nobody acknowledges; the connection server retries until the TTL runs out.
+    case none
+}
