@@ -56,6 +56,22 @@ public enum TranscriptFormatter {
         return line
     }
 
+    /// The whole transcript as JSON lines: events, and each check where it was judged
+    /// as `expectationHeld` or `expectationFailed` (side `check`).
+    public static func jsonLines(_ result: ReplayResult) -> [String] {
+        var lines: [String] = []
+        var next = 0
+        for (index, event) in result.events.enumerated() {
+            while next < result.checks.count, result.checkPositions[next] <= index {
+                lines.append(json(result.checks[next].event(at: result.checks[next].step.at)))
+                next += 1
+            }
+            lines.append(json(event))
+        }
+        for check in result.checks[next...] { lines.append(json(check.event(at: check.step.at))) }
+        return lines
+    }
+
     /// The whole human transcript: events with check results interleaved.
     public static func human(_ result: ReplayResult) -> [String] {
         var lines: [String] = []

@@ -26,7 +26,7 @@ struct ReplayCommand: ParsableCommand {
         let result = Replayer.run(loaded)
         var output = StandardOutput()
         if json {
-            for event in result.events { output.write(TranscriptFormatter.json(event) + "\n") }
+            for line in TranscriptFormatter.jsonLines(result) { output.write(line + "\n") }
             for failure in result.failures {
                 Diagnostics.write(
                     "\(failure.step.location): expect failed: \(failure.expectation.summary); \(failure.detail ?? "")")

@@ -108,8 +108,58 @@ struct CLITests {
         for line in lines {
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
             #expect(object?["at"] is Int)
-            #expect(["device", "server"].contains(object?["side"] as? String))
+            #expect(["device", "server", "check"].contains(object?["side"] as? String))
         }
+    }
+
+    @Test func jsonOutputReportsHeldExpectationsInPlace() throws {
+        let outcome = try CLI.run(["replay", "--json", CLI.profiles.appendingPathComponent("doze-priority.yaml").path])
+        let objects = try outcome.stdout.split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let held = objects.filter { $0?["event"] as? String == "expectationHeld" }
+        #expect(!held.isEmpty)
+        #expect(held.allSatisfy { $0?["side"] as? String == "check" && ($0?["expect"] as? String)?.isEmpty == false })
+    }
+
+    @Test func serveJudgesAProfilesExpectationsAsItPlays() throws {
+        let profile = try CLI.temporaryProfile(
+            """
+            version: 1
+            senders:
+              - { id: "123", key: k }
+            timeline:
+              - at: 100ms
+                push: { sender: "123", id: p-1, data: { a: "1" } }
+              - at: 200ms
+                expect: { event: onMessageReceived, id: p-1 }
+              - at: 300ms
+                expect_none: { event: onMessageReceived, id: p-1 }
+            """)
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = [
+            "serve", "--profile", profile, "--state", state, "--ccs-port", "0", "--ccs-plain-port", "0",
+            "--http-port", "0",
+        ]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = Pipe()
+        try process.run()
+        var text = ""
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, text.components(separatedBy: "expectation").count < 3 {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        process.interrupt()
+        process.waitUntilExit()
+        #expect(text.contains(#""event":"expectationHeld""#), "\(text)")
+        #expect(text.contains(#""event":"expectationFailed""#), "\(text)")
+        #expect(text.contains("it happened at +00:00:00.100"))
     }
 
     @Test func profileCheckAcceptsEveryShippedProfile() throws {
