@@ -11,7 +11,11 @@ final class ServeProcess: @unchecked Sendable {
     private(set) var certificate = ""
     private(set) var token = ""
 
-    let state = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-load-\(getpid())").path
+    /// A state folder of this server's own: helper servers started beside the one under
+    /// test must not share it (their --fresh and clean-up would delete its file mid-run).
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "fcm-load-\(getpid())-\(UUID().uuidString)"
+    ).path
 
     init(binary: String, profile: String? = nil) throws {
         process.executableURL = URL(fileURLWithPath: binary)
