@@ -168,6 +168,7 @@ public final class ConnectionServer: @unchecked Sendable {
         channels = []
         // Writes held for the disk are let go while the loops still run.
         await host.box.durable()
+        try? await host.loop.submit { [host] in host.stop() }.get()
         try await group.shutdownGracefully()
         if let store = host.box.store {
             let engine = host.box.withEngine { engine in

@@ -24,6 +24,8 @@ public final class DeviceHost: @unchecked Sendable {
     var timer: Scheduled<Void>?
     /// The profile's timeline, when one plays.
     var scenario: ScenarioRunner?
+    /// The server is stopping: no timer is armed any more (the loop is going away).
+    var stopping = false
 
     /// Whether the engine came from a state file (its tokens exist already).
     let resumed: Bool
@@ -88,7 +90,16 @@ public final class DeviceHost: @unchecked Sendable {
         finish(events, logging: false)
     }
 
+    /// Stops the timers before the loop shuts down.
+    public func stop() {
+        loop.preconditionInEventLoop()
+        stopping = true
+        timer?.cancel()
+        timer = nil
+    }
+
     func arm(_ engineDeadline: Millis?) {
+        guard !stopping else { return }
         let deadline = [engineDeadline, scenario?.nextAt].compactMap { $0 }.min()
         if deadline == box.armedDeadline, timer != nil || deadline == nil { return }
         timer?.cancel()

@@ -2,15 +2,9 @@
 /// storage for later, or discarding.
 extension DeviceEngine {
     /// Validates and takes a downstream message; the id on success (the app
-    /// server's own, or one generated like `0:…%…`).
-    @discardableResult
-    public mutating func push(_ request: DownstreamRequest, into out: inout [Event]) -> Result<
-        String, DownstreamError
-    > {
-        inputs.record(.push(request, at: now))
-        return admit(request, into: &out)
-    }
-
+    /// server's own, or one generated like `0:…%…`). The one rule every way in
+    /// shares: a profile's or the TUI's `push`, a message on an app server's CCS
+    /// connection, the HTTP APIs' `send(_:into:)`.
     @discardableResult
     mutating func admit(_ request: DownstreamRequest, into out: inout [Event]) -> Result<String, DownstreamError> {
         let id = request.messageID ?? nextMessageID()

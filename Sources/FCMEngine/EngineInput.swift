@@ -7,7 +7,9 @@ public enum EngineInput: Sendable, Equatable, Codable {
     /// Time passing that fired a timer (time passing that fires none is not kept:
     /// the next input carries its own time).
     case advance(to: Millis)
-    /// A downstream message, at the engine time it came in.
+    /// A downstream message, at the engine time it came in: how journals of state
+    /// format 2 recorded CCS downstream (now `.apply(.appServer(.received(…)))`);
+    /// read, no longer written.
     case push(DownstreamRequest, at: Millis)
     case send([SendOrder], at: Millis)
 }
@@ -48,7 +50,7 @@ extension DeviceEngine {
         case .advance(let time): advance(to: time, into: &out)
         case .push(let request, let time):
             runTimers(to: time, into: &out)
-            push(request, into: &out)
+            admit(request, into: &out)
         case .send(let orders, let time):
             runTimers(to: time, into: &out)
             _ = send(orders, into: &out)

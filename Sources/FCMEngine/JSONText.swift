@@ -1,5 +1,31 @@
-/// Minimal JSON text writing with ordered keys.
+/// The one JSON writer: compact text with keys in order, for documents
+/// (`JSONValue`) and for event fields (`FieldValue`).
 public enum JSONText {
+    public static func append(_ value: JSONValue, to out: inout String) {
+        switch value {
+        case .null: out += "null"
+        case .bool(let flag): out += flag ? "true" : "false"
+        case .number(let text): out += text
+        case .string(let text): appendString(text, to: &out)
+        case .array(let items):
+            out += "["
+            for (index, item) in items.enumerated() {
+                if index > 0 { out += "," }
+                append(item, to: &out)
+            }
+            out += "]"
+        case .object(let object):
+            out += "{"
+            for (index, member) in object.members.enumerated() {
+                if index > 0 { out += "," }
+                appendString(member.key, to: &out)
+                out += ":"
+                append(member.value, to: &out)
+            }
+            out += "}"
+        }
+    }
+
     public static func append(_ value: FieldValue, to out: inout String) {
         switch value {
         case .string(let s): appendString(s, to: &out)

@@ -1,5 +1,3 @@
-import FCMEngine
-
 /// A parsed JSON value. Numbers keep their text, so integers stay exact and a
 /// value can be written back as it came.
 public enum JSONValue: Equatable, Sendable {
@@ -29,36 +27,31 @@ public enum JSONValue: Equatable, Sendable {
     /// The value as text: strings as they are, anything else as compact JSON.
     public var text: String {
         if case .string(let text) = self { return text }
+        return json
+    }
+
+    /// Compact JSON (written by `JSONText`, the one JSON writer).
+    public var json: String {
         var out = ""
-        write(to: &out)
+        JSONText.append(self, to: &out)
         return out
     }
 
-    /// Compact JSON.
-    public func write(to out: inout String) {
-        switch self {
-        case .null: out += "null"
-        case .bool(let flag): out += flag ? "true" : "false"
-        case .number(let text): out += text
-        case .string(let text): JSONText.appendString(text, to: &out)
-        case .array(let items):
-            out += "["
-            for (index, item) in items.enumerated() {
-                if index > 0 { out += "," }
-                item.write(to: &out)
-            }
-            out += "]"
-        case .object(let object):
-            out += "{"
-            for (index, member) in object.members.enumerated() {
-                if index > 0 { out += "," }
-                JSONText.appendString(member.key, to: &out)
-                out += ":"
-                member.value.write(to: &out)
-            }
-            out += "}"
-        }
+    public static func int(_ value: Int64) -> JSONValue { .number(String(value)) }
+    public static func int(_ value: Int) -> JSONValue { .number(String(value)) }
+
+    /// An object with these members, in this order.
+    public static func members(_ members: KeyValuePairs<String, JSONValue>) -> JSONValue {
+        .object(JSONObject(members.map { (key: $0.key, value: $0.value) }))
     }
+
+    /// An object of string values, in order.
+    public static func strings(_ pairs: [KeyValue]) -> JSONValue {
+        .object(JSONObject(pairs.map { (key: $0.key, value: .string($0.value)) }))
+    }
+
+    /// An array of strings.
+    public static func strings(_ items: [String]) -> JSONValue { .array(items.map { .string($0) }) }
 }
 
 /// A JSON object: members in document order; a repeated name keeps its last value

@@ -32,13 +32,15 @@ public final class HTTPSendService: Sendable {
 
     public func respond(_ request: HTTPRequestParts) async -> HTTPReply {
         guard let route = Route(path: request.path) else {
-            return .json(
-                404,
-                #"{"error":"no such endpoint: \#(request.method) \#(jsonEscaped(request.path)); this emulator serves POST /fcm/send, /gcm/send, /v1/projects/PROJECT/messages:send and /token"}"#
-            )
+            let text =
+                "no such endpoint: \(request.method) \(request.path); this emulator serves POST /fcm/send, /gcm/send, "
+                + "/v1/projects/PROJECT/messages:send and /token"
+            return .json(404, JSONValue.members(["error": .string(text)]).json)
         }
         guard request.method == "POST" else {
-            return .json(405, #"{"error":"\#(request.path) takes POST"}"#, headers: [KeyedHeader("Allow", "POST")])
+            return .json(
+                405, JSONValue.members(["error": .string("\(request.path) takes POST")]).json,
+                headers: [KeyedHeader("Allow", "POST")])
         }
         switch route {
         case .legacy: return await legacy(request)
@@ -149,10 +151,8 @@ public final class HTTPSendService: Sendable {
         case .results(let results):
             switch results.first {
             case .success(let id):
-                var body = #"{"name":"#
                 let shown = order.request.dryRun ? LegacyReply.dryRunMessageID : id
-                JSONText.appendString("projects/\(project)/messages/\(shown)", to: &body)
-                return .json(200, body + "}")
+                return .json(200, JSONValue.members(["name": .string("projects/\(project)/messages/\(shown)")]).json)
             case .failure(let error): return V1Error(error).reply
             case nil:
                 return V1Error(httpStatus: 500, status: "INTERNAL", message: "no result", fcmCode: "INTERNAL").reply
@@ -164,13 +164,9 @@ public final class HTTPSendService: Sendable {
 
     func grant(_ request: HTTPRequestParts) -> HTTPReply {
         var form: [String: String] = [:]
-        for pair in String(decoding: request.body, as: UTF8.self).split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            if let name = FormDecoding.decode(parts[0]),
-                let value = FormDecoding.decode(parts.count > 1 ? parts[1] : "")
-            {
-                form[name] = value
-            }
+        switch FormDecoding.fields(request.body) {
+        case .success(let fields): for (name, value) in fields { form[name] = value }
+        case .failure(let problem): return GrantError(code: "invalid_request", description: problem.description).reply
         }
         guard form["grant_type"] == Self.grantType else {
             return GrantError(
@@ -192,16 +188,11 @@ public final class HTTPSendService: Sendable {
                 ).reply
             }
             let token = tokens.issue(project: verified.project, now: now)
-            return .json(
-                200,
-                #"{"access_token":"\#(token)","expires_in":\#(Int(AccessTokens.lifetime) - 1),"token_type":"Bearer"}"#)
+            let body = JSONValue.members([
+                "access_token": .string(token), "expires_in": .int(Int(AccessTokens.lifetime) - 1),
+                "token_type": .string("Bearer"),
+            ])
+            return .json(200, body.json)
         }
     }
-}
-
-/// JSON string contents (no quotes) for messages that quote user input.
-func jsonEscaped(_ text: String) -> String {
-    var quoted = ""
-    JSONText.appendString(text, to: &quoted)
-    return String(quoted.dropFirst().dropLast())
 }

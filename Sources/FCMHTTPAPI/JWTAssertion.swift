@@ -79,9 +79,7 @@ public struct GrantError: Error, Equatable, Sendable {
     }
 
     public var reply: HTTPReply {
-        var body = #"{"error":"\#(code)","error_description":"#
-        JSONText.appendString(description, to: &body)
-        return .json(400, body + "}")
+        .json(400, JSONValue.members(["error": .string(code), "error_description": .string(description)]).json)
     }
 }
 
@@ -93,14 +91,12 @@ extension JWTAssertion {
         scope: String = "https://www.googleapis.com/auth/firebase.messaging"
     ) throws -> String {
         let issued = Int(now.timeIntervalSince1970)
-        var header = #"{"alg":"RS256","typ":"JWT","kid":"#
-        JSONText.appendString(key.keyID, to: &header)
-        var claims = #"{"iss":"#
-        JSONText.appendString(ServiceAccountKey.clientEmail(project: project), to: &claims)
-        claims += #","scope":"#
-        JSONText.appendString(scope, to: &claims)
-        claims += #","aud":"\#(googleAudiences[0])","iat":\#(issued),"exp":\#(issued + 3_600)}"#
-        let signed = Base64URL.encode(Array((header + "}").utf8)) + "." + Base64URL.encode(Array(claims.utf8))
+        let header = JSONValue.members(["alg": .string("RS256"), "typ": .string("JWT"), "kid": .string(key.keyID)])
+        let claims = JSONValue.members([
+            "iss": .string(ServiceAccountKey.clientEmail(project: project)), "scope": .string(scope),
+            "aud": .string(googleAudiences[0]), "iat": .int(issued), "exp": .int(issued + 3_600),
+        ])
+        let signed = Base64URL.encode(Array(header.json.utf8)) + "." + Base64URL.encode(Array(claims.json.utf8))
         return signed + "." + Base64URL.encode(try key.sign(Data(signed.utf8)))
     }
 }

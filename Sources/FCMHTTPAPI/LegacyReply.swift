@@ -9,25 +9,22 @@ public enum LegacyReply {
     public static func json(_ results: [Result<String, DownstreamError>], dryRun: Bool, multicastID: Int64) -> HTTPReply
     {
         var success = 0
-        var items = ""
-        for (index, result) in results.enumerated() {
-            if index > 0 { items += "," }
+        var items: [JSONValue] = []
+        items.reserveCapacity(results.count)
+        for result in results {
             switch result {
             case .success(let id):
                 success += 1
-                items += #"{"message_id":"#
-                JSONText.appendString(dryRun ? dryRunMessageID : id, to: &items)
-                items += "}"
+                items.append(.members(["message_id": .string(dryRun ? dryRunMessageID : id)]))
             case .failure(let error):
-                items += #"{"error":"#
-                JSONText.appendString(error.legacyName, to: &items)
-                items += "}"
+                items.append(.members(["error": .string(error.legacyName)]))
             }
         }
-        let body =
-            #"{"multicast_id":\#(dryRun ? -1 : multicastID),"success":\#(success),"failure":\#(results.count - success),"#
-            + #""canonical_ids":0,"results":[\#(items)]}"#
-        return .json(200, body)
+        let body = JSONValue.members([
+            "multicast_id": .int(dryRun ? -1 : multicastID), "success": .int(success),
+            "failure": .int(results.count - success), "canonical_ids": .int(0), "results": .array(items),
+        ])
+        return .json(200, body.json)
     }
 
     /// The plain-text API: `id=…` or `Error=Name`.

@@ -85,15 +85,12 @@ public enum LegacySendReader {
     static func form(_ body: [UInt8], sender: String) -> Result<LegacyBatch, LegacyBadRequest> {
         var request = DownstreamRequest(sender: sender, to: nil)
         var data: [KeyValue] = []
-        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") where !pair.isEmpty {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = FormDecoding.decode(parts[0]) else {
-                return .failure(
-                    LegacyBadRequest(description: "form field \"\(parts[0])\" is not valid percent-encoding"))
-            }
-            guard let value = FormDecoding.decode(parts.count > 1 ? parts[1] : "") else {
-                return .failure(LegacyBadRequest(description: "the value of \(name) is not valid percent-encoding"))
-            }
+        let fields: [(name: String, value: String)]
+        switch FormDecoding.fields(body) {
+        case .success(let decoded): fields = decoded
+        case .failure(let problem): return .failure(LegacyBadRequest(description: problem.description))
+        }
+        for (name, value) in fields {
             switch name {
             case "registration_id": request.to = value
             case "collapse_key": request.collapseKey = value
@@ -111,34 +108,5 @@ public enum LegacySendReader {
         }
         request.data = data
         return .success(LegacyBatch(orders: [SendOrder(request)], plainText: true))
-    }
-}
-
-/// `application/x-www-form-urlencoded` decoding: `+` is a space, `%XX` a byte.
-enum FormDecoding {
-    static func decode(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            switch byte {
-            case UInt8(ascii: "+"): bytes.append(UInt8(ascii: " "))
-            case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                    return nil
-                }
-                bytes.append(high << 4 | low)
-            default: bytes.append(byte)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -41,21 +41,27 @@ public struct V1Error: Error, Equatable, Sendable {
     }
 
     public var reply: HTTPReply {
-        var details: [String] = []
+        var details: [JSONValue] = []
         if let fcmCode {
             details.append(
-                #"{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"\#(fcmCode)"}"#)
+                .members([
+                    "@type": .string("type.googleapis.com/google.firebase.fcm.v1.FcmError"),
+                    "errorCode": .string(fcmCode),
+                ]))
         }
         if let reason {
             details.append(
-                #"{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"\#(reason)","domain":"googleapis.com"}"#
-            )
+                .members([
+                    "@type": .string("type.googleapis.com/google.rpc.ErrorInfo"), "reason": .string(reason),
+                    "domain": .string("googleapis.com"),
+                ]))
         }
-        var body = #"{"error":{"code":\#(httpStatus),"message":"#
-        JSONText.appendString(message, to: &body)
-        body += #","status":"\#(status)""#
-        if !details.isEmpty { body += #","details":[\#(details.joined(separator: ","))]"# }
-        body += "}}"
+        var error = JSONObject([
+            (key: "code", value: .int(httpStatus)), (key: "message", value: .string(message)),
+            (key: "status", value: .string(status)),
+        ])
+        if !details.isEmpty { error.members.append((key: "details", value: .array(details))) }
+        let body = JSONValue.members(["error": .object(error)]).json
         var headers: [KeyedHeader] = []
         if httpStatus == 401 { headers.append(KeyedHeader("WWW-Authenticate", "Bearer realm=\"fcm-device\"")) }
         if httpStatus == 503 { headers.append(KeyedHeader("Retry-After", String(HTTPSendService.retryAfterSeconds))) }

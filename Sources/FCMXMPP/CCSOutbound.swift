@@ -10,28 +10,22 @@ public enum CCSOutbound {
         return "<message\(attributes)><gcm xmlns=\"google:mobile:data\">\(body)</gcm></message>"
     }
 
-    static func object(_ pairs: [(String, JSONValue)]) -> String {
-        var out = "{"
-        for (index, pair) in pairs.enumerated() {
-            if index > 0 { out += "," }
-            out += JSONValue.quote(pair.0) + ":" + pair.1.text
-        }
-        return out + "}"
-    }
-
     /// `{"from":TOKEN,"message_id":ID,"message_type":"ack"}`
     public static func ack(messageID: String, from token: String) -> String {
         gcm(
-            object([("from", .string(token)), ("message_id", .string(messageID)), ("message_type", .string("ack"))]),
+            JSONValue.members([
+                "from": .string(token), "message_id": .string(messageID), "message_type": .string("ack"),
+            ])
+            .json,
             attributes: " id=\"\"")
     }
 
     public static func nack(messageID: String, from token: String, error: String, description: String) -> String {
         gcm(
-            object([
-                ("message_type", .string("nack")), ("message_id", .string(messageID)), ("from", .string(token)),
-                ("error", .string(error)), ("error_description", .string(description)),
-            ]), prefixed: true)
+            JSONValue.members([
+                "message_type": .string("nack"), "message_id": .string(messageID), "from": .string(token),
+                "error": .string(error), "error_description": .string(description),
+            ]).json, prefixed: true)
     }
 
     /// An upstream message from the device to the app server.
@@ -39,10 +33,10 @@ public enum CCSOutbound {
         sender: String, domain: String, token: String, messageID: String, category: String, data: [KeyValue],
         timeToLive: Int64
     ) -> String {
-        let json = object([
-            ("data", .object(data)), ("time_to_live", .number(timeToLive)), ("from", .string(token)),
-            ("message_id", .string(messageID)), ("category", .string(category)),
-        ])
+        let json = JSONValue.members([
+            "data": .strings(data), "time_to_live": .int(timeToLive), "from": .string(token),
+            "message_id": .string(messageID), "category": .string(category),
+        ]).json
         return gcm(
             json,
             attributes: " to=\"\(XMLEscape.attribute(sender))@\(domain)\" from=\"devices@\(domain)\" type=\"normal\"")
@@ -51,26 +45,22 @@ public enum CCSOutbound {
     public static func receipt(
         originalID: String, token: String, category: String, sentAt: Int64, domain: String, sender: String
     ) -> String {
-        let json = object([
-            ("message_type", .string("receipt")), ("message_id", .string(OwedReceipt.idPrefix + originalID)),
-            ("from", .string(domain)),
-            ("category", .string(category)),
-            (
-                "data",
-                .object([
-                    KeyValue("message_status", "MESSAGE_SENT_TO_DEVICE"), KeyValue("original_message_id", originalID),
-                    KeyValue("device_registration_id", token), KeyValue("message_sent_timestamp", String(sentAt)),
-                ])
-            ),
-            ("time_to_live", .number(0)),
-        ])
+        let json = JSONValue.members([
+            "message_type": .string("receipt"), "message_id": .string(OwedReceipt.idPrefix + originalID),
+            "from": .string(domain), "category": .string(category),
+            "data": .strings([
+                KeyValue("message_status", "MESSAGE_SENT_TO_DEVICE"), KeyValue("original_message_id", originalID),
+                KeyValue("device_registration_id", token), KeyValue("message_sent_timestamp", String(sentAt)),
+            ]),
+            "time_to_live": .int(0),
+        ]).json
         return gcm(
             json, attributes: " to=\"\(XMLEscape.attribute(sender))@\(domain)\" from=\"\(domain)\" type=\"normal\"")
     }
 
     public static let draining = gcm(
-        object([("message_type", .string("control")), ("control_type", .string("CONNECTION_DRAINING"))]), prefixed: true
-    )
+        JSONValue.members(["message_type": .string("control"), "control_type": .string("CONNECTION_DRAINING")]).json,
+        prefixed: true)
 
     /// A message that cannot even be nacked, echoed back with a stanza error.
     public static func stanzaError(id: String?, original: String, text: String) -> String {
@@ -79,27 +69,5 @@ public enum CCSOutbound {
             "<message\(idAttribute) type=\"error\"><gcm xmlns=\"google:mobile:data\">\(XMLEscape.text(original))</gcm>"
             + "<error code=\"400\" type=\"modify\"><bad-request xmlns=\"urn:ietf:params:xml:ns:xmpp-stanzas\"/>"
             + "<text xmlns=\"urn:ietf:params:xml:ns:xmpp-stanzas\">\(XMLEscape.text(text))</text></error></message>"
-    }
-}
-
-/// A JSON value for the few shapes CCS messages use.
-enum JSONValue {
-    case string(String)
-    case number(Int64)
-    case object([KeyValue])
-
-    var text: String {
-        switch self {
-        case .string(let s): Self.quote(s)
-        case .number(let n): String(n)
-        case .object(let pairs):
-            "{" + pairs.map { Self.quote($0.key) + ":" + Self.quote($0.value) }.joined(separator: ",") + "}"
-        }
-    }
-
-    static func quote(_ text: String) -> String {
-        var out = ""
-        JSONText.appendString(text, to: &out)
-        return out
     }
 }

@@ -31,15 +31,16 @@ struct ServeCommand: AsyncParsableCommand {
         let (server, identity) = try await listen.startServer(loaded, profilePath: profile) { event in
             output.write(TranscriptFormatter.json(event))
         }
-        var listening =
-            #"{"event":"listening","ccs":\#(server.ccsPort ?? 0),"ccsPlain":\#(server.ccsPlainPort ?? 0),"http":\#(server.httpPort ?? 0),"tlsCert":"#
-        JSONText.appendString(identity.trustPath, to: &listening)
-        output.write(listening + "}")
+        let listening = JSONValue.members([
+            "event": .string("listening"), "ccs": .int(server.ccsPort ?? 0), "ccsPlain": .int(server.ccsPlainPort ?? 0),
+            "http": .int(server.httpPort ?? 0), "tlsCert": .string(identity.trustPath),
+        ])
+        output.write(listening.json)
         output.flush()
         try await server.startDevice(timeline: loaded.steps)
         let signal = await StopSignal.wait()
         try await server.stop()
-        output.write(#"{"event":"stopped","signal":\#(signal)}"#)
+        output.write(JSONValue.members(["event": .string("stopped"), "signal": .int(Int(signal))]).json)
         output.flush()
     }
 }

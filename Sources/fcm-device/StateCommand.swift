@@ -42,30 +42,15 @@ struct StateCommand: ParsableCommand {
     }
 
     static func json(_ engine: DeviceEngine, path: String) -> String {
-        var out = #"{"state":"#
-        JSONText.appendString(path, to: &out)
-        out += #","clock":\#(engine.now),"tokens":{"#
-        for (index, sender) in engine.senders.enumerated() {
-            if index > 0 { out += "," }
-            JSONText.appendString(sender.id, to: &out)
-            out += ":"
-            JSONText.appendString(engine.tokens[sender.id] ?? "", to: &out)
-        }
-        out += "}"
-        let lists: [(String, [String])] = [
-            ("pending", engine.pending.map(\.id)), ("awaitingAck", engine.awaitingAck.map(\.message.id)),
-            ("stored", engine.stored.map(\.id)), ("inbox", engine.inbox.map(\.id)), ("tray", engine.tray.map(\.id)),
-            ("owedReceipts", engine.owedReceipts.map(\.id)),
-        ]
-        for (name, ids) in lists {
-            out += #","\#(name)":["#
-            for (index, id) in ids.enumerated() {
-                if index > 0 { out += "," }
-                JSONText.appendString(id, to: &out)
-            }
-            out += "]"
-        }
-        return out + #","deleted":\#(engine.deletedCount)}"#
+        let tokens = engine.senders.map { KeyValue($0.id, engine.tokens[$0.id] ?? "") }
+        return JSONValue.members([
+            "state": .string(path), "clock": .int(engine.now), "tokens": .strings(tokens),
+            "pending": .strings(engine.pending.map(\.id)),
+            "awaitingAck": .strings(engine.awaitingAck.map(\.message.id)),
+            "stored": .strings(engine.stored.map(\.id)), "inbox": .strings(engine.inbox.map(\.id)),
+            "tray": .strings(engine.tray.map(\.id)), "owedReceipts": .strings(engine.owedReceipts.map(\.id)),
+            "deleted": .int(engine.deletedCount),
+        ]).json
     }
 
     static func text(_ engine: DeviceEngine, path: String) -> String {

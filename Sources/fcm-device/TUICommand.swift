@@ -90,8 +90,8 @@ final class NetworkLink: DeviceLink, @unchecked Sendable {
 
     func exchange(_ body: (inout DeviceEngine, [Event]) -> [Event]) {
         let host = server.host
-        let produced = host.box.withEngine { engine in body(&engine, events.take()) }
-        if !produced.isEmpty {
+        let (produced, effects) = host.box.withEngine { engine in (body(&engine, events.take()), engine.hasEffects) }
+        if !produced.isEmpty || effects {
             // What the screen is about to show is on disk first.
             host.box.store.map { $0.waitUntilDurable($0.appendedSeq) }
             host.loop.execute { host.react(to: produced) }

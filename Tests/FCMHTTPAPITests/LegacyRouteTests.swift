@@ -137,4 +137,20 @@ struct LegacyRouteTests {
         #expect(get.status == 405)
         #expect(get.header("Allow") == "POST")
     }
+
+    @Test("a path with quotes is named in a 404 or 405 body that is still valid JSON")
+    func refusedPathsAreEscaped() async throws {
+        let device = TestDevice()
+        let notFound = await device.post(#"/x"y\z"#, body: "")
+        #expect(
+            try JSON.object(notFound.body)["error"] as? String
+                == #"no such endpoint: POST /x"y\z; this emulator serves POST /fcm/send, /gcm/send, /v1/projects/PROJECT/messages:send and /token"#
+        )
+        let wrongMethod = await device.service.respond(
+            HTTPRequestParts(method: "GET", path: #"/v1/projects/a"b/messages:send"#))
+        #expect(wrongMethod.status == 405)
+        #expect(
+            try JSON.object(wrongMethod.body)["error"] as? String == #"/v1/projects/a"b/messages:send takes POST"#
+        )
+    }
 }

@@ -104,8 +104,22 @@ struct SessionDriver {
                 notification: random.next() % 3 == 0 ? [KeyValue("title", "t\(step)")] : nil,
                 collapseKey: random.next() % 4 == 0 ? "score" : nil, timeToLive: Int64(random.next() % 30),
                 deliveryReceiptRequested: random.next() % 2 == 0)
-            engine.advance(to: time, into: &events)
-            engine.push(request, into: &events)
+            if random.next() % 2 == 0 {
+                engine.apply(.push(request), at: time, into: &events)
+            } else {
+                // On an app server's connection, opened (or reopened) as needed.
+                let connection = ConnectionID(step / 50 + 1)
+                if engine.links.byID[connection] == nil {
+                    engine.apply(.appServer(.closed(connection - 1)), at: time, into: &events)
+                    engine.apply(.appServer(.connected(connection, sender: sender)), at: time, into: &events)
+                }
+                let message = CCSMessage.downstream(request, messageID: request.messageID ?? "")
+                engine.apply(.appServer(.received(connection, message)), at: time, into: &events)
+                if let held = engine.links.byID[connection]?.unacked.first {
+                    engine.apply(.appServer(.received(connection, .ack(messageID: held))), at: time, into: &events)
+                }
+                _ = engine.takeEffects()
+            }
         case 4:
             let orders = [
                 SendOrder(DownstreamRequest(sender: sender, to: engine.tokens[sender], data: [KeyValue("h", "1")])),
