@@ -66,11 +66,12 @@ let package = Package(
             name: "FCMStore",
             dependencies: ["FCMEngine", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        // The emulated connection server on SwiftNIO: listeners, TLS, the shared device.
+        // The emulated connection server on SwiftNIO: listeners, TLS, the shared device,
+        // and the TUI's link to it.
         .target(
             name: "FCMConnectionServer",
             dependencies: [
-                "FCMXMPP", "FCMEngine", "FCMProfiles", "FCMHTTPAPI", "FCMStore",
+                "FCMXMPP", "FCMEngine", "FCMProfiles", "FCMHTTPAPI", "FCMStore", "FCMTerminalUI",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

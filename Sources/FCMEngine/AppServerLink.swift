@@ -107,7 +107,7 @@ public struct AppServerLinks: Sendable, Codable {
     public internal(set) var bySender: [String: [ConnectionID]] = [:]
     var turn: [String: Int] = [:]
     /// Upstream held for each sender that no open connection carries, oldest first.
-    var waiting: [String: [UpstreamMessage]] = [:]
+    var waiting: [String: UpstreamQueue] = [:]
     /// Which connection carries each held upstream message.
     var carrier: [DeadlineHeap.Key: ConnectionID] = [:]
     /// Each connection's next timer: login, settle or drain.
@@ -125,7 +125,7 @@ public struct AppServerLinks: Sendable, Codable {
     public func count(of sender: String) -> Int { bySender[sender]?.count ?? 0 }
 
     /// Upstream ids of a sender waiting for a connection with room.
-    public func waitingUpstream(of sender: String) -> [String] { waiting[sender]?.map(\.id) ?? [] }
+    public func waitingUpstream(of sender: String) -> [String] { waiting[sender]?.messages.map(\.id) ?? [] }
 
     /// How long a new connection may take to reach a session (shorter in tests).
     public var loginTimeout = ConnectionRules.loginTimeout
@@ -135,10 +135,10 @@ public struct AppServerLinks: Sendable, Codable {
     /// Drops waiting upstream that was acknowledged or expired meanwhile.
     mutating func pruneWaiting() {
         for (sender, queue) in waiting {
-            let kept = queue.filter {
+            let kept = queue.messages.filter {
                 carrier[DeadlineHeap.Key(sender: sender, id: $0.id)] == DeviceEngine.waitingCarrier
             }
-            waiting[sender] = kept.isEmpty ? nil : kept
+            waiting[sender] = kept.isEmpty ? nil : UpstreamQueue(kept)
         }
     }
 
@@ -150,5 +150,38 @@ public struct AppServerLinks: Sendable, Codable {
         } else {
             timers.remove(Self.timerKey(link.id))
         }
+    }
+}
+
+/// Upstream messages waiting for a connection, oldest first: taken from the front
+/// without shifting the rest (a long queue drains one ack at a time).
+struct UpstreamQueue: Sendable, Codable {
+    private var items: [UpstreamMessage]
+    private var head = 0
+
+    init(_ items: [UpstreamMessage] = []) {
+        self.items = items
+    }
+
+    var isEmpty: Bool { head >= items.count }
+    var first: UpstreamMessage? { isEmpty ? nil : items[head] }
+    /// The waiting messages, oldest first.
+    var messages: ArraySlice<UpstreamMessage> { items[head...] }
+
+    mutating func append(_ message: UpstreamMessage) { items.append(message) }
+
+    mutating func removeFirst() {
+        head += 1
+        // Taken messages are let go in chunks, not one at a time.
+        if head > 64 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+    }
+
+    /// Puts messages back in front of the rest, in their order.
+    mutating func putBack(_ returned: [UpstreamMessage]) {
+        items = returned + items[head...]
+        head = 0
     }
 }

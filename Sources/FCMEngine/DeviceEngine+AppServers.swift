@@ -138,12 +138,12 @@ extension DeviceEngine {
         for messageID in link.unacked {
             let key = DeadlineHeap.Key(sender: sender, id: messageID)
             guard links.carrier[key] == id,
-                let held = awaitingAck.first(where: { $0.message.sender == sender && $0.message.id == messageID })
+                let held = awaitingAck[key]
             else { continue }
             links.carrier[key] = Self.waitingCarrier
             returned.append(held.message)
         }
-        if !returned.isEmpty { links.waiting[sender, default: []].insert(contentsOf: returned, at: 0) }
+        if !returned.isEmpty { links.waiting[sender, default: UpstreamQueue()].putBack(returned) }
         fillWindows(of: sender, into: &out)
     }
 
@@ -164,7 +164,7 @@ extension DeviceEngine {
             write(message, on: link, into: &out)
         } else {
             links.carrier[key] = Self.waitingCarrier
-            links.waiting[message.sender, default: []].append(message)
+            links.waiting[message.sender, default: UpstreamQueue()].append(message)
         }
     }
 
@@ -186,23 +186,18 @@ extension DeviceEngine {
 
     /// Sends what waits for a sender while its connections have room.
     mutating func fillWindows(of sender: String, into out: inout [Event]) {
-        guard var queue = links.waiting[sender], !queue.isEmpty else { return }
-        var taken = 0
-        defer {
-            queue.removeFirst(taken)
-            links.waiting[sender] = queue.isEmpty ? nil : queue
-        }
-        while taken < queue.count {
-            let message = queue[taken]
-            let key = DeadlineHeap.Key(sender: sender, id: message.id)
+        // Taken out while it drains, so the queue is changed in place, not copied.
+        guard var queue = links.waiting.removeValue(forKey: sender) else { return }
+        defer { if !queue.isEmpty { links.waiting[sender] = queue } }
+        while let message = queue.first {
             // Acknowledged or expired while it waited: it no longer goes out.
-            guard links.carrier[key] == Self.waitingCarrier else {
-                taken += 1
+            guard links.carrier[DeadlineHeap.Key(sender: sender, id: message.id)] == Self.waitingCarrier else {
+                queue.removeFirst()
                 continue
             }
             guard let link = nextLinkWithRoom(for: sender) else { return }
             write(message, on: link, into: &out)
-            taken += 1
+            queue.removeFirst()
         }
     }
 

@@ -29,7 +29,7 @@ extension DeviceEngine {
         installation = try c.decode(Int.self, forKey: .installation)
         refreshes = try c.decode([String: Int].self, forKey: .refreshes)
         pending = try c.decode([UpstreamMessage].self, forKey: .pending)
-        awaitingAck = try c.decode([HeldUpstream].self, forKey: .awaitingAck)
+        awaitingAck = try c.decode(HeldUpstreams.self, forKey: .awaitingAck)
         awaitingDeadlines = try c.decode(DeadlineHeap.self, forKey: .awaitingDeadlines)
         batch = try c.decodeIfPresent(SendBatch.self, forKey: .batch)
         usedIDs = try c.decode([String: Set<String>].self, forKey: .usedIDs)

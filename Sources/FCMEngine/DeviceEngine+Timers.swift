@@ -80,7 +80,7 @@ extension DeviceEngine {
             }
             kept.append(held)
         }
-        awaitingAck = kept
+        awaitingAck = HeldUpstreams(kept)
         awaitingDeadlines.rebuild(kept.map { ($0.heapKey, $0.deadline) })
         links.pruneWaiting()
     }

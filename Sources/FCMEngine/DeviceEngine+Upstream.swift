@@ -194,8 +194,8 @@ extension DeviceEngine {
     }
 
     mutating func ackUpstream(sender: String, id: String, into out: inout [Event]) {
-        guard let index = awaitingAck.firstIndex(where: { $0.message.sender == sender && $0.message.id == id })
-        else {
+        let key = DeadlineHeap.Key(sender: sender, id: id)
+        guard awaitingAck.remove(key) != nil else {
             return emit(
                 .server, .ackIgnored,
                 [
@@ -203,7 +203,6 @@ extension DeviceEngine {
                     .text("detail", "no upstream message \(id) of sender \(sender) awaits an ack"),
                 ], into: &out)
         }
-        let key = awaitingAck.remove(at: index).heapKey
         awaitingDeadlines.remove(key)
         releaseCarrier(key)
         emit(

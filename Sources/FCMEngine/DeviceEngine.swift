@@ -29,7 +29,7 @@ public struct DeviceEngine: Sendable, Codable {
     /// The device's pending queue while it cannot reach the service (at most 20).
     public internal(set) var pending: [UpstreamMessage] = []
     /// Upstream messages the connection server holds until the app server acks.
-    public internal(set) var awaitingAck: [HeldUpstream] = []
+    public internal(set) var awaitingAck = HeldUpstreams()
     /// The earliest retry or expiry among `awaitingAck`, kept without scanning it.
     var awaitingDeadlines = DeadlineHeap()
     public internal(set) var batch: SendBatch?

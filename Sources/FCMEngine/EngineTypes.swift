@@ -67,3 +67,55 @@ extension Field {
     static func number(_ name: String, _ value: Int) -> Field { Field(name, .int(Int64(value))) }
     static func flag(_ name: String, _ value: Bool) -> Field { Field(name, .bool(value)) }
 }
+
+/// The upstream messages the connection server holds for an app server's ack, in
+/// the order they were taken, found by (sender, id) at once: an ack removes its
+/// message without shifting the rest (20,000 may be held at a time). Saved as the
+/// plain list of messages.
+public struct HeldUpstreams: Sequence, Sendable, Equatable, Codable {
+    private var slots: [HeldUpstream?] = []
+    private var index: [DeadlineHeap.Key: Int] = [:]
+
+    init(_ items: [HeldUpstream] = []) {
+        for item in items { append(item) }
+    }
+
+    public var count: Int { index.count }
+    public var isEmpty: Bool { index.isEmpty }
+    public var first: HeldUpstream? { slots.lazy.compactMap { $0 }.first }
+
+    public func makeIterator() -> some IteratorProtocol<HeldUpstream> {
+        slots.lazy.compactMap { $0 }.makeIterator()
+    }
+
+    subscript(key: DeadlineHeap.Key) -> HeldUpstream? {
+        index[key].flatMap { slots[$0] }
+    }
+
+    mutating func append(_ item: HeldUpstream) {
+        if let old = index[item.heapKey] { slots[old] = nil }
+        index[item.heapKey] = slots.count
+        slots.append(item)
+    }
+
+    /// Removes the message with this key, if held.
+    @discardableResult
+    mutating func remove(_ key: DeadlineHeap.Key) -> HeldUpstream? {
+        guard let position = index.removeValue(forKey: key) else { return nil }
+        let item = slots[position]
+        slots[position] = nil
+        // Gaps are closed in one pass once they are half the slots.
+        if slots.count > 64 && index.count * 2 < slots.count { self = HeldUpstreams(Array(self)) }
+        return item
+    }
+
+    public static func == (lhs: HeldUpstreams, rhs: HeldUpstreams) -> Bool { Array(lhs) == Array(rhs) }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(try [HeldUpstream](from: decoder))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try Array(self).encode(to: encoder)
+    }
+}
