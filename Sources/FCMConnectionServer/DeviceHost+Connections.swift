@@ -10,8 +10,12 @@ extension DeviceHost {
     func input(_ input: AppServerInput) {
         loop.preconditionInEventLoop()
         var events: [Event] = []
-        box.withEngine { $0.apply(.appServer(input), at: now, into: &events) }
-        finish(events)
+        let time = now
+        let taken = box.withEngine { engine in
+            engine.apply(.appServer(input), at: time, into: &events)
+            return (effects: engine.takeEffects(), deadline: engine.nextDeadline)
+        }
+        finish(events, taken: taken)
     }
 
     func opened(_ connection: CCSConnection) {

@@ -75,10 +75,15 @@ public final class DeviceHost: @unchecked Sendable {
 
     /// Logs events (and shows them to a playing scenario, unless it saw them
     /// already), writes the effects the engine produced, and re-arms the timer.
-    func finish(_ events: [Event], logging: Bool = true, seenByScenario: Bool = false) {
+    /// `taken`: the effects and next deadline, when the caller took them from the
+    /// engine under the same lock as the call that made them.
+    func finish(
+        _ events: [Event], logging: Bool = true, seenByScenario: Bool = false,
+        taken: (effects: [LinkEffect], deadline: Millis?)? = nil
+    ) {
         if logging { for event in events { log(event) } }
         if !seenByScenario { scenario?.observe(events) }
-        let (effects, deadline) = box.withEngine { engine in (engine.takeEffects(), engine.nextDeadline) }
+        let (effects, deadline) = taken ?? box.withEngine { engine in (engine.takeEffects(), engine.nextDeadline) }
         perform(effects)
         arm(deadline)
     }
