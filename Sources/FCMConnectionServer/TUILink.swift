@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMProfiles
 import FCMTerminalUI
 import Foundation
 
@@ -47,9 +48,7 @@ public final class TUILink: DeviceLink, @unchecked Sendable {
         }
     }
 
-    public func setClockOffset(_ offset: Millis) {
-        server.host.clock.moveOn(by: offset - server.host.clock.added)
-    }
+    public var clock: SessionClock { server.host.clock }
 
     public func currentEngine() -> DeviceEngine {
         server.host.box.withEngine { $0 }

@@ -30,25 +30,22 @@ public enum TUIRunner {
             }
             return model.exchange(with: link, work)
         }
-        let clock = ContinuousClock()
-        let started = clock.now
-        func elapsed() -> Millis {
-            let span = clock.now - started
-            return span.components.seconds * 1_000 + span.components.attoseconds / 1_000_000_000_000_000
-        }
+        // The session's one clock: the server's when the listeners run.
+        let clock = link?.clock ?? SessionClock()
+        func elapsed() -> Millis { clock.now }
         var dirty = true
         while true {
             let signal = fcm_termination_signal()
             if signal != 0 { return 128 + signal }
             let realNow = elapsed()
             var ticked = false
-            if update({ ticked = $0.tick(realElapsed: realNow) }) || ticked { dirty = true }
+            if update({ ticked = $0.tick(now: realNow) }) || ticked { dirty = true }
             if dirty {
                 screen.paint(View.render(model, width: screen.width, height: screen.height))
                 dirty = false
             }
             let nextSecond = 1_000 - (realNow % 1_000)
-            let nextEvent = model.nextWake(realElapsed: realNow).map { max(1, $0 - realNow) } ?? nextSecond
+            let nextEvent = model.nextWake.map { max(1, $0 - realNow) } ?? nextSecond
             // Network traffic arrives without a key press: look at least 10 times a second.
             let timeout = Int(min(nextSecond, nextEvent, link == nil ? Millis.max : 100))
             guard let input = screen.readKey(timeout: timeout) else {
@@ -62,12 +59,12 @@ public enum TUIRunner {
                 screen.invalidate()
             case .key(let key):
                 var effects: [Effect] = []
-                let at = elapsed() + model.clockOffset
+                let at = elapsed()
                 _ = update { effects = $0.handle(key, at: at) }
-                link?.setClockOffset(model.clockOffset)
                 for effect in effects {
                     switch effect {
                     case .quit: return 0
+                    case .moveClock(let span): clock.moveOn(by: span)
                     case .copyToClipboard(let text): screen.copyToClipboard(text)
                     case .writeFile(let path, let contents):
                         do {

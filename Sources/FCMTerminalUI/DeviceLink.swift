@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMProfiles
 
 /// The network side of a TUI that runs the connection server's listeners: the
 /// device's one engine is shared with it, behind its lock.
@@ -11,8 +12,8 @@ public protocol DeviceLink: AnyObject, Sendable {
     /// network side then acts on (upstream to app servers, drains, timers).
     func exchange(_ body: (inout DeviceEngine, [Event]) -> [Event])
 
-    /// The TUI's clock keys moved engine time on by this much in all.
-    func setClockOffset(_ offset: Millis)
+    /// The session's one clock, which the server's timers follow too.
+    var clock: SessionClock { get }
 
     /// The shared engine as it stands (a device resumed from its state has its own
     /// clock, tokens and queues already).

@@ -1,3 +1,5 @@
+import FCMEngine
+
 /// The panes of the main screen, in focus order.
 public enum Pane: String, Sendable, CaseIterable {
     case senders = "Senders"
@@ -32,5 +34,7 @@ public enum Effect: Sendable, Equatable {
     /// Put text on the clipboard with OSC 52.
     case copyToClipboard(String)
     case writeFile(path: String, contents: String)
+    /// Move the session's clock on by this much (the clock keys).
+    case moveClock(by: Millis)
     case quit
 }

@@ -73,9 +73,9 @@ extension TUIModel {
             if let sender = selectedSender { run(.removeSender(sender.id), at: time) }
         case .character("t"): tapSelected(at: time)
         case .character("D"): run(.drain, at: time)
-        case .character("1"): advanceClock(Span.minute)
-        case .character("2"): advanceClock(Span.hour)
-        case .character("3"): advanceClock(Span.day)
+        case .character("1"): return advanceClock(Span.minute)
+        case .character("2"): return advanceClock(Span.hour)
+        case .character("3"): return advanceClock(Span.day)
         case .character("/"): overlay = .filter(eventFilter)
         case .character("w"):
             overlay = .form(Form(purpose: .saveProfile, fields: [FormField("file", "session.yaml")]))
@@ -113,13 +113,14 @@ extension TUIModel {
         selection[.tray] = max(0, min(selected(.tray), engine.tray.count - 1))
     }
 
-    /// Moves the clock on: TTLs run out and doze ends without waiting.
-    public mutating func advanceClock(_ span: Millis) {
-        clockOffset += span
+    /// Moves the clock on: TTLs run out and doze ends without waiting. The session's
+    /// clock moves on with it (the runner applies the effect).
+    public mutating func advanceClock(_ span: Millis) -> [Effect] {
         var events: [Event] = []
         engine.advance(to: engine.now + span, into: &events)
         append(events)
         status = "clock moved on \(span / Span.minute >= 1440 ? "1 day" : span >= Span.hour ? "1 hour" : "1 minute")"
+        return [.moveClock(by: span)]
     }
 
     mutating func handleTokenDetail(sender: String, _ key: Key) -> [Effect] {

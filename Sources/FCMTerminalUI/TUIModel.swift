@@ -8,8 +8,6 @@ public struct TUIModel: Sendable {
     public internal(set) var engine: DeviceEngine
     public internal(set) var log: [Event] = []
     public let profile: Profile
-    /// Time added by the clock keys on top of the real time.
-    public internal(set) var clockOffset: Millis = 0
     public internal(set) var focus: Pane = .events
     public internal(set) var overlay: Overlay?
     /// Rows scrolled up from the newest event (0 follows the log).
@@ -49,16 +47,14 @@ public struct TUIModel: Sendable {
     public init(profile: Profile, linkedEngine: DeviceEngine) {
         self.profile = profile
         engine = linkedEngine
-        // A device resumed from its state goes on from its own time.
-        clockOffset = linkedEngine.now
         if !linkedEngine.tokens.isEmpty { resumedTokens = linkedEngine.tokens }
     }
 
     public var now: Millis { engine.now }
 
-    /// Lets engine time catch up with the real clock (plus the offset).
-    public mutating func tick(realElapsed: Millis) -> Bool {
-        let target = realElapsed + clockOffset
+    /// Lets engine time catch up with the session's clock (`SessionClock`: the
+    /// real clock plus what the clock keys added, read by the runner).
+    public mutating func tick(now target: Millis) -> Bool {
         guard target > engine.now || engine.nextDeadline.map({ $0 <= target }) == true else { return false }
         var events: [Event] = []
         engine.advance(to: target, into: &events)
@@ -66,10 +62,8 @@ public struct TUIModel: Sendable {
         return true
     }
 
-    /// When the engine next has something to do, in real elapsed time.
-    public func nextWake(realElapsed: Millis) -> Millis? {
-        engine.nextDeadline.map { max(0, $0 - clockOffset) }
-    }
+    /// When the engine next has something to do, in session time.
+    public var nextWake: Millis? { engine.nextDeadline }
 
     mutating func run(_ command: Command, at time: Millis) {
         var events: [Event] = []

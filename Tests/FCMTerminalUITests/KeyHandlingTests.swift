@@ -133,8 +133,8 @@ struct KeyHandlingTests {
             &model, [.character("n"), .character("s"), .down, .down, .control("u")] + Scenes.type("60") + [.enter])
         Scenes.press(&model, [.character("1")], from: 5_000)
         #expect(model.log.contains { $0.string("error") == "SERVICE_NOT_AVAILABLE" })
-        Scenes.press(&model, [.character("2"), .character("3")], from: 6_000)
-        #expect(model.clockOffset == Span.minute + Span.hour + Span.day)
+        let moved = Scenes.press(&model, [.character("2"), .character("3")], from: 6_000)
+        #expect(moved == [.moveClock(by: Span.hour), .moveClock(by: Span.day)])
     }
 
     @Test func tokenDetailCopiesWithOsc52AndWritesAFile() {
