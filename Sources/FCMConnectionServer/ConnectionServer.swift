@@ -53,8 +53,10 @@ public final class ConnectionServer: @unchecked Sendable {
         let loop = group.next()
         let host = DeviceHost(engine: engine, loop: loop, store: options.store, resumed: options.resumed, log: log)
         let server = ConnectionServer(host: host, group: group)
-        // New connections are numbered past those a saved device remembers.
-        server.connectionCount = engine.links.byID.keys.max() ?? 0
+        // Real connections are numbered past a profile's own and past those a saved
+        // device remembers.
+        server.connectionCount = max(
+            ConnectionRules.scenarioConnections.upperBound, engine.links.byID.keys.max() ?? 0)
         host.box.withEngine { $0.useLoginTimeout(Millis(options.loginTimeout.nanoseconds / 1_000_000)) }
         let keys = Dictionary(uniqueKeysWithValues: engine.senders.map { ($0.id, $0.key) })
         do {

@@ -97,6 +97,9 @@ public enum ConnectionRules {
     public static let settleTime: Millis = 150
     /// How long a draining connection stays open for replies before it closes.
     public static let drainGrace: Millis = Span.second
+    /// The connection numbers a profile's steps may use; the app servers that
+    /// connect for real are numbered after them, so the two never meet.
+    public static let scenarioConnections: ClosedRange<ConnectionID> = 1...1_000
 }
 
 /// The app-server connections of the connection server, and the upstream each
@@ -131,6 +134,12 @@ public struct AppServerLinks: Sendable, Codable {
     public var loginTimeout = ConnectionRules.loginTimeout
 
     static func timerKey(_ id: ConnectionID) -> DeadlineHeap.Key { DeadlineHeap.Key(sender: "", id: String(id)) }
+
+    /// Puts a held message at the back of its sender's waiting queue.
+    mutating func queue(_ message: UpstreamMessage) {
+        carrier[DeadlineHeap.Key(sender: message.sender, id: message.id)] = DeviceEngine.waitingCarrier
+        waiting[message.sender, default: UpstreamQueue()].append(message)
+    }
 
     /// Drops waiting upstream that was acknowledged or expired meanwhile.
     mutating func pruneWaiting() {

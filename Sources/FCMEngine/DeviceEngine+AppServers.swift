@@ -7,6 +7,7 @@ extension DeviceEngine {
     mutating func appServer(_ input: AppServerInput, into out: inout [Event]) {
         switch input {
         case .opened(let id):
+            guard links.byID[id] == nil else { return }
             links.update(AppServerLink(id: id, openedAt: now))
         case .authenticated(let id, let sender):
             authenticate(id, sender: sender, into: &out)
@@ -189,14 +190,16 @@ extension DeviceEngine {
         // Taken out while it drains, so the queue is changed in place, not copied.
         guard var queue = links.waiting.removeValue(forKey: sender) else { return }
         defer { if !queue.isEmpty { links.waiting[sender] = queue } }
-        while let message = queue.first {
-            // Acknowledged or expired while it waited: it no longer goes out.
-            guard links.carrier[DeadlineHeap.Key(sender: sender, id: message.id)] == Self.waitingCarrier else {
+        while let queued = queue.first {
+            let key = DeadlineHeap.Key(sender: sender, id: queued.id)
+            // Acknowledged or expired while it waited (or already sent): it no longer
+            // goes out; what goes out is the message held under its id now.
+            guard links.carrier[key] == Self.waitingCarrier, let held = awaitingAck[key] else {
                 queue.removeFirst()
                 continue
             }
             guard let link = nextLinkWithRoom(for: sender) else { return }
-            write(message, on: link, into: &out)
+            write(held.message, on: link, into: &out)
             queue.removeFirst()
         }
     }
@@ -277,7 +280,8 @@ extension DeviceEngine {
             } else if link.establishedAt != nil {
                 link.ready = true
                 links.update(link)
-                linkBecameReady(link, into: &out)
+                // A connection that drains before it settles takes nothing more.
+                if !link.draining { linkBecameReady(link, into: &out) }
             } else {
                 let seconds = DurationText.span(links.loginTimeout)
                 links.effects.append(

@@ -42,7 +42,13 @@ extension DeviceEngine {
         unreachableSince = try c.decodeIfPresent(Millis.self, forKey: .unreachableSince)
         lastInactiveDropAt = try c.decodeIfPresent(Millis.self, forKey: .lastInactiveDropAt)
         messageCounter = try c.decode(UInt64.self, forKey: .messageCounter)
-        links = try c.decodeIfPresent(AppServerLinks.self, forKey: .links) ?? AppServerLinks()
+        if let saved = try c.decodeIfPresent(AppServerLinks.self, forKey: .links) {
+            links = saved
+        } else {
+            // Saved before connections were part of the device (format 2): everything
+            // held waits for the next connection, as the server then sent it.
+            for held in awaitingAck { links.queue(held.message) }
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {

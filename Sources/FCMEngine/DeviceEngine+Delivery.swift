@@ -58,7 +58,10 @@ extension DeviceEngine {
             let receipt = OwedReceipt(
                 sender: request.sender, originalID: message.id, token: request.to ?? "", sentAt: now)
             owedReceipts.append(receipt)
-            if owedReceipts.count > Self.owedReceiptLimit { owedReceipts.removeFirst() }
+            if owedReceipts.count > Self.owedReceiptLimit {
+                let dropped = owedReceipts.removeFirst()
+                for link in links.bySender[dropped.sender] ?? [] { links.byID[link]?.receiptsSent.remove(dropped.id) }
+            }
             emit(
                 .server, .receipt,
                 [

@@ -83,5 +83,7 @@ extension DeviceEngine {
         awaitingAck = HeldUpstreams(kept)
         awaitingDeadlines.rebuild(kept.map { ($0.heapKey, $0.deadline) })
         links.pruneWaiting()
+        // Retries and expiries freed room on connections: what waits goes out.
+        for sender in links.bySender.keys.sorted() { fillWindows(of: sender, into: &out) }
     }
 }

@@ -168,6 +168,8 @@ extension DeviceEngine {
         } else {
             let delay = ServiceLimits.firstRetryDelay
             let held = HeldUpstream(message: message, attempts: 1, nextRetryAt: now + delay, retryDelay: delay)
+            // An id used again after a reinstall replaces the message still held under it.
+            releaseCarrier(held.heapKey)
             awaitingAck.append(held)
             awaitingDeadlines.set(held.heapKey, held.deadline)
             offerUpstream(message, into: &out)

@@ -107,7 +107,7 @@ public struct DeviceEngine: Sendable, Codable {
         case .send(let request): send(request, into: &out)
         case .push(let request): admit(request, into: &out)
         case .tap(let target): tap(target, into: &out)
-        case .ackUpstream(let sender, let id): ackUpstream(sender: sender, id: id, into: &out)
+        case .ackUpstream(let sender, let id): takeAck(sender: sender, id: id, into: &out)
         case .drain: drain(into: &out)
         case .ackReceipt(let sender, let id): ackReceipt(sender: sender, id: id, into: &out)
         case .setAppServerPresent(let sender, let present):

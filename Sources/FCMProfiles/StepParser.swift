@@ -92,7 +92,8 @@ extension ProfileParser {
     }
 
     static func parseConnection(_ node: YAMLNode) throws(ProfileError) -> ConnectionID {
-        ConnectionID(try node.int(in: 1...1_000_000))
+        let range = ConnectionRules.scenarioConnections
+        return ConnectionID(try node.int(in: Int64(range.lowerBound)...Int64(range.upperBound)))
     }
 
     static func flagCommand(_ node: YAMLNode, _ command: Command) throws(ProfileError) -> StepAction {

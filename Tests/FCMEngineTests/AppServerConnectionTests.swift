@@ -1,4 +1,5 @@
 import FCMEngine
+import Foundation
 import Testing
 
 /// Drives an engine's app-server connections in tests.
@@ -211,5 +212,42 @@ struct AppServerConnectionTests {
         let events = h.link(.received(1, .unreadable(stanzaID: "s1", original: "{", description: "bad")))
         #expect(events.named("stanzaError").count == 1)
         #expect(h.engine.takeEffects() == [.write(1, .stanzaError(stanzaID: "s1", original: "{", text: "bad"))])
+    }
+
+    @Test func retriedUpstreamGoesOutAgainWhenOthersWait() {
+        var h = Harness(appServer: .none, batch: BatchPolicy(window: 1, max: 1))
+        h.connect(1)
+        for n in 1...150 { h.send("m-\(n)", ttl: 600) }
+        #expect(h.upstreamWritten()[1]?.count == 100)
+        // Nobody acks: at the first retry the window is given to what waited, and the
+        // retried messages follow as room comes.
+        h.wait(1_000)
+        let resent = h.upstreamWritten()[1] ?? []
+        #expect(resent.count == 100)
+        #expect(resent.prefix(50) == ArraySlice((101...150).map { "m-\($0)" }))
+    }
+
+    @Test func aConnectionNumberAlreadyOpenIsNotOpenedTwice() {
+        var h = Harness(appServer: .none)
+        h.connect(1)
+        h.send("m-1")
+        h.link(.opened(1))
+        #expect(h.engine.links.byID[1]?.unacked == ["m-1"])
+        #expect(h.engine.links.count(of: Harness.sender) == 1)
+    }
+
+    @Test func aDeviceSavedBeforeConnectionsSendsWhatItHeldOnTheFirstConnection() throws {
+        var h = Harness(appServer: .none)
+        h.send("m-1", ttl: 600)
+        // As a file of state format 2 has it: the device without its connections.
+        let encoded = try JSONEncoder().encode(h.engine)
+        var object = try #require(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])
+        object["links"] = nil
+        var old = try JSONDecoder().decode(DeviceEngine.self, from: JSONSerialization.data(withJSONObject: object))
+        #expect(old.links.waitingUpstream(of: Harness.sender) == ["m-1"])
+        var events: [Event] = []
+        old.apply(.appServer(.connected(1, sender: Harness.sender)), at: 1_000, into: &events)
+        old.advance(to: 1_000 + ConnectionRules.settleTime, into: &events)
+        #expect(events.named("upstreamToAppServer").first?.string("id") == "m-1")
     }
 }
