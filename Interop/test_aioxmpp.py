@@ -239,7 +239,8 @@ async def survives_draining(serve):
     STEP[0] = "the server closes the draining stream"
     await asyncio.wait_for(old.destroyed, STEP_TIMEOUT)
     await old.stop()  # or aioxmpp would reconnect it
-    await in_log(serve, lambda e: e.get("event") == "appServerDisconnected" and e.get("connection") == 1)
+    drained = (await in_log(serve, lambda e: e.get("event") == "connectionDraining"))["connection"]
+    await in_log(serve, lambda e: e.get("event") == "appServerDisconnected" and e.get("connection") == drained)
     STEP[0] = "close"
     await new.stop()
 

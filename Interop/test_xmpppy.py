@@ -67,7 +67,8 @@ def survives_draining(serve):
     new = AppServer(serve, True)
     new.send(downstream("retry", serve.token))
     assert new.wait(lambda m: m.get("message_id") == "retry")["message_type"] == "ack"
-    serve.wait_for(lambda e: e.get("event") == "appServerDisconnected" and e.get("connection") == 1)
+    drained = serve.wait_for(lambda e: e.get("event") == "connectionDraining")["connection"]
+    serve.wait_for(lambda e: e.get("event") == "appServerDisconnected" and e.get("connection") == drained)
     new.client.disconnect()
 
 
