@@ -13,6 +13,7 @@ let package = Package(
             dependencies: [
                 "FuzzDriver",
                 .product(name: "FCMDownstreamJSON", package: "fcm-device"),
+                .product(name: "FCMEngine", package: "fcm-device"),
                 .product(name: "FCMXMPP", package: "fcm-device"),
             ]),
         .executableTarget(

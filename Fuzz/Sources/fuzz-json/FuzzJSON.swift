@@ -1,4 +1,5 @@
 import FCMDownstreamJSON
+import FCMEngine
 import FCMXMPP
 import FuzzDriver
 
