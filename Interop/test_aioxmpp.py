@@ -155,11 +155,17 @@ async def in_log(serve, predicate):
     return await asyncio.get_running_loop().run_in_executor(None, lambda: serve.wait_for(predicate, STEP_TIMEOUT))
 
 
+async def logged_in(serve, name):
+    """An app server logged in (SASL PLAIN, bind, session), or an AssertionError."""
+    app = AppServer(serve, name)
+    failure = await app.start()
+    assert failure is None, "login of %s failed: %r" % (name, failure)
+    return app
+
+
 async def login(serve):
     STEP[0] = "SASL PLAIN, bind, session"
-    app = AppServer(serve, "login")
-    failure = await app.start()
-    assert failure is None, "login failed: %r" % failure
+    app = await logged_in(serve, "login")
     jid = app.client.local_jid
     assert jid.localpart == SENDER and jid.resource, "bound to %s" % jid
     STEP[0] = "the connection in the serve log"
@@ -171,9 +177,7 @@ async def login(serve):
 
 async def downstream_exchange(serve):
     STEP[0] = "login"
-    app = AppServer(serve, "downstream")
-    failure = await app.start()
-    assert failure is None, "login failed: %r" % failure
+    app = await logged_in(serve, "downstream")
     # aioxmpp leaves quotes raw in text and escapes & < > itself.
     data = {"quote": 'say "hi" & <bye>', "accent": "\u00e9"}
     await app.send(downstream("a-1", serve.token, data=data, delivery_receipt_requested=True))
@@ -203,9 +207,7 @@ async def downstream_exchange(serve):
 
 async def upstream_exchange(serve):
     STEP[0] = "login"
-    app = AppServer(serve, "upstream")
-    failure = await app.start()
-    assert failure is None, "login failed: %r" % failure
+    app = await logged_in(serve, "upstream")
     STEP[0] = "upstream up-1"
     upstream = await app.next(lambda m: "message_type" not in m and m.get("message_id") == "up-1", timeout=15)
     assert upstream["category"] == "com.example.interop" and upstream["data"] == {"hello": "world"}, upstream
@@ -219,9 +221,7 @@ async def upstream_exchange(serve):
 
 async def survives_draining(serve):
     STEP[0] = "login (old connection)"
-    old = AppServer(serve, "old")
-    failure = await old.start()
-    assert failure is None, "login failed: %r" % failure
+    old = await logged_in(serve, "old")
     STEP[0] = "CONNECTION_DRAINING control"
     control = await old.next(lambda m: m.get("control_type") == "CONNECTION_DRAINING")
     assert control["message_type"] == "control", control
@@ -230,9 +230,7 @@ async def survives_draining(serve):
     nack = await old.next(lambda m: m.get("message_id") == "late")
     assert nack["error"] == "CONNECTION_DRAINING", nack
     STEP[0] = "login (new connection)"
-    new = AppServer(serve, "new")
-    failure = await new.start()
-    assert failure is None, "the new connection failed: %r" % failure
+    new = await logged_in(serve, "new")
     await new.send(downstream("retry", serve.token))
     STEP[0] = "ack of the retry on the new connection"
     assert (await new.next(lambda m: m.get("message_id") == "retry"))["message_type"] == "ack"

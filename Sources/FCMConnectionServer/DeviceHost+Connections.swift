@@ -9,13 +9,8 @@ extension DeviceHost {
     /// Hands the engine something that happened on a connection.
     func input(_ input: AppServerInput) {
         loop.preconditionInEventLoop()
-        var events: [Event] = []
         let time = now
-        let taken = box.withEngine { engine in
-            engine.apply(.appServer(input), at: time, into: &events)
-            return (effects: engine.takeEffects(), deadline: engine.nextDeadline)
-        }
-        finish(events, taken: taken)
+        run { engine, events in engine.apply(.appServer(input), at: time, into: &events) }
     }
 
     func opened(_ connection: CCSConnection) {
@@ -63,7 +58,7 @@ extension DeviceHost {
         for event in events { log(event) }
         if box.engine.nextDeadline != box.armedDeadline || box.engine.hasEffects || box.scenarioPlaying {
             let produced = events
-            loop.execute { [self] in finish(produced, logging: false) }
+            loop.execute { [self] in react(to: produced) }
         }
         return outcome
     }

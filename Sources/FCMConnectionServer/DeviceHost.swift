@@ -51,48 +51,49 @@ public final class DeviceHost: @unchecked Sendable {
     /// names its tokens, forgets the connections it had, and sends on what it held.
     public func start() {
         loop.preconditionInEventLoop()
-        var events: [Event] = []
-        box.withEngine { engine in
+        let time = now
+        run { engine, events in
             if resumed {
-                events.append(engine.resumedEvent(at: now, state: box.store?.path ?? ""))
-                events += engine.resumedTokenEvents(at: now)
+                events.append(engine.resumedEvent(at: time, state: box.store?.path ?? ""))
+                events += engine.resumedTokenEvents(at: time)
                 // App servers connected when the device stopped are gone now.
-                engine.forgetAppServers(at: now, into: &events)
+                engine.forgetAppServers(at: time, into: &events)
             } else {
                 engine.start(at: 0, into: &events)
             }
         }
-        finish(events)
     }
 
     /// Runs a command on the device at the session's time.
     public func apply(_ command: Command) {
         loop.preconditionInEventLoop()
-        var events: [Event] = []
-        box.withEngine { $0.apply(command, at: now, into: &events) }
-        finish(events)
+        let time = now
+        run { engine, events in engine.apply(command, at: time, into: &events) }
     }
 
-    /// Logs events (and shows them to a playing scenario, unless it saw them
-    /// already), writes the effects the engine produced, and re-arms the timer.
-    /// `taken`: the effects and next deadline, when the caller took them from the
-    /// engine under the same lock as the call that made them.
-    func finish(
-        _ events: [Event], logging: Bool = true, seenByScenario: Bool = false,
-        taken: (effects: [LinkEffect], deadline: Millis?)? = nil
+    /// The one way the host works on the engine: `body` runs under the engine's lock,
+    /// and what it produced (effects, the next deadline) is taken under the same lock.
+    /// Then the events are logged (and shown to a playing scenario, unless it saw
+    /// them itself), the effects written, and the timer re-armed.
+    func run(
+        logging: Bool = true, seenByScenario: Bool = false, _ body: (inout DeviceEngine, inout [Event]) -> Void
     ) {
+        var events: [Event] = []
+        let (effects, deadline) = box.withEngine { engine in
+            body(&engine, &events)
+            return (engine.takeEffects(), engine.nextDeadline)
+        }
         if logging { for event in events { log(event) } }
         if !seenByScenario { scenario?.observe(events) }
-        let (effects, deadline) = taken ?? box.withEngine { engine in (engine.takeEffects(), engine.nextDeadline) }
         perform(effects)
         arm(deadline)
     }
 
-    /// Acts on what another shell (the TUI) did on the shared engine and logged
-    /// itself: the effects go out and the timer follows the engine.
-    public func react(to events: [Event]) {
+    /// Acts on what another shell (the TUI, an HTTP thread) did on the shared engine
+    /// and logged itself: the effects go out and the timer follows the engine.
+    public func react(to produced: [Event]) {
         loop.preconditionInEventLoop()
-        finish(events, logging: false)
+        run(logging: false) { _, events in events = produced }
     }
 
     /// Stops the timers before the loop shuts down.
@@ -114,13 +115,14 @@ public final class DeviceHost: @unchecked Sendable {
         timer = loop.scheduleTask(in: .milliseconds(max(0, deadline - now))) { [self] in
             timer = nil
             box.armedDeadline = nil
-            // The loop fired the timer for this deadline: it has been reached.
-            let time = max(now, deadline)
-            var events: [Event] = []
-            box.withEngine { $0.advance(to: time, into: &events) }
-            scenario?.observe(events)
-            playDue(into: &events)
-            finish(events, seenByScenario: true)
+            // The loop fired the timer for this deadline: what was due then happens at
+            // its own time (the loop may be a little late); anything due since is next.
+            let time = deadline
+            run(seenByScenario: true) { engine, events in
+                engine.advance(to: time, into: &events)
+                scenario?.observe(events)
+                playDue(on: &engine, into: &events)
+            }
         }
     }
 
@@ -133,16 +135,15 @@ public final class DeviceHost: @unchecked Sendable {
         guard !steps.isEmpty else { return }
         scenario = ScenarioRunner(steps: steps, after: resumed ? box.withEngine { $0.now } : nil)
         box.scenarioPlaying = true
-        var events: [Event] = []
-        playDue(into: &events)
-        finish(events, seenByScenario: true)
+        run(seenByScenario: true) { engine, events in playDue(on: &engine, into: &events) }
     }
 
-    /// Runs the scenario's steps due by now (they see their own events).
-    func playDue(into events: inout [Event]) {
+    /// Runs the scenario's steps due by now (they see their own events); a scenario
+    /// whose steps are all played stops watching.
+    func playDue(on engine: inout DeviceEngine, into events: inout [Event]) {
         guard var runner = scenario else { return }
-        let time = max(now, box.withEngine { $0.now })
-        box.withEngine { engine in runner.play(until: time, on: &engine, into: &events) }
-        scenario = runner
+        runner.play(until: max(now, engine.now), on: &engine, into: &events)
+        scenario = runner.finished ? nil : runner
+        box.scenarioPlaying = scenario != nil
     }
 }

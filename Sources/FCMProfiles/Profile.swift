@@ -82,10 +82,16 @@ public struct PushStep: Sendable {
         self.connection = connection
     }
 
-    /// The command this step makes once its target is resolved on `engine`.
+    /// The command this step makes, its target resolved among the tokens `engine`
+    /// has issued so far.
     public func command(on engine: DeviceEngine) -> Command {
         var request = request
-        request.to = ScenarioRunner.target(target, sender: tokenOwner, engine: engine)
+        let issued = engine.issuedTokens[tokenOwner] ?? []
+        switch target {
+        case .latest: request.to = issued.last
+        case .previous: request.to = issued.count >= 2 ? issued[issued.count - 2] : nil
+        case .literal(let text): request.to = text
+        }
         guard let connection else { return .push(request) }
         return .appServer(.received(connection, .downstream(request, messageID: request.messageID ?? "")))
     }

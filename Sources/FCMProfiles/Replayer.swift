@@ -8,8 +8,6 @@ public struct CheckResult: Sendable {
     public var passed: Bool
     /// What happened instead, when it failed.
     public var detail: String?
-    /// How many events had been seen when it was judged.
-    public var position: Int = 0
 }
 
 /// A replayed profile: every event, and how each `expect` fared.

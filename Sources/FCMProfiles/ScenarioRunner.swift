@@ -28,9 +28,10 @@ public struct ScenarioRunner: Sendable {
     public var finished: Bool { position >= steps.count }
 
     /// Shows the runner events that happened outside its own steps (app servers,
-    /// timers, the TUI), in the order they happened.
+    /// timers, the TUI), in the order they happened. Once every step has played there
+    /// is nothing left to judge, and nothing is kept.
     public mutating func observe(_ events: [Event]) {
-        seen += events
+        if !finished { seen += events }
     }
 
     /// Plays every step due by `time` on `engine`, in order. Events the steps cause
@@ -69,23 +70,12 @@ public struct ScenarioRunner: Sendable {
         return judged
     }
 
-    /// The token a push step names, as the device has issued them so far.
-    public static func target(_ target: PushTarget, sender: String, engine: DeviceEngine) -> String? {
-        let issued = engine.issuedTokens[sender] ?? []
-        switch target {
-        case .latest: return issued.last
-        case .previous: return issued.count >= 2 ? issued[issued.count - 2] : nil
-        case .literal(let text): return text
-        }
-    }
-
     mutating func judge(_ expectation: Expectation, step: Step) -> CheckResult {
-        let position = seen.count
         if let index = seen.indices.first(where: {
             !claimed.contains($0) && seen[$0].side != .check && expectation.matches(seen[$0])
         }) {
             claimed.insert(index)
-            return CheckResult(step: step, expectation: expectation, negated: false, passed: true, position: position)
+            return CheckResult(step: step, expectation: expectation, negated: false, passed: true)
         }
         let sameName = seen.filter { $0.name == expectation.event }
         let detail: String
@@ -96,17 +86,16 @@ public struct ScenarioRunner: Sendable {
             detail = "what happened instead: " + shown.joined(separator: "; ")
         }
         return CheckResult(
-            step: step, expectation: expectation, negated: false, passed: false, detail: detail, position: position)
+            step: step, expectation: expectation, negated: false, passed: false, detail: detail)
     }
 
     func judgeNone(_ expectation: Expectation, step: Step) -> CheckResult {
         guard let hit = seen.first(where: { $0.side != .check && expectation.matches($0) }) else {
-            return CheckResult(step: step, expectation: expectation, negated: true, passed: true, position: seen.count)
+            return CheckResult(step: step, expectation: expectation, negated: true, passed: true)
         }
         return CheckResult(
             step: step, expectation: expectation, negated: true, passed: false,
-            detail: "it happened at \(DurationText.stamp(hit.at)): \(TranscriptFormatter.summary(hit))",
-            position: seen.count)
+            detail: "it happened at \(DurationText.stamp(hit.at)): \(TranscriptFormatter.summary(hit))")
     }
 }
 

@@ -25,6 +25,4 @@ public final class SessionClock: Sendable {
         offset.withLock { $0 += max(0, span) }
     }
 
-    /// The time added to the real clock so far.
-    public var added: Millis { offset.withLock { $0 } }
 }

@@ -59,34 +59,28 @@ public enum TranscriptFormatter {
     /// The whole transcript as JSON lines: events, and each check where it was judged
     /// as `expectationHeld` or `expectationFailed` (side `check`).
     public static func jsonLines(_ result: ReplayResult) -> [String] {
-        var lines: [String] = []
-        var next = 0
-        for (index, event) in result.events.enumerated() {
-            while next < result.checks.count, result.checkPositions[next] <= index {
-                lines.append(json(result.checks[next].event(at: result.checks[next].step.at)))
-                next += 1
-            }
-            lines.append(json(event))
-        }
-        for check in result.checks[next...] { lines.append(json(check.event(at: check.step.at))) }
-        return lines
+        inOrder(result, event: json, check: { json($0.event(at: $0.step.at)) })
     }
 
     /// The whole human transcript: events with check results interleaved.
     public static func human(_ result: ReplayResult) -> [String] {
+        inOrder(result, event: line, check: checkLine)
+    }
+
+    /// Events and checks in the order they happened, each written by its writer.
+    static func inOrder(
+        _ result: ReplayResult, event writeEvent: (Event) -> String, check writeCheck: (CheckResult) -> String
+    ) -> [String] {
         var lines: [String] = []
         var next = 0
         for (index, event) in result.events.enumerated() {
             while next < result.checks.count, result.checkPositions[next] <= index {
-                lines.append(checkLine(result.checks[next]))
+                lines.append(writeCheck(result.checks[next]))
                 next += 1
             }
-            lines.append(line(event))
+            lines.append(writeEvent(event))
         }
-        while next < result.checks.count {
-            lines.append(checkLine(result.checks[next]))
-            next += 1
-        }
+        lines += result.checks[next...].map(writeCheck)
         return lines
     }
 }
