@@ -13,13 +13,23 @@ public enum TUIRunner {
     /// With a `link`, the engine is the connection server's: app servers' traffic
     /// shows up as it happens, and the TUI's actions reach them.
     public static func run(profile: Profile, link: (any DeviceLink)? = nil) -> Int32 {
-        let useColor = ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
-        let screen = CursesScreen(useColor: useColor)
-        defer { screen.close() }
         var model =
             link.map { TUIModel(profile: profile, linkedEngine: $0.currentEngine()) }
             ?? TUIModel(profile: profile)
         if let link { model.setNetworkSummary(link.summary) }
+        return run(model, link: link)
+    }
+
+    /// Play mode: `profile`'s timeline in the TUI on a virtual clock, paused at +0.
+    public static func run(playing profile: Profile) -> Int32 {
+        run(TUIModel(playing: profile), link: nil)
+    }
+
+    static func run(_ start: TUIModel, link: (any DeviceLink)?) -> Int32 {
+        let useColor = ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
+        let screen = CursesScreen(useColor: useColor)
+        defer { screen.close() }
+        var model = start
         /// Runs `work` on the model, through the link when there is one; true when
         /// something new happened.
         func update(_ work: (inout TUIModel) -> Void) -> Bool {
@@ -47,7 +57,9 @@ public enum TUIRunner {
             let nextSecond = 1_000 - (realNow % 1_000)
             let nextEvent = model.nextWake.map { max(1, $0 - realNow) } ?? nextSecond
             // Network traffic arrives without a key press: look at least 10 times a second.
-            let timeout = Int(min(nextSecond, nextEvent, link == nil ? Millis.max : 100))
+            var timeout = Int(min(nextSecond, nextEvent, link == nil ? Millis.max : 100))
+            // A virtual clock moves by real time between ticks: play smoothly.
+            if model.hasVirtualClock { timeout = model.isPlaying ? 50 : 250 }
             guard let input = screen.readKey(timeout: timeout) else {
                 dirty = realNow / 1_000 != elapsed() / 1_000 || dirty
                 continue

@@ -25,6 +25,26 @@ public enum DurationText {
         return nil
     }
 
+    /// A moment of a timeline: a duration (`2m`, `90s`) or a clock stamp as the
+    /// transcript prints it (`+00:02:05`, `00:02:05.250`, `2:05`); nil otherwise.
+    public static func moment(_ text: String) -> Int64? {
+        var trimmed = trim(Substring(text))
+        if trimmed.hasPrefix("+") { trimmed = trimmed.dropFirst() }
+        guard trimmed.contains(":") else { return parse(String(trimmed)) }
+        let parts = trimmed.split(separator: ":", omittingEmptySubsequences: false)
+        guard (2...3).contains(parts.count) else { return nil }
+        var minutes: Int64 = 0
+        for (index, part) in parts.dropLast().enumerated() {
+            guard let whole = Int64(part), whole >= 0, index == 0 || whole < 60, whole < 1_000_000_000 else {
+                return nil
+            }
+            minutes = minutes * 60 + whole
+        }
+        guard let last = parts.last, !last.hasPrefix("."), let seconds = Double(last), seconds >= 0, seconds < 60
+        else { return nil }
+        return minutes * 60_000 + Int64((seconds * 1_000).rounded())
+    }
+
     /// Whole seconds of a bare number (`3600`) or a duration (`1h`), for fields that
     /// take seconds; nil when it is neither.
     public static func seconds(_ text: String) -> Int64? {

@@ -47,11 +47,15 @@ public struct Step: Sendable {
     public var at: Millis
     public var action: StepAction
     public var location: SourceLocation
+    /// A caption for whoever watches the profile play (`note:`), shown while the
+    /// step is the current one.
+    public var note: String?
 
-    public init(at: Millis, action: StepAction, location: SourceLocation) {
+    public init(at: Millis, action: StepAction, location: SourceLocation, note: String? = nil) {
         self.at = at
         self.action = action
         self.location = location
+        self.note = note
     }
 }
 

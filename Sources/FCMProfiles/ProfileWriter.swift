@@ -5,16 +5,24 @@ import FCMEngine
 public enum ProfileWriter {
     /// With `startingTokens` (a device resumed from its state), each sender's first
     /// token is fixed to the one it had, so the saved steps reach the same tokens.
+    /// With `played` (a profile played in the TUI until the user took over), the
+    /// session starts with those steps, notes and expectations included.
     public static func yaml(
-        profile: Profile, actions: [(at: Millis, command: Command)], startingTokens: [String: String]? = nil
+        profile: Profile, played: [Step] = [], actions: [(at: Millis, command: Command)],
+        startingTokens: [String: String]? = nil
     ) -> String {
         let config = profile.configuration
         let device = config.device
-        let description =
+        var description =
             startingTokens == nil
             ? "Saved from an fcm-device session of \(device.name)"
             : "Saved from an fcm-device session of \(device.name), resumed from its state: it starts with the tokens "
                 + "it had then; messages it held from before are not part of this profile"
+        if !played.isEmpty {
+            description =
+                "\(profile.file) played to step \(played.count) of \(profile.steps.count), then continued by hand"
+                + (profile.description.map { ". \($0)" } ?? "")
+        }
         var lines = [
             "version: 1",
             "description: " + quoted(description),
@@ -42,13 +50,53 @@ public enum ProfileWriter {
             "server: { store_limit: \(config.store.nonCollapsibleLimit), collapse_keys: \(config.store.collapseKeyLimit), collapse_evict: \(config.store.eviction.rawValue) }"
         )
         lines.append("timeline:")
+        for played in played {
+            guard let text = step(played.action) else { continue }
+            lines.append("  - at: \(played.at)ms")
+            lines.append("    " + text)
+            if let note = played.note { lines.append("    note: " + quoted(note)) }
+        }
         for action in actions {
             guard let step = step(action.command) else { continue }
             lines.append("  - at: \(action.at)ms")
             lines.append("    " + step)
         }
-        if actions.isEmpty { lines[lines.count - 1] = "timeline: []" }
+        if actions.isEmpty && played.isEmpty { lines[lines.count - 1] = "timeline: []" }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A profile's own step as it was written (a push keeps its target).
+    static func step(_ action: StepAction) -> String? {
+        switch action {
+        case .command(let command): return step(command)
+        case .push(let push):
+            var parts = pushParts(push.request)
+            switch push.target {
+            case .latest: break
+            case .previous: parts.insert("to: previous", at: 1)
+            case .literal(let token): parts.insert("to: \(quoted(token))", at: 1)
+            }
+            if push.tokenOwner != push.request.sender { parts.append("token_of: \(quoted(push.tokenOwner))") }
+            if let connection = push.connection { parts.append("connection: \(connection)") }
+            return "push: { \(parts.joined(separator: ", ")) }"
+        case .expect(let expectation): return "expect: " + expectationText(expectation)
+        case .expectNone(let expectation): return "expect_none: " + expectationText(expectation)
+        }
+    }
+
+    static func expectationText(_ expectation: Expectation) -> String {
+        var parts = ["event: \(quoted(expectation.event))"]
+        if let side = expectation.side { parts.append("side: \(side.rawValue)") }
+        for field in expectation.fields {
+            let value =
+                switch field.value {
+                case .scalar(let text): quoted(text)
+                case .list(let items): "[" + items.map(quoted).joined(separator: ", ") + "]"
+                case .map(let pairs): map(pairs)
+                }
+            parts.append("\(quoted(field.name)): \(value)")
+        }
+        return "{ " + parts.joined(separator: ", ") + " }"
     }
 
     /// One command as a profile step, or nil for commands a profile cannot express.
@@ -86,20 +134,25 @@ public enum ProfileWriter {
             if !data.isEmpty { text += ", data: { \(data.joined(separator: ", ")) }" }
             return text + " }"
         case .push(let request):
-            var parts = ["sender: \(quoted(request.sender))"]
-            if let to = request.to { parts.append("to: \(quoted(to))") }
-            if let id = request.messageID { parts.append("id: \(quoted(id))") }
-            if !request.data.isEmpty { parts.append("data: \(map(request.data))") }
-            if let notification = request.notification { parts.append("notification: \(map(notification))") }
-            if let key = request.collapseKey { parts.append("collapse_key: \(quoted(key))") }
-            if let priority = request.priority { parts.append("priority: \(quoted(priority))") }
-            if let ttl = request.timeToLive { parts.append("time_to_live: \(ttl)") }
-            if request.deliveryReceiptRequested { parts.append("delivery_receipt_requested: true") }
-            if request.dryRun { parts.append("dry_run: true") }
-            if request.contentAvailable { parts.append("content_available: true") }
-            if request.mutableContent { parts.append("mutable_content: true") }
-            return "push: { \(parts.joined(separator: ", ")) }"
+            return "push: { \(pushParts(request).joined(separator: ", ")) }"
         }
+    }
+
+    /// A downstream request's keys as a push step writes them.
+    static func pushParts(_ request: DownstreamRequest) -> [String] {
+        var parts = ["sender: \(quoted(request.sender))"]
+        if let to = request.to { parts.append("to: \(quoted(to))") }
+        if let id = request.messageID { parts.append("id: \(quoted(id))") }
+        if !request.data.isEmpty { parts.append("data: \(map(request.data))") }
+        if let notification = request.notification { parts.append("notification: \(map(notification))") }
+        if let key = request.collapseKey { parts.append("collapse_key: \(quoted(key))") }
+        if let priority = request.priority { parts.append("priority: \(quoted(priority))") }
+        if let ttl = request.timeToLive { parts.append("time_to_live: \(ttl)") }
+        if request.deliveryReceiptRequested { parts.append("delivery_receipt_requested: true") }
+        if request.dryRun { parts.append("dry_run: true") }
+        if request.contentAvailable { parts.append("content_available: true") }
+        if request.mutableContent { parts.append("mutable_content: true") }
+        return parts
     }
 
     /// An app-server connection's input as a step, when a profile can express it.

@@ -42,32 +42,56 @@ public struct ScenarioRunner: Sendable {
         -> [CheckResult]
     {
         var judged: [CheckResult] = []
-        while position < steps.count, steps[position].at <= time {
-            let step = steps[position]
-            position += 1
-            let at = max(step.at, engine.now)
-            var produced: [Event] = []
-            engine.advance(to: at, into: &produced)
-            switch step.action {
-            case .command(let command):
-                engine.apply(command, at: at, into: &produced)
-            case .push(let push):
-                engine.apply(push.command(on: engine), at: at, into: &produced)
-            case .expect(let expectation), .expectNone(let expectation):
-                // Judged after what this step's time brought is seen.
-                seen += produced
-                out += produced
-                produced = []
-                let negated = if case .expectNone = step.action { true } else { false }
-                let result = negated ? judgeNone(expectation, step: step) : judge(expectation, step: step)
-                judged.append(result)
-                produced.append(result.event(at: at))
-            }
+        while let next = nextAt, next <= time {
+            if let result = playNext(on: &engine, into: &out) { judged.append(result) }
+        }
+        return judged
+    }
+
+    /// Plays the next step alone, whenever it is due: the engine's clock first moves
+    /// on to the step's time (timers due by then fire). Returns the step's check when
+    /// it is an expectation.
+    @discardableResult
+    public mutating func playNext(on engine: inout DeviceEngine, into out: inout [Event]) -> CheckResult? {
+        guard position < steps.count else { return nil }
+        let step = steps[position]
+        position += 1
+        let at = max(step.at, engine.now)
+        var produced: [Event] = []
+        engine.advance(to: at, into: &produced)
+        var result: CheckResult?
+        switch step.action {
+        case .command(let command):
+            engine.apply(command, at: at, into: &produced)
+        case .push(let push):
+            engine.apply(push.command(on: engine), at: at, into: &produced)
+        case .expect(let expectation), .expectNone(let expectation):
+            // Judged after what this step's time brought is seen.
             seen += produced
             out += produced
+            produced = []
+            let negated = if case .expectNone = step.action { true } else { false }
+            let judged = negated ? judgeNone(expectation, step: step) : judge(expectation, step: step)
+            checks.append(judged)
+            produced.append(judged.event(at: at))
+            result = judged
         }
-        checks += judged
-        return judged
+        seen += produced
+        out += produced
+        return result
+    }
+
+    /// The runner without the events it has seen, for a checkpoint that keeps them
+    /// elsewhere (`restore(seen:)` gives them back).
+    func forgettingSeen() -> ScenarioRunner {
+        var copy = self
+        copy.seen = []
+        return copy
+    }
+
+    /// Gives a checkpoint's runner back the events it had seen.
+    mutating func restore(seen events: [Event]) {
+        seen = events
     }
 
     mutating func judge(_ expectation: Expectation, step: Step) -> CheckResult {

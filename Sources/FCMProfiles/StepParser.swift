@@ -25,7 +25,7 @@ extension ProfileParser {
     }
 
     static func parseStep(_ node: YAMLNode, context: inout StepContext) throws(ProfileError) -> Step {
-        let map = try node.mapping(allowed: ["at"] + actionKeys)
+        let map = try node.mapping(allowed: ["at", "note"] + actionKeys)
         let atNode = try map.required("at")
         let at = try atNode.duration()
         guard at >= context.lastAt else {
@@ -34,7 +34,7 @@ extension ProfileParser {
             )
         }
         context.lastAt = at
-        let actions = map.entries.filter { $0.name != "at" }
+        let actions = map.entries.filter { $0.name != "at" && $0.name != "note" }
         guard actions.count == 1, let action = actions.first else {
             throw node.error(
                 actions.isEmpty
@@ -70,8 +70,22 @@ extension ProfileParser {
         case "disconnect": parsed = .command(.appServer(.closed(try parseConnection(value))))
         default: parsed = .command(try parseAck(value, context: context))
         }
-        return Step(at: at, action: parsed, location: node.location)
+        return Step(at: at, action: parsed, location: node.location, note: try parseNote(map))
     }
+
+    /// A step's caption: one non-empty line of text, at most `noteLimit` characters.
+    static func parseNote(_ map: YAMLMapping) throws(ProfileError) -> String? {
+        guard let node = map["note"] else { return nil }
+        let text = String(try node.string().drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+        if text.isEmpty { throw node.error("note is empty; leave it out or say what the step shows") }
+        if text.contains(where: \.isNewline) { throw node.error("note must be one line (it is shown as a caption)") }
+        if text.count > noteLimit {
+            throw node.error("note is \(text.count) characters; at most \(noteLimit) fit the caption")
+        }
+        return text
+    }
+
+    static let noteLimit = 300
 
     enum ServiceState: String, CaseIterable { case up, down }
 

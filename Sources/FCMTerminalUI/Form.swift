@@ -4,6 +4,7 @@ public enum FormPurpose: String, Sendable {
     case push = "Push downstream message (as an app server)"
     case addSender = "Add sender"
     case saveProfile = "Save session as profile"
+    case goToTime = "Go to a time of the profile"
 }
 
 /// One line of a form: free text, or a choice cycled with ←/→.

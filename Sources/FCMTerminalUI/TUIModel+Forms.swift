@@ -119,8 +119,11 @@ extension TUIModel {
             if path.isEmpty { form.fail("file", "a file name is needed") }
             guard !form.hasErrors else { return [] }
             status = "session saved to \(path): replay it with fcm-device replay \(path)"
-            let yaml = ProfileWriter.yaml(profile: profile, actions: recorded, startingTokens: resumedTokens)
+            let yaml = ProfileWriter.yaml(
+                profile: profile, played: playedSteps, actions: recorded, startingTokens: resumedTokens)
             return [.writeFile(path: path, contents: yaml)]
+        case .goToTime:
+            goToTime(&form)
         }
         return []
     }

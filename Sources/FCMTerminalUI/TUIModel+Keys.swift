@@ -5,6 +5,8 @@ import FCMProfiles
 extension TUIModel {
     /// Handles one key at engine time `time` (real elapsed plus the offset).
     public mutating func handle(_ key: Key, at time: Millis) -> [Effect] {
+        // Play mode and a fork keep their own clock: commands happen at its time.
+        let time = hasVirtualClock ? engine.now : time
         switch overlay {
         case .form(var form)?:
             return handleForm(&form, key, at: time)
@@ -39,6 +41,11 @@ extension TUIModel {
 
     mutating func handleMain(_ key: Key, at time: Millis) -> [Effect] {
         status = nil
+        if let effects = handlePlayKey(key) { return effects }
+        if fork != nil, key == .home {
+            replayProfile()
+            return []
+        }
         switch key {
         case .character("q"), .control("c"): return [.quit]
         case .character("?"): overlay = .help
@@ -116,11 +123,13 @@ extension TUIModel {
     /// Moves the clock on: TTLs run out and doze ends without waiting. The session's
     /// clock moves on with it (the runner applies the effect).
     public mutating func advanceClock(_ span: Millis) -> [Effect] {
+        forkIfPlaying()
         var events: [Event] = []
         engine.advance(to: engine.now + span, into: &events)
         append(events)
         status = "clock moved on \(span / Span.minute >= 1440 ? "1 day" : span >= Span.hour ? "1 hour" : "1 minute")"
-        return [.moveClock(by: span)]
+        // A model with its own clock has moved it; the session clock stays real.
+        return hasVirtualClock ? [] : [.moveClock(by: span)]
     }
 
     mutating func handleTokenDetail(sender: String, _ key: Key) -> [Effect] {

@@ -30,6 +30,13 @@ public struct TUIModel: Sendable {
     public internal(set) var networkSummary: String?
     /// Events appended since the start (the log itself is trimmed).
     public internal(set) var appendedTotal = 0
+    /// Play mode (`tui --play`): the profile's timeline on a virtual clock.
+    public internal(set) var play: PlayState?
+    /// Set once the user acted in play mode: the session is theirs from there on.
+    public internal(set) var fork: ForkPoint?
+    /// The session clock's reading at the last tick, in play mode and after a fork
+    /// (the engine's clock then moves by the real time between ticks).
+    var lastTick: Millis?
 
     /// At least this many of the newest events are kept for the screen (fewer than twice).
     public static let logLimit = 10_000
@@ -50,11 +57,28 @@ public struct TUIModel: Sendable {
         if !linkedEngine.tokens.isEmpty { resumedTokens = linkedEngine.tokens }
     }
 
-    public var now: Millis { engine.now }
+    /// A model that plays `profile`'s timeline (play mode), paused at +0.
+    public init(playing profile: Profile) {
+        self.profile = profile
+        let state = PlayState(profile: profile)
+        engine = state.playback.engine
+        play = state
+        showPlayback()
+    }
+
+    public var now: Millis { play?.playback.time ?? engine.now }
+
+    /// Whether the engine's clock is the model's own (play mode and what follows a
+    /// fork) rather than the session clock itself.
+    public var hasVirtualClock: Bool { play != nil || fork != nil }
+
+    /// Whether play mode is running the profile's clock.
+    public var isPlaying: Bool { play?.playing == true }
 
     /// Lets engine time catch up with the session's clock (`SessionClock`: the
     /// real clock plus what the clock keys added, read by the runner).
     public mutating func tick(now target: Millis) -> Bool {
+        if hasVirtualClock { return tickVirtual(now: target) }
         guard target > engine.now || engine.nextDeadline.map({ $0 <= target }) == true else { return false }
         var events: [Event] = []
         engine.advance(to: target, into: &events)
@@ -66,6 +90,7 @@ public struct TUIModel: Sendable {
     public var nextWake: Millis? { engine.nextDeadline }
 
     mutating func run(_ command: Command, at time: Millis) {
+        forkIfPlaying()
         var events: [Event] = []
         engine.apply(command, at: max(time, engine.now), into: &events)
         recorded.append((engine.now, command))

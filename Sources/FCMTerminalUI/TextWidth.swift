@@ -57,4 +57,39 @@ public enum TextWidth {
         }
         return out + "…"
     }
+
+    /// `text` in lines of at most `width` columns, broken between words where it can
+    /// be; past `maxLines` the last line ends in `…`.
+    public static func wrap(_ text: String, width: Int, maxLines: Int) -> [String] {
+        guard width > 0, maxLines > 0 else { return [] }
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+            let candidate = line.isEmpty ? String(word) : line + " " + word
+            if columns(of: candidate) <= width {
+                line = candidate
+                continue
+            }
+            if !line.isEmpty { lines.append(line) }
+            line = String(word)
+            while columns(of: line) > width {
+                var piece = ""
+                var used = 0
+                for character in line {
+                    let w = columns(of: character)
+                    if used + w > width { break }
+                    piece.append(character)
+                    used += w
+                }
+                lines.append(piece)
+                line = String(line.dropFirst(max(1, piece.count)))
+            }
+        }
+        if !line.isEmpty { lines.append(line) }
+        guard lines.count > maxLines else { return lines }
+        var kept = Array(lines.prefix(maxLines))
+        kept[maxLines - 1] = fit(kept[maxLines - 1] + " " + lines[maxLines], width: width)
+        if !kept[maxLines - 1].hasSuffix("…") { kept[maxLines - 1] = fit(kept[maxLines - 1] + " …", width: width) }
+        return kept
+    }
 }

@@ -5,7 +5,7 @@ import FCMProfiles
 extension View {
     static func drawOverlay(_ overlay: Overlay, _ model: TUIModel, into grid: inout Grid) {
         switch overlay {
-        case .help: drawHelp(into: &grid)
+        case .help: model.play == nil ? drawHelp(into: &grid) : drawPlayHelp(into: &grid)
         case .form(let form): drawForm(form, into: &grid)
         case .tokenDetail(let sender): drawTokenDetail(sender, model, into: &grid)
         case .messageDetail(let index): drawMessageDetail(index, model, into: &grid)
@@ -48,6 +48,38 @@ extension View {
         ("?", "this help"),
         ("q  Ctrl-C", "quit"),
     ]
+
+    static let playHelpLines: [(String, String)] = [
+        ("Space", "play / pause the profile's timeline"),
+        (".  →", "step to the next step (and what happens by its time)"),
+        (",  ←", "step back to the previous step"),
+        ("+  -", "speed: 1×, 10×, 60× or jump (a step a second)"),
+        ("g", "go to a time (+00:02:05, 2:05, 90s, 3d)"),
+        ("Home", "play the profile again from +0"),
+        ("w", "save what played (and what you did) as a profile"),
+        ("Enter  Tab  /", "details, panes and the filter, as in a live session"),
+        ("?  q", "this help / quit"),
+    ]
+
+    static let playHelpNote =
+        "Any other key acts on the device as in a live session (s send, p push, n network, o outage, z doze, "
+        + "f/b/x app state, u uninstall, r refresh, a/d senders, t tap, D drain, 1/2/3 clock): the timeline then "
+        + "stops and the session is yours from that step on (a fork); w saves it, Home plays the profile again."
+
+    /// Help in play mode: the play keys, then what the live keys do there.
+    static func drawPlayHelp(into grid: inout Grid) {
+        let inner = panel(width: 76, height: playHelpLines.count + 9, title: "Keys in play mode", into: &grid)
+        for (index, line) in playHelpLines.enumerated() where index < inner.height - 1 {
+            grid.put(line.0, x: inner.x + 1, y: inner.y + index, style: .key, limit: 16)
+            grid.put(line.1, x: inner.x + 17, y: inner.y + index, limit: inner.width - 18)
+        }
+        let noteTop = inner.y + playHelpLines.count + 1
+        let room = max(0, inner.y + inner.height - 1 - noteTop)
+        for (index, line) in TextWidth.wrap(playHelpNote, width: inner.width - 2, maxLines: room).enumerated() {
+            grid.put(line, x: inner.x + 1, y: noteTop + index, style: .dim)
+        }
+        grid.put("Esc or ? closes", x: inner.x + 1, y: inner.y + inner.height - 1, style: .dim)
+    }
 
     static func drawHelp(into grid: inout Grid) {
         let inner = panel(width: 70, height: helpLines.count + 4, title: "Keys", into: &grid)

@@ -122,7 +122,12 @@ extension View {
         }
         let manySenders = model.engine.senders.count > 1
         return events.map { event in
-            let style: CellStyle = event.isError ? .error : event.side == .server ? .dim : .normal
+            let style: CellStyle =
+                switch event.kind {
+                case .expectationHeld: .ok
+                case .expectationFailed: .error
+                default: event.isError ? .error : event.side == .server ? .dim : .normal
+                }
             return Row(text: compact(event, showSender: manySenders), style: style)
         }
     }
@@ -130,14 +135,24 @@ extension View {
     /// An event on one short line: time, name, and the fields a person scans for.
     static func compact(_ event: Event, showSender: Bool) -> String {
         let hidden: Set<String> =
-            showSender ? ["token", "from", "category", "detail"] : ["token", "from", "category", "detail", "sender"]
+            showSender
+            ? ["token", "from", "category", "detail", "step_at"]
+            : ["token", "from", "category", "detail", "sender", "step_at"]
         var text = String(DurationText.stamp(event.at).dropFirst()) + " " + event.name
+        if event.side == .check, let expectation = event.string("expect") {
+            // A profile's check reads as what it asked for, held or not.
+            let mark = event.kind == .expectationHeld ? "✔ " : "✘ "
+            text = String(DurationText.stamp(event.at).dropFirst()) + " " + mark + expectation
+            return text + (event.string("detail").map { " (\($0))" } ?? "")
+        }
         // The sender goes last: ids and errors are what a person scans for.
         let fields = event.fields.filter { !hidden.contains($0.name) }
         for field in fields.filter({ $0.name != "sender" }) + fields.filter({ $0.name == "sender" }) {
             text += " \(field.name)=\(field.value.text)"
         }
-        if event.name == "commandRefused" || event.isError, let detail = event.string("detail") {
+        if event.kind == .commandRefused || event.kind == .expectationFailed || event.isError,
+            let detail = event.string("detail")
+        {
             text += " (\(detail))"
         }
         return text

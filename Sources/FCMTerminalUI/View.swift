@@ -16,12 +16,16 @@ public enum View {
             return grid
         }
         header(model, into: &grid)
-        let body = Rect(x: 0, y: 2, width: width, height: height - 4)
+        let caption = captionLines(model, width: width)
+        let body = Rect(x: 0, y: 2, width: width, height: height - 4 - caption.count)
         for (pane, rect) in layout(body, focus: model.focus) {
             drawPane(pane, model, rect, into: &grid)
         }
+        for (index, line) in caption.enumerated() {
+            grid.put(line.text, x: 1, y: body.y + body.height + index, style: line.style, limit: width - 2)
+        }
         statusLine(model, into: &grid)
-        footer(into: &grid)
+        footer(model, into: &grid)
         if let overlay = model.overlay { drawOverlay(overlay, model, into: &grid) }
         return grid
     }
@@ -60,7 +64,7 @@ public enum View {
         let engine = model.engine
         let device = engine.configuration.device
         grid.fill(x: 0, y: 0, width: grid.width, height: 1, style: .header)
-        let clock = String(DurationText.stamp(model.now).dropLast(4))
+        let clock = playPosition(model) ?? String(DurationText.stamp(model.now).dropLast(4))
         let identity =
             " fcm-device │ \(device.name) │ \(device.platform.rawValue)/\(device.sdk.rawValue) │ \(device.app)"
         grid.put(TextWidth.fit(identity, width: grid.width - clock.count - 3), x: 0, y: 0, style: .header)
@@ -100,8 +104,13 @@ public enum View {
         ("t", "tap"), ("1/2/3", "clock"), ("Tab", "pane"),
     ]
 
+    static let playFooterKeys: [(String, String)] = [
+        ("Space", "play"), (".", "step"), (",", "back"), ("+/-", "speed"), ("g", "go to"), ("Home", "restart"),
+        ("w", "save"), ("Tab", "pane"),
+    ]
+
     /// The main keys; help and quit always show, at the right.
-    static func footer(into grid: inout Grid) {
+    static func footer(_ model: TUIModel, into grid: inout Grid) {
         let y = grid.height - 1
         let fixed = "? help  q quit "
         let fixedX = grid.width - fixed.count
@@ -110,7 +119,7 @@ public enum View {
         grid.put("q", x: fixedX + 8, y: y, style: .key)
         grid.put(" quit", x: fixedX + 9, y: y, style: .dim)
         var x = 1
-        for (key, label) in footerKeys {
+        for (key, label) in model.play == nil ? footerKeys : playFooterKeys {
             let need = key.count + label.count + 3
             if x + need > fixedX { break }
             x += grid.put(key, x: x, y: y, style: .key)

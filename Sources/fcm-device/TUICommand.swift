@@ -16,16 +16,31 @@ struct TUICommand: AsyncParsableCommand {
             Without --profile, the built-in default device: one sender, online, in the foreground, \
             with the echo app server. The XMPP and HTTP listeners run as with `serve` (the header shows \
             their ports); --no-listen opens none. Press ? inside for every key.
+
+            With --play P, the TUI plays P's timeline on a virtual clock, paused at +0: Space plays and \
+            pauses, . and , step forward and back, + and - change the speed, g goes to a time, Home \
+            starts over; each step's note is shown as it plays. Play mode runs the device alone (no \
+            listeners): stepping back replays the profile, which real app servers' traffic could not be.
             """
     )
 
     @Option(name: .long, help: "A device profile (YAML) to open; its timeline is not played.")
     var profile: String?
 
+    @Option(
+        name: .long, help: "A profile (YAML) to play in the TUI, step by step: a demo or a walk through a scenario.")
+    var play: String?
+
     @OptionGroup var listen: ListenOptions
 
     @Flag(name: .customLong("no-listen"), help: "Open no network ports: the device alone.")
     var noListen = false
+
+    func validate() throws {
+        if play != nil && profile != nil {
+            throw ValidationError("give --play P (play P's timeline) or --profile P (open P's device), not both")
+        }
+    }
 
     func run() async throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
@@ -35,6 +50,11 @@ struct TUICommand: AsyncParsableCommand {
                 Headless, use `fcm-device replay PROFILE` (a scenario on a virtual clock) or `fcm-device serve`.
                 """)
             throw ExitCode(1)
+        }
+        if let play {
+            let status = TUIRunner.run(playing: try ProfileLoading.load(play))
+            if status != 0 { throw ExitCode(status) }
+            return
         }
         var loaded = try ProfileLoading.load(profile)
         loaded.steps = []

@@ -83,6 +83,23 @@ struct ProfileErrorTests {
         )
     }
 
+    @Test func aStepNoteIsOneLineOfText() throws {
+        let profile = try ProfileParser.parse(
+            Self.header + "timeline:\n  - at: 1s\n    network: offline\n    note: \"The phone goes offline.\"\n",
+            file: "p.yaml")
+        #expect(profile.steps.first?.note == "The phone goes offline.")
+        let empty = error(Self.header + "timeline:\n  - at: 1s\n    network: offline\n    note: \"  \"\n")
+        #expect(empty?.message.contains("note is empty") == true)
+        #expect(empty?.location.line == 8)
+        let long = String(repeating: "x", count: 301)
+        let tooLong = error(Self.header + "timeline:\n  - at: 1s\n    network: offline\n    note: \(long)\n")
+        #expect(tooLong?.message.contains("at most 300") == true)
+        let twoLines = error(Self.header + "timeline:\n  - at: 1s\n    network: offline\n    note: \"a\\nb\"\n")
+        #expect(twoLines?.message.contains("one line") == true)
+        let alone = error(Self.header + "timeline:\n  - at: 1s\n    note: nothing happens\n")
+        #expect(alone?.message.contains("a step needs one action") == true)
+    }
+
     @Test func stepsOutOfOrderAreRefused() {
         let problem = error(Self.header + "timeline:\n  - at: 2s\n    doze: true\n  - at: 1s\n    doze: false\n")
         #expect(problem?.location.line == 8)
@@ -135,6 +152,19 @@ struct DurationTests {
     @Test(arguments: ["5 parsecs", "s", "-1s", "1x", "", "99999999999999999d"])
     func refuses(text: String) {
         #expect(DurationText.parse(text) == nil)
+    }
+
+    @Test(arguments: [
+        ("+00:02:05", 125_000), ("00:02:05.250", 125_250), ("2:05", 125_000), ("90s", 90_000), ("3d", 259_200_000),
+        ("+672:00:00", 2_419_200_000),
+    ])
+    func readsAMomentAsAStampOrADuration(text: String, millis: Int64) {
+        #expect(DurationText.moment(text) == millis)
+    }
+
+    @Test(arguments: ["1:2:3:4", "0:75:00", "2:65", "a:05", ":05", "2:.5", "soon"])
+    func refusesAMomentThatIsNeither(text: String) {
+        #expect(DurationText.moment(text) == nil)
     }
 
     @Test func stampsHoursPastADay() {

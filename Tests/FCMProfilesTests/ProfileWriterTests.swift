@@ -23,4 +23,44 @@ struct ProfileWriterTests {
         #expect(step.request.notification == [KeyValue("title", awkward)])
         #expect(step.target == .literal("tok"))
     }
+
+    @Test func playedStepsAreWrittenAsTheyWereWithNotesAndExpectations() throws {
+        let source = """
+            version: 1
+            description: the source
+            device: { name: Pixel, platform: android, seed: 5 }
+            senders:
+              - { id: "111", key: k1 }
+              - { id: "222", key: k2 }
+            timeline:
+              - at: 1s
+                push: { sender: "111", to: previous, token_of: "222", id: m-1, data: { a: "1" } }
+                note: "A push to the other sender's older token: \\"quoted\\"."
+              - at: 2s
+                expect: { event: downstreamRejected, side: server, id: m-1, error: [x, y] }
+              - at: 3s
+                expect_none: { event: onMessageReceived, data: { a: "1" } }
+                note: nothing arrives
+            """
+        let profile = try ProfileParser.parse(source, file: "source.yaml")
+        let yaml = ProfileWriter.yaml(
+            profile: profile, played: profile.steps, actions: [(4_000, .setNetwork(.offline))])
+        let back = try ProfileParser.parse(yaml, file: "saved.yaml")
+        #expect(back.steps.count == 4)
+        #expect(back.steps.map(\.note) == profile.steps.map(\.note) + [nil])
+        #expect(back.description?.hasPrefix("source.yaml played to step 3 of 3, then continued by hand") == true)
+        guard case .push(let push) = back.steps[0].action, case .expect(let expectation) = back.steps[1].action,
+            case .expectNone(let none) = back.steps[2].action
+        else {
+            Issue.record("the steps came back as other actions: \(back.steps.map(\.action))")
+            return
+        }
+        #expect(push.target == .previous)
+        #expect(push.tokenOwner == "222")
+        #expect(expectation.summary == "downstreamRejected side=server id=m-1 error=[x,y]")
+        #expect(none.summary == "onMessageReceived data={a:1}")
+        // Written again, the file is the same: nothing is lost on the way.
+        #expect(
+            ProfileWriter.yaml(profile: back, played: back.steps, actions: []).contains("note: \"nothing arrives\""))
+    }
 }

@@ -9,9 +9,30 @@ enum Snapshot {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Snapshots")
 
-    static func check(_ grid: Grid, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    /// The letter each style is recorded as, below the text of a styled snapshot.
+    static let styleLetters: [CellStyle: Character] = [
+        .normal: ".", .dim: "d", .bold: "b", .title: "T", .header: "h", .error: "E", .ok: "o", .accent: "a",
+        .selected: "s", .warning: "w", .key: "k",
+    ]
+
+    /// The screen's styles, a letter a cell (wide characters count once).
+    static func styles(_ grid: Grid) -> String {
+        (0..<grid.height).map { row in
+            String((0..<grid.width).map { styleLetters[grid[$0, row].style] ?? "?" })
+        }.joined(separator: "\n")
+    }
+
+    /// A snapshot of the text and, below it, the style of every cell: colour and
+    /// emphasis are part of the screen.
+    static func checkStyled(_ grid: Grid, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        check(grid, name, withStyles: true, sourceLocation: sourceLocation)
+    }
+
+    static func check(
+        _ grid: Grid, _ name: String, withStyles: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let file = directory.appendingPathComponent("\(name).txt")
-        let actual = grid.text + "\n"
+        let actual = grid.text + "\n" + (withStyles ? "── styles ──\n" + styles(grid) + "\n" : "")
         if ProcessInfo.processInfo.environment["SNAPSHOT_RECORD"] == "1" {
             try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try? actual.write(to: file, atomically: true, encoding: .utf8)

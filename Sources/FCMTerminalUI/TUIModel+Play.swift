@@ -1,0 +1,128 @@
+import FCMEngine
+import FCMProfiles
+
+/// Play mode: keys that play, pause, step and seek the profile's timeline; the
+/// virtual clock; and the fork that makes the session the user's own.
+extension TUIModel {
+    /// Handles a play-mode key; nil when the key is not one (the live keys then act,
+    /// and acting forks the session).
+    mutating func handlePlayKey(_ key: Key) -> [Effect]? {
+        guard var state = play else { return nil }
+        switch key {
+        case .character(" "):
+            if state.playback.finished {
+                status = "the profile has ended: Home plays it again, , steps back"
+                state.playing = false
+            } else {
+                state.playing.toggle()
+                state.waited = 0
+            }
+        case .character("."), .right:
+            state.playing = false
+            state.playback.stepForward()
+        case .character(","), .left:
+            state.playing = false
+            state.playback.stepBack()
+        case .character("+"), .character("="):
+            state.speed = state.speed.faster()
+        case .character("-"):
+            state.speed = state.speed.slower()
+        case .home:
+            state.playing = false
+            state.playback.restart()
+        case .character("g"):
+            state.playing = false
+            let at = String(DurationText.stamp(state.playback.time).dropLast(4))
+            overlay = .form(Form(purpose: .goToTime, fields: [FormField("time", at)]))
+        default:
+            return nil
+        }
+        play = state
+        showPlayback()
+        return []
+    }
+
+    /// Goes to a moment typed in the go-to form.
+    mutating func goToTime(_ form: inout Form) {
+        let text = form.value("time")
+        guard let target = DurationText.moment(text) else {
+            return form.fail("time", "a time such as +00:02:05, 2:05, 90s or 3d")
+        }
+        play?.playback.go(to: target)
+        showPlayback()
+        status = "at \(DurationText.stamp(target).dropLast(4))"
+    }
+
+    /// The screen follows the playback: its engine and its events.
+    mutating func showPlayback() {
+        guard let playback = play?.playback else { return }
+        engine = playback.engine
+        log = playback.events
+        appendedTotal = playback.events.count
+        eventScroll = min(eventScroll, max(0, log.count - 1))
+        for pane in [Pane.senders, .queue, .tray, .inbox] {
+            selection[pane] = max(0, min(selected(pane), itemCount(pane) - 1))
+        }
+    }
+
+    /// Moves the virtual clock by the real time since the last tick: the playback
+    /// at its speed, or, after a fork, the engine at the real pace.
+    mutating func tickVirtual(now real: Millis) -> Bool {
+        defer { lastTick = real }
+        guard let last = lastTick, real > last else { return false }
+        let elapsed = real - last
+        if var state = play {
+            guard state.playing else { return false }
+            let before = (state.playback.position, state.playback.time / 1_000)
+            if state.speed == .jump {
+                state.waited += elapsed
+                if state.waited >= PlaySpeed.jumpInterval {
+                    state.waited = 0
+                    state.playback.stepForward()
+                }
+            } else {
+                state.playback.run(for: elapsed * Millis(state.speed.rawValue))
+            }
+            if state.playback.finished { state.playing = false }
+            play = state
+            showPlayback()
+            return before != (state.playback.position, state.playback.time / 1_000)
+        }
+        var events: [Event] = []
+        let second = engine.now / 1_000
+        engine.advance(to: engine.now + elapsed, into: &events)
+        append(events)
+        return !events.isEmpty || engine.now / 1_000 != second
+    }
+
+    /// The user acted while a profile played: the timeline stops here and the
+    /// session is theirs (`w` saves the steps played so far and what they did).
+    mutating func forkIfPlaying() {
+        guard let state = play else { return }
+        let playback = state.playback
+        fork = ForkPoint(
+            steps: Array(playback.steps.prefix(playback.position)), total: playback.steps.count, at: playback.time)
+        play = nil
+        status =
+            "your session now, forked at step \(playback.position)/\(playback.steps.count): w saves it, Home plays the profile again"
+    }
+
+    /// Leaves a fork and plays the profile again from its start.
+    mutating func replayProfile() {
+        var state = PlayState(profile: profile)
+        state.speed = play?.speed ?? .x10
+        play = state
+        fork = nil
+        recorded = []
+        lastTick = nil
+        showPlayback()
+        status = "the profile plays again from +0; what you did after the fork is gone"
+    }
+
+    /// The steps a saved session starts with: those played before the user acted.
+    var playedSteps: [Step] {
+        if let fork { return fork.steps }
+        guard let playback = play?.playback else { return [] }
+        return Array(playback.steps.prefix(playback.position))
+    }
+}

@@ -1,0 +1,46 @@
+import FCMEngine
+import FCMProfiles
+
+/// What play mode adds to the screen: the position in the header and the caption
+/// above the status line.
+extension View {
+    /// The caption's most rows.
+    static let captionRows = 2
+
+    /// `step 7/31  +00:02:05  ▶ 10×` in play mode, `forked at 7/31  +00:02:05` after a
+    /// fork; nil in a live session.
+    static func playPosition(_ model: TUIModel) -> String? {
+        if let play = model.play { return play.position }
+        guard let fork = model.fork else { return nil }
+        let clock = String(DurationText.stamp(model.now).dropLast(4))
+        return "forked at step \(fork.steps.count)/\(fork.total)  \(clock)"
+    }
+
+    /// The current step's note (the description before the first step), or the
+    /// summary once every step has played; nothing outside play mode.
+    static func captionLines(_ model: TUIModel, width: Int) -> [Row] {
+        guard let play = model.play else { return [] }
+        if let summary = play.summary {
+            let failed = play.playback.checks.contains { !$0.passed }
+            return TextWidth.wrap(summary, width: width - 2, maxLines: captionRows).map {
+                Row(text: $0, style: failed ? .error : .ok)
+            }
+        }
+        if let caption = play.playback.caption {
+            return TextWidth.wrap("▸ " + caption, width: width - 2, maxLines: captionRows).map {
+                Row(text: $0, style: .accent)
+            }
+        }
+        // A step without a note: an expectation says how it fared; others say nothing.
+        guard let step = play.playback.currentStep,
+            let check = play.playback.checks.last(where: { $0.step.location == step.location })
+        else { return [Row(text: "▸ (this step has no note)", style: .dim)] }
+        let text =
+            check.passed
+            ? "✔ held: \(check.expectation.summary)"
+            : "✘ failed: \(check.expectation.summary): \(check.detail ?? "")"
+        return TextWidth.wrap(text, width: width - 2, maxLines: captionRows).map {
+            Row(text: $0, style: check.passed ? .ok : .error)
+        }
+    }
+}

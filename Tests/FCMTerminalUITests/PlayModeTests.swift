@@ -1,0 +1,215 @@
+import FCMEngine
+import FCMProfiles
+import FCMTerminalUI
+import Testing
+
+/// Play mode: a profile's timeline played in the TUI, stepped, seeked, and forked
+/// into a session of the user's own that saves and replays.
+@Suite("Play mode")
+struct PlayModeTests {
+    static let demo = Scenes.profile(
+        """
+        version: 1
+        description: A phone in a drawer misses two pushes, then hears of them when it comes back.
+        device: { name: Pixel 8, platform: android, app: com.example.chat, network: offline, seed: 7 }
+        senders:
+          - { id: "123456789012", key: k1 }
+        timeline:
+          - at: 2s
+            push: { sender: "123456789012", id: m-1, data: { n: "1" } }
+            note: "The phone is offline: the connection server stores m-1 for it."
+          - at: 4s
+            push: { sender: "123456789012", id: m-2, notification: { title: Hi, body: there } }
+            note: "A second message waits in the store too."
+          - at: 4s
+            expect: { event: stored, id: m-2 }
+          - at: 10s
+            network: online
+            note: "Back online: both stored messages are delivered at once."
+          - at: 10s
+            expect: { event: onMessageReceived, id: m-1 }
+          - at: 12s
+            expect: { event: onMessageReceived, id: m-404 }
+            note: "This expectation fails on purpose: no m-404 was ever sent."
+        """)
+
+    static func playing() -> TUIModel { TUIModel(playing: demo) }
+
+    @Test func playModeStartsPausedAtTheStartShowingTheDescription() {
+        let model = Self.playing()
+        #expect(model.play?.playing == false)
+        #expect(model.play?.playback.position == 0)
+        #expect(model.now == 0)
+        #expect(model.play?.position == "step 0/6  +00:00:00  ‖ paused 10×")
+        let screen = View.render(model, width: 80, height: 24).text
+        #expect(screen.contains("A phone in a drawer misses two pushes"))
+    }
+
+    @Test func dotAndArrowStepForwardCommaAndArrowStepBack() {
+        var model = Self.playing()
+        Scenes.press(&model, [.character(".")])
+        #expect(model.play?.playback.position == 1)
+        #expect(model.now == 2_000)
+        #expect(model.engine.stored.map(\.id) == ["m-1"])
+        Scenes.press(&model, [.right, .right])
+        #expect(model.play?.playback.position == 3)
+        #expect(model.log.last?.kind == .expectationHeld)
+        Scenes.press(&model, [.character(",")])
+        #expect(model.play?.playback.position == 2)
+        #expect(!model.log.contains { $0.kind == .expectationHeld })
+        Scenes.press(&model, [.left, .left])
+        #expect(model.play?.playback.position == 0)
+        #expect(model.engine.stored.isEmpty)
+    }
+
+    @Test func spacePlaysAtTheChosenSpeedOnTheVirtualClock() {
+        var model = Self.playing()
+        _ = model.tick(now: 100)
+        Scenes.press(&model, [.character(" ")])
+        #expect(model.isPlaying)
+        // Half a real second at 10× is five seconds of the profile.
+        _ = model.tick(now: 600)
+        #expect(model.now == 5_000)
+        #expect(model.play?.playback.position == 3)
+        Scenes.press(&model, [.character("+")])
+        #expect(model.play?.speed == .x60)
+        Scenes.press(&model, [.character("-"), .character("-"), .character("-"), .character("-")])
+        #expect(model.play?.speed == .x1)
+        Scenes.press(&model, [.character(" ")])
+        #expect(!model.isPlaying)
+        _ = model.tick(now: 5_000)
+        #expect(model.now == 5_000)
+    }
+
+    @Test func jumpSpeedGoesStraightToTheNextStepEachSecond() {
+        var model = Self.playing()
+        Scenes.press(&model, [.character("+"), .character("+"), .character(" ")])
+        #expect(model.play?.speed == .jump)
+        _ = model.tick(now: 0)
+        _ = model.tick(now: 999)
+        #expect(model.play?.playback.position == 0)
+        _ = model.tick(now: 1_000)
+        #expect(model.play?.playback.position == 1)
+        #expect(model.now == 2_000)
+    }
+
+    @Test func playingToTheEndStopsAndSaysHowManyExpectationsHeld() {
+        var model = Self.playing()
+        Scenes.press(&model, [.character(" ")])
+        _ = model.tick(now: 0)
+        _ = model.tick(now: 10_000)
+        #expect(!model.isPlaying)
+        #expect(model.play?.summary == "End of the profile: 2 of 3 expectations held: Home plays it again")
+        let failed = model.log.first { $0.kind == .expectationFailed }
+        #expect(failed?.string("detail")?.contains("what happened instead") == true)
+        Scenes.press(&model, [.home])
+        #expect(model.play?.playback.position == 0)
+        #expect(model.play?.summary == nil)
+    }
+
+    @Test func gGoesToATimeTypedAsAStamp() {
+        var model = Self.playing()
+        Scenes.press(&model, [.character("g")])
+        guard case .form(let form)? = model.overlay else {
+            Issue.record("g opened no form")
+            return
+        }
+        #expect(form.purpose == .goToTime)
+        Scenes.press(&model, Array(repeating: .backspace, count: 12) + Scenes.type("0:09") + [.enter])
+        #expect(model.overlay == nil)
+        #expect(model.now == 9_000)
+        #expect(model.play?.playback.position == 3)
+        Scenes.press(
+            &model, [.character("g")] + Array(repeating: .backspace, count: 12) + Scenes.type("soon") + [.enter])
+        guard case .form(let refused)? = model.overlay else {
+            Issue.record("a bad time closed the form")
+            return
+        }
+        #expect(refused.fields.first?.error?.contains("a time such as") == true)
+    }
+
+    @Test func actingWhilePausedForksTheSessionAndTheSavedFileReplaysToWhatTheUserSaw() throws {
+        var model = Self.playing()
+        Scenes.press(&model, [.character("."), .character(".")])
+        // The user takes over: the phone comes online early, and the app goes to the background.
+        Scenes.press(&model, [.character("n")])
+        #expect(model.play == nil)
+        #expect(model.fork?.steps.count == 2)
+        #expect(model.engine.network == .online)
+        #expect(model.status?.contains("forked at step 2/6") == true)
+        Scenes.press(&model, [.character("b")])
+        // The fork's clock runs on at the real pace from where the profile stood.
+        _ = model.tick(now: 50_000)
+        _ = model.tick(now: 51_500)
+        #expect(model.now == 5_500)
+        let effects = Scenes.press(&model, [.character("w"), .enter])
+        guard case .writeFile(_, let yaml)? = effects.first else {
+            Issue.record("w wrote nothing: \(effects)")
+            return
+        }
+        let saved = try ProfileParser.parse(yaml, file: "fork.yaml")
+        #expect(saved.steps.count == 4)
+        #expect(saved.steps.first?.note == "The phone is offline: the connection server stores m-1 for it.")
+        let replay = Replayer.run(saved)
+        #expect(replay.events == model.log.filter { $0.side != .check })
+    }
+
+    @Test func homeAfterAForkPlaysTheProfileAgain() {
+        var model = Self.playing()
+        Scenes.press(&model, [.character("."), .character("z")])
+        #expect(model.fork != nil)
+        Scenes.press(&model, [.home])
+        #expect(model.fork == nil)
+        #expect(model.play?.playback.position == 0)
+        #expect(!model.engine.doze)
+    }
+
+    @Test func theClockKeysMoveAForkedClockOnlyOnce() {
+        var model = Self.playing()
+        let effects = Scenes.press(&model, [.character("2")])
+        #expect(effects.isEmpty)
+        #expect(model.now == Span.hour)
+        #expect(model.fork?.steps.isEmpty == true)
+    }
+}
+
+/// Play mode's screens, text and styles, at 80x24 and 200x50.
+@Suite("Play mode screens")
+struct PlayModeScreenTests {
+    func check(_ model: TUIModel, _ name: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        for (width, height) in ScreenSnapshotTests.sizes {
+            Snapshot.checkStyled(
+                View.render(model, width: width, height: height), "\(name)-\(width)x\(height)",
+                sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func pausedAtTheStart() {
+        check(PlayModeTests.playing(), "play-start")
+    }
+
+    @Test func midRunWithANote() {
+        var model = PlayModeTests.playing()
+        Scenes.press(&model, [.character("+"), .character("."), .character("."), .character(".")])
+        check(model, "play-mid")
+    }
+
+    @Test func aFailedExpectation() {
+        var model = PlayModeTests.playing()
+        Scenes.press(&model, Array(repeating: .character("."), count: 6))
+        Scenes.press(&model, [.character("-")])
+        check(model, "play-failed")
+    }
+
+    @Test func theHelpInPlayMode() {
+        var model = PlayModeTests.playing()
+        Scenes.press(&model, [.character("?")])
+        check(model, "play-help")
+    }
+
+    @Test func aForkedSession() {
+        var model = PlayModeTests.playing()
+        Scenes.press(&model, [.character("."), .character("n")])
+        check(model, "play-forked")
+    }
+}
