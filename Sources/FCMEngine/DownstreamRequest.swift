@@ -121,7 +121,9 @@ public enum DownstreamError: Sendable, Equatable, Error {
 
 /// Shortens tokens for messages and screens.
 public enum TokenText {
+    /// The start and the end of a long token: every token of one installation
+    /// starts alike (its instance id), so the end is what tells them apart.
     public static func short(_ token: String) -> String {
-        token.count <= 24 ? token : String(token.prefix(20)) + "…"
+        token.count <= 24 ? token : String(token.prefix(12)) + "…" + String(token.suffix(8))
     }
 }

@@ -66,7 +66,7 @@ public enum ProfileWriter {
     }
 
     /// A profile's own step as it was written (a push keeps its target).
-    static func step(_ action: StepAction) -> String? {
+    public static func step(_ action: StepAction) -> String? {
         switch action {
         case .command(let command): return step(command)
         case .push(let push):

@@ -2,7 +2,8 @@ import FCMEngine
 
 /// Writes events as the human transcript (one aligned line each) or as JSON lines.
 public enum TranscriptFormatter {
-    static let nameWidth = 28
+    /// The event column: the longest event name and a space.
+    static let nameWidth = (EventName.allCases.map(\.rawValue.count).max() ?? 28) + 1
 
     /// `+00:00:01.000  device  onMessageSent               ids=m-1,m-2  count=2`
     public static func line(_ event: Event) -> String {

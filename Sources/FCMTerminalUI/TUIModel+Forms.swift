@@ -78,6 +78,7 @@ extension TUIModel {
             let request = UpstreamRequest(
                 to: UpstreamRequest.address(sender: sender, sdk: engine.configuration.device.sdk), messageID: id,
                 timeToLive: ttl, data: pairs.map { DataItem($0.key, .string($0.value)) })
+            used(suggested: id)
             run(.send(request), at: time)
         case .push:
             var ttl: Int64?
@@ -104,6 +105,7 @@ extension TUIModel {
                 notification: notification.isEmpty ? nil : notification, collapseKey: collapse.isEmpty ? nil : collapse,
                 priority: priority == "default" ? nil : priority, timeToLive: ttl,
                 deliveryReceiptRequested: form.value("delivery receipt") == "yes")
+            used(suggested: id)
             run(.push(request), at: time)
         case .addSender:
             let id = form.value("sender id")

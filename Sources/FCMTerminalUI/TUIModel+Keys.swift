@@ -83,7 +83,7 @@ extension TUIModel {
         case .character("1"): return advanceClock(Span.minute)
         case .character("2"): return advanceClock(Span.hour)
         case .character("3"): return advanceClock(Span.day)
-        case .character("/"): overlay = .filter(eventFilter)
+        case .character("/"): overlay = .filter("")
         case .character("w"):
             overlay = .form(Form(purpose: .saveProfile, fields: [FormField("file", "session.yaml")]))
         default: break

@@ -96,7 +96,8 @@ public struct TUIModel: Sendable {
         recorded.append((engine.now, command))
         append(events)
         if let error = events.last(where: \.isError) ?? events.last(where: { $0.name == "commandRefused" }) {
-            status = "\(error.name): \(error.string("error") ?? "") \(error.string("detail") ?? "")"
+            let said = [error.string("error"), error.string("detail")].compactMap { $0 }.filter { !$0.isEmpty }
+            status = "\(error.name): " + said.joined(separator: " ")
         }
     }
 
@@ -158,15 +159,22 @@ public struct TUIModel: Sendable {
     }
 
     /// An app-server message id for the push form: `p-1`, `p-2`, …
-    mutating func suggestPushID() -> String {
-        pushCounter += 1
-        return "p-\(pushCounter)"
+    /// (A form cancelled uses up no id: the counter moves when one is sent.)
+    func suggestPushID() -> String {
+        "p-\(pushCounter + 1)"
     }
 
     /// A message id not used yet: `m-1`, `m-2`, …
-    mutating func suggestMessageID() -> String {
+    func suggestMessageID() -> String {
         // A resumed device may have used the first ones in an earlier session.
-        repeat { messageCounter += 1 } while engine.hasUsedMessageID("m-\(messageCounter)")
-        return "m-\(messageCounter)"
+        var next = messageCounter
+        repeat { next += 1 } while engine.hasUsedMessageID("m-\(next)")
+        return "m-\(next)"
+    }
+
+    /// Moves the suggestions on past an id that was sent as suggested.
+    mutating func used(suggested id: String) {
+        if id == suggestPushID() { pushCounter += 1 }
+        if id == suggestMessageID(), let n = Int(id.dropFirst(2)) { messageCounter = n }
     }
 }

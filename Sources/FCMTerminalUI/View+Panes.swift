@@ -113,7 +113,12 @@ extension View {
     /// The rows of the events or server pane that fit, newest last.
     static func logRows(_ pane: Pane, _ model: TUIModel, height: Int) -> [Row] {
         let scroll = pane == .events ? model.eventScroll : model.serverScroll
-        let events = model.tail(of: pane, count: height, skip: scroll)
+        var events = model.tail(of: pane, count: height, skip: scroll)
+        // Scrolled up with room to spare, the pane still fills from the top and the
+        // newest lines stay in view.
+        if events.count < height, scroll > 0 {
+            events = model.tail(of: pane, count: height, skip: max(0, scroll - (height - events.count)))
+        }
         if pane == .server {
             return events.map { event in
                 let text = model.serverRaw ? TranscriptFormatter.json(event) : compact(event, showSender: true)
@@ -139,6 +144,12 @@ extension View {
             ? ["token", "from", "category", "detail", "step_at"]
             : ["token", "from", "category", "detail", "sender", "step_at"]
         var text = String(DurationText.stamp(event.at).dropFirst()) + " " + event.name
+        // A new token is the news: shown by its start and end, which tell tokens apart.
+        if [.onNewToken, .didReceiveRegistrationToken, .tokenResumed].contains(event.kind),
+            let token = event.string("token")
+        {
+            text += " token=" + TokenText.short(token)
+        }
         if event.side == .check, let expectation = event.string("expect") {
             // A profile's check reads as what it asked for, held or not.
             let mark = event.kind == .expectationHeld ? "✔ " : "✘ "

@@ -31,10 +31,13 @@ extension View {
                 Row(text: $0, style: .accent)
             }
         }
-        // A step without a note: an expectation says how it fared; others say nothing.
-        guard let step = play.playback.currentStep,
-            let check = play.playback.checks.last(where: { $0.step.location == step.location })
-        else { return [Row(text: "▸ (this step has no note)", style: .dim)] }
+        // A step without a note: an expectation says how it fared; others show the
+        // step as the profile writes it.
+        guard let step = play.playback.currentStep else { return [] }
+        guard let check = play.playback.checks.last(where: { $0.step.location == step.location }) else {
+            let text = "▸ " + (ProfileWriter.step(step.action) ?? "(a step with no note)")
+            return TextWidth.wrap(text, width: width - 2, maxLines: captionRows).map { Row(text: $0, style: .dim) }
+        }
         let text =
             check.passed
             ? "✔ held: \(check.expectation.summary)"

@@ -93,7 +93,7 @@ public enum View {
         let y = grid.height - 2
         if let status = model.status {
             let isError = status.contains("error") || status.contains("Refused") || status.contains("Error")
-            grid.put(" " + status, x: 0, y: y, style: isError ? .error : .ok, limit: grid.width)
+            grid.put(TextWidth.fit(" " + status, width: grid.width), x: 0, y: y, style: isError ? .error : .ok)
         } else if !model.eventFilter.isEmpty {
             grid.put(" events filtered by \"\(model.eventFilter)\" (/ to change)", x: 0, y: y, style: .dim)
         }

@@ -53,6 +53,52 @@ struct TUIEndToEndTests {
         #expect(tmux.terminalRestored)
     }
 
+    @Test func playModePlaysTheAndroidTourStepsBackAndSavesAForkThatReplays() throws {
+        let tour = CLI.profiles.appendingPathComponent("tour-android.yaml").path
+        let tmux = try Tmux(width: 80, height: 24, arguments: ["tui", "--play", tour])
+        #expect(tmux.waitFor("step 0/"), show(tmux))
+        #expect(tmux.waitFor("paused"), show(tmux))
+        try tmux.keys(".")
+        #expect(tmux.waitFor("step 1/"), show(tmux))
+        try tmux.keys(".", ".")
+        #expect(tmux.waitFor("step 3/"), show(tmux))
+        try tmux.keys(",")
+        #expect(tmux.waitFor("step 2/"), show(tmux))
+        // Played at jump speed for a moment, then paused again.
+        try tmux.keys("+", "+", "Space")
+        #expect(tmux.waitFor("▶ jump"), show(tmux))
+        #expect(tmux.waitFor("step 4/"), show(tmux))
+        try tmux.keys("Space")
+        #expect(tmux.waitFor("paused"), show(tmux))
+        // The presenter takes over: the phone goes offline, and the session is saved.
+        try tmux.keys("n")
+        #expect(tmux.waitFor("forked at step"), show(tmux))
+        try tmux.keys("w", "Enter")
+        let saved = tmux.folder.appendingPathComponent("session.yaml")
+        #expect(tmux.waitUntil { FileManager.default.fileExists(atPath: saved.path) }, show(tmux))
+        try tmux.keys("q")
+        #expect(tmux.exitStatus() == "0")
+        let replay = try CLI.run(["replay", saved.path])
+        #expect(replay.status == 0, Comment(rawValue: replay.stdout + replay.stderr))
+        #expect(replay.stdout.contains("networkChanged"), Comment(rawValue: replay.stdout))
+    }
+
+    @Test func playModeRunsATourToItsEndAndCountsTheExpectations() throws {
+        let tour = CLI.profiles.appendingPathComponent("tour-ios.yaml").path
+        let tmux = try Tmux(width: 200, height: 50, arguments: ["tui", "--play", tour])
+        #expect(tmux.waitFor("step 0/"), show(tmux))
+        // Straight to the end: a time past the last step.
+        try tmux.keys("g")
+        for _ in 0..<12 { try tmux.keys("BSpace") }
+        try tmux.keys("3", "0", "d", "Enter")
+        #expect(tmux.waitFor("expectations held"), show(tmux))
+        #expect(!tmux.screen.contains("expectationFailed"), show(tmux))
+        try tmux.keys("Home")
+        #expect(tmux.waitFor("step 0/"), show(tmux))
+        try tmux.keys("q")
+        #expect(tmux.exitStatus() == "0")
+    }
+
     @Test func ctrlCQuitsAndRestoresTheTerminal() throws {
         let tmux = try Tmux(width: 80, height: 24)
         #expect(tmux.waitFor("onNewToken"), show(tmux))

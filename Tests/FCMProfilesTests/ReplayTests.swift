@@ -31,6 +31,15 @@ struct ReplayTests {
         #expect(result.passed)
     }
 
+    @Test func everyEventNameLeavesItsFieldsInOneColumn() {
+        let columns = Set(
+            EventName.allCases.map { name in
+                let line = TranscriptFormatter.line(Event(at: 0, side: .device, kind: name, fields: [Field("id", .string("x"))]))
+                return line.range(of: " id=x").map { line.distance(from: line.startIndex, to: $0.lowerBound) }
+            })
+        #expect(columns.count == 1, "fields start at columns \(columns)")
+    }
+
     @Test func replayIsDeterministic() throws {
         let path = try #require(ShippedProfiles.paths.first { $0.hasSuffix("store-and-collapse.yaml") })
         let profile = try ProfileParser.load(path: path)
@@ -138,7 +147,7 @@ struct TranscriptTests {
     @Test func humanLineIsAligned() {
         #expect(
             TranscriptFormatter.line(Self.event)
-                == "+00:00:01.000  device   onMessageSent               ids=m-1,m-2  count=2")
+                == "+00:00:01.000  device   onMessageSent                ids=m-1,m-2  count=2")
     }
 
     @Test func jsonLineHasAtSideEventThenFields() {

@@ -1,0 +1,85 @@
+import FCMEngine
+import FCMProfiles
+import FCMTerminalUI
+import Testing
+
+/// What a new user ran into, each kept from coming back.
+@Suite("Defects found by new users")
+struct NewUserDefectTests {
+    func screen(_ model: TUIModel, width: Int = 80, height: Int = 24) -> [String] {
+        View.render(model, width: width, height: height).lines
+    }
+
+    @Test func aRefreshedTokenLooksDifferentInTheSendersPane() throws {
+        var model = Scenes.fresh()
+        let before = try #require(screen(model).first { $0.contains("123456789012  ") })
+        Scenes.press(&model, [.character("r")])
+        let after = try #require(screen(model).first { $0.contains("123456789012  ") })
+        #expect(before != after)
+    }
+
+    @Test func aNewTokenIsShownInTheEvents() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("r")])
+        let token = model.engine.tokens["123456789012"] ?? ""
+        #expect(screen(model, width: 200, height: 50).contains { $0.contains("onNewToken token=\(TokenText.short(token))") })
+    }
+
+    @Test func aLongStatusIsCutWithAnEllipsis() {
+        var model = Scenes.fresh()
+        model.report("could not write " + String(repeating: "very-long-folder/", count: 8) + "session.yaml: permission denied")
+        let status = screen(model)[22]
+        #expect(status.hasSuffix("…"))
+        #expect(status.count == 80)
+    }
+
+    @Test func aRefusedCommandSaysItsReasonWithOneSpace() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("t")])
+        #expect(model.status == "commandRefused: the tray is empty")
+    }
+
+    @Test func theFilterPromptOpensEmpty() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("/")] + Scenes.type("token") + [.enter])
+        #expect(model.eventFilter == "token")
+        Scenes.press(&model, [.character("/")])
+        #expect(model.overlay == .filter(""))
+    }
+
+    @Test func aCancelledPushFormUsesUpNoID() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("p"), .escape, .character("p")])
+        guard case .form(let form)? = model.overlay else {
+            Issue.record("no push form")
+            return
+        }
+        #expect(form.value("message id") == "p-1")
+        Scenes.press(&model, [.enter, .character("p")])
+        guard case .form(let next)? = model.overlay else {
+            Issue.record("no second push form")
+            return
+        }
+        #expect(next.value("message id") == "p-2")
+    }
+
+    @Test func aCancelledSendFormUsesUpNoID() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("s"), .escape, .character("s")])
+        guard case .form(let form)? = model.overlay else {
+            Issue.record("no send form")
+            return
+        }
+        #expect(form.value("message id") == "m-1")
+    }
+
+    @Test func scrollingUpWithRoomToSpareKeepsTheNewestLineInView() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("s"), .enter])
+        let before = screen(model).filter { $0.contains("│00:00:") }
+        #expect(before.count == model.log.count)
+        Scenes.press(&model, [.up])
+        #expect(model.eventScroll == 1)
+        #expect(screen(model).filter { $0.contains("│00:00:") } == before)
+    }
+}
