@@ -92,4 +92,15 @@ public enum TextWidth {
         if !kept[maxLines - 1].hasSuffix("…") { kept[maxLines - 1] = fit(kept[maxLines - 1] + " …", width: width) }
         return kept
     }
+
+    /// `text` in at most `width` columns, cut in the middle (`KzZHcv…D6L9ohaS`): the
+    /// start and the end of a token or an id are what tell it apart.
+    public static func middle(_ text: String, width: Int) -> String {
+        guard columns(of: text) > width else { return text }
+        guard width > 2 else { return fit(text, width: width) }
+        let tail = (width - 1) / 2
+        let head = width - 1 - tail
+        let characters = Array(text)
+        return String(characters.prefix(head)) + "…" + String(characters.suffix(tail))
+    }
 }

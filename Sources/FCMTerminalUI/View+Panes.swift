@@ -14,7 +14,7 @@ extension View {
         if pane == .events || pane == .server {
             rows = logRows(pane, model, height: inner.height)
         } else {
-            rows = self.rows(pane, model)
+            rows = self.rows(pane, model, width: inner.width)
             // The selection counts items; an item may take several rows.
             let lastSelectedRow = min((model.selected(pane) + 1) * pane.rowsPerItem - 1, max(0, rows.count - 1))
             start = max(0, min(lastSelectedRow - inner.height + 1, rows.count - inner.height))
@@ -72,12 +72,13 @@ extension View {
 
     /// The rows of the list panes; the log panes draw through `logRows`, which
     /// formats only what fits.
-    static func rows(_ pane: Pane, _ model: TUIModel) -> [Row] {
+    static func rows(_ pane: Pane, _ model: TUIModel, width: Int) -> [Row] {
         let engine = model.engine
         switch pane {
         case .senders:
             return engine.senders.map { sender in
-                let token = engine.tokens[sender.id].map { TokenText.short($0) } ?? "no token"
+                let room = max(8, width - sender.id.count - 2)
+                let token = engine.tokens[sender.id].map { TextWidth.middle($0, width: room) } ?? "no token"
                 return Row(text: "\(sender.id)  \(token)", style: engine.tokens[sender.id] == nil ? .dim : .normal)
             }
         case .queue:
