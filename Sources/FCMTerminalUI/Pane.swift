@@ -27,6 +27,12 @@ public enum Overlay: Sendable, Equatable {
     /// A delivered message, whole: position in the inbox, oldest first.
     case messageDetail(index: Int)
     case filter(String)
+    /// One event, whole, with the rule that produced it.
+    case eventDetail(Event)
+    /// What the connection server holds for the device; the selected message.
+    case held(selected: Int)
+    /// A message's way from sender to app (or back), hop by hop.
+    case journey(id: String)
 }
 
 /// Something only the shell can do: the terminal, the clipboard, files.

@@ -15,8 +15,18 @@ extension TUIModel {
             return []
         case .tokenDetail(let sender)?:
             return handleTokenDetail(sender: sender, key)
-        case .messageDetail?:
+        case .messageDetail(let index)?:
+            if key == .character("j"), engine.inbox.indices.contains(index) { openJourney(engine.inbox[index].id) }
             if key == .escape || key == .enter || key == .character("q") { overlay = nil }
+            return []
+        case .eventDetail(let event)?:
+            if key == .character("j"), let id = event.messageIDs.first { openJourney(id) }
+            if key == .escape || key == .enter || key == .character("q") { overlay = nil }
+            return []
+        case .held(let selected)?:
+            return handleHeld(selected: selected, key)
+        case .journey?:
+            if key == .escape || key == .enter || key == .character("q") || key == .character("j") { overlay = nil }
             return []
         case .filter(var text)?:
             switch key {
@@ -64,6 +74,9 @@ extension TUIModel {
                 overlay = .messageDetail(index: min(selected(.inbox), engine.inbox.count - 1))
             }
             if focus == .server { serverRaw.toggle() }
+            if focus == .events, let event = cursorEvent { overlay = .eventDetail(event) }
+        case .character("h"): overlay = .held(selected: 0)
+        case .character("j"): openJourneyOfSelection()
         case .character("s"): openCompose()
         case .character("p"): openPush()
         case .character("n"): run(.setNetwork(engine.network == .online ? .offline : .online), at: time)

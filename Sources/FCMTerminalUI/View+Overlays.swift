@@ -9,6 +9,9 @@ extension View {
         case .form(let form): drawForm(form, into: &grid)
         case .tokenDetail(let sender): drawTokenDetail(sender, model, into: &grid)
         case .messageDetail(let index): drawMessageDetail(index, model, into: &grid)
+        case .eventDetail(let event): drawEventDetail(event, into: &grid)
+        case .held(let selected): drawHeld(selected: selected, model, into: &grid)
+        case .journey(let id): drawJourney(id, model, into: &grid)
         case .filter(let text):
             let y = grid.height - 2
             grid.fill(x: 0, y: y, width: grid.width, height: 1, style: .selected)
@@ -37,7 +40,8 @@ extension View {
         ("u", "uninstall / reinstall the app"),
         ("r", "refresh the selected sender's token"),
         ("a  d", "add a sender / remove the selected one"),
-        ("Enter", "token / message details, tap, raw view, by pane"),
+        ("Enter", "token / message / event details (with why), tap, raw view"),
+        ("h  j", "held on the server / the selected message's journey"),
         ("t", "tap the selected tray notification"),
         ("D", "ask app-server connections to drain"),
         ("1  2  3", "move the clock on 1 minute / 1 hour / 1 day"),
@@ -57,7 +61,7 @@ extension View {
         ("g", "go to a time (+00:02:05, 2:05, 90s, 3d)"),
         ("Home", "play the profile again from +0"),
         ("w", "save what played (and what you did) as a profile"),
-        ("Enter  Tab  /", "details, panes and the filter, as in a live session"),
+        ("Enter  h  j", "details with why, held on the server, a journey"),
         ("?  q", "this help / quit"),
     ]
 
@@ -159,7 +163,7 @@ extension View {
                 y += 1
             } while !rest.isEmpty
         }
-        grid.put("Esc close", x: inner.x + 1, y: inner.y + inner.height - 1, style: .dim)
+        grid.put("j journey · Esc close", x: inner.x + 1, y: inner.y + inner.height - 1, style: .dim)
     }
 
     static func drawTokenDetail(_ sender: String, _ model: TUIModel, into grid: inout Grid) {

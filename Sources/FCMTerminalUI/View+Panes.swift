@@ -11,8 +11,14 @@ extension View {
         guard inner.height > 0 else { return }
         let rows: [Row]
         var start = 0
+        var cursorRow: Int?
         if pane == .events || pane == .server {
-            rows = logRows(pane, model, height: inner.height)
+            let log = logRows(pane, model, height: inner.height)
+            rows = log.rows
+            // The events pane's cursor: the event Enter opens.
+            if pane == .events, focused, !rows.isEmpty {
+                cursorRow = rows.count - 1 - (model.eventScroll - log.skipped)
+            }
         } else {
             rows = self.rows(pane, model, width: inner.width)
             // The selection counts items; an item may take several rows.
@@ -27,7 +33,9 @@ extension View {
             grid.put(
                 TextWidth.fit(row.text, width: inner.width), x: inner.x, y: y, style: isSelected ? .selected : row.style
             )
-            if isSelected { grid.paint(x: inner.x, y: y, count: inner.width, style: .selected) }
+            if isSelected || offset == cursorRow {
+                grid.paint(x: inner.x, y: y, count: inner.width, style: .selected)
+            }
         }
         if rows.isEmpty {
             grid.put(emptyText(pane, model), x: inner.x, y: inner.y, style: .dim, limit: inner.width)
@@ -112,22 +120,25 @@ extension View {
     }
 
     /// The rows of the events or server pane that fit, newest last.
-    static func logRows(_ pane: Pane, _ model: TUIModel, height: Int) -> [Row] {
+    static func logRows(_ pane: Pane, _ model: TUIModel, height: Int) -> (rows: [Row], skipped: Int) {
         let scroll = pane == .events ? model.eventScroll : model.serverScroll
         var events = model.tail(of: pane, count: height, skip: scroll)
+        var skipped = scroll
         // Scrolled up with room to spare, the pane still fills from the top and the
         // newest lines stay in view.
         if events.count < height, scroll > 0 {
-            events = model.tail(of: pane, count: height, skip: max(0, scroll - (height - events.count)))
+            skipped = max(0, scroll - (height - events.count))
+            events = model.tail(of: pane, count: height, skip: skipped)
         }
         if pane == .server {
-            return events.map { event in
+            let rows = events.map { event in
                 let text = model.serverRaw ? TranscriptFormatter.json(event) : compact(event, showSender: true)
                 return Row(text: text, style: event.isError ? .error : .normal)
             }
+            return (rows, skipped)
         }
         let manySenders = model.engine.senders.count > 1
-        return events.map { event in
+        let rows = events.map { event in
             let style: CellStyle =
                 switch event.kind {
                 case .expectationHeld: .ok
@@ -136,6 +147,7 @@ extension View {
                 }
             return Row(text: compact(event, showSender: manySenders), style: style)
         }
+        return (rows, skipped)
     }
 
     /// An event on one short line: time, name, and the fields a person scans for.

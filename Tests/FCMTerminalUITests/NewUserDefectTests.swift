@@ -22,12 +22,15 @@ struct NewUserDefectTests {
         var model = Scenes.fresh()
         Scenes.press(&model, [.character("r")])
         let token = model.engine.tokens["123456789012"] ?? ""
-        #expect(screen(model, width: 200, height: 50).contains { $0.contains("onNewToken token=\(TokenText.short(token))") })
+        #expect(
+            screen(model, width: 200, height: 50).contains { $0.contains("onNewToken token=\(TokenText.short(token))") }
+        )
     }
 
     @Test func aLongStatusIsCutWithAnEllipsis() {
         var model = Scenes.fresh()
-        model.report("could not write " + String(repeating: "very-long-folder/", count: 8) + "session.yaml: permission denied")
+        model.report(
+            "could not write " + String(repeating: "very-long-folder/", count: 8) + "session.yaml: permission denied")
         let status = screen(model)[22]
         #expect(status.hasSuffix("…"))
         #expect(status.count == 80)

@@ -207,9 +207,78 @@ struct PlayModeScreenTests {
         check(model, "play-help")
     }
 
+    /// An offline phone holding two messages, one collapsible, then back online.
+    static func journeyModel() -> TUIModel {
+        var model = PlayModeTests.playing()
+        Scenes.press(&model, [.character("."), .character("."), .character(".")])
+        return model
+    }
+
+    @Test func theHeldOnServerOverlay() {
+        var model = Self.journeyModel()
+        Scenes.press(&model, [.character("h"), .down])
+        check(model, "held")
+    }
+
+    @Test func anEventWholeWithItsRule() {
+        var model = Self.journeyModel()
+        Scenes.press(&model, [.up, .enter])
+        check(model, "event-detail")
+    }
+
+    @Test func aMessagesJourney() {
+        var model = Self.journeyModel()
+        Scenes.press(&model, Array(repeating: .character("."), count: 2))
+        Scenes.press(&model, [.tab, .tab, .character("j")])
+        check(model, "journey")
+    }
+
     @Test func aForkedSession() {
         var model = PlayModeTests.playing()
         Scenes.press(&model, [.character("."), .character("n")])
         check(model, "play-forked")
+    }
+}
+
+/// Seeing why: the event under the cursor, what the server holds, a journey.
+@Suite("Explaining overlays")
+struct ExplainingOverlayTests {
+    @Test func enterOnTheEventsPaneOpensTheEventUnderTheCursorWithItsRule() {
+        var model = PlayModeScreenTests.journeyModel()
+        Scenes.press(&model, [.up])
+        let cursor = model.cursorEvent
+        #expect(cursor?.kind == .stored)
+        Scenes.press(&model, [.enter])
+        #expect(model.overlay == cursor.map { .eventDetail($0) })
+        let screen = View.render(model, width: 80, height: 24).text
+        #expect(screen.contains("Why: The device cannot take the message now"))
+    }
+
+    @Test func theHeldOverlayListsWhatTheServerHoldsAndOpensAJourney() {
+        var model = PlayModeScreenTests.journeyModel()
+        Scenes.press(&model, [.character("h")])
+        let screen = View.render(model, width: 80, height: 24).text
+        #expect(screen.contains("non-collapsible 1/100"))
+        #expect(screen.contains("offline"))
+        Scenes.press(&model, [.down, .enter])
+        #expect(model.overlay == .journey(id: "m-2"))
+    }
+
+    @Test func aJourneyShowsEachHopWithItsRule() {
+        var model = PlayModeScreenTests.journeyModel()
+        Scenes.press(&model, [.character("."), .character(".")])
+        #expect(model.journey(of: "m-1").map(\.name) == ["downstreamAccepted", "stored", "onMessageReceived"])
+        Scenes.press(&model, [.tab, .tab, .character("j")])
+        #expect(model.overlay == .journey(id: "m-1"))
+        let screen = View.render(model, width: 200, height: 50).text
+        #expect(screen.contains("stored: offline"))
+        #expect(screen.contains("accepted"))
+    }
+
+    @Test func jWithNothingSelectedSaysWhatToSelect() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.tab, .tab, .character("j")])
+        #expect(model.overlay == nil)
+        #expect(model.status?.contains("select a message first") == true)
     }
 }

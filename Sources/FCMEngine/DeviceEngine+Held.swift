@@ -1,0 +1,48 @@
+/// A message the connection server holds for the device, as a person would want to
+/// see it: why it waits and until when.
+public struct HeldMessage: Sendable, Equatable {
+    public var id: String
+    public var sender: String
+    /// Why the device cannot take it now (`offline`, `doze`, …), or nil when it goes
+    /// out at the next chance.
+    public var reason: String?
+    /// The key it collapses under, when it is collapsible.
+    public var collapseKey: String?
+    public var priority: Priority
+    public var expiresAt: Millis
+}
+
+/// How full the connection server's store for the device is.
+public struct StoreUsage: Sendable, Equatable {
+    public var nonCollapsible: Int
+    public var nonCollapsibleLimit: Int
+    public var collapseKeys: Int
+    public var collapseKeyLimit: Int
+
+    public init(nonCollapsible: Int, nonCollapsibleLimit: Int, collapseKeys: Int, collapseKeyLimit: Int) {
+        self.nonCollapsible = nonCollapsible
+        self.nonCollapsibleLimit = nonCollapsibleLimit
+        self.collapseKeys = collapseKeys
+        self.collapseKeyLimit = collapseKeyLimit
+    }
+}
+
+extension DeviceEngine {
+    /// What the connection server holds for the device now, oldest first.
+    public var heldMessages: [HeldMessage] {
+        stored.map { message in
+            HeldMessage(
+                id: message.id, sender: message.request.sender, reason: holdReason(message.request),
+                collapseKey: collapseSlot(message.request), priority: message.request.effectivePriority,
+                expiresAt: message.expiresAt)
+        }
+    }
+
+    /// The store's counts against its limits.
+    public var storeUsage: StoreUsage {
+        StoreUsage(
+            nonCollapsible: stored.count { collapseSlot($0.request) == nil },
+            nonCollapsibleLimit: configuration.store.nonCollapsibleLimit, collapseKeys: storedCollapseSlots(),
+            collapseKeyLimit: configuration.store.collapseKeyLimit)
+    }
+}

@@ -1,0 +1,226 @@
+/// Why an event happened: the rule behind it in one sentence, and where the rule
+/// comes from. The engine says it, with the event, so every shell explains alike.
+public struct RuleNote: Sendable, Equatable {
+    public var rule: String
+    /// The section of docs/RULES.md and of the protocol reference the rule rests on.
+    public var source: String
+
+    init(_ rule: String, _ source: String) {
+        self.rule = rule
+        self.source = source
+    }
+}
+
+extension Event {
+    /// The rule that produced this event.
+    public var ruleNote: RuleNote {
+        switch kind {
+        case .onNewToken, .didReceiveRegistrationToken:
+            return RuleNote(
+                "Each sender the app registers with gets a token of its own; a refresh or a reinstall issues a new "
+                    + "one, and the old one stops working at once.", "RULES.md Registration · reference §1.1")
+        case .tokenResumed, .stateResumed:
+            return RuleNote(
+                "A saved device resumes with what it held when it stopped: tokens, queues and stored messages.",
+                "README The saved device")
+        case .onMessageSent, .sendDataMessageSuccess, .didSendDataMessageWithID:
+            return RuleNote(
+                "The SDK reports upstream success in batches: the ids the connection server took within the batch "
+                    + "window, or as soon as the batch is full.", "RULES.md Upstream · reference §6.5")
+        case .onSendError, .sendDataMessageFailure, .willSendDataMessageWithID:
+            return upstreamFailure
+        case .upstreamQueued:
+            return RuleNote(
+                "The device cannot reach the connection server (offline, outage or uninstalled), so the SDK keeps "
+                    + "the message in its pending queue: at most 20, each until its TTL runs out.",
+                "RULES.md Upstream · reference §6.5")
+        case .onMessageReceived, .didReceiveRemoteNotification:
+            return received
+        case .notificationPosted:
+            return RuleNote(
+                "A notification message for an app in the background is shown by the system, not the app: the app "
+                    + "sees its data only when the user taps it.",
+                "RULES.md Delivery, storage and lifetime · reference §5.6")
+        case .notificationTapped:
+            return RuleNote(
+                "Tapping a notification opens the app and hands it the notification's data.",
+                "RULES.md Delivery, storage and lifetime · reference §5.6")
+        case .onDeletedMessages, .messagesDeleted:
+            return RuleNote(
+                "The connection server discarded messages it held for the device (over the store limit, or the "
+                    + "device away too long): the app hears it once, when it reconnects, and should sync.",
+                "RULES.md Delivery, storage and lifetime · reference §5.4")
+        case .downstreamAccepted:
+            return RuleNote(
+                "The connection server took the message for this token: handed over now if the device can take "
+                    + "it, stored for it otherwise (until its time to live runs out).",
+                "RULES.md Downstream acceptance · reference §2.2, §3")
+        case .downstreamRejected:
+            return rejected
+        case .stored:
+            return storedNote
+        case .collapsed:
+            return RuleNote(
+                "A newer message with the same collapse key for the same token replaces the stored one: only the "
+                    + "latest is delivered.", "RULES.md Delivery, storage and lifetime · reference §5.4 (seed 003)")
+        case .expired:
+            return RuleNote(
+                "The message's time to live ran out before it could be delivered or acknowledged, so it is dropped.",
+                "RULES.md Delivery, storage and lifetime · reference §5.4")
+        case .discarded:
+            return discardedNote
+        case .receipt, .receiptToAppServer:
+            return RuleNote(
+                "The app server asked for a delivery receipt: once the device has the message, the connection "
+                    + "server sends one (id dr2:…) and resends it until the app server acks it.",
+                "RULES.md App-server connections · reference §2.6")
+        case .receiptAck:
+            return RuleNote(
+                "The app server acknowledged the receipt: it is not sent again.", "RULES.md App-server connections")
+        case .upstreamForwarded, .upstreamToAppServer:
+            return RuleNote(
+                "The connection server passes an upstream message to an app server of its sender (taking turns "
+                    + "among its connections) and holds it until that app server acks.",
+                "RULES.md App-server connections · reference §2.8")
+        case .appServerAck:
+            return RuleNote(
+                "The app server acknowledged the upstream message: the connection server stops resending it.",
+                "RULES.md Upstream · reference §2.9")
+        case .upstreamRetry:
+            return RuleNote(
+                "No app server acknowledged the upstream message yet: the connection server resends it after 1 s, "
+                    + "2 s, 4 s … until an ack or its TTL.", "RULES.md Upstream")
+        case .ackIgnored:
+            return RuleNote(
+                "An ack for a message the connection server does not hold (already acked, or never sent) changes "
+                    + "nothing.", "RULES.md App-server connections")
+        case .nack:
+            return RuleNote(
+                "The connection server refused a downstream stanza from an app server, with the error code "
+                    + "saying why.", "RULES.md App-server connections · reference §2.4")
+        case .stanzaError:
+            return RuleNote(
+                "A stanza the connection server could not read at all is answered with an XMPP stanza error.",
+                "reference §2.5")
+        case .connectionDraining, .drainRequested:
+            return RuleNote(
+                "A draining connection takes no new downstream (CONNECTION_DRAINING): the app server opens another "
+                    + "and closes this one; what it carried goes out on the others.", "reference §2.7")
+        case .appServerConnected, .appServerDisconnected, .connectionRefused:
+            return RuleNote(
+                "App servers log in over XMPP with their sender ID and server key: at most 1,000 connections per "
+                    + "sender.", "RULES.md App-server connections · reference §1.3, §2.10")
+        case .networkChanged, .appStateChanged, .dozeChanged, .serviceChanged, .uninstalled, .installed,
+            .senderRemoved:
+            return RuleNote(
+                "Something the user or the profile did to the device; what it can receive follows from it.",
+                "RULES.md Delivery, storage and lifetime")
+        case .warning, .commandRefused:
+            return RuleNote(
+                "The emulator says what it did not do, or did differently, and why (the detail field).",
+                "RULES.md")
+        case .expectationHeld, .expectationFailed:
+            return RuleNote(
+                "A profile's expect step, judged at its time against every event so far (expect_none: against any "
+                    + "match).", "README Profiles")
+        }
+    }
+
+    var upstreamFailure: RuleNote {
+        switch string("error") {
+        case "TooManyMessages":
+            return RuleNote(
+                "The SDK keeps at most 20 upstream messages while it cannot reach the service: the 21st fails at "
+                    + "once.", "RULES.md Upstream · reference §6.5")
+        case "SERVICE_NOT_AVAILABLE":
+            return RuleNote(
+                "A message waiting for the service ran out of time to live (TTL 0 fails at once when it cannot go "
+                    + "out now).", "RULES.md Upstream · reference §6.5")
+        case "MessageTooBig":
+            return RuleNote(
+                "Upstream payloads are at most 4,096: bytes of keys and values on Android, characters on iOS.",
+                "RULES.md Upstream · reference §6.3")
+        default:
+            return RuleNote(
+                "The SDK refused the upstream message before sending it (the error says why).", "RULES.md Upstream")
+        }
+    }
+
+    var received: RuleNote {
+        if kind == .didReceiveRemoteNotification {
+            return RuleNote(
+                "On iOS the app gets data in the foreground, or in the background when the message says "
+                    + "content_available; other data waits until the app comes to the foreground.",
+                "RULES.md Delivery, storage and lifetime · reference §5.6")
+        }
+        return RuleNote(
+            "A data message reaches onMessageReceived in the foreground and the background; a notification message "
+                + "only in the foreground (in the background it goes to the tray).",
+            "RULES.md Delivery, storage and lifetime · reference §5.6")
+    }
+
+    var rejected: RuleNote {
+        switch string("error") {
+        case "NotRegistered":
+            return RuleNote(
+                "The token was refreshed or the app uninstalled: the old token is no longer registered.",
+                "RULES.md Registration · reference §3.4")
+        case "InvalidRegistration":
+            return RuleNote("The token is not one the service issued.", "reference §3.4")
+        case "MismatchSenderId":
+            return RuleNote(
+                "A token belongs to the sender it was issued for: another sender cannot push to it.",
+                "RULES.md Registration · reference §3.4")
+        default:
+            return RuleNote(
+                "The service refused the message before taking it (the error names the rule).",
+                "RULES.md Downstream acceptance · reference §3.4, §4.3")
+        }
+    }
+
+    var storedNote: RuleNote {
+        switch string("reason") {
+        case "doze":
+            return RuleNote(
+                "The device dozes: a normal-priority message waits for a maintenance window or for the device to "
+                    + "wake; a high-priority one would be delivered at once.",
+                "RULES.md Delivery, storage and lifetime · reference §5.5")
+        case "app stopped":
+            return RuleNote(
+                "A force-stopped Android app receives nothing until the user starts it again.",
+                "RULES.md Delivery, storage and lifetime · reference §5.6")
+        case "ios data waits for foreground":
+            return received
+        default:
+            return RuleNote(
+                "The device cannot take the message now (offline, outage or uninstalled), so the connection server "
+                    + "stores it: at most 100 non-collapsible messages and 4 collapse keys, each until its TTL.",
+                "RULES.md Delivery, storage and lifetime · reference §5.4")
+        }
+    }
+
+    var discardedNote: RuleNote {
+        switch string("reason") {
+        case "store-limit":
+            return RuleNote(
+                "More non-collapsible messages were stored for the device than the store keeps (100): the server "
+                    + "discards everything stored, and the app hears onDeletedMessages when it reconnects.",
+                "RULES.md Delivery, storage and lifetime · reference §5.4 (seed 003)")
+        case "ttl-zero":
+            return RuleNote(
+                "A message with time to live 0 is delivered now or never: the device cannot take it now.",
+                "RULES.md Delivery, storage and lifetime · reference §5.4")
+        case "collapse-key-limit":
+            return RuleNote(
+                "At most 4 collapse keys are stored per device: a fifth evicts the oldest (or the newcomer, as the "
+                    + "profile chooses).", "RULES.md Delivery, storage and lifetime · reference §5.4")
+        case "inactive":
+            return RuleNote(
+                "A device unreachable for over a month loses what the server held for it.",
+                "RULES.md Delivery, storage and lifetime")
+        default:
+            return RuleNote(
+                "The app was uninstalled: what it had pending or stored is gone with it.", "RULES.md Registration")
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import FCMEngine
+import FCMProfiles
+
+/// The overlays that show why: an event whole with its rule, what the connection
+/// server holds, and a message's journey drawn as a small sequence diagram.
+extension View {
+    /// Lines of text drawn in a panel, long ones wrapped, as many as fit.
+    static func drawLines(_ lines: [(String, CellStyle)], in inner: Rect, bottom: Int, into grid: inout Grid) {
+        var y = inner.y
+        let width = max(10, inner.width - 2)
+        for (text, style) in lines {
+            for piece in TextWidth.wrap(text, width: width, maxLines: 50) where y < bottom {
+                grid.put(piece, x: inner.x + 1, y: y, style: style)
+                y += 1
+            }
+            if text.isEmpty { y += 1 }
+        }
+    }
+
+    static func drawEventDetail(_ event: Event, into grid: inout Grid) {
+        var lines: [(String, CellStyle)] = [
+            ("\(event.name)  \(event.side.rawValue)  at \(DurationText.stamp(event.at))", .bold)
+        ]
+        for field in event.fields {
+            lines.append(("\(field.name): \(field.value.text)", .normal))
+        }
+        let note = event.ruleNote
+        lines.append(("", .normal))
+        lines.append(("Why: " + note.rule, .accent))
+        lines.append(("Source: " + note.source, .dim))
+        let inner = panel(width: 90, height: grid.height - 2, title: "Event", into: &grid)
+        drawLines(lines, in: inner, bottom: inner.y + inner.height - 1, into: &grid)
+        let hint = event.messageIDs.isEmpty ? "Esc close" : "j the message's journey · Esc close"
+        grid.put(hint, x: inner.x + 1, y: inner.y + inner.height - 1, style: .dim)
+    }
+
+    static func drawHeld(selected: Int, _ model: TUIModel, into grid: inout Grid) {
+        let engine = model.engine
+        let held = engine.heldMessages
+        let usage = engine.storeUsage
+        let inner = panel(width: 100, height: grid.height - 2, title: "Held on the connection server", into: &grid)
+        let counts =
+            "non-collapsible \(usage.nonCollapsible)/\(usage.nonCollapsibleLimit)   "
+            + "collapse keys \(usage.collapseKeys)/\(usage.collapseKeyLimit)   "
+            + "upstream awaiting an ack \(engine.awaitingAck.count)"
+        grid.put(counts, x: inner.x + 1, y: inner.y, style: .bold, limit: inner.width - 2)
+        // Columns: id, sender, why, collapse key, then the TTL left; narrower on a small screen.
+        let wide = inner.width >= 96
+        let widths = wide ? [22, 15, 28, 18] : [12, 13, 20, 16]
+        func columns(_ cells: [String]) -> String {
+            zip(cells, widths).map { TextWidth.middle($0, width: $1 - 2).padded($1) }.joined() + (cells.last ?? "")
+        }
+        let header = columns(["id", "sender", "held because", "collapse key", "ttl left"])
+        grid.put(header, x: inner.x + 1, y: inner.y + 2, style: .dim, limit: inner.width - 2)
+        let rows = max(0, inner.height - 5)
+        let first = max(0, min(selected - rows + 1, held.count - rows))
+        for (offset, message) in held.dropFirst(first).prefix(rows).enumerated() {
+            let index = first + offset
+            let reason = message.reason ?? "goes out at the next chance"
+            let text = columns([
+                message.id, message.sender, reason + (message.priority == .high ? " (high)" : ""),
+                message.collapseKey ?? "-", countdown(max(0, message.expiresAt - model.now)),
+            ])
+            let y = inner.y + 3 + offset
+            grid.put(text, x: inner.x + 1, y: y, style: index == selected ? .selected : .normal, limit: inner.width - 2)
+            if index == selected { grid.paint(x: inner.x + 1, y: y, count: inner.width - 2, style: .selected) }
+        }
+        if held.isEmpty {
+            grid.put(
+                "nothing held: the device takes every message as it comes", x: inner.x + 1, y: inner.y + 3,
+                style: .dim, limit: inner.width - 2)
+        }
+        grid.put(
+            "↑↓ select · Enter or j the message's journey · Esc close", x: inner.x + 1,
+            y: inner.y + inner.height - 1, style: .dim, limit: inner.width - 2)
+    }
+}
+
+extension String {
+    /// The text followed by spaces up to `width` columns (at least one space).
+    func padded(_ width: Int) -> String {
+        let used = TextWidth.columns(of: self)
+        return self + String(repeating: " ", count: max(1, width - used))
+    }
+}

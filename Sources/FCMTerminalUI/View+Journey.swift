@@ -1,0 +1,116 @@
+import FCMEngine
+import FCMProfiles
+
+/// A message's journey as a sequence diagram: four lanes (app server, connection
+/// server, device, app), one arrow a hop, each with its time, what happened and,
+/// under it, the rule that applied (from the engine).
+extension View {
+    enum Lane: Int, CaseIterable {
+        case appServer, server, device, app
+
+        var title: String {
+            switch self {
+            case .appServer: "app server"
+            case .server: "FCM"
+            case .device: "device"
+            case .app: "app"
+            }
+        }
+    }
+
+    /// One hop: from a lane to another (or staying at one), and what it was.
+    struct Hop {
+        var from: Lane
+        var to: Lane
+        var label: String
+    }
+
+    /// Where an event of a message's journey goes in the diagram.
+    static func hop(_ event: Event, id: String) -> Hop {
+        let error = event.string("error").map { ": " + $0 } ?? ""
+        switch event.kind {
+        case .downstreamAccepted: return Hop(from: .appServer, to: .server, label: "accepted")
+        case .downstreamRejected: return Hop(from: .server, to: .appServer, label: "rejected" + error)
+        case .nack: return Hop(from: .server, to: .appServer, label: "nack" + error)
+        case .stored: return Hop(from: .server, to: .server, label: "stored: " + (event.string("reason") ?? ""))
+        case .collapsed:
+            let replaced = event.string("id") == id
+            return Hop(
+                from: .server, to: .server,
+                label: replaced
+                    ? "collapsed by \(event.string("by") ?? "a newer one")" : "replaced \(event.string("id") ?? "")")
+        case .expired: return Hop(from: .server, to: .server, label: "expired (TTL)")
+        case .discarded: return Hop(from: .server, to: .server, label: "discarded: " + (event.string("reason") ?? ""))
+        case .onMessageReceived, .didReceiveRemoteNotification:
+            return Hop(from: .server, to: .app, label: event.name)
+        case .notificationPosted: return Hop(from: .server, to: .device, label: "shown in the tray")
+        case .notificationTapped: return Hop(from: .device, to: .app, label: "tapped: data to the app")
+        case .receipt, .receiptToAppServer: return Hop(from: .server, to: .appServer, label: "delivery receipt")
+        case .receiptAck: return Hop(from: .appServer, to: .server, label: "receipt acked")
+        case .upstreamQueued: return Hop(from: .app, to: .device, label: "queued: no connection")
+        case .upstreamForwarded: return Hop(from: .device, to: .server, label: "sent upstream")
+        case .upstreamToAppServer: return Hop(from: .server, to: .appServer, label: "to the app server")
+        case .upstreamRetry: return Hop(from: .server, to: .appServer, label: "resent (no ack yet)")
+        case .appServerAck: return Hop(from: .appServer, to: .server, label: "acked")
+        case .onMessageSent, .sendDataMessageSuccess, .didSendDataMessageWithID:
+            return Hop(from: .server, to: .app, label: event.name + " (batched)")
+        case .onSendError, .sendDataMessageFailure, .willSendDataMessageWithID:
+            return Hop(from: .device, to: .app, label: event.name + error)
+        default:
+            let lane: Lane = event.side == .server ? .server : .device
+            return Hop(from: lane, to: lane, label: event.name)
+        }
+    }
+
+    static func drawJourney(_ id: String, _ model: TUIModel, into grid: inout Grid) {
+        let events = model.journey(of: id)
+        let inner = panel(width: 110, height: grid.height - 2, title: "Journey of \(id)", into: &grid)
+        let bottom = inner.y + inner.height - 1
+        grid.put("Esc close", x: inner.x + 1, y: bottom, style: .dim)
+        guard !events.isEmpty else {
+            grid.put(
+                "no event of \(id) is in the log (it may be older than the log keeps)", x: inner.x + 1, y: inner.y,
+                style: .dim, limit: inner.width - 2)
+            return
+        }
+        // Lanes spread over the left part; labels to the right of the last lane.
+        let stampWidth = 10
+        let laneSpan = max(8, min(15, (inner.width - stampWidth - 20) / 4))
+        let laneX = Lane.allCases.map { inner.x + 1 + stampWidth + $0.rawValue * laneSpan + laneSpan / 2 }
+        let labelX = inner.x + 1 + stampWidth + 4 * laneSpan
+        for lane in Lane.allCases {
+            let title = TextWidth.fit(lane.title, width: laneSpan - 1)
+            grid.put(title, x: laneX[lane.rawValue] - TextWidth.columns(of: title) / 2, y: inner.y, style: .bold)
+        }
+        var y = inner.y + 1
+        for event in events {
+            guard y + 1 < bottom else { break }
+            for x in laneX { grid.put("│", x: x, y: y, style: .dim) }
+            for x in laneX { grid.put("│", x: x, y: y + 1, style: .dim) }
+            let hop = hop(event, id: id)
+            grid.put(String(DurationText.stamp(event.at).dropLast(4)), x: inner.x + 1, y: y, style: .dim)
+            drawArrow(hop, laneX: laneX, y: y, into: &grid)
+            grid.put(
+                hop.label, x: labelX, y: y, style: event.isError ? .error : .bold,
+                limit: inner.x + inner.width - 1 - labelX)
+            grid.put(
+                TextWidth.fit(event.ruleNote.rule, width: inner.width - 2 - stampWidth), x: inner.x + 1 + stampWidth,
+                y: y + 1, style: .dim)
+            y += 2
+        }
+    }
+
+    static func drawArrow(_ hop: Hop, laneX: [Int], y: Int, into grid: inout Grid) {
+        let from = laneX[hop.from.rawValue]
+        let to = laneX[hop.to.rawValue]
+        if from == to {
+            grid.put("●", x: from, y: y, style: .accent)
+            return
+        }
+        let left = min(from, to)
+        let right = max(from, to)
+        for x in left...right { grid.put("─", x: x, y: y, style: .accent) }
+        grid.put(from < to ? "▶" : "◀", x: to, y: y, style: .accent)
+        grid.put("┼", x: from, y: y, style: .accent)
+    }
+}
