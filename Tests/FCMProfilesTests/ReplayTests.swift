@@ -34,7 +34,8 @@ struct ReplayTests {
     @Test func everyEventNameLeavesItsFieldsInOneColumn() {
         let columns = Set(
             EventName.allCases.map { name in
-                let line = TranscriptFormatter.line(Event(at: 0, side: .device, kind: name, fields: [Field("id", .string("x"))]))
+                let line = TranscriptFormatter.line(
+                    Event(at: 0, side: .device, kind: name, fields: [Field("id", .string("x"))]))
                 return line.range(of: " id=x").map { line.distance(from: line.startIndex, to: $0.lowerBound) }
             })
         #expect(columns.count == 1, "fields start at columns \(columns)")
