@@ -7,6 +7,10 @@ public enum Command: Sendable, Equatable, Codable {
     case setAppState(AppState)
     case uninstall
     case reinstall
+    /// The app uninstalled (if it is installed) and installed again on another
+    /// platform or with another SDK: a new installation, new tokens, the platform's
+    /// own callback names.
+    case reinstallAs(platform: Platform, sdk: SDK)
     /// A new token for one sender, or for all when nil.
     case refreshToken(sender: String?)
     case addSender(SenderConfig)

@@ -77,13 +77,25 @@ extension DeviceEngine {
         if unreachableSince == nil { unreachableSince = now }
     }
 
+    /// The same app on another platform or SDK: uninstalled, then installed anew.
+    mutating func reinstall(as platform: Platform, sdk: SDK, into out: inout [Event]) {
+        if installed { uninstall(into: &out) }
+        configuration.device.platform = platform
+        configuration.device.sdk = sdk
+        names = CallbackNames(platform: platform, sdk: sdk)
+        tokenFactory = TokenFactory(seed: configuration.device.seed, sdk: sdk)
+        reinstall(into: &out)
+    }
+
     mutating func reinstall(into out: inout [Event]) {
         guard !installed else { return refuse("reinstall", "the app is already installed", into: &out) }
         installed = true
         installation += 1
         refreshes.removeAll()
         usedIDs.removeAll()
-        emit(.device, .installed, [], into: &out)
+        emit(
+            .device, .installed, [.text("platform", platform.rawValue), .text("sdk", configuration.device.sdk.rawValue)],
+            into: &out)
         for sender in senders {
             issueToken(for: sender, into: &out)
         }

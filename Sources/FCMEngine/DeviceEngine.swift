@@ -3,8 +3,8 @@
 /// no I/O: the replay, the TUI and the network servers are shells around it.
 public struct DeviceEngine: Sendable, Codable {
     public internal(set) var configuration: EngineConfiguration
-    public let names: CallbackNames
-    let tokenFactory: TokenFactory
+    public internal(set) var names: CallbackNames
+    var tokenFactory: TokenFactory
 
     /// The time of the last command or timer handled.
     public internal(set) var now: Millis = 0
@@ -101,6 +101,7 @@ public struct DeviceEngine: Sendable, Codable {
         case .setAppState(let value): setAppState(value, into: &out)
         case .uninstall: uninstall(into: &out)
         case .reinstall: reinstall(into: &out)
+        case .reinstallAs(let platform, let sdk): reinstall(as: platform, sdk: sdk, into: &out)
         case .refreshToken(let sender): refreshToken(sender: sender, into: &out)
         case .addSender(let sender): addSender(sender, into: &out)
         case .removeSender(let id): removeSender(id, into: &out)

@@ -108,6 +108,8 @@ public enum ProfileWriter {
         case .setAppState(let value): return "state: \(value.rawValue)"
         case .uninstall: return "uninstall: true"
         case .reinstall: return "reinstall: true"
+        case .reinstallAs(let platform, let sdk):
+            return "reinstall: { platform: \(platform.rawValue), sdk: \(sdk.rawValue) }"
         case .drain: return "drain: true"
         case .setAppServerPresent, .ackReceipt: return nil
         case .appServer(let input): return step(input)

@@ -52,7 +52,7 @@ extension ProfileParser {
         case "service": parsed = .command(.setService(up: try value.oneOf(ServiceState.self) == .up))
         case "refresh_token": parsed = .command(.refreshToken(sender: try senderOrAll(value, context: context)))
         case "uninstall": parsed = try flagCommand(value, .uninstall)
-        case "reinstall": parsed = try flagCommand(value, .reinstall)
+        case "reinstall": parsed = try parseReinstall(value, context: &context)
         case "drain": parsed = try flagCommand(value, .drain)
         case "tap": parsed = .command(.tap(try parseTap(value)))
         case "expect": parsed = .expect(try parseExpectation(value, context: context))
@@ -108,6 +108,20 @@ extension ProfileParser {
     static func parseConnection(_ node: YAMLNode) throws(ProfileError) -> ConnectionID {
         let range = ConnectionRules.scenarioConnections
         return ConnectionID(try node.int(in: Int64(range.lowerBound)...Int64(range.upperBound)))
+    }
+
+    /// `reinstall: true`, or `reinstall: { platform: ios, sdk: fcm }`: the app
+    /// installed anew on another platform or SDK (later expectations are checked
+    /// against its callback names).
+    static func parseReinstall(_ node: YAMLNode, context: inout StepContext) throws(ProfileError) -> StepAction {
+        guard case .mapping = node.node else { return try flagCommand(node, .reinstall) }
+        let map = try node.mapping(allowed: ["platform", "sdk"])
+        let platform = try map["platform"]?.oneOf(Platform.self) ?? context.platform
+        let sdk = try map["sdk"]?.oneOf(SDK.self) ?? context.sdk
+        context.platform = platform
+        context.sdk = sdk
+        context.callbacks = CallbackNames(platform: platform, sdk: sdk)
+        return .command(.reinstallAs(platform: platform, sdk: sdk))
     }
 
     static func flagCommand(_ node: YAMLNode, _ command: Command) throws(ProfileError) -> StepAction {

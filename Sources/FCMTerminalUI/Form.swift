@@ -5,6 +5,7 @@ public enum FormPurpose: String, Sendable {
     case addSender = "Add sender"
     case saveProfile = "Save session as profile"
     case goToTime = "Go to a time of the profile"
+    case reinstallAs = "Reinstall the app as another platform or SDK"
 }
 
 /// One line of a form: free text, or a choice cycled with ←/→.

@@ -13,7 +13,7 @@ extension TUIModel {
                 fields: [
                     FormField("sender", sender.id, choices: senderChoices),
                     FormField("message id", suggestMessageID()),
-                    FormField("ttl (seconds)", "86400"),
+                    FormField("ttl (90s, 2h, 3d)", "86400"),
                     FormField("data key 1", "hello", isData: true),
                     FormField("data value 1", "world", isData: true),
                 ]))
@@ -31,10 +31,24 @@ extension TUIModel {
                     FormField("notification body", "from the app server"),
                     FormField("collapse key"),
                     FormField("priority", "default", choices: ["default", "high", "normal"]),
-                    FormField("time to live (s)"),
+                    FormField("time to live (3d)"),
                     FormField("delivery receipt", "no", choices: ["no", "yes"]),
+                    FormField("content available", "no", choices: ["no", "yes"]),
+                    FormField("mutable content", "no", choices: ["no", "yes"]),
                     FormField("data key 1", isData: true),
                     FormField("data value 1", isData: true),
+                ]))
+    }
+
+    /// Installs the app anew on another platform or with another SDK.
+    mutating func openReinstallAs() {
+        let device = engine.configuration.device
+        overlay = .form(
+            Form(
+                purpose: .reinstallAs,
+                fields: [
+                    FormField("platform", device.platform.rawValue, choices: Platform.allCases.map(\.rawValue)),
+                    FormField("sdk", device.sdk.rawValue, choices: SDK.allCases.map(\.rawValue)),
                 ]))
     }
 
@@ -70,8 +84,8 @@ extension TUIModel {
         case .compose:
             let id = form.value("message id")
             if id.isEmpty { form.fail("message id", "a message id is needed") }
-            let ttl = DurationText.seconds(form.value("ttl (seconds)"))
-            if ttl == nil || ttl! < 0 { form.fail("ttl (seconds)", "seconds, or a duration such as 90s, 2h or 3d") }
+            let ttl = DurationText.seconds(form.value("ttl (90s, 2h, 3d)"))
+            if ttl == nil || ttl! < 0 { form.fail("ttl (90s, 2h, 3d)", "seconds, or a duration such as 90s, 2h or 3d") }
             let pairs = form.dataPairs()
             guard !form.hasErrors, let ttl else { return [] }
             let sender = form.value("sender")
@@ -82,11 +96,11 @@ extension TUIModel {
             run(.send(request), at: time)
         case .push:
             var ttl: Int64?
-            let ttlText = form.value("time to live (s)")
+            let ttlText = form.value("time to live (3d)")
             if !ttlText.isEmpty {
                 ttl = DurationText.seconds(ttlText)
                 if ttl == nil {
-                    form.fail("time to live (s)", "seconds or a duration such as 3d, or empty for 4 weeks")
+                    form.fail("time to live (3d)", "seconds or a duration such as 3d, or empty for 4 weeks")
                 }
             }
             let pairs = form.dataPairs()
@@ -104,7 +118,9 @@ extension TUIModel {
                 data: pairs.map { KeyValue($0.key, $0.value) },
                 notification: notification.isEmpty ? nil : notification, collapseKey: collapse.isEmpty ? nil : collapse,
                 priority: priority == "default" ? nil : priority, timeToLive: ttl,
-                deliveryReceiptRequested: form.value("delivery receipt") == "yes")
+                deliveryReceiptRequested: form.value("delivery receipt") == "yes",
+                contentAvailable: form.value("content available") == "yes",
+                mutableContent: form.value("mutable content") == "yes")
             used(suggested: id)
             run(.push(request), at: time)
         case .addSender:
@@ -126,6 +142,15 @@ extension TUIModel {
             return [.writeFile(path: path, contents: yaml)]
         case .goToTime:
             goToTime(&form)
+        case .reinstallAs:
+            let platform = Platform(rawValue: form.value("platform")) ?? engine.platform
+            let sdk = SDK(rawValue: form.value("sdk")) ?? engine.configuration.device.sdk
+            run(.reinstallAs(platform: platform, sdk: sdk), at: time)
+            if status == nil {
+                status =
+                    "reinstalled as \(platform.rawValue)/\(sdk.rawValue): a new installation with new tokens; "
+                    + "callbacks now carry \(platform == .ios ? "iOS" : "Android") names"
+            }
         }
         return []
     }

@@ -89,6 +89,7 @@ extension TUIModel {
         case .character("r"):
             if let sender = selectedSender { run(.refreshToken(sender: sender.id), at: time) }
         case .character("a"): openAddSender()
+        case .character("i"): openReinstallAs()
         case .character("d"):
             if let sender = selectedSender { run(.removeSender(sender.id), at: time) }
         case .character("t"): tapSelected(at: time)

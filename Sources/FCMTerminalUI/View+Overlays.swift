@@ -37,11 +37,11 @@ extension View {
         ("o", "service outage on / off"),
         ("z", "doze on / off"),
         ("f  b  x", "app to foreground / background / stopped"),
-        ("u", "uninstall / reinstall the app"),
+        ("u  i", "uninstall or reinstall; i: as iOS/Android, FCM/GCM"),
         ("r", "refresh the selected sender's token"),
         ("a  d", "add a sender / remove the selected one"),
-        ("Enter", "token / message / event details (with why), tap, raw view"),
-        ("h  j", "held on the server / the selected message's journey"),
+        ("Enter", "details (token, message, event and why), tap"),
+        ("h  j", "held on the server / a message's journey"),
         ("t", "tap the selected tray notification"),
         ("D", "ask app-server connections to drain"),
         ("1  2  3", "move the clock on 1 minute / 1 hour / 1 day"),
@@ -49,8 +49,7 @@ extension View {
         ("w", "save the device and this session as a profile"),
         ("Tab  S-Tab", "next / previous pane"),
         ("↑ ↓ PgUp PgDn", "select or scroll in the pane"),
-        ("?", "this help"),
-        ("q  Ctrl-C", "quit"),
+        ("?  q", "this help / quit (Ctrl-C too)"),
     ]
 
     static let playHelpLines: [(String, String)] = [

@@ -92,4 +92,20 @@ struct RegistrationTests {
         let h = Harness(platform: .ios)
         #expect(h.named("didReceiveRegistrationToken").count == 1)
     }
+
+    @Test func reinstallingAsAnotherPlatformIsANewInstallationWithThatPlatformsCallbacks() {
+        var h = Harness()
+        let old = h.token
+        let events = h.run(.reinstallAs(platform: .ios, sdk: .gcm), after: 1_000)
+        #expect(events.names.prefix(2) == ["uninstalled", "installed"])
+        #expect(events[1]["platform"] == .string("ios"))
+        #expect(events.named("didReceiveRegistrationToken").count == 1)
+        #expect(h.engine.platform == .ios)
+        #expect(h.engine.names == CallbackNames(platform: .ios, sdk: .gcm))
+        #expect(h.token != old)
+        #expect(h.token.hasPrefix("APA91b"))
+        #expect(h.token.count == TokenFactory.gcmLength)
+        let rejected = h.push(to: old)
+        #expect(rejected.named("downstreamRejected").first?["error"] == .string("NotRegistered"))
+    }
 }

@@ -63,4 +63,24 @@ struct ProfileWriterTests {
         #expect(
             ProfileWriter.yaml(profile: back, played: back.steps, actions: []).contains("note: \"nothing arrives\""))
     }
+
+    @Test func aReinstallOnAnotherPlatformChecksLaterExpectationsAgainstItsNames() throws {
+        let text = """
+            version: 1
+            device: { platform: android, seed: 3 }
+            senders: [{ id: "1234", key: k }]
+            timeline:
+              - at: 1s
+                reinstall: { platform: ios }
+              - at: 1s
+                expect: { event: didReceiveRegistrationToken }
+            """
+        let profile = try ProfileParser.parse(text, file: "p.yaml")
+        #expect(Replayer.run(profile).passed)
+        let written = ProfileWriter.yaml(profile: profile, played: profile.steps, actions: [])
+        #expect(written.contains("reinstall: { platform: ios, sdk: fcm }"))
+        #expect(try ProfileParser.parse(written, file: "w.yaml").steps.count == 2)
+        let wrong = text.replacingOccurrences(of: "didReceiveRegistrationToken", with: "onNewToken")
+        #expect(throws: ProfileError.self) { try ProfileParser.parse(wrong, file: "p.yaml") }
+    }
 }

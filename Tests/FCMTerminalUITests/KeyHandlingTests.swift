@@ -98,7 +98,7 @@ struct KeyHandlingTests {
         var model = Scenes.fresh()
         Scenes.press(
             &model,
-            [.character("b"), .character("p")] + Array(repeating: .down, count: 8) + Scenes.type("room") + [.down]
+            [.character("b"), .character("p")] + Array(repeating: .down, count: 10) + Scenes.type("room") + [.down]
                 + Scenes.type("PT-DK") + [.enter])
         #expect(model.engine.tray.count == 1)
         Scenes.press(&model, [.character("t")], from: 9_000)

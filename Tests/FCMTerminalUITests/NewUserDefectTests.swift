@@ -85,4 +85,28 @@ struct NewUserDefectTests {
         #expect(model.eventScroll == 1)
         #expect(screen(model).filter { $0.contains("│00:00:") } == before)
     }
+
+    @Test func iReinstallsTheAppAsIOSAndSaysSo() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("i"), .right, .enter])
+        #expect(model.engine.platform == .ios)
+        #expect(model.log.contains { $0.kind == .didReceiveRegistrationToken })
+        #expect(model.status?.contains("reinstalled as ios/fcm") == true)
+        #expect(View.render(model, width: 80, height: 24).lines[0].contains("ios/fcm"))
+    }
+
+    @Test func thePushFormSendsContentAvailableAndMutableContent() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("p")] + Array(repeating: .down, count: 8) + [.right, .down, .right, .enter])
+        let saved = ProfileWriter.yaml(profile: model.profile, actions: model.recorded)
+        #expect(saved.contains("content_available: true"))
+        #expect(saved.contains("mutable_content: true"))
+    }
+
+    @Test func formTTLsTakeDurations() throws {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("p")] + Array(repeating: .down, count: 6) + Scenes.type("3d") + [.enter])
+        let accepted = try #require(model.log.last { $0.kind == .downstreamAccepted })
+        #expect(accepted["ttl"] == .int(259_200))
+    }
 }

@@ -54,7 +54,7 @@ enum Scenes {
         press(&model, [.character("n"), .character("b")], from: 12_000)
         press(
             &model,
-            [.character("p")] + Array(repeating: .down, count: 8) + type("room") + [.down] + type("PT-DK") + [.enter],
+            [.character("p")] + Array(repeating: .down, count: 10) + type("room") + [.down] + type("PT-DK") + [.enter],
             from: 13_000)
         press(&model, [.character("f"), .character("p"), .enter], from: 20_000)
         return model

@@ -125,7 +125,7 @@ struct ScreenSnapshotTests {
         let long = String(repeating: "a long value that must wrap, ", count: 8)
         Scenes.press(
             &model,
-            [.character("p")] + Array(repeating: .down, count: 8) + Scenes.type("article") + [.down]
+            [.character("p")] + Array(repeating: .down, count: 10) + Scenes.type("article") + [.down]
                 + Scenes.type(long) + [.enter, .tab, .tab, .enter])
         check(model, "message-detail")
     }
