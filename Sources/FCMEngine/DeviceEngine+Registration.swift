@@ -94,7 +94,8 @@ extension DeviceEngine {
         refreshes.removeAll()
         usedIDs.removeAll()
         emit(
-            .device, .installed, [.text("platform", platform.rawValue), .text("sdk", configuration.device.sdk.rawValue)],
+            .device, .installed,
+            [.text("platform", platform.rawValue), .text("sdk", configuration.device.sdk.rawValue)],
             into: &out)
         for sender in senders {
             issueToken(for: sender, into: &out)
