@@ -63,27 +63,34 @@ public final class ConnectionServer: @unchecked Sendable {
             if let port = options.ccsPort {
                 guard let tls = options.tls else { throw ServerError.missingTLS }
                 let context = try tls.serverContext()
-                let channel = try await server.listen(
-                    options.bind, port, keys: keys, stanzaLimit: options.maxStanzaBytes, tls: context)
+                let channel = try await ServerError.naming("the XMPP (CCS) TLS port", options.bind, port) {
+                    try await server.listen(
+                        options.bind, port, keys: keys, stanzaLimit: options.maxStanzaBytes, tls: context)
+                }
                 server.ccsPort = channel.localAddress?.port
             }
             if let port = options.ccsPlainPort {
-                let channel = try await server.listen(
-                    options.bind, port, keys: keys, stanzaLimit: options.maxStanzaBytes, tls: nil)
+                let channel = try await ServerError.naming("the XMPP (CCS) plain port", options.bind, port) {
+                    try await server.listen(
+                        options.bind, port, keys: keys, stanzaLimit: options.maxStanzaBytes, tls: nil)
+                }
                 server.ccsPlainPort = channel.localAddress?.port
             }
             if let port = options.httpPort {
                 guard let key = options.serviceAccountKey else { throw ServerError.missingServiceAccountKey }
                 let service = HTTPSendService(
                     senders: engine.senders, platform: engine.configuration.device.platform, key: key,
-                    tokens: try Self.accessTokens(kept: options.store)
+                    tokens: try Self.accessTokens(kept: options.store),
+                    rejected: { [host] refusal in host.report(refusal.event(at: host.now)) }
                 ) { [host] orders in
                     let outcome = host.send(orders)
                     // The reply goes out once the messages it accepts are on disk.
                     await host.box.durable()
                     return outcome
                 }
-                let listener = try await HTTPListener.start(service: service, bind: options.bind, port: port, on: group)
+                let listener = try await ServerError.naming("the HTTP port", options.bind, port) {
+                    try await HTTPListener.start(service: service, bind: options.bind, port: port, on: group)
+                }
                 server.http = listener
                 server.httpPort = listener.port
             }
@@ -187,9 +194,35 @@ public enum ServerError: Error, CustomStringConvertible {
     case missingTLS
     case missingServiceAccountKey
     case httpDidNotStart(bind: String, port: Int)
+    /// A port could not be opened: which one, and why in plain words.
+    case cannotListen(what: String, bind: String, port: Int, reason: String)
+
+    /// Runs `open`; a failure comes back naming the port and saying why.
+    static func naming<T>(_ what: String, _ bind: String, _ port: Int, _ open: () async throws -> T) async throws -> T {
+        do {
+            return try await open()
+        } catch let error as ServerError {
+            throw error
+        } catch let error as IOError {
+            throw ServerError.cannotListen(what: what, bind: bind, port: port, reason: reason(errno: error.errnoCode))
+        } catch {
+            throw ServerError.cannotListen(what: what, bind: bind, port: port, reason: "\(error)")
+        }
+    }
+
+    static func reason(errno code: Int32) -> String {
+        switch code {
+        case EADDRINUSE: "it is already in use (another fcm-device, or another program, listens there)"
+        case EACCES: "permission denied (ports below 1024 need privileges)"
+        case EADDRNOTAVAIL: "this machine has no such address"
+        default: String(cString: strerror(code))
+        }
+    }
 
     public var description: String {
         switch self {
+        case .cannotListen(let what, let bind, let port, let reason):
+            "cannot open \(what) \(port) on \(bind): \(reason)"
         case .missingTLS: "the TLS port needs a certificate and key"
         case .missingServiceAccountKey: "the HTTP port needs the service-account key of the token endpoint"
         case .httpDidNotStart(let bind, let port): "the HTTP listener did not start on \(bind):\(port)"

@@ -96,6 +96,11 @@ public final class DeviceHost: @unchecked Sendable {
         run(logging: false) { _, events in events = produced }
     }
 
+    /// Logs an event that changes nothing on the device (a refused HTTP request).
+    public func report(_ event: Event) {
+        log(event)
+    }
+
     /// Stops the timers before the loop shuts down.
     public func stop() {
         loop.preconditionInEventLoop()

@@ -22,8 +22,9 @@ struct SendAPIResponder: HTTPResponder {
         do {
             body = try await request.collectBody(upTo: HTTPSendService.maxBodyBytes)
         } catch {
-            return Self.response(
-                .text(413, "the request body is larger than \(HTTPSendService.maxBodyBytes) bytes\n"))
+            let reply = HTTPReply.text(413, "the request body is larger than \(HTTPSendService.maxBodyBytes) bytes\n")
+            service.reportRejected(HTTPRequestParts(method: request.method.rawValue, path: request.uri.path), reply)
+            return Self.response(reply)
         }
         var headers: [String: String] = [:]
         for field in request.headers where headers[field.name.canonicalName] == nil {

@@ -24,6 +24,8 @@ public enum EventName: String, Sendable, CaseIterable, Codable {
     // The connection server: app servers, the service, the saved device.
     case appServerConnected, appServerDisconnected, connectionRefused, connectionDraining, drainRequested
     case nack, stanzaError, serviceChanged, stateResumed
+    /// An HTTP request the send APIs refused before it reached the device.
+    case requestRejected
 
     // A profile's expectations, judged where they are reached.
     case expectationHeld, expectationFailed

@@ -98,6 +98,11 @@ extension Event {
             return RuleNote(
                 "The connection server refused a downstream stanza from an app server, with the error code "
                     + "saying why.", "RULES.md App-server connections · reference §2.4")
+        case .requestRejected:
+            return RuleNote(
+                "The HTTP API refused the request before it reached the device: the reason field says what was "
+                    + "wrong (credentials, the body, the route, or the service down).",
+                "reference §3.3, §4.3 · README HTTP")
         case .stanzaError:
             return RuleNote(
                 "A stanza the connection server could not read at all is answered with an XMPP stanza error.",

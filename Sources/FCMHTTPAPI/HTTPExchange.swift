@@ -32,6 +32,8 @@ public struct HTTPReply: Sendable, Equatable {
     public var status: Int
     public var headers: [KeyedHeader]
     public var body: String
+    /// The device itself refused the message (it logged that already).
+    public var fromDevice = false
 
     public init(status: Int, contentType: String, body: String, headers: [KeyedHeader] = []) {
         self.status = status

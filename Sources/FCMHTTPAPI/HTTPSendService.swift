@@ -17,20 +17,38 @@ public final class HTTPSendService: Sendable {
     public let tokens: AccessTokens
     let device: DeviceGateway
     let clock: @Sendable () -> Date
+    /// Told of every request refused before it reached the device.
+    let rejected: @Sendable (RejectedRequest) -> Void
 
     public init(
         senders: [SenderConfig], platform: Platform, key: ServiceAccountKey, tokens: AccessTokens = AccessTokens(),
-        clock: @escaping @Sendable () -> Date = { Date() }, device: @escaping DeviceGateway
+        clock: @escaping @Sendable () -> Date = { Date() },
+        rejected: @escaping @Sendable (RejectedRequest) -> Void = { _ in },
+        device: @escaping DeviceGateway
     ) {
         self.senders = senders
         self.platform = platform
         self.key = key
         self.tokens = tokens
         self.clock = clock
+        self.rejected = rejected
         self.device = device
     }
 
+    /// The reply to a request; a refusal that never reached the device is reported
+    /// (the device's own refusals are its events already).
     public func respond(_ request: HTTPRequestParts) async -> HTTPReply {
+        let reply = await answer(request)
+        if reply.status >= 400, !reply.fromDevice { rejected(RejectedRequest(request, reply)) }
+        return reply
+    }
+
+    /// Reports a refusal made before the service saw the request (a body too large).
+    public func reportRejected(_ request: HTTPRequestParts, _ reply: HTTPReply) {
+        rejected(RejectedRequest(request, reply))
+    }
+
+    func answer(_ request: HTTPRequestParts) async -> HTTPReply {
         guard let route = Route(path: request.path) else {
             let text =
                 "no such endpoint: \(request.method) \(request.path); this emulator serves POST /fcm/send, /gcm/send, "
@@ -153,7 +171,10 @@ public final class HTTPSendService: Sendable {
             case .success(let id):
                 let shown = order.request.dryRun ? LegacyReply.dryRunMessageID : id
                 return .json(200, JSONValue.members(["name": .string("projects/\(project)/messages/\(shown)")]).json)
-            case .failure(let error): return V1Error(error).reply
+            case .failure(let error):
+                var reply = V1Error(error).reply
+                reply.fromDevice = true
+                return reply
             case nil:
                 return V1Error(httpStatus: 500, status: "INTERNAL", message: "no result", fcmCode: "INTERNAL").reply
             }

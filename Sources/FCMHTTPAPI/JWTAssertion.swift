@@ -29,7 +29,11 @@ public struct JWTAssertion: Equatable, Sendable {
             return .failure(.invalidGrant("Invalid JWT: alg must be RS256"))
         }
         if let kid = header["kid"] as? String, !ConstantTime.equals(kid, key.keyID) {
-            return .failure(.invalidGrant("Invalid JWT Signature: key \(kid) was not issued by this emulator"))
+            return .failure(
+                .invalidGrant(
+                    "Invalid JWT Signature: key \(kid) was not issued by this emulator. The service-account file "
+                        + "was made for another state folder (or comes from a real project): make it with "
+                        + "`fcm-device credentials --state FOLDER`, FOLDER being the one serve or tui runs with"))
         }
         guard key.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8)) else {
             return .failure(.invalidGrant("Invalid JWT Signature."))

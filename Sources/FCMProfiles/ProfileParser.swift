@@ -8,10 +8,21 @@ public enum ProfileParser {
         "version", "description", "device", "senders", "upstream", "app_server", "server", "end", "timeline",
     ]
 
+    /// Why a file cannot be read, as a person would say it.
+    static func unreadableReason(_ path: String) -> String {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            return "no such file (looked in \(FileManager.default.currentDirectoryPath))"
+        }
+        if isFolder.boolValue { return "it is a folder; name a .yaml file in it" }
+        if !FileManager.default.isReadableFile(atPath: path) { return "permission denied" }
+        return "it could not be read"
+    }
+
     public static func load(path: String) throws(ProfileError) -> Profile {
         let location = SourceLocation(file: path, line: 1, column: 1)
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ProfileError(location, "cannot read the file")
+            throw ProfileError(location, "cannot read the file: " + unreadableReason(path))
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw ProfileError(location, "the file is not UTF-8 text")

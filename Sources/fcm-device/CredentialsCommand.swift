@@ -41,7 +41,9 @@ struct CredentialsCommand: ParsableCommand {
 
     func validate() throws {
         guard (1...65_535).contains(httpPort) else {
-            throw ValidationError("--http-port \(httpPort) is not a port a token_uri can name (1 to 65535)")
+            throw ValidationError(
+                "--http-port \(httpPort) is not a port a token_uri can name (1 to 65535); when serve picks a free "
+                    + "port (--http-port 0), pass the one its listening line shows (\"http\":PORT)")
         }
     }
 

@@ -94,9 +94,7 @@ struct ListenOptions: ParsableArguments {
         } catch {
             options.store?.close(final: engine)
             Diagnostics.write(
-                "cannot listen on \(bind) (ports \(ccsPort), \(ccsPlainPort), \(httpPort)): \(error)\n"
-                    + "Another fcm-device may be running; --ccs-port 0 --ccs-plain-port 0 --http-port 0 picks free ports."
-            )
+                "\(error)\nWith --ccs-port 0 --ccs-plain-port 0 --http-port 0 the emulator picks free ports.")
             throw ExitCode(2)
         }
     }

@@ -100,6 +100,50 @@ struct CLITests {
         #expect(check.stderr == outcome.stderr)
     }
 
+    @Test func aMissingProfileSaysWhyItCannotBeRead() throws {
+        let outcome = try CLI.run(["replay", "no-such-profile.yaml"])
+        #expect(outcome.status == 2)
+        #expect(outcome.stderr.contains("no-such-profile.yaml:1:1: cannot read the file: no such file"))
+    }
+
+    @Test func aPortInUseIsNamedInPlainWords() throws {
+        let (socket, port) = try Self.occupiedPort()
+        defer { close(socket) }
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-port-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let outcome = try CLI.run([
+            "serve", "--state", state.path, "--ccs-port", "0", "--ccs-plain-port", "0", "--http-port", String(port),
+        ])
+        #expect(outcome.status == 2)
+        #expect(outcome.stderr.contains("cannot open the HTTP port \(port) on 127.0.0.1: it is already in use"))
+        #expect(!outcome.stderr.contains("bind(descriptor"), Comment(rawValue: outcome.stderr))
+    }
+
+    @Test func credentialsForPortZeroSaysWhichPortToGive() throws {
+        let outcome = try CLI.run(["credentials", "--http-port", "0"])
+        #expect(outcome.status != 0)
+        #expect(outcome.stderr.contains("pass the one its listening line shows"))
+    }
+
+    /// A port of this machine that a socket of the test's own listens on.
+    static func occupiedPort() throws -> (Int32, Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var size = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) }
+        }
+        #expect(bound == 0)
+        listen(fd, 1)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &size) }
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
     @Test func jsonOutputIsOneObjectPerLine() throws {
         let outcome = try CLI.run(["replay", "--json", CLI.profiles.appendingPathComponent("doze-priority.yaml").path])
         #expect(outcome.status == 0)

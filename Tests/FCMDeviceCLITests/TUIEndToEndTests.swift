@@ -29,7 +29,7 @@ struct TUIEndToEndTests {
         #expect(tmux.waitFor("app background"), show(tmux))
         try tmux.keys("p")
         #expect(tmux.waitFor("Push downstream message"), show(tmux))
-        for _ in 0..<8 { try tmux.keys("Down") }
+        for _ in 0..<10 { try tmux.keys("Down") }
         try tmux.literal("room")
         try tmux.keys("Down")
         try tmux.literal("PT-DK")

@@ -15,6 +15,8 @@ final class TestDevice: @unchecked Sendable {
     private let lock = NSLock()
     private var engine: DeviceEngine
     private(set) var events: [Event] = []
+    /// What the service reported refusing before the device saw it.
+    private(set) var refusals: [RejectedRequest] = []
     var clock = Date(timeIntervalSince1970: 1_800_000_000)
     var service: HTTPSendService!
 
@@ -31,10 +33,13 @@ final class TestDevice: @unchecked Sendable {
         service = HTTPSendService(
             senders: config.senders, platform: platform, key: Self.accountKey,
             clock: { [unowned self] in lock.withLock { clock } },
+            rejected: { [unowned self] refusal in lock.withLock { refusals.append(refusal) } },
             device: { [unowned self] orders in
                 lock.withLock { engine.send(orders, into: &events) }
             })
     }
+
+    func rejections() -> [RejectedRequest] { lock.withLock { refusals } }
 
     func token(_ sender: String = TestDevice.sender) -> String { lock.withLock { engine.tokens[sender]! } }
 

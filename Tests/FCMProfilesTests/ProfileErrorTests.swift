@@ -134,7 +134,16 @@ struct ProfileErrorTests {
             _ = try ProfileParser.load(path: "/nonexistent/p.yaml")
             Issue.record("loading a missing file succeeded")
         } catch {
-            #expect(error.description == "/nonexistent/p.yaml:1:1: cannot read the file")
+            #expect(error.description.hasPrefix("/nonexistent/p.yaml:1:1: cannot read the file: no such file"))
+        }
+    }
+
+    @Test func aFolderIsNotAProfile() {
+        do {
+            _ = try ProfileParser.load(path: "/tmp")
+            Issue.record("loading a folder succeeded")
+        } catch {
+            #expect(error.message.contains("it is a folder"))
         }
     }
 }
