@@ -35,6 +35,18 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "PlayMode",
+            dependencies: [
+                "GeneratedProfile",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "FCMEngine", package: "fcm-device"),
+                .product(name: "FCMProfiles", package: "fcm-device"),
+                .product(name: "FCMTerminalUI", package: "fcm-device"),
+            ],
+            path: "Benchmarks/PlayMode",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "ReplayThroughput",
             dependencies: [
                 "GeneratedProfile",

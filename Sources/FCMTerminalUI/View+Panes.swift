@@ -13,7 +13,7 @@ extension View {
         var start = 0
         var cursorRow: Int?
         if pane == .events || pane == .server {
-            let log = logRows(pane, model, height: inner.height)
+            let log = logRows(pane, model, height: inner.height, width: inner.width)
             rows = log.rows
             // The events pane's cursor: the event Enter opens.
             if pane == .events, focused, !rows.isEmpty {
@@ -120,7 +120,9 @@ extension View {
     }
 
     /// The rows of the events or server pane that fit, newest last.
-    static func logRows(_ pane: Pane, _ model: TUIModel, height: Int) -> (rows: [Row], skipped: Int) {
+    static func logRows(_ pane: Pane, _ model: TUIModel, height: Int, width: Int = .max) -> (
+        rows: [Row], skipped: Int
+    ) {
         let scroll = pane == .events ? model.eventScroll : model.serverScroll
         var events = model.tail(of: pane, count: height, skip: scroll)
         var skipped = scroll
@@ -132,7 +134,9 @@ extension View {
         }
         if pane == .server {
             let rows = events.map { event in
-                let text = model.serverRaw ? TranscriptFormatter.json(event) : compact(event, showSender: true)
+                let text =
+                    model.serverRaw
+                    ? TranscriptFormatter.json(event) : compact(event, showSender: true, width: width)
                 return Row(text: text, style: event.isError ? .error : .normal)
             }
             return (rows, skipped)
@@ -145,18 +149,36 @@ extension View {
                 case .expectationFailed: .error
                 default: event.isError ? .error : event.side == .server ? .dim : .normal
                 }
-            return Row(text: compact(event, showSender: manySenders), style: style)
+            return Row(text: compact(event, showSender: manySenders, width: width), style: style)
         }
         return (rows, skipped)
     }
 
-    /// An event on one short line: time, name, and the fields a person scans for.
-    static func compact(_ event: Event, showSender: Bool) -> String {
+    /// The event on one line for a pane `width` columns wide: when it is too long,
+    /// long values (ids, tokens) are shortened in the middle, keeping their start
+    /// and end, until at least the first field (the id a person scans for) fits; a
+    /// narrow pane also drops the milliseconds.
+    static func compact(_ event: Event, showSender: Bool, width: Int) -> String {
+        var line = compact(event, showSender: showSender, seconds: width < 60)
+        for longest in [32, 20, 12] where TextWidth.columns(of: line) > width {
+            line = compact(event, showSender: showSender, longest: longest, seconds: width < 60)
+            let head = compact(event, showSender: showSender, longest: longest, seconds: width < 60, fields: 1)
+            if TextWidth.columns(of: head) <= width { break }
+        }
+        return line
+    }
+
+    /// An event on one short line: time, name, and the fields a person scans for
+    /// (the first `fields` of them), values longer than `longest` cut in the middle.
+    static func compact(
+        _ event: Event, showSender: Bool, longest: Int = .max, seconds: Bool = false, fields shown: Int = .max
+    ) -> String {
+        let stamp = String(DurationText.stamp(event.at).dropFirst().dropLast(seconds ? 4 : 0))
         let hidden: Set<String> =
             showSender
             ? ["token", "from", "category", "detail", "step_at"]
             : ["token", "from", "category", "detail", "sender", "step_at"]
-        var text = String(DurationText.stamp(event.at).dropFirst()) + " " + event.name
+        var text = stamp + " " + event.name
         // A new token is the news: shown by its start and end, which tell tokens apart.
         if [.onNewToken, .didReceiveRegistrationToken, .tokenResumed].contains(event.kind),
             let token = event.string("token")
@@ -166,13 +188,13 @@ extension View {
         if event.side == .check, let expectation = event.string("expect") {
             // A profile's check reads as what it asked for, held or not.
             let mark = event.kind == .expectationHeld ? "✔ " : "✘ "
-            text = String(DurationText.stamp(event.at).dropFirst()) + " " + mark + expectation
+            text = stamp + " " + mark + expectation
             return text + (event.string("detail").map { " (\($0))" } ?? "")
         }
         // The sender goes last: ids and errors are what a person scans for.
         let fields = event.fields.filter { !hidden.contains($0.name) }
-        for field in fields.filter({ $0.name != "sender" }) + fields.filter({ $0.name == "sender" }) {
-            text += " \(field.name)=\(field.value.text)"
+        for field in (fields.filter({ $0.name != "sender" }) + fields.filter({ $0.name == "sender" })).prefix(shown) {
+            text += " \(field.name)=\(TextWidth.middle(field.value.text, width: longest))"
         }
         if event.kind == .commandRefused || event.kind == .expectationFailed || event.isError,
             let detail = event.string("detail")

@@ -109,4 +109,17 @@ struct NewUserDefectTests {
         let accepted = try #require(model.log.last { $0.kind == .downstreamAccepted })
         #expect(accepted["ttl"] == .int(259_200))
     }
+
+    @Test func aLongIDIsShortenedInTheMiddleInTheEventsPane() {
+        var model = Scenes.fresh()
+        let id = "order-2026-11-23-0042-confirmation-final"
+        Scenes.press(
+            &model, [.character("p"), .down] + Array(repeating: .backspace, count: 4) + Scenes.type(id) + [.enter])
+        let screen = View.render(model, width: 80, height: 24).lines
+        #expect(
+            screen.contains { $0.contains("downstreamAccepted id=" + TextWidth.middle(id, width: 12)) },
+            Comment(rawValue: screen.joined(separator: "\n") + "\n" + model.log.map(\.name).joined(separator: ",")))
+        let wide = View.render(model, width: 200, height: 50).lines
+        #expect(wide.contains { $0.contains("id=order-2026-11") && $0.contains("tion-final") })
+    }
 }
