@@ -100,6 +100,11 @@ public enum TextWidth {
         guard width > 2 else { return fit(text, width: width) }
         let tail = (width - 1) / 2
         let head = width - 1 - tail
+        if isPrintableASCII(text) {
+            let bytes = text.utf8
+            return String(decoding: bytes.prefix(head), as: UTF8.self) + "…"
+                + String(decoding: bytes.suffix(tail), as: UTF8.self)
+        }
         let characters = Array(text)
         return String(characters.prefix(head)) + "…" + String(characters.suffix(tail))
     }

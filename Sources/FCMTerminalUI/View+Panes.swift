@@ -11,6 +11,8 @@ extension View {
         guard inner.height > 0 else { return }
         let rows: [Row]
         var start = 0
+        // Rows before the first one formatted (items scrolled past).
+        var skippedRows = 0
         var cursorRow: Int?
         if pane == .events || pane == .server {
             let log = logRows(pane, model, height: inner.height, width: inner.width)
@@ -20,12 +22,19 @@ extension View {
                 cursorRow = rows.count - 1 - (model.eventScroll - log.skipped)
             }
         } else {
-            rows = self.rows(pane, model, width: inner.width)
-            // The selection counts items; an item may take several rows.
-            let lastSelectedRow = min((model.selected(pane) + 1) * pane.rowsPerItem - 1, max(0, rows.count - 1))
-            start = max(0, min(lastSelectedRow - inner.height + 1, rows.count - inner.height))
+            // The selection counts items; an item may take several rows. Only the
+            // items on screen are formatted (the inbox holds up to a thousand).
+            let per = pane.rowsPerItem
+            let count = model.itemCount(pane)
+            let total = count * per + (pane == .queue && !model.engine.awaitingAck.isEmpty ? 1 : 0)
+            let lastSelectedRow = min((model.selected(pane) + 1) * per - 1, max(0, total - 1))
+            start = max(0, min(lastSelectedRow - inner.height + 1, total - inner.height))
+            let first = start / per
+            let items = first..<min(count, (start + inner.height) / per + 1)
+            rows = self.rows(pane, model, width: inner.width, items: items)
+            skippedRows = first * per
         }
-        for (offset, row) in rows.dropFirst(start).prefix(inner.height).enumerated() {
+        for (offset, row) in rows.dropFirst(start - skippedRows).prefix(inner.height).enumerated() {
             let y = inner.y + offset
             let isSelected =
                 focused && pane != .events && pane != .server
@@ -37,7 +46,7 @@ extension View {
                 grid.paint(x: inner.x, y: y, count: inner.width, style: .selected)
             }
         }
-        if rows.isEmpty {
+        if rows.isEmpty && skippedRows == 0 {
             grid.put(emptyText(pane, model), x: inner.x, y: inner.y, style: .dim, limit: inner.width)
         }
     }
@@ -80,33 +89,33 @@ extension View {
 
     /// The rows of the list panes; the log panes draw through `logRows`, which
     /// formats only what fits.
-    static func rows(_ pane: Pane, _ model: TUIModel, width: Int) -> [Row] {
+    static func rows(_ pane: Pane, _ model: TUIModel, width: Int, items: Range<Int>) -> [Row] {
         let engine = model.engine
         switch pane {
         case .senders:
-            return engine.senders.map { sender in
+            return engine.senders[items].map { sender in
                 let room = max(8, width - sender.id.count - 2)
                 let token = engine.tokens[sender.id].map { TextWidth.middle($0, width: room) } ?? "no token"
                 return Row(text: "\(sender.id)  \(token)", style: engine.tokens[sender.id] == nil ? .dim : .normal)
             }
         case .queue:
-            var rows = engine.pending.map { message in
+            var rows = engine.pending[items].map { message in
                 let left = max(0, message.expiresAt - model.now)
                 return Row(text: "\(message.id)  ttl \(countdown(left))  → \(message.sender)")
             }
-            if !engine.awaitingAck.isEmpty {
+            if !engine.awaitingAck.isEmpty, items.upperBound == engine.pending.count {
                 rows.append(Row(text: "server holds \(engine.awaitingAck.count) for the app server's ack", style: .dim))
             }
             return rows
         case .events, .server:
             return []
         case .tray:
-            return engine.tray.map { note in
+            return engine.tray[items].map { note in
                 let data = note.data.isEmpty ? "" : "  [data: \(note.data.map(\.key).joined(separator: ","))]"
                 return Row(text: "\(note.title) — \(note.body)\(data)")
             }
         case .inbox:
-            return engine.inbox.flatMap { message -> [Row] in
+            return engine.inbox[items].flatMap { message -> [Row] in
                 var payload: [String] = []
                 if !message.data.isEmpty { payload.append("data " + pairs(message.data)) }
                 if let note = message.notification { payload.append("notification " + pairs(note)) }
@@ -159,49 +168,66 @@ extension View {
     /// and end, until at least the first field (the id a person scans for) fits; a
     /// narrow pane also drops the milliseconds.
     static func compact(_ event: Event, showSender: Bool, width: Int) -> String {
-        var line = compact(event, showSender: showSender, seconds: width < 60)
+        let parts = CompactParts(event, showSender: showSender, seconds: width < 60)
+        var line = parts.line()
         for longest in [32, 20, 12] where TextWidth.columns(of: line) > width {
-            line = compact(event, showSender: showSender, longest: longest, seconds: width < 60)
-            let head = compact(event, showSender: showSender, longest: longest, seconds: width < 60, fields: 1)
-            if TextWidth.columns(of: head) <= width { break }
+            line = parts.line(longest: longest)
+            if TextWidth.columns(of: parts.line(longest: longest, fields: 1)) <= width { break }
         }
         return line
     }
 
-    /// An event on one short line: time, name, and the fields a person scans for
-    /// (the first `fields` of them), values longer than `longest` cut in the middle.
-    static func compact(
-        _ event: Event, showSender: Bool, longest: Int = .max, seconds: Bool = false, fields shown: Int = .max
-    ) -> String {
-        let stamp = String(DurationText.stamp(event.at).dropFirst().dropLast(seconds ? 4 : 0))
-        let hidden: Set<String> =
-            showSender
-            ? ["token", "from", "category", "detail", "step_at"]
-            : ["token", "from", "category", "detail", "sender", "step_at"]
-        var text = stamp + " " + event.name
-        // A new token is the news: shown by its start and end, which tell tokens apart.
-        if [.onNewToken, .didReceiveRegistrationToken, .tokenResumed].contains(event.kind),
-            let token = event.string("token")
-        {
-            text += " token=" + TokenText.short(token)
+    /// An event on one short line: time, name, and the fields a person scans for.
+    static func compact(_ event: Event, showSender: Bool) -> String {
+        CompactParts(event, showSender: showSender, seconds: false).line()
+    }
+
+    /// An event's line in pieces, so it can be put together again with shorter values.
+    struct CompactParts {
+        var head: String
+        var fields: [(name: String, value: String)] = []
+        var tail = ""
+
+        init(_ event: Event, showSender: Bool, seconds: Bool) {
+            let stamp = String(DurationText.stamp(event.at).dropFirst().dropLast(seconds ? 4 : 0))
+            head = stamp + " " + event.name
+            // A new token is the news: shown by its start and end, which tell tokens apart.
+            if [.onNewToken, .didReceiveRegistrationToken, .tokenResumed].contains(event.kind),
+                let token = event.string("token")
+            {
+                head += " token=" + TokenText.short(token)
+            }
+            if event.side == .check, let expectation = event.string("expect") {
+                // A profile's check reads as what it asked for, held or not.
+                head = stamp + " " + (event.kind == .expectationHeld ? "✔ " : "✘ ") + expectation
+                tail = event.string("detail").map { " (\($0))" } ?? ""
+                return
+            }
+            let hidden: Set<String> =
+                showSender
+                ? ["token", "from", "category", "detail", "step_at"]
+                : ["token", "from", "category", "detail", "sender", "step_at"]
+            // The sender goes last: ids and errors are what a person scans for.
+            let shown = event.fields.filter { !hidden.contains($0.name) }
+            for field in shown.filter({ $0.name != "sender" }) + shown.filter({ $0.name == "sender" }) {
+                fields.append((field.name, field.value.text))
+            }
+            if event.kind == .commandRefused || event.kind == .expectationFailed || event.isError,
+                let detail = event.string("detail")
+            {
+                tail = " (\(detail))"
+            }
         }
-        if event.side == .check, let expectation = event.string("expect") {
-            // A profile's check reads as what it asked for, held or not.
-            let mark = event.kind == .expectationHeld ? "✔ " : "✘ "
-            text = stamp + " " + mark + expectation
-            return text + (event.string("detail").map { " (\($0))" } ?? "")
+
+        /// The line with values longer than `longest` cut in the middle, and only
+        /// the first `fields` fields.
+        func line(longest: Int = .max, fields count: Int = .max) -> String {
+            var text = head
+            for field in fields.prefix(count) {
+                text += " " + field.name + "=" + TextWidth.middle(field.value, width: longest)
+            }
+            return count == .max ? text + tail : text
         }
-        // The sender goes last: ids and errors are what a person scans for.
-        let fields = event.fields.filter { !hidden.contains($0.name) }
-        for field in (fields.filter({ $0.name != "sender" }) + fields.filter({ $0.name == "sender" })).prefix(shown) {
-            text += " \(field.name)=\(TextWidth.middle(field.value.text, width: longest))"
-        }
-        if event.kind == .commandRefused || event.kind == .expectationFailed || event.isError,
-            let detail = event.string("detail")
-        {
-            text += " (\(detail))"
-        }
-        return text
     }
 
     static func pairs(_ pairs: [KeyValue]) -> String {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FCMConnectionServer
 import FCMHTTPAPI
 import Foundation
 
@@ -59,7 +60,13 @@ struct CredentialsCommand: ParsableCommand {
             throw ExitCode(2)
         }
         let folder = state ?? StateFolder.default
-        let key = try StateFolder.serviceAccountKey(folder)
+        let key: ServiceAccountKey
+        do {
+            key = try StateFolder.serviceAccountKey(folder)
+        } catch {
+            Diagnostics.write(error.description)
+            throw ExitCode(2)
+        }
         let project = chosen.project ?? chosen.id
         if assertion {
             print(try JWTAssertion.make(key: key, project: project, now: Date()))

@@ -3,7 +3,6 @@ import FCMConnectionServer
 import FCMEngine
 import FCMHTTPAPI
 import FCMProfiles
-import FCMStore
 import Foundation
 
 /// Where the connection server listens: the options `serve` and `tui` share.
@@ -57,44 +56,36 @@ struct ListenOptions: ParsableArguments {
         }
     }
 
-    /// Opens the device's state and the listeners; on failure says why on standard
-    /// error and exits 2. `profilePath` names the state file (nil: the built-in device).
-    func startServer(
-        _ profile: Profile, profilePath: String?, log: @escaping @Sendable (Event) -> Void
-    ) async throws -> (ConnectionServer, TLSIdentity) {
-        var configuration = profile.configuration
-        if noEcho { configuration.appServer = .none }
+    /// Opens the device's session: its state and the listeners; on failure says why
+    /// on standard error and exits 2. `profilePath` names the state file (nil: the
+    /// built-in device); events go to `log`, or to the TUI's link.
+    func openSession(
+        _ profile: Profile, profilePath: String?, log: (@Sendable (Event) -> Void)? = nil
+    ) async throws -> DeviceSession {
         if bind != "127.0.0.1" && bind != "::1" && bind != "localhost" {
             Diagnostics.write(
                 "warning: listening on \(bind), not only this machine; app servers elsewhere can reach it")
         }
-        let folder = state ?? StateFolder.default
-        let identity: TLSIdentity
-        do {
-            identity =
-                try tlsCert.map { TLSIdentity(certificatePath: $0, keyPath: tlsKey!) } ?? TLSIdentity.inFolder(folder)
-        } catch {
-            Diagnostics.write("cannot prepare the TLS certificate in \(folder): \(error)")
-            throw ExitCode(2)
+        var settings = DeviceSession.Settings()
+        settings.bind = bind
+        settings.ccsPort = ccsPort
+        settings.ccsPlainPort = ccsPlainPort
+        settings.httpPort = httpPort
+        settings.stateFolder = state ?? StateFolder.default
+        settings.profilePath = profilePath
+        settings.fresh = fresh
+        settings.commitDelay = .milliseconds(commitDelayMilliseconds)
+        settings.tlsCertificate = tlsCert
+        settings.tlsKey = tlsKey
+        settings.noEcho = noEcho
+        settings.onWriteFailure = { error in
+            Diagnostics.write("fcm-device: \(error); stopping, since nothing more can be acknowledged")
+            Foundation.exit(3)
         }
-        var options = ServerOptions()
-        options.bind = bind
-        options.ccsPort = ccsPort
-        options.ccsPlainPort = ccsPlainPort
-        options.httpPort = httpPort
-        options.tls = identity
-        options.serviceAccountKey = try StateFolder.serviceAccountKey(folder)
-        let engine: DeviceEngine
-        (options.store, engine, options.resumed) = try StateFolder.openDevice(
-            folder, profilePath: profilePath, configuration: configuration, seedNamed: profile.hasSeed, fresh: fresh,
-            commitDelay: .milliseconds(commitDelayMilliseconds))
         do {
-            let server = try await ConnectionServer.start(engine: engine, options: options, log: log)
-            return (server, identity)
+            return try await DeviceSession.open(profile, settings: settings, log: log)
         } catch {
-            options.store?.close(final: engine)
-            Diagnostics.write(
-                "\(error)\nWith --ccs-port 0 --ccs-plain-port 0 --http-port 0 the emulator picks free ports.")
+            Diagnostics.write(error.description)
             throw ExitCode(2)
         }
     }

@@ -28,18 +28,14 @@ struct ServeCommand: AsyncParsableCommand {
         var loaded = try ProfileLoading.load(profile)
         if profile == nil { loaded.steps = [] }
         let output = LineWriter()
-        let (server, identity) = try await listen.startServer(loaded, profilePath: profile) { event in
+        let session = try await listen.openSession(loaded, profilePath: profile) { event in
             output.write(TranscriptFormatter.json(event))
         }
-        let listening = JSONValue.members([
-            "event": .string("listening"), "ccs": .int(server.ccsPort ?? 0), "ccsPlain": .int(server.ccsPlainPort ?? 0),
-            "http": .int(server.httpPort ?? 0), "tlsCert": .string(identity.trustPath),
-        ])
-        output.write(listening.json)
+        output.write(session.listening.json)
         output.flush()
-        try await server.startDevice(timeline: loaded.steps)
+        try await session.start(timeline: loaded.steps)
         let signal = await StopSignal.wait()
-        try await server.stop()
+        try await session.stop()
         output.write(JSONValue.members(["event": .string("stopped"), "signal": .int(Int(signal))]).json)
         output.flush()
     }

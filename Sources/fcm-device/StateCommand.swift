@@ -1,4 +1,5 @@
 import ArgumentParser
+import FCMConnectionServer
 import FCMEngine
 import FCMProfiles
 import FCMStore

@@ -64,14 +64,12 @@ struct TUICommand: AsyncParsableCommand {
             if status != 0 { throw ExitCode(status) }
             return
         }
-        let inbox = TUILink.Inbox()
-        let (server, _) = try await listen.startServer(loaded, profilePath: profile) { inbox.add($0) }
-        loaded.configuration = server.host.box.withEngine { $0.configuration }
-        try await server.startDevice()
-        let link = TUILink(server: server, events: inbox)
+        let session = try await listen.openSession(loaded, profilePath: profile)
+        loaded.configuration = session.configuration
+        try await session.start()
         // The TUI keeps the main thread; the server runs on its own threads.
-        let status = TUIRunner.run(profile: loaded, link: link)
-        try await server.stop()
+        let status = TUIRunner.run(profile: loaded, link: session.link())
+        try await session.stop()
         if status != 0 { throw ExitCode(status) }
     }
 }

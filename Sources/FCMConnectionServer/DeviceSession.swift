@@ -1,0 +1,121 @@
+import FCMEngine
+import FCMHTTPAPI
+import FCMProfiles
+import FCMStore
+import Foundation
+
+/// One running device: its saved state, its connection server and listeners, the
+/// session's one clock and the TUI's link to it. `serve` and `tui` only parse their
+/// arguments, open a session, and stop it.
+public final class DeviceSession: Sendable {
+    /// How the session listens and where it keeps its state.
+    public struct Settings: Sendable {
+        public var bind = "127.0.0.1"
+        public var ccsPort = 5235
+        public var ccsPlainPort = 5236
+        public var httpPort = 8085
+        /// The state folder (the device's file, the TLS identity, the service-account key).
+        public var stateFolder = StateFolder.default
+        /// The profile's file, which names the device's state file (nil: the built-in device).
+        public var profilePath: String?
+        public var fresh = false
+        public var commitDelay: Duration = .zero
+        public var tlsCertificate: String?
+        public var tlsKey: String?
+        /// No built-in app server: upstream waits for a real one's ack.
+        public var noEcho = false
+        /// What to do when a write of the state fails later on: nothing after it
+        /// could be acknowledged, so the process should end.
+        public var onWriteFailure: @Sendable (any Error) -> Void = { _ in }
+
+        public init() {}
+    }
+
+    public let server: ConnectionServer
+    public let identity: TLSIdentity
+    /// Events for the TUI, when it is the one watching.
+    let inbox: TUILink.Inbox
+
+    init(server: ConnectionServer, identity: TLSIdentity, inbox: TUILink.Inbox) {
+        self.server = server
+        self.identity = identity
+        self.inbox = inbox
+    }
+
+    /// The session's one clock, which the server's timers, the runner and the TUI read.
+    public var clock: SessionClock { server.host.clock }
+
+    /// The device's engine configuration as the session runs it (after `--no-echo`).
+    public var configuration: EngineConfiguration { server.host.box.withEngine { $0.configuration } }
+
+    /// Opens the device's state and the listeners. Events go to `log`, or to the
+    /// TUI's link when `log` is nil. Throws a `SessionError` saying what is wrong.
+    public static func open(
+        _ profile: Profile, settings: Settings, log: (@Sendable (Event) -> Void)? = nil
+    ) async throws(SessionError) -> DeviceSession {
+        var configuration = profile.configuration
+        if settings.noEcho { configuration.appServer = .none }
+        let folder = settings.stateFolder
+        let identity: TLSIdentity
+        do {
+            identity =
+                try settings.tlsCertificate.map { TLSIdentity(certificatePath: $0, keyPath: settings.tlsKey ?? "") }
+                ?? TLSIdentity.inFolder(folder)
+        } catch {
+            throw SessionError("cannot prepare the TLS certificate in \(folder): \(error)")
+        }
+        var options = ServerOptions()
+        options.bind = settings.bind
+        options.ccsPort = settings.ccsPort
+        options.ccsPlainPort = settings.ccsPlainPort
+        options.httpPort = settings.httpPort
+        options.tls = identity
+        options.serviceAccountKey = try StateFolder.serviceAccountKey(folder)
+        let engine: DeviceEngine
+        (options.store, engine, options.resumed) = try StateFolder.openDevice(
+            folder, profilePath: settings.profilePath, configuration: configuration, seedNamed: profile.hasSeed,
+            fresh: settings.fresh, commitDelay: settings.commitDelay, onWriteFailure: settings.onWriteFailure)
+        let inbox = TUILink.Inbox()
+        do {
+            let server = try await ConnectionServer.start(engine: engine, options: options, log: log ?? inbox.add)
+            return DeviceSession(server: server, identity: identity, inbox: inbox)
+        } catch {
+            options.store?.close(final: engine)
+            throw SessionError(
+                "\(error)\nWith --ccs-port 0 --ccs-plain-port 0 --http-port 0 the emulator picks free ports.")
+        }
+    }
+
+    /// Starts the device (its first tokens, or the resumed ones) and plays `timeline`
+    /// on the session's clock.
+    public func start(timeline: [Step] = []) async throws {
+        try await server.startDevice(timeline: timeline)
+    }
+
+    /// The TUI's side of the session.
+    public func link() -> TUILink {
+        TUILink(server: server, events: inbox)
+    }
+
+    /// The first line `serve` prints: where each listener is.
+    public var listening: JSONValue {
+        .members([
+            "event": .string("listening"), "ccs": .int(server.ccsPort ?? 0), "ccsPlain": .int(server.ccsPlainPort ?? 0),
+            "http": .int(server.httpPort ?? 0), "tlsCert": .string(identity.trustPath),
+        ])
+    }
+
+    /// Closes the listeners and saves the device.
+    public func stop() async throws {
+        try await server.stop()
+    }
+}
+
+/// Why a session could not open, in words for a person.
+public struct SessionError: Error, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}
