@@ -8,13 +8,16 @@ public enum Pane: String, Sendable, CaseIterable {
     case tray = "Tray"
     case inbox = "Inbox"
     case server = "Server"
+    /// What the connection server holds for the device; shown on wide screens only,
+    /// and not focused (`h` opens the same list to select from).
+    case held = "Held on the server"
 
     /// Rows one item of the pane takes (the inbox shows a message on two).
     var rowsPerItem: Int { self == .inbox ? 2 : 1 }
 
     func next(_ step: Int) -> Pane {
-        let all = Pane.allCases
-        let index = all.firstIndex(of: self)!
+        let all = Pane.allCases.filter { $0 != .held }
+        let index = all.firstIndex(of: self) ?? 0
         return all[(index + step + all.count) % all.count]
     }
 }

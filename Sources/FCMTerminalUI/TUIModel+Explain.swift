@@ -19,7 +19,7 @@ extension TUIModel {
         case .queue:
             id = engine.pending.isEmpty ? nil : engine.pending[min(selected(.queue), engine.pending.count - 1)].id
         case .events, .server: id = cursorEvent?.messageIDs.first
-        case .senders: id = nil
+        case .senders, .held: id = nil
         }
         guard let id else {
             status = "select a message first: in the inbox, the tray, the queue, h (held) or an event"

@@ -125,6 +125,7 @@ extension TUIModel {
         case .tray: engine.tray.count
         case .inbox: engine.inbox.count
         case .server: serverEvents.count
+        case .held: engine.stored.count
         }
     }
 

@@ -44,23 +44,14 @@ extension View {
             + "collapse keys \(usage.collapseKeys)/\(usage.collapseKeyLimit)   "
             + "upstream awaiting an ack \(engine.awaitingAck.count)"
         grid.put(counts, x: inner.x + 1, y: inner.y, style: .bold, limit: inner.width - 2)
-        // Columns: id, sender, why, collapse key, then the TTL left; narrower on a small screen.
         let wide = inner.width >= 96
-        let widths = wide ? [22, 15, 28, 18] : [12, 13, 20, 16]
-        func columns(_ cells: [String]) -> String {
-            zip(cells, widths).map { TextWidth.middle($0, width: $1 - 2).padded($1) }.joined() + (cells.last ?? "")
-        }
-        let header = columns(["id", "sender", "held because", "collapse key", "ttl left"])
+        let header = heldColumns(["id", "sender", "held because", "collapse key", "ttl left"], wide: wide)
         grid.put(header, x: inner.x + 1, y: inner.y + 2, style: .dim, limit: inner.width - 2)
         let rows = max(0, inner.height - 5)
         let first = max(0, min(selected - rows + 1, held.count - rows))
         for (offset, message) in held.dropFirst(first).prefix(rows).enumerated() {
             let index = first + offset
-            let reason = message.reason ?? "goes out at the next chance"
-            let text = columns([
-                message.id, message.sender, reason + (message.priority == .high ? " (high)" : ""),
-                message.collapseKey ?? "-", countdown(max(0, message.expiresAt - model.now)),
-            ])
+            let text = heldRow(message, now: model.now, wide: wide).text
             let y = inner.y + 3 + offset
             grid.put(text, x: inner.x + 1, y: y, style: index == selected ? .selected : .normal, limit: inner.width - 2)
             if index == selected { grid.paint(x: inner.x + 1, y: y, count: inner.width - 2, style: .selected) }
@@ -73,6 +64,25 @@ extension View {
         grid.put(
             "↑↓ select · Enter or j the message's journey · Esc close", x: inner.x + 1,
             y: inner.y + inner.height - 1, style: .dim, limit: inner.width - 2)
+    }
+}
+
+extension View {
+    /// Columns of the held list: id, sender, why, collapse key, then the TTL left;
+    /// narrower on a small screen.
+    static func heldColumns(_ cells: [String], wide: Bool) -> String {
+        let widths = wide ? [22, 15, 28, 18] : [10, 14, 18, 12]
+        return zip(cells, widths).map { TextWidth.middle($0, width: $1 - 2).padded($1) }.joined() + (cells.last ?? "")
+    }
+
+    /// One held message as a row of the held list or pane.
+    static func heldRow(_ message: HeldMessage, now: Millis, wide: Bool) -> Row {
+        let reason = (message.reason ?? "goes out at the next chance") + (message.priority == .high ? " (high)" : "")
+        let cells = [
+            message.id, message.sender, reason, message.collapseKey ?? "-",
+            countdown(max(0, message.expiresAt - now)),
+        ]
+        return Row(text: heldColumns(cells, wide: wide))
     }
 }
 

@@ -70,6 +70,10 @@ extension View {
             let name = engine.platform == .ios ? "Notification centre" : "Tray"
             return "\(name) \(engine.tray.count)"
         case .inbox: return "Inbox \(engine.inbox.count)"
+        case .held:
+            let usage = engine.storeUsage
+            return "Held on the server \(engine.stored.count) · non-collapsible \(usage.nonCollapsible)/"
+                + "\(usage.nonCollapsibleLimit) · keys \(usage.collapseKeys)/\(usage.collapseKeyLimit)"
         case .server:
             let scroll = model.serverScroll > 0 ? " ↑\(model.serverScroll)" : ""
             return (model.serverRaw ? "Server (raw JSON)" : "Server") + scroll
@@ -84,6 +88,7 @@ extension View {
         case .tray: return "no notifications"
         case .inbox: return "no messages delivered yet"
         case .server: return "no server traffic yet"
+        case .held: return "nothing held: the device takes messages as they come (h opens this list)"
         }
     }
 
@@ -109,6 +114,10 @@ extension View {
             return rows
         case .events, .server:
             return []
+        case .held:
+            return model.engine.heldMessages[items].map { message in
+                heldRow(message, now: model.now, wide: width >= 96)
+            }
         case .tray:
             return engine.tray[items].map { note in
                 let data = note.data.isEmpty ? "" : "  [data: \(note.data.map(\.key).joined(separator: ","))]"

@@ -46,10 +46,14 @@ public enum View {
             let middle = rest.width * 11 / 20
             panes.append((.events, Rect(x: rest.x, y: rest.y, width: middle, height: rest.height)))
             let right = Rect(x: rest.x + middle, y: rest.y, width: rest.width - middle, height: rest.height)
-            let half = right.height / 2
-            panes.append((.inbox, Rect(x: right.x, y: right.y, width: right.width, height: half)))
+            let third = right.height / 3
+            panes.append((.inbox, Rect(x: right.x, y: right.y, width: right.width, height: third)))
+            panes.append((.held, Rect(x: right.x, y: right.y + third, width: right.width, height: third)))
             panes.append(
-                (.server, Rect(x: right.x, y: right.y + half, width: right.width, height: right.height - half)))
+                (
+                    .server,
+                    Rect(x: right.x, y: right.y + 2 * third, width: right.width, height: right.height - 2 * third)
+                ))
         } else {
             let bottom = max(6, rest.height * 2 / 5)
             panes.append((.events, Rect(x: rest.x, y: rest.y, width: rest.width, height: rest.height - bottom)))

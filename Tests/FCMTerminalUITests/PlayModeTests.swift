@@ -275,6 +275,18 @@ struct ExplainingOverlayTests {
         #expect(screen.contains("accepted"))
     }
 
+    @Test func wideScreensShowWhatTheServerHoldsInAPane() {
+        let model = PlayModeScreenTests.journeyModel()
+        let wide = View.render(model, width: 200, height: 50).text
+        #expect(wide.contains("Held on the server 2 · non-collapsible 1/100 · keys 1/4"))
+        #expect(wide.contains("offline (high)"))
+        let narrow = View.render(model, width: 80, height: 24).text
+        #expect(!narrow.contains("Held on the server"))
+        var cycled = model
+        for _ in 0..<6 { Scenes.press(&cycled, [.tab]) }
+        #expect(cycled.focus == model.focus)
+    }
+
     @Test func jWithNothingSelectedSaysWhatToSelect() {
         var model = Scenes.fresh()
         Scenes.press(&model, [.tab, .tab, .character("j")])
