@@ -105,7 +105,8 @@ let package = Package(
         .testTarget(
             name: "FCMStoreTests",
             dependencies: ["FCMStore", "FCMEngine", .product(name: "GRDB", package: "GRDB.swift")],
-            // Fixtures/format-2.sqlite: a state file in format 2, for the migration test.
+            // Fixtures/format-2.sqlite: a state file written by the release before format 3
+            // (from Fixtures/format-2-profile.yaml), for the migration test.
             exclude: ["Fixtures"]),
         .testTarget(name: "FCMProfilesTests", dependencies: ["FCMProfiles", "FCMEngine"]),
         .testTarget(
