@@ -43,7 +43,7 @@ extension View {
         case .discarded: return Hop(from: .server, to: .server, label: "discarded: " + (event.string("reason") ?? ""))
         case .onMessageReceived, .didReceiveRemoteNotification:
             return Hop(from: .server, to: .app, label: event.name)
-        case .notificationPosted: return Hop(from: .server, to: .device, label: "shown in the tray")
+        case .notificationPosted: return Hop(from: .server, to: .device, label: "shown by the system")
         case .notificationTapped: return Hop(from: .device, to: .app, label: "tapped: data to the app")
         case .receipt, .receiptToAppServer: return Hop(from: .server, to: .appServer, label: "delivery receipt")
         case .receiptAck: return Hop(from: .appServer, to: .server, label: "receipt acked")
