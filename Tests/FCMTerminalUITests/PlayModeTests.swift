@@ -177,11 +177,7 @@ struct PlayModeTests {
 @Suite("Play mode screens")
 struct PlayModeScreenTests {
     func check(_ model: TUIModel, _ name: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
-        for (width, height) in ScreenSnapshotTests.sizes {
-            Snapshot.checkStyled(
-                View.render(model, width: width, height: height), "\(name)-\(width)x\(height)",
-                sourceLocation: sourceLocation)
-        }
+        Snapshot.checkSizes(model, name, withStyles: true, sourceLocation: sourceLocation)
     }
 
     @Test func pausedAtTheStart() {

@@ -8,11 +8,7 @@ struct ScreenSnapshotTests {
     static let sizes = [(80, 24), (200, 50)]
 
     func check(_ model: TUIModel, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        for (width, height) in Self.sizes {
-            Snapshot.check(
-                View.render(model, width: width, height: height), "\(name)-\(width)x\(height)",
-                sourceLocation: sourceLocation)
-        }
+        Snapshot.checkSizes(model, name, sourceLocation: sourceLocation)
     }
 
     @Test func mainScreenOfAFreshDevice() {

@@ -22,10 +22,17 @@ enum Snapshot {
         }.joined(separator: "\n")
     }
 
-    /// A snapshot of the text and, below it, the style of every cell: colour and
-    /// emphasis are part of the screen.
-    static func checkStyled(_ grid: Grid, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        check(grid, name, withStyles: true, sourceLocation: sourceLocation)
+    /// The model's screen at 80x24 and 200x50, as `NAME-WIDTHxHEIGHT` snapshots; with
+    /// `withStyles`, the style of every cell is recorded below the text (colour and
+    /// emphasis are part of the screen).
+    static func checkSizes(
+        _ model: TUIModel, _ name: String, withStyles: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        for (width, height) in [(80, 24), (200, 50)] {
+            check(
+                View.render(model, width: width, height: height), "\(name)-\(width)x\(height)", withStyles: withStyles,
+                sourceLocation: sourceLocation)
+        }
     }
 
     static func check(
