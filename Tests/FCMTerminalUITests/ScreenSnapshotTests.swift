@@ -5,7 +5,6 @@ import Testing
 /// Every screen and overlay, whole, at 80x24 and at 200x50.
 @Suite("Screens")
 struct ScreenSnapshotTests {
-
     func check(_ model: TUIModel, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) {
         Snapshot.checkSizes(model, name, sourceLocation: sourceLocation)
     }
