@@ -81,7 +81,12 @@ public final class ConnectionServer: @unchecked Sendable {
                 let service = HTTPSendService(
                     senders: engine.senders, platform: engine.configuration.device.platform, key: key,
                     tokens: try Self.accessTokens(kept: options.store),
-                    rejected: { [host] refusal in host.report(refusal.event(at: host.now)) }
+                    rejected: { [host] refusal in host.report(refusal.event(at: host.now)) },
+                    topics: { [host] order in
+                        let outcome = host.manageTopics(order)
+                        await host.box.durable()
+                        return outcome
+                    }
                 ) { [host] orders in
                     let outcome = host.send(orders)
                     // The reply goes out once the messages it accepts are on disk.

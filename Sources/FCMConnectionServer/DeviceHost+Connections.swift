@@ -49,11 +49,21 @@ extension DeviceHost {
     /// logged in engine order; what needs the loop (stanzas to app servers, a new
     /// timer deadline) is handed to it.
     public func send(_ orders: [SendOrder]) -> SendOutcome {
+        onEngine { engine, events in engine.send(orders, into: &events) }
+    }
+
+    /// Runs an app server's topic call on the engine, as `send` does.
+    public func manageTopics(_ order: TopicOrder) -> TopicOutcome {
+        onEngine { engine, events in engine.manageTopics(order, into: &events) }
+    }
+
+    /// An HTTP call on the engine, under its lock, at the current time.
+    func onEngine<Outcome>(_ body: (inout DeviceEngine, inout [Event]) -> Outcome) -> Outcome {
         box.lock.lock()
         defer { box.lock.unlock() }
         var events: [Event] = []
         box.engine.advance(to: now, into: &events)
-        let outcome = box.engine.send(orders, into: &events)
+        let outcome = body(&box.engine, &events)
         box.journal()
         for event in events { log(event) }
         if box.engine.nextDeadline != box.armedDeadline || box.engine.hasEffects || box.scenarioPlaying {

@@ -31,7 +31,7 @@ struct SendAPIResponder: HTTPResponder {
             headers[field.name.canonicalName] = field.value
         }
         let parts = HTTPRequestParts(
-            method: request.method.rawValue, path: request.uri.path, headers: headers,
+            method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "", headers: headers,
             body: Array(body.readableBytesView))
         return Self.response(await service.respond(parts))
     }

@@ -31,6 +31,10 @@ public enum Command: Sendable, Equatable, Codable {
     case setAppServerPresent(sender: String, present: Bool)
     /// Something happened on an app server's CCS connection.
     case appServer(AppServerInput)
+    /// The app subscribes to a topic (the SDK's subscribeToTopic), for one sender or
+    /// the default (first) one.
+    case subscribe(topic: String, sender: String?)
+    case unsubscribe(topic: String, sender: String?)
 }
 
 /// Which tray notification a tap means.

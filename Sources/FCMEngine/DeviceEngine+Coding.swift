@@ -9,6 +9,8 @@ extension DeviceEngine {
         case stored, tray, inbox, owedReceipts, deletedCount, unreachableSince, lastInactiveDropAt, messageCounter
         /// Since state format 3: the app-server connections.
         case links
+        /// Since state format 4: topic subscriptions, and the app's changes not made yet.
+        case topics, pendingTopicChanges
     }
 
     public init(from decoder: any Decoder) throws {
@@ -49,6 +51,8 @@ extension DeviceEngine {
             // held waits for the next connection, as the server then sent it.
             for held in awaitingAck { links.queue(held.message) }
         }
+        topics = try c.decodeIfPresent([String: Set<String>].self, forKey: .topics) ?? [:]
+        pendingTopicChanges = try c.decodeIfPresent([TopicChange].self, forKey: .pendingTopicChanges) ?? []
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -83,5 +87,7 @@ extension DeviceEngine {
         try c.encodeIfPresent(lastInactiveDropAt, forKey: .lastInactiveDropAt)
         try c.encode(messageCounter, forKey: .messageCounter)
         try c.encode(links, forKey: .links)
+        try c.encode(topics.mapValues { $0.sorted() }, forKey: .topics)
+        try c.encode(pendingTopicChanges, forKey: .pendingTopicChanges)
     }
 }

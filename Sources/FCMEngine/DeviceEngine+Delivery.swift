@@ -25,6 +25,7 @@ extension DeviceEngine {
 
     mutating func deliver(_ message: StoredMessage, into out: inout [Event]) {
         let request = message.request
+        let from = message.from ?? request.sender
         let toTray = appState == .background && request.isNotification
         if toTray {
             let pairs = request.notification ?? []
@@ -37,11 +38,11 @@ extension DeviceEngine {
             emit(
                 .device, .notificationPosted,
                 [
-                    .text("id", message.id), .text("from", request.sender), .text("title", title),
+                    .text("id", message.id), .text("from", from), .text("title", title),
                     .text("body", body),
                 ], into: &out)
         } else {
-            var fields: [Field] = [.text("id", message.id), .text("from", request.sender)]
+            var fields: [Field] = [.text("id", message.id), .text("from", from)]
             if !request.data.isEmpty || request.notification == nil { fields.append(Field("data", .map(request.data))) }
             if let notification = request.notification { fields.append(Field("notification", .map(notification))) }
             if let key = request.collapseKey { fields.append(.text("collapse_key", key)) }

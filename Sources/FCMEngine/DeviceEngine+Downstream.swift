@@ -7,7 +7,7 @@ extension DeviceEngine {
     /// connection, the HTTP APIs' `send(_:into:)`.
     @discardableResult
     mutating func admit(_ request: DownstreamRequest, into out: inout [Event]) -> Result<String, DownstreamError> {
-        let id = request.messageID ?? nextMessageID()
+        let id = request.messageID ?? (request.isTopicSend ? nextTopicMessageID() : nextMessageID())
         if let problem = validate(request) {
             emit(
                 .server, .downstreamRejected,
@@ -21,25 +21,51 @@ extension DeviceEngine {
         // The service's own fields win over data pairs of the same name.
         request.data.removeAll { ServiceLimits.serviceDataKeys.contains($0.key.lowercased()) }
         let ttl = request.timeToLive ?? ServiceLimits.defaultDownstreamTimeToLive
-        let message = StoredMessage(id: id, request: request, acceptedAt: now, timeToLive: ttl)
-        var fields: [Field] = [
-            .text("sender", request.sender), .text("id", id), .text("token", request.to ?? ""),
-            .text("priority", request.effectivePriority.rawValue), .number("ttl", ttl),
-        ]
+        var message = StoredMessage(id: id, request: request, acceptedAt: now, timeToLive: ttl)
+        var fields: [Field] = [.text("sender", request.sender), .text("id", id)]
+        if request.isTopicSend {
+            let subscriber = subscriberToken(for: request)
+            if let topic = request.topic { fields.append(.text("topic", topic)) }
+            if let condition = request.condition { fields.append(.text("condition", condition)) }
+            fields.append(.number("subscribers", subscriber == nil ? 0 : 1))
+            message.request.to = subscriber
+            message.request.condition = nil
+            message.from = request.topic.map { TopicName.prefix + $0 }
+        } else {
+            fields.append(.text("token", request.to ?? ""))
+        }
+        fields += [.text("priority", request.effectivePriority.rawValue), .number("ttl", ttl)]
         if let key = request.collapseKey { fields.append(.text("collapse_key", key)) }
         if request.dryRun { fields.append(.flag("dry_run", true)) }
         emit(.server, .downstreamAccepted, fields, into: &out)
-        guard !request.dryRun else { return .success(id) }
+        guard !request.dryRun, message.request.to != nil else { return .success(id) }
         route(message, into: &out)
         return .success(id)
     }
 
     func validate(_ request: DownstreamRequest) -> DownstreamError? {
         guard serviceUp else { return .unavailable }
-        guard let token = request.to, !token.isEmpty else { return .missingRegistration }
+        let isTopicSend = request.isTopicSend
+        if !isTopicSend {
+            guard let token = request.to, !token.isEmpty else { return .missingRegistration }
+        }
         if let priority = request.priority, Priority(rawValue: priority) == nil {
             return .invalidParameters("priority must be \"high\" or \"normal\", not \"\(priority)\"")
         }
+        if let problem = isTopicSend ? topicTargetProblem(request) : tokenProblem(request) { return problem }
+        if let key = request.data.first(where: { ServiceLimits.isReservedDataKey($0.key) })?.key {
+            return .invalidDataKey(key)
+        }
+        if let ttl = request.timeToLive, !ServiceLimits.isValidTimeToLive(ttl) { return .invalidTtl(ttl) }
+        let size = ServiceLimits.payloadSize(request.data) + ServiceLimits.payloadSize(request.notification ?? [])
+        let limit = isTopicSend ? ServiceLimits.maxTopicPayloadBytes : ServiceLimits.maxPayloadBytes
+        if size > limit { return .messageTooBig(size, limit: limit) }
+        return nil
+    }
+
+    /// A message for one token: the token must be the sender's, and still valid.
+    func tokenProblem(_ request: DownstreamRequest) -> DownstreamError? {
+        let token = request.to ?? ""
         if let owner = activeOwner(of: token) {
             if owner != request.sender { return .mismatchSenderID(token) }
         } else if let owner = everOwner(of: token) {
@@ -47,13 +73,42 @@ extension DeviceEngine {
         } else {
             return .invalidRegistration(token)
         }
-        if let key = request.data.first(where: { ServiceLimits.isReservedDataKey($0.key) })?.key {
-            return .invalidDataKey(key)
-        }
-        if let ttl = request.timeToLive, !ServiceLimits.isValidTimeToLive(ttl) { return .invalidTtl(ttl) }
-        let size = ServiceLimits.payloadSize(request.data) + ServiceLimits.payloadSize(request.notification ?? [])
-        if size > ServiceLimits.maxPayloadBytes { return .messageTooBig(size) }
         return nil
+    }
+
+    /// A message for a topic or a condition: one of them, readable.
+    func topicTargetProblem(_ request: DownstreamRequest) -> DownstreamError? {
+        if let condition = request.condition {
+            if let to = request.to, !to.isEmpty {
+                return .invalidParameters("give either to or condition, not both")
+            }
+            if case .failure(let error) = TopicCondition.parse(condition) { return .invalidTopic(error.description) }
+            return nil
+        }
+        if let problem = TopicName.problem(request.topic ?? "") { return .invalidTopic(problem) }
+        return nil
+    }
+
+    /// This device's token for the message's sender when its subscriptions match the
+    /// topic or condition; nil when the message is not for it.
+    func subscriberToken(for request: DownstreamRequest) -> String? {
+        guard installed, let token = tokens[request.sender] else { return nil }
+        let subscribed = topics[request.sender] ?? []
+        if let condition = request.condition {
+            guard case .success(let parsed) = TopicCondition.parse(condition), parsed.matches(subscribed) else {
+                return nil
+            }
+            return token
+        }
+        guard let topic = request.topic, subscribed.contains(topic) else { return nil }
+        return token
+    }
+
+    /// A topic message's id, as the legacy API answers it: a number.
+    mutating func nextTopicMessageID() -> String {
+        messageCounter += 1
+        var rng = SeededGenerator(seed: configuration.device.seed ^ (messageCounter &* 0x9E37_79B9))
+        return String(rng.next() >> 1)
     }
 
     mutating func nextMessageID() -> String {

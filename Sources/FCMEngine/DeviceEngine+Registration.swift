@@ -50,6 +50,8 @@ extension DeviceEngine {
         }
         senders.remove(at: index)
         tokens[id] = nil
+        topics[id] = nil
+        pendingTopicChanges.removeAll { $0.sender == id }
         emit(.device, .senderRemoved, [.text("sender", id)], into: &out)
     }
 
@@ -59,6 +61,8 @@ extension DeviceEngine {
         tokens.removeAll()
         batch = nil
         tray.removeAll()
+        topics.removeAll()
+        pendingTopicChanges.removeAll()
         emit(.device, .uninstalled, [], into: &out)
         if !pending.isEmpty {
             emit(

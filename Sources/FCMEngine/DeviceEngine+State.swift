@@ -36,6 +36,7 @@ extension DeviceEngine {
         }
         unreachableSince = nil
         flushPendingQueue(into: &out)
+        flushTopicChanges(into: &out)
         deliverWaiting(into: &out)
     }
 }

@@ -51,6 +51,10 @@ public struct DeviceEngine: Sendable, Codable {
     /// `owedReceiptLimit`; past it the oldest is dropped).
     public internal(set) var owedReceipts: [OwedReceipt] = []
     public static let owedReceiptLimit = 10_000
+    /// Sender → the topics this app instance is subscribed to for it.
+    public internal(set) var topics: [String: Set<String>] = [:]
+    /// Topic changes the app asked for while it could not reach the service, oldest first.
+    public internal(set) var pendingTopicChanges: [TopicChange] = []
     /// Messages discarded since the device last heard of it (onDeletedMessages).
     public internal(set) var deletedCount = 0
     var unreachableSince: Millis?
@@ -114,6 +118,8 @@ public struct DeviceEngine: Sendable, Codable {
         case .setAppServerPresent(let sender, let present):
             if present { realAppServers.insert(sender) } else { realAppServers.remove(sender) }
         case .appServer(let input): appServer(input, into: &out)
+        case .subscribe(let topic, let sender): changeTopic(topic, subscribe: true, sender: sender, into: &out)
+        case .unsubscribe(let topic, let sender): changeTopic(topic, subscribe: false, sender: sender, into: &out)
         }
         runTimers(to: now, into: &out)
     }

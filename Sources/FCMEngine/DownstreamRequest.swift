@@ -3,8 +3,11 @@
 public struct DownstreamRequest: Sendable, Equatable, Codable {
     /// The sender the app server authenticated as.
     public var sender: String
-    /// The target registration token; nil when the request named none.
+    /// The target: a registration token, or `/topics/NAME`; nil when the request
+    /// named none.
     public var to: String?
+    /// A topic condition (`'a' in topics && 'b' in topics`) instead of `to`.
+    public var condition: String?
     /// The app server's own id (XMPP `message_id`); generated when nil.
     public var messageID: String?
     public var data: [KeyValue]
@@ -23,10 +26,11 @@ public struct DownstreamRequest: Sendable, Equatable, Codable {
         sender: String, to: String?, messageID: String? = nil, data: [KeyValue] = [],
         notification: [KeyValue]? = nil, collapseKey: String? = nil, priority: String? = nil,
         timeToLive: Int64? = nil, deliveryReceiptRequested: Bool = false, dryRun: Bool = false,
-        contentAvailable: Bool = false, mutableContent: Bool = false
+        contentAvailable: Bool = false, mutableContent: Bool = false, condition: String? = nil
     ) {
         self.sender = sender
         self.to = to
+        self.condition = condition
         self.messageID = messageID
         self.data = data
         self.notification = notification
@@ -38,6 +42,16 @@ public struct DownstreamRequest: Sendable, Equatable, Codable {
         self.contentAvailable = contentAvailable
         self.mutableContent = mutableContent
     }
+
+    /// The topic named by `to: /topics/NAME`, without its prefix.
+    public var topic: String? {
+        guard let to, to.hasPrefix(TopicName.prefix) else { return nil }
+        return String(to.dropFirst(TopicName.prefix.count))
+    }
+
+    /// Whether the message goes to a topic's subscribers (a topic or a condition),
+    /// not to one token.
+    public var isTopicSend: Bool { condition != nil || topic != nil }
 
     /// A notification message carries display fields; the SDK may show it itself.
     public var isNotification: Bool { notification != nil }
@@ -55,7 +69,10 @@ public enum DownstreamError: Sendable, Equatable, Error {
     case invalidRegistration(String)
     case notRegistered(String)
     case mismatchSenderID(String)
-    case messageTooBig(Int)
+    /// The payload's size and the limit it passed (smaller for topic messages).
+    case messageTooBig(Int, limit: Int)
+    /// A topic name or condition that cannot be read: why.
+    case invalidTopic(String)
     case invalidDataKey(String)
     case invalidTtl(Int64)
     case invalidParameters(String)
@@ -71,7 +88,7 @@ public enum DownstreamError: Sendable, Equatable, Error {
         case .messageTooBig: "MessageTooBig"
         case .invalidDataKey: "InvalidDataKey"
         case .invalidTtl: "InvalidTtl"
-        case .invalidParameters: "InvalidParameters"
+        case .invalidParameters, .invalidTopic: "InvalidParameters"
         case .unavailable: "Unavailable"
         }
     }
@@ -79,7 +96,7 @@ public enum DownstreamError: Sendable, Equatable, Error {
     /// The XMPP (CCS) nack `error` code.
     public var ccsCode: String {
         switch self {
-        case .missingRegistration, .messageTooBig, .invalidDataKey, .invalidTtl, .invalidParameters:
+        case .missingRegistration, .messageTooBig, .invalidDataKey, .invalidTtl, .invalidParameters, .invalidTopic:
             "INVALID_JSON"
         case .invalidRegistration, .mismatchSenderID: "BAD_REGISTRATION"
         case .notRegistered: "DEVICE_UNREGISTERED"
@@ -91,7 +108,7 @@ public enum DownstreamError: Sendable, Equatable, Error {
     public var v1Code: String {
         switch self {
         case .missingRegistration, .invalidRegistration, .messageTooBig, .invalidDataKey,
-            .invalidTtl, .invalidParameters:
+            .invalidTtl, .invalidParameters, .invalidTopic:
             "INVALID_ARGUMENT"
         case .notRegistered: "UNREGISTERED"
         case .mismatchSenderID: "SENDER_ID_MISMATCH"
@@ -102,14 +119,14 @@ public enum DownstreamError: Sendable, Equatable, Error {
     /// A sentence a person can act on.
     public var detail: String {
         switch self {
-        case .missingRegistration: "the message names no target registration token"
+        case .missingRegistration: "the message names no target: a registration token, a topic or a condition"
         case .invalidRegistration(let token): "invalid registration token: \(TokenText.short(token))"
         case .notRegistered(let token):
             "registration token \(TokenText.short(token)) is no longer valid (app uninstalled or token refreshed)"
         case .mismatchSenderID(let token):
             "registration token \(TokenText.short(token)) belongs to another sender"
-        case .messageTooBig(let size):
-            "payload is \(size) bytes; the limit is \(ServiceLimits.maxPayloadBytes)"
+        case .messageTooBig(let size, let limit): "payload is \(size) bytes; the limit is \(limit)"
+        case .invalidTopic(let why): why
         case .invalidDataKey(let key): "data key \"\(key)\" is reserved"
         case .invalidTtl(let ttl):
             "time_to_live \(ttl) is outside 0..\(ServiceLimits.maxTimeToLive) seconds"

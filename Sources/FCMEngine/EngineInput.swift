@@ -12,6 +12,8 @@ public enum EngineInput: Sendable, Equatable, Codable {
     /// read, no longer written.
     case push(DownstreamRequest, at: Millis)
     case send([SendOrder], at: Millis)
+    /// An app server's topic-management call.
+    case topics(TopicOrder, at: Millis)
 }
 
 /// The calls made on an engine since a shell last took them. Off by default; it
@@ -54,6 +56,9 @@ extension DeviceEngine {
         case .send(let orders, let time):
             runTimers(to: time, into: &out)
             _ = send(orders, into: &out)
+        case .topics(let order, let time):
+            runTimers(to: time, into: &out)
+            _ = manageTopics(order, into: &out)
         }
     }
 }

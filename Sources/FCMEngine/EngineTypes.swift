@@ -19,6 +19,17 @@ public struct StoredMessage: Sendable, Equatable, Codable {
     public var request: DownstreamRequest
     public var acceptedAt: Millis
     public var timeToLive: Int64
+    /// What the app sees as `from` when it is not the sender: `/topics/NAME` for a
+    /// topic message.
+    public var from: String?
+
+    public init(id: String, request: DownstreamRequest, acceptedAt: Millis, timeToLive: Int64, from: String? = nil) {
+        self.id = id
+        self.request = request
+        self.acceptedAt = acceptedAt
+        self.timeToLive = timeToLive
+        self.from = from
+    }
 
     public var expiresAt: Millis { acceptedAt + timeToLive * Span.second }
 }

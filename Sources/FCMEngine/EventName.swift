@@ -21,6 +21,9 @@ public enum EventName: String, Sendable, CaseIterable, Codable {
     case downstreamAccepted, downstreamRejected, stored, collapsed, expired, discarded
     case receipt, receiptToAppServer, receiptAck
 
+    // Topics: subscriptions made by the app or by app servers.
+    case topicSubscribed, topicUnsubscribed, topicQueued, topicRefused
+
     // The connection server: app servers, the service, the saved device.
     case appServerConnected, appServerDisconnected, connectionRefused, connectionDraining, drainRequested
     case nack, stanzaError, serviceChanged, stateResumed

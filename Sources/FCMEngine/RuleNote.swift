@@ -51,6 +51,12 @@ extension Event {
                     + "device away too long): the app hears it once, when it reconnects, and should sync.",
                 "RULES.md Delivery, storage and lifetime · reference §5.4")
         case .downstreamAccepted:
+            if self["subscribers"] != nil {
+                return RuleNote(
+                    "The connection server took the message for a topic or condition: every subscribed app instance "
+                        + "gets a copy by its own delivery rules (subscribers: how many here).",
+                    "RULES.md Topics · topics reference §1.6")
+            }
             return RuleNote(
                 "The connection server took the message for this token: handed over now if the device can take "
                     + "it, stored for it otherwise (until its time to live runs out).",
@@ -124,6 +130,20 @@ extension Event {
             return RuleNote(
                 "The emulator says what it did not do, or did differently, and why (the detail field).",
                 "RULES.md")
+        case .topicSubscribed, .topicUnsubscribed:
+            return RuleNote(
+                "A token's topic subscriptions change when the app asks (subscribeToTopic) or an app server does "
+                    + "(IID batchAdd, v1 topicSubscriptions); a message to the topic reaches every subscriber.",
+                "RULES.md Topics · topics reference §1")
+        case .topicQueued:
+            return RuleNote(
+                "The app asked for a topic change while the device could not reach the service: the SDK keeps it "
+                    + "and makes it on reconnection.", "RULES.md Topics")
+        case .topicRefused:
+            return RuleNote(
+                "A topic change was refused: an unknown or deleted token, a bad topic name, or an app instance "
+                    + "already at 2,000 topics (the error field says which).",
+                "RULES.md Topics · topics reference §1.2, §1.4")
         case .expectationHeld, .expectationFailed:
             return RuleNote(
                 "A profile's expect step, judged at its time against every event so far (expect_none: against any "

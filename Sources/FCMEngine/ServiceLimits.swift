@@ -3,6 +3,12 @@
 public enum ServiceLimits {
     /// The largest payload, counted as the UTF-8 bytes of every key and value.
     public static let maxPayloadBytes = 4096
+    /// The largest payload of a message to a topic or a condition.
+    public static let maxTopicPayloadBytes = 2048
+    /// Topics one app instance can be subscribed to.
+    public static let maxTopicsPerInstance = 2000
+    /// Tokens one topic-management call may name.
+    public static let maxTopicBatch = 1000
     /// The longest time to live a message may ask for: 28 days, in seconds.
     public static let maxTimeToLive: Int64 = 2_419_200
     /// The time to live when a downstream message gives none: 4 weeks.

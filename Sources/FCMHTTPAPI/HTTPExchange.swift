@@ -2,15 +2,20 @@
 /// tested in-process and served by any HTTP stack.
 public struct HTTPRequestParts: Sendable {
     public var method: String
-    /// The path without the query string.
+    /// The path without the query string, as sent (not percent-decoded).
     public var path: String
+    /// The query string without its `?`, as sent.
+    public var query: String
     /// Header names in lower case; a repeated header keeps its first value.
     public var headers: [String: String]
     public var body: [UInt8]
 
-    public init(method: String, path: String, headers: [String: String] = [:], body: [UInt8] = []) {
+    public init(
+        method: String, path: String, query: String = "", headers: [String: String] = [:], body: [UInt8] = []
+    ) {
         self.method = method.uppercased()
         self.path = path
+        self.query = query
         var lowered: [String: String] = [:]
         for (name, value) in headers where lowered[name.lowercased()] == nil { lowered[name.lowercased()] = value }
         self.headers = lowered
@@ -18,6 +23,13 @@ public struct HTTPRequestParts: Sendable {
     }
 
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// A query parameter's decoded value, under any of `names` (the first given wins).
+    public func parameter(_ names: String...) -> String? {
+        guard case .success(let fields) = FormDecoding.fields(Array(query.utf8)) else { return nil }
+        for name in names { if let value = fields.first(where: { $0.name == name })?.value { return value } }
+        return nil
+    }
 
     /// The media type of the body, lower case, without parameters.
     public var mediaType: String? {

@@ -16,6 +16,7 @@ public final class HTTPSendService: Sendable {
     let key: ServiceAccountKey
     public let tokens: AccessTokens
     let device: DeviceGateway
+    let topicCalls: TopicGateway
     let clock: @Sendable () -> Date
     /// Told of every request refused before it reached the device.
     let rejected: @Sendable (RejectedRequest) -> Void
@@ -24,8 +25,9 @@ public final class HTTPSendService: Sendable {
         senders: [SenderConfig], platform: Platform, key: ServiceAccountKey, tokens: AccessTokens = AccessTokens(),
         clock: @escaping @Sendable () -> Date = { Date() },
         rejected: @escaping @Sendable (RejectedRequest) -> Void = { _ in },
-        device: @escaping DeviceGateway
+        topics: @escaping TopicGateway, device: @escaping DeviceGateway
     ) {
+        self.topicCalls = topics
         self.senders = senders
         self.platform = platform
         self.key = key
@@ -52,39 +54,24 @@ public final class HTTPSendService: Sendable {
         guard let route = Route(path: request.path) else {
             let text =
                 "no such endpoint: \(request.method) \(request.path); this emulator serves POST /fcm/send, /gcm/send, "
-                + "/v1/projects/PROJECT/messages:send and /token"
+                + "/v1/projects/PROJECT/messages:send, /token, /iid/v1:batchAdd, /iid/v1:batchRemove and "
+                + "/v1/projects/PROJECT/registrations/TOKEN/topicSubscriptions"
             return .json(404, JSONValue.members(["error": .string(text)]).json)
         }
-        guard request.method == "POST" else {
+        guard route.methods.contains(request.method) else {
+            let allowed = route.methods.joined(separator: ", ")
             return .json(
-                405, JSONValue.members(["error": .string("\(request.path) takes POST")]).json,
-                headers: [KeyedHeader("Allow", "POST")])
+                405, JSONValue.members(["error": .string("\(request.path) takes \(allowed)")]).json,
+                headers: [KeyedHeader("Allow", allowed)])
         }
         switch route {
         case .legacy: return await legacy(request)
         case .v1(let project): return await v1(request, project: project)
         case .token: return grant(request)
-        }
-    }
-
-    enum Route: Equatable {
-        case legacy
-        case v1(project: String)
-        case token
-
-        init?(path: String) {
-            switch path {
-            case "/fcm/send", "/gcm/send": self = .legacy
-            case "/token", "/oauth2/v4/token": self = .token
-            default:
-                let prefix = "/v1/projects/"
-                let suffix = "/messages:send"
-                let project = path.dropFirst(prefix.count).dropLast(suffix.count)
-                guard path.hasPrefix(prefix), path.hasSuffix(suffix), path.count > prefix.count + suffix.count,
-                    !project.utf8.contains(UInt8(ascii: "/"))
-                else { return nil }
-                self = .v1(project: String(project))
-            }
+        case .iidBatch(let add): return await iidBatch(request, add: add)
+        case .iidRelation(let token, let topic): return await iidRelation(request, token: token, topic: topic)
+        case .topicSubscription(let project, let token, let topic):
+            return await topicSubscription(request, project: project, token: token, topic: topic)
         }
     }
 
@@ -110,6 +97,9 @@ public final class HTTPSendService: Sendable {
         case .results(let results):
             let dryRun = batch.orders.first?.request.dryRun ?? false
             if batch.plainText, let result = results.first { return LegacyReply.plainText(result, dryRun: dryRun) }
+            if let order = batch.orders.first, order.request.isTopicSend, let result = results.first {
+                return LegacyReply.topic(result, dryRun: dryRun)
+            }
             return LegacyReply.json(results, dryRun: dryRun, multicastID: Int64.random(in: 1...Int64.max))
         }
     }
@@ -127,37 +117,10 @@ public final class HTTPSendService: Sendable {
 
     func v1(_ request: HTTPRequestParts, project: String) async -> HTTPReply {
         let now = clock()
-        guard let header = request.header("authorization"), header.prefix(7).lowercased() == "bearer " else {
-            return V1Error(
-                httpStatus: 401, status: "UNAUTHENTICATED",
-                message:
-                    "Request is missing required authentication credential. Expected OAuth 2 access token from the emulator's token endpoint (POST /token)."
-            ).reply
-        }
-        let granted: String
-        switch tokens.check(HeaderText.trimmed(header.dropFirst(7)), now: now) {
-        case .valid(let project): granted = project
-        case .expired:
-            return V1Error(
-                httpStatus: 401, status: "UNAUTHENTICATED",
-                message: "Request had invalid authentication credentials: the access token has expired.",
-                reason: "ACCESS_TOKEN_EXPIRED"
-            ).reply
-        case .unknown:
-            return V1Error(
-                httpStatus: 401, status: "UNAUTHENTICATED",
-                message:
-                    "Request had invalid authentication credentials: this access token was not issued by this emulator."
-            ).reply
-        }
-        guard let sender = senders.first(where: { $0.project == project || $0.id == project }),
-            granted == sender.id || granted == sender.project
-        else {
-            return V1Error(
-                httpStatus: 403, status: "PERMISSION_DENIED",
-                message:
-                    "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(project)' (or it may not exist)."
-            ).reply
+        let sender: SenderConfig
+        switch v1Sender(request, project: project, now: now) {
+        case .success(let found): sender = found
+        case .failure(let error): return error.reply
         }
         let order: SendOrder
         switch V1MessageReader.read(request.body, sender: sender.id, platform: platform, now: now) {
@@ -179,6 +142,48 @@ public final class HTTPSendService: Sendable {
                 return V1Error(httpStatus: 500, status: "INTERNAL", message: "no result", fcmCode: "INTERNAL").reply
             }
         }
+    }
+
+    /// The sender a v1 call acts for: its bearer token must be valid and granted to
+    /// `project` (or that sender's id).
+    func v1Sender(_ request: HTTPRequestParts, project: String, now: Date) -> Result<SenderConfig, V1Error> {
+        guard let header = request.header("authorization"), header.prefix(7).lowercased() == "bearer " else {
+            return .failure(
+                V1Error(
+                    httpStatus: 401, status: "UNAUTHENTICATED",
+                    message:
+                        "Request is missing required authentication credential. Expected OAuth 2 access token from the emulator's token endpoint (POST /token)."
+                ))
+        }
+        let granted: String
+        switch tokens.check(HeaderText.trimmed(header.dropFirst(7)), now: now) {
+        case .valid(let project): granted = project
+        case .expired:
+            return .failure(
+                V1Error(
+                    httpStatus: 401, status: "UNAUTHENTICATED",
+                    message: "Request had invalid authentication credentials: the access token has expired.",
+                    reason: "ACCESS_TOKEN_EXPIRED"
+                ))
+        case .unknown:
+            return .failure(
+                V1Error(
+                    httpStatus: 401, status: "UNAUTHENTICATED",
+                    message:
+                        "Request had invalid authentication credentials: this access token was not issued by this emulator."
+                ))
+        }
+        guard let sender = senders.first(where: { $0.project == project || $0.id == project }),
+            granted == sender.id || granted == sender.project
+        else {
+            return .failure(
+                V1Error(
+                    httpStatus: 403, status: "PERMISSION_DENIED",
+                    message:
+                        "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(project)' (or it may not exist)."
+                ))
+        }
+        return .success(sender)
     }
 
     // MARK: OAuth2 token endpoint

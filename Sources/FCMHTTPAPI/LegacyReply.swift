@@ -27,6 +27,18 @@ public enum LegacyReply {
         return .json(200, body.json)
     }
 
+    /// A message to a topic or a condition: `{"message_id": N}` with a number, or
+    /// `{"error": Name}`.
+    public static func topic(_ result: Result<String, DownstreamError>, dryRun: Bool) -> HTTPReply {
+        switch result {
+        case .success(let id):
+            let number: JSONValue = dryRun ? .int(-1) : Int64(id) != nil ? .number(id) : .string(id)
+            return .json(200, JSONValue.members(["message_id": number]).json)
+        case .failure(let error):
+            return .json(200, JSONValue.members(["error": .string(error.legacyName)]).json)
+        }
+    }
+
     /// The plain-text API: `id=…` or `Error=Name`.
     public static func plainText(_ result: Result<String, DownstreamError>, dryRun: Bool) -> HTTPReply {
         switch result {

@@ -45,6 +45,14 @@ public enum LegacySendReader {
                 request.to = token
                 return SendOrder(request)
             }
+            if let condition = try LegacyFields.string(fields, "condition") {
+                guard targets == [nil] else {
+                    throw LegacyBadRequest(description: "Must use either \"condition\" or \"to\", not both")
+                }
+                var request = template
+                request.condition = condition
+                return .success(LegacyBatch(orders: [SendOrder(request)], plainText: false))
+            }
             return .success(LegacyBatch(orders: orders, plainText: false))
         } catch let error as LegacyFields.TypeError {
             return .failure(LegacyBadRequest(description: error.description))
@@ -59,10 +67,6 @@ public enum LegacySendReader {
     /// when it names none (the result is then MissingRegistration).
     static func targets(_ fields: JSONObject) throws -> [String?] {
         let to = try LegacyFields.string(fields, "to")
-        if fields["condition"] != nil || to?.hasPrefix("/topics/") == true {
-            throw LegacyBadRequest(
-                description: "topics and conditions are not emulated: the device subscribes to none; send to a token")
-        }
         guard let ids = fields["registration_ids"] else { return [to] }
         guard to == nil else {
             throw LegacyBadRequest(description: "Must use either \"registration_ids\" field or \"to\", not both")

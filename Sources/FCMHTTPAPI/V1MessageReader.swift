@@ -38,9 +38,10 @@ public enum V1MessageReader {
             throw V1Error.invalidArgument("Invalid value at 'message' (oneof), oneof field 'target' is already set.")
         }
         switch targets.first {
-        case "topic", "condition":
-            throw V1Error.invalidArgument(
-                "topics and conditions are not emulated: the device subscribes to none; send to a token")
+        case "topic":
+            let topic = try string(message, "topic", at: "message") ?? ""
+            request.to = TopicName.prefix + TopicName.bare(topic)
+        case "condition": request.condition = try string(message, "condition", at: "message")
         case nil: throw V1Error.invalidArgument("Recipient of the message is not set.")
         default: request.to = try string(message, targets[0], at: "message")
         }

@@ -95,6 +95,10 @@ public struct PushStep: Sendable {
         case .latest: request.to = issued.last
         case .previous: request.to = issued.count >= 2 ? issued[issued.count - 2] : nil
         case .literal(let text): request.to = text
+        case .topic(let name): request.to = TopicName.prefix + name
+        case .condition(let text):
+            request.to = nil
+            request.condition = text
         }
         guard let connection else { return .push(request) }
         return .appServer(.received(connection, .downstream(request, messageID: request.messageID ?? "")))
@@ -110,4 +114,8 @@ public enum PushTarget: Sendable, Equatable {
     case previous
     /// Exactly this text.
     case literal(String)
+    /// Every subscriber of this topic (`topic:`).
+    case topic(String)
+    /// Every app instance whose topics match (`condition:`).
+    case condition(String)
 }

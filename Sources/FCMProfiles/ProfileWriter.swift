@@ -75,6 +75,8 @@ public enum ProfileWriter {
             case .latest: break
             case .previous: parts.insert("to: previous", at: 1)
             case .literal(let token): parts.insert("to: \(quoted(token))", at: 1)
+            case .topic(let name): parts.insert("topic: \(quoted(name))", at: 1)
+            case .condition(let text): parts.insert("condition: \(quoted(text))", at: 1)
             }
             if push.tokenOwner != push.request.sender { parts.append("token_of: \(quoted(push.tokenOwner))") }
             if let connection = push.connection { parts.append("connection: \(connection)") }
@@ -137,13 +139,21 @@ public enum ProfileWriter {
             return text + " }"
         case .push(let request):
             return "push: { \(pushParts(request).joined(separator: ", ")) }"
+        case .subscribe(let topic, let sender): return topicStep("subscribe", topic, sender)
+        case .unsubscribe(let topic, let sender): return topicStep("unsubscribe", topic, sender)
         }
+    }
+
+    static func topicStep(_ key: String, _ topic: String, _ sender: String?) -> String {
+        guard let sender else { return "\(key): \(quoted(topic))" }
+        return "\(key): { topic: \(quoted(topic)), sender: \(quoted(sender)) }"
     }
 
     /// A downstream request's keys as a push step writes them.
     static func pushParts(_ request: DownstreamRequest) -> [String] {
         var parts = ["sender: \(quoted(request.sender))"]
         if let to = request.to { parts.append("to: \(quoted(to))") }
+        if let condition = request.condition { parts.append("condition: \(quoted(condition))") }
         if let id = request.messageID { parts.append("id: \(quoted(id))") }
         if !request.data.isEmpty { parts.append("data: \(map(request.data))") }
         if let notification = request.notification { parts.append("notification: \(map(notification))") }

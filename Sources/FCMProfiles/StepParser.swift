@@ -13,7 +13,8 @@ struct StepContext {
 extension ProfileParser {
     static let actionKeys = [
         "send", "push", "network", "state", "doze", "service", "refresh_token", "uninstall", "reinstall", "tap",
-        "expect", "expect_none", "drain", "add_sender", "remove_sender", "ack", "connect", "disconnect",
+        "expect", "expect_none", "drain", "add_sender", "remove_sender", "ack", "connect", "disconnect", "subscribe",
+        "unsubscribe",
     ]
 
     static func parseTimeline(_ node: YAMLNode, context: inout StepContext) throws(ProfileError) -> [Step] {
@@ -68,6 +69,12 @@ extension ProfileParser {
             let sender = try knownSender(try fields.required("sender"), context: context)
             parsed = .command(.appServer(.connected(connection, sender: sender)))
         case "disconnect": parsed = .command(.appServer(.closed(try parseConnection(value))))
+        case "subscribe":
+            let (topic, sender) = try parseTopicStep(value, context: context)
+            parsed = .command(.subscribe(topic: topic, sender: sender))
+        case "unsubscribe":
+            let (topic, sender) = try parseTopicStep(value, context: context)
+            parsed = .command(.unsubscribe(topic: topic, sender: sender))
         default: parsed = .command(try parseAck(value, context: context))
         }
         return Step(at: at, action: parsed, location: node.location, note: try parseNote(map))
@@ -122,6 +129,22 @@ extension ProfileParser {
         context.sdk = sdk
         context.callbacks = CallbackNames(platform: platform, sdk: sdk)
         return .command(.reinstallAs(platform: platform, sdk: sdk))
+    }
+
+    /// `subscribe: news` (the default sender) or `subscribe: { topic: news, sender: S }`.
+    static func parseTopicStep(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> (String, String?) {
+        guard case .mapping = node.node else { return (try topicName(node), nil) }
+        let map = try node.mapping(allowed: ["topic", "sender"])
+        let topic = try topicName(try map.required("topic"))
+        let sender = try map["sender"].map { node throws(ProfileError) in try knownSender(node, context: context) }
+        return (topic, sender)
+    }
+
+    /// A topic name, with or without `/topics/`, checked as the service checks it.
+    static func topicName(_ node: YAMLNode) throws(ProfileError) -> String {
+        let name = TopicName.bare(try node.scalarText())
+        if let problem = TopicName.problem(name) { throw node.error(problem) }
+        return name
     }
 
     static func flagCommand(_ node: YAMLNode, _ command: Command) throws(ProfileError) -> StepAction {
@@ -194,7 +217,8 @@ extension ProfileParser {
 
     static let pushKeys = [
         "sender", "to", "token_of", "id", "data", "notification", "collapse_key", "priority", "time_to_live",
-        "delivery_receipt_requested", "dry_run", "content_available", "mutable_content", "connection",
+        "delivery_receipt_requested", "dry_run", "content_available", "mutable_content", "connection", "topic",
+        "condition",
     ]
 
     static func parsePush(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> PushStep {
@@ -206,9 +230,21 @@ extension ProfileParser {
             let text = try toNode.scalarText()
             target = text == "latest" ? .latest : text == "previous" ? .previous : .literal(text)
         }
+        let targets = ["to", "topic", "condition"].compactMap { map[$0] }
+        if targets.count > 1 { throw targets[1].error("give one target: to, topic or condition") }
+        if let topicNode = map["topic"] { target = .topic(try topicName(topicNode)) }
+        if let conditionNode = map["condition"] {
+            let text = try conditionNode.scalarText()
+            if case .failure(let error) = TopicCondition.parse(text) { throw conditionNode.error(error.description) }
+            target = .condition(text)
+        }
         var owner = sender
         if let ownerNode = map["token_of"] {
-            if case .literal = target { throw ownerNode.error("give either a literal to or token_of, not both") }
+            switch target {
+            case .literal, .topic, .condition:
+                throw ownerNode.error("token_of picks a token; a literal to, a topic or a condition takes none")
+            case .latest, .previous: break
+            }
             owner = try knownSender(ownerNode, context: context)
         }
         request.messageID = try map["id"]?.scalarText()

@@ -7,7 +7,8 @@ extension DeviceStore {
     /// The state format this version writes. Raised whenever what is saved changes
     /// shape, with a migration from the one before (`migrator`).
     /// 2: delivery receipts owed to app servers. 3: app-server connections.
-    static let format = 3
+    /// 4: topic subscriptions.
+    static let format = 4
     /// The oldest format this version migrates from.
     static let oldestMigratable = 2
 
@@ -32,6 +33,11 @@ extension DeviceStore {
         // them decodes with none (DeviceEngine reads the key if present).
         migrator.registerMigration("format 3: app-server connections") { db in
             try db.execute(sql: "UPDATE meta SET value = '3' WHERE key = 'format'")
+        }
+        // The saved device gained topic subscriptions (a snapshot without them has
+        // none) and the journal topic calls, which an older version cannot read.
+        migrator.registerMigration("format 4: topic subscriptions") { db in
+            try db.execute(sql: "UPDATE meta SET value = '4' WHERE key = 'format'")
         }
         return migrator
     }

@@ -147,8 +147,11 @@ struct ByteWriter {
         }
         let flags: [Bool] = [
             request.deliveryReceiptRequested, request.dryRun, request.contentAvailable, request.mutableContent,
+            request.condition != nil,
         ]
         byte(flags.enumerated().reduce(0) { $0 | ($1.element ? 1 << $1.offset : 0) })
+        // Since state format 4: a topic condition follows when its flag is set.
+        if let condition = request.condition { string(condition) }
     }
 }
 
@@ -210,10 +213,11 @@ struct ByteReader {
         let priority = try optional()
         let timeToLive = try byte() == 1 ? try int() : nil
         let flags = try byte()
+        let condition = flags & 16 != 0 ? try string() : nil
         return DownstreamRequest(
             sender: sender, to: to, messageID: messageID, data: data, notification: notification,
             collapseKey: collapseKey, priority: priority, timeToLive: timeToLive,
             deliveryReceiptRequested: flags & 1 != 0, dryRun: flags & 2 != 0, contentAvailable: flags & 4 != 0,
-            mutableContent: flags & 8 != 0)
+            mutableContent: flags & 8 != 0, condition: condition)
     }
 }

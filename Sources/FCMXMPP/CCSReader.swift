@@ -32,8 +32,9 @@ public enum CCSReader {
         do throws(LegacyFields.TypeError) {
             var request = try LegacyFields.request(fields, sender: sender, messageID: messageID)
             request.to = try LegacyFields.string(fields, "to")
-            if request.to == nil, fields["condition"] != nil || fields["registration_ids"] != nil {
-                throw LegacyFields.TypeError("InvalidJson: only \"to\" with a registration token is supported here")
+            request.condition = try LegacyFields.string(fields, "condition")
+            if request.to == nil, request.condition == nil, fields["registration_ids"] != nil {
+                throw LegacyFields.TypeError("InvalidJson: XMPP has no multicast; send \"to\" one target")
             }
             return .downstream(request, messageID: messageID)
         } catch {

@@ -83,7 +83,6 @@ struct LegacyRouteTests {
             (#"{"to":"\#(device.token())","time_to_live":"soon"}"#, "time_to_live"),
             (#"{"registration_ids":[\#(tooMany)]}"#, "exceeds maximum allowed (1000)"),
             (#"{"to":"a","registration_ids":["b"]}"#, "not both"),
-            (#"{"to":"/topics/news"}"#, "topics"),
         ]
         for (json, reason) in cases {
             let reply = await device.legacy(json)
@@ -144,7 +143,7 @@ struct LegacyRouteTests {
         let notFound = await device.post(#"/x"y\z"#, body: "")
         #expect(
             try JSON.object(notFound.body)["error"] as? String
-                == #"no such endpoint: POST /x"y\z; this emulator serves POST /fcm/send, /gcm/send, /v1/projects/PROJECT/messages:send and /token"#
+                == #"no such endpoint: POST /x"y\z; this emulator serves POST /fcm/send, /gcm/send, /v1/projects/PROJECT/messages:send, /token, /iid/v1:batchAdd, /iid/v1:batchRemove and /v1/projects/PROJECT/registrations/TOKEN/topicSubscriptions"#
         )
         let wrongMethod = await device.service.respond(
             HTTPRequestParts(method: "GET", path: #"/v1/projects/a"b/messages:send"#))

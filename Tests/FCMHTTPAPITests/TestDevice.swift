@@ -34,6 +34,9 @@ final class TestDevice: @unchecked Sendable {
             senders: config.senders, platform: platform, key: Self.accountKey,
             clock: { [unowned self] in lock.withLock { clock } },
             rejected: { [unowned self] refusal in lock.withLock { refusals.append(refusal) } },
+            topics: { [unowned self] order in
+                lock.withLock { engine.manageTopics(order, into: &events) }
+            },
             device: { [unowned self] orders in
                 lock.withLock { engine.send(orders, into: &events) }
             })

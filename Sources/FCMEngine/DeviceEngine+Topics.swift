@@ -1,0 +1,143 @@
+/// Topic subscriptions: made by the app (the SDK's subscribeToTopic) or by an app
+/// server for a token; at most `ServiceLimits.maxTopicsPerInstance` per app
+/// instance. They belong to the installation: an uninstall drops them, a token
+/// refresh keeps them.
+extension DeviceEngine {
+    /// Every topic this app instance is subscribed to, over all senders.
+    public var topicCount: Int { topics.values.reduce(0) { $0 + $1.count } }
+
+    /// The topics of one sender, sorted.
+    public func topics(of sender: String) -> [String] { (topics[sender] ?? []).sorted() }
+
+    /// The app subscribes or unsubscribes (the default sender unless one is named).
+    /// While the device cannot reach the service the SDK keeps the change and makes
+    /// it on reconnection.
+    mutating func changeTopic(_ topic: String, subscribe: Bool, sender: String?, into out: inout [Event]) {
+        let command = subscribe ? "subscribe" : "unsubscribe"
+        guard installed else { return refuse(command, "the app is not installed", into: &out) }
+        let name = TopicName.bare(topic)
+        if let problem = TopicName.problem(name) { return refuse(command, problem, into: &out) }
+        guard let sender = sender ?? senders.first?.id, senders.contains(where: { $0.id == sender }) else {
+            return refuse(command, "no sender \(sender ?? "") is registered", into: &out)
+        }
+        let change = TopicChange(sender: sender, topic: name, subscribe: subscribe)
+        guard connected else {
+            pendingTopicChanges.append(change)
+            emit(
+                .device, .topicQueued,
+                [.text("sender", sender), .text("topic", name), .text("change", command)], into: &out)
+            return
+        }
+        make(change, into: &out)
+    }
+
+    /// Makes the changes the app asked for while the device was unreachable, in order.
+    mutating func flushTopicChanges(into out: inout [Event]) {
+        let waiting = pendingTopicChanges
+        pendingTopicChanges.removeAll()
+        for change in waiting where senders.contains(where: { $0.id == change.sender }) {
+            make(change, into: &out)
+        }
+    }
+
+    mutating func make(_ change: TopicChange, into out: inout [Event]) {
+        let token = tokens[change.sender] ?? ""
+        if change.subscribe {
+            if let error = subscribe(change.sender, to: change.topic) {
+                emit(
+                    .device, .topicRefused,
+                    [
+                        .text("sender", change.sender), .text("topic", change.topic), .text("error", error.rawValue),
+                        .text("detail", tooManyTopicsDetail),
+                    ], into: &out)
+                return
+            }
+            emit(
+                .device, .topicSubscribed,
+                [.text("sender", change.sender), .text("topic", change.topic), .text("token", token)], into: &out)
+        } else {
+            topics[change.sender]?.remove(change.topic)
+            emit(
+                .device, .topicUnsubscribed,
+                [.text("sender", change.sender), .text("topic", change.topic), .text("token", token)], into: &out)
+        }
+    }
+
+    var tooManyTopicsDetail: String {
+        "an app instance can be subscribed to at most \(ServiceLimits.maxTopicsPerInstance) topics"
+    }
+
+    /// Adds a subscription unless the instance is full; already subscribed is fine.
+    mutating func subscribe(_ sender: String, to topic: String) -> TopicError? {
+        if topics[sender]?.contains(topic) == true { return nil }
+        if topicCount >= ServiceLimits.maxTopicsPerInstance { return .tooManyTopics }
+        topics[sender, default: []].insert(topic)
+        return nil
+    }
+
+    /// An app server's topic call, one result per token in order.
+    public mutating func manageTopics(_ order: TopicOrder, into out: inout [Event]) -> TopicOutcome {
+        inputs.record(.topics(order, at: now))
+        guard serviceUp else { return .serviceDown }
+        let name = TopicName.bare(order.topic)
+        if let problem = TopicName.problem(name) { return refuseTopicCall(order, problem, into: &out) }
+        if order.tokens.isEmpty { return refuseTopicCall(order, "the call names no registration tokens", into: &out) }
+        if order.tokens.count > ServiceLimits.maxTopicBatch {
+            return refuseTopicCall(
+                order,
+                "the call names \(order.tokens.count) tokens; at most \(ServiceLimits.maxTopicBatch) per call",
+                into: &out)
+        }
+        var results: [TopicError?] = []
+        results.reserveCapacity(order.tokens.count)
+        for token in order.tokens {
+            let result = changeSubscription(of: token, order: order, topic: name)
+            results.append(result)
+            var fields: [Field] = [
+                .text("sender", order.sender), .text("topic", name), .text("token", token),
+                .text("by", order.api.rawValue),
+            ]
+            if let result {
+                fields.append(.text("error", result.rawValue))
+                emit(.server, .topicRefused, fields, into: &out)
+            } else {
+                emit(.server, order.change == .add ? .topicSubscribed : .topicUnsubscribed, fields, into: &out)
+            }
+        }
+        return .results(results)
+    }
+
+    mutating func refuseTopicCall(_ order: TopicOrder, _ detail: String, into out: inout [Event]) -> TopicOutcome {
+        emit(
+            .server, .topicRefused,
+            [
+                .text("sender", order.sender), .text("topic", order.topic), .text("by", order.api.rawValue),
+                .text("error", TopicError.invalidArgument.rawValue), .text("detail", detail),
+            ], into: &out)
+        return .refused(detail)
+    }
+
+    /// One token of a topic call: it must be this sender's current token here.
+    mutating func changeSubscription(of token: String, order: TopicOrder, topic: String) -> TopicError? {
+        guard let owner = activeOwner(of: token) else {
+            return everOwner(of: token) == order.sender ? .notFound : .invalidArgument
+        }
+        guard owner == order.sender else { return .invalidArgument }
+        switch order.change {
+        case .add:
+            if order.api == .v1, topics[owner]?.contains(topic) == true { return .alreadyExists }
+            return subscribe(owner, to: topic)
+        case .remove:
+            let removed = topics[owner]?.remove(topic)
+            if removed == nil, order.api == .v1, !order.allowMissing { return .notFound }
+            return nil
+        }
+    }
+}
+
+/// A subscription change the app asked for, kept until the device can make it.
+public struct TopicChange: Sendable, Equatable, Codable {
+    public var sender: String
+    public var topic: String
+    public var subscribe: Bool
+}

@@ -1,0 +1,48 @@
+/// The endpoints the HTTP port serves, read from a request's path (each segment
+/// percent-decoded).
+enum Route: Equatable {
+    case legacy
+    case v1(project: String)
+    case token
+    /// `/iid/v1:batchAdd` or `/iid/v1:batchRemove`.
+    case iidBatch(add: Bool)
+    /// `/iid/v1/{token}/rel/topics/{topic}`: one token subscribed.
+    case iidRelation(token: String, topic: String)
+    /// `/v1/projects/P/registrations/{token}/topicSubscriptions[/{topic}]`.
+    case topicSubscription(project: String, token: String, topic: String?)
+
+    /// The methods each endpoint takes.
+    var methods: [String] {
+        switch self {
+        case .topicSubscription(_, _, let topic): topic == nil ? ["POST"] : ["DELETE"]
+        default: ["POST"]
+        }
+    }
+
+    init?(path: String) {
+        switch path {
+        case "/fcm/send", "/gcm/send": self = .legacy
+        case "/token", "/oauth2/v4/token": self = .token
+        case "/iid/v1:batchAdd": self = .iidBatch(add: true)
+        case "/iid/v1:batchRemove": self = .iidBatch(add: false)
+        default:
+            let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
+                FormDecoding.decode($0) ?? ""
+            }
+            switch parts.count {
+            case 4 where parts[0] == "v1" && parts[1] == "projects" && parts[3] == "messages:send" && !parts[2].isEmpty:
+                self = .v1(project: parts[2])
+            case 6 where parts[0] == "iid" && parts[1] == "v1" && parts[3] == "rel" && parts[4] == "topics":
+                self = .iidRelation(token: parts[2], topic: parts[5])
+            case 6, 7:
+                guard parts[0] == "v1", parts[1] == "projects", parts[3] == "registrations",
+                    parts[5] == "topicSubscriptions",
+                    !parts[2].isEmpty, !parts[4].isEmpty
+                else { return nil }
+                self = .topicSubscription(
+                    project: parts[2], token: parts[4], topic: parts.count == 7 ? parts[6] : nil)
+            default: return nil
+            }
+        }
+    }
+}
