@@ -5,6 +5,7 @@ import sys
 
 import test_aioxmpp
 import test_http_sdks
+import test_http_topics
 import test_readme_curl
 import test_slixmpp
 import test_xmpppy
@@ -13,7 +14,7 @@ import test_xmpppy
 def main():
     binary = sys.argv[1]
     results = []
-    for module in (test_slixmpp, test_xmpppy, test_aioxmpp, test_http_sdks, test_readme_curl):
+    for module in (test_slixmpp, test_xmpppy, test_aioxmpp, test_http_sdks, test_http_topics, test_readme_curl):
         results += module.run(binary)
     for name, error in results:
         print(("ok    " if error is None else "FAIL  ") + name + ("" if error is None else "\n      " + error))

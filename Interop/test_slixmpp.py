@@ -109,6 +109,27 @@ async def survives_draining(serve):
     new.disconnect()
 
 
+async def topic_send(serve):
+    import requests
+    reply = requests.post("http://127.0.0.1:%d/iid/v1:batchAdd" % serve.listening["http"],
+                          headers={"Authorization": "key=" + KEY},
+                          json={"to": "/topics/ccs", "registration_tokens": [serve.token]}, timeout=10)
+    assert reply.json() == {"results": [{}]}, reply.text
+    app, ok = await session(serve, True)
+    assert ok, "authentication failed"
+    app.gcm(json.dumps({"to": "/topics/ccs", "message_id": "t-1", "data": {"via": "ccs topic"}}))
+    assert (await app.next(lambda m: m.get("message_id") == "t-1"))["message_type"] == "ack"
+    received = serve.wait_for(lambda e: e.get("event") == "onMessageReceived" and e.get("id") == "t-1")
+    assert received["from"] == "/topics/ccs", received
+    app.gcm(json.dumps({"condition": "'ccs' in topics || 'other' in topics", "message_id": "t-2", "data": {"k": "v"}}))
+    assert (await app.next(lambda m: m.get("message_id") == "t-2"))["message_type"] == "ack"
+    serve.wait_for(lambda e: e.get("event") == "onMessageReceived" and e.get("id") == "t-2")
+    app.gcm(json.dumps({"to": "/topics/bad name", "message_id": "t-3"}))
+    nack = await app.next(lambda m: m.get("message_id") == "t-3")
+    assert nack["message_type"] == "nack" and nack["error"] == "INVALID_JSON", nack
+    app.disconnect()
+
+
 async def wrong_key(serve):
     app, ok = await session(serve, True, key="wrong")
     assert not ok, "a wrong key was accepted"
@@ -121,6 +142,8 @@ def run(binary):
         ("slixmpp TLS (verified certificate): downstream, receipt, nack, upstream, acks", None, full_exchange),
         ("slixmpp plain: downstream ack", None, plain_ack),
         ("slixmpp wrong key is refused", None, wrong_key),
+        ("slixmpp topic and condition sends over CCS: acked, delivered from the topic; a bad topic nacked", None,
+         topic_send),
         ("slixmpp survives draining: control, CONNECTION_DRAINING nack, new connection", DRAIN_PROFILE, survives_draining),
     ]:
         serve = Serve(binary, profile) if profile else Serve(binary)
