@@ -6,6 +6,7 @@ public enum FormPurpose: String, Sendable {
     case saveProfile = "Save session as profile"
     case goToTime = "Go to a time of the profile"
     case reinstallAs = "Reinstall the app as another platform or SDK"
+    case topic = "Subscribe to a topic, or unsubscribe (the app's subscribeToTopic)"
 }
 
 /// One line of a form: free text, or a choice cycled with ←/→.

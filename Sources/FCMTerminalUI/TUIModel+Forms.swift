@@ -37,6 +37,21 @@ extension TUIModel {
                     FormField("mutable content", "no", choices: ["no", "yes"]),
                     FormField("data key 1", isData: true),
                     FormField("data value 1", isData: true),
+                    FormField("target", "token", choices: ["token", "topic", "condition"]),
+                    FormField("topic or condition"),
+                ]))
+    }
+
+    /// Subscribes the selected sender's token to a topic, or unsubscribes it.
+    mutating func openTopic() {
+        guard let sender = selectedSender else { return status = "no sender: add one with a" }
+        overlay = .form(
+            Form(
+                purpose: .topic,
+                fields: [
+                    FormField("topic", "news"),
+                    FormField("change", "subscribe", choices: ["subscribe", "unsubscribe"]),
+                    FormField("sender", sender.id, choices: senderChoices),
                 ]))
     }
 
@@ -103,6 +118,13 @@ extension TUIModel {
                     form.fail("time to live (3d)", "seconds or a duration such as 3d, or empty for 4 weeks")
                 }
             }
+            let target = form.value("target")
+            let named = form.value("topic or condition")
+            if target != "token", named.allSatisfy(\.isWhitespace) {
+                form.fail(
+                    "topic or condition",
+                    target == "topic" ? "name the topic, such as news" : "such as 'news' in topics")
+            }
             let pairs = form.dataPairs()
             let title = form.value("notification title")
             let body = form.value("notification body")
@@ -113,7 +135,7 @@ extension TUIModel {
             let id = form.value("message id")
             let priority = form.value("priority")
             let collapse = form.value("collapse key")
-            let request = DownstreamRequest(
+            var request = DownstreamRequest(
                 sender: sender, to: engine.issuedTokens[sender]?.last, messageID: id.isEmpty ? nil : id,
                 data: pairs.map { KeyValue($0.key, $0.value) },
                 notification: notification.isEmpty ? nil : notification, collapseKey: collapse.isEmpty ? nil : collapse,
@@ -121,6 +143,13 @@ extension TUIModel {
                 deliveryReceiptRequested: form.value("delivery receipt") == "yes",
                 contentAvailable: form.value("content available") == "yes",
                 mutableContent: form.value("mutable content") == "yes")
+            switch target {
+            case "topic": request.to = TopicName.prefix + TopicName.bare(named)
+            case "condition":
+                request.to = nil
+                request.condition = named
+            default: break
+            }
             used(suggested: id)
             run(.push(request), at: time)
         case .addSender:
@@ -142,6 +171,15 @@ extension TUIModel {
             return [.writeFile(path: path, contents: yaml)]
         case .goToTime:
             goToTime(&form)
+        case .topic:
+            let topic = TopicName.bare(form.value("topic"))
+            if let problem = TopicName.problem(topic) { form.fail("topic", problem) }
+            guard !form.hasErrors else { return [] }
+            let sender = form.value("sender")
+            let subscribe = form.value("change") == "subscribe"
+            run(
+                subscribe ? .subscribe(topic: topic, sender: sender) : .unsubscribe(topic: topic, sender: sender),
+                at: time)
         case .reinstallAs:
             let platform = Platform(rawValue: form.value("platform")) ?? engine.platform
             let sdk = SDK(rawValue: form.value("sdk")) ?? engine.configuration.device.sdk

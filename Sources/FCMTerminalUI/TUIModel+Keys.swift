@@ -90,6 +90,7 @@ extension TUIModel {
             if let sender = selectedSender { run(.refreshToken(sender: sender.id), at: time) }
         case .character("a"): openAddSender()
         case .character("i"): openReinstallAs()
+        case .character("T"): openTopic()
         case .character("d"):
             if let sender = selectedSender { run(.removeSender(sender.id), at: time) }
         case .character("t"): tapSelected(at: time)

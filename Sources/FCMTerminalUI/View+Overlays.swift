@@ -39,7 +39,7 @@ extension View {
         ("f  b  x", "app to foreground / background / stopped"),
         ("u  i", "uninstall or reinstall; i: as iOS/Android, FCM/GCM"),
         ("r", "refresh the selected sender's token"),
-        ("a  d", "add a sender / remove the selected one"),
+        ("a  d  T", "add / remove a sender; T: topic subscriptions"),
         ("Enter", "details (token, message, event and why), tap"),
         ("h  j", "held on the server / a message's journey"),
         ("t", "tap the selected tray notification"),
@@ -66,7 +66,7 @@ extension View {
 
     static let playHelpNote =
         "Any other key acts on the device as in a live session (s send, p push, n network, o outage, z doze, "
-        + "f/b/x app state, u uninstall, r refresh, a/d senders, t tap, D drain, 1/2/3 clock): the timeline then "
+        + "f/b/x app state, u uninstall, r refresh, a/d senders, T topics, t tap, D drain, 1/2/3 clock): the timeline then "
         + "stops and the session is yours from that step on (a fork); w saves it, Home plays the profile again."
 
     /// Help in play mode: the play keys, then what the live keys do there.
@@ -180,6 +180,11 @@ extension View {
         }
         let length = "\(token.count) characters"
         grid.put(length, x: inner.x + 1, y: inner.y + inner.height - 3, style: .dim)
+        let topics = model.engine.topics(of: sender)
+        let topicText = topics.isEmpty ? "Topics: none (T subscribes)" : "Topics: " + topics.joined(separator: ", ")
+        grid.put(
+            TextWidth.fit(topicText, width: inner.width - 2), x: inner.x + 1, y: inner.y + inner.height - 2,
+            style: .dim)
         grid.put(
             "c copy (OSC 52) · w write token-\(sender).txt · Esc close", x: inner.x + 1,
             y: inner.y + inner.height - 1, style: .dim, limit: inner.width - 2)

@@ -59,7 +59,9 @@ extension View {
     static func title(_ pane: Pane, _ model: TUIModel) -> String {
         let engine = model.engine
         switch pane {
-        case .senders: return "Senders \(engine.senders.count)/\(ServiceLimits.maxSenders)"
+        case .senders:
+            let topics = engine.topicCount == 0 ? "" : " · topics \(engine.topicCount)"
+            return "Senders \(engine.senders.count)/\(ServiceLimits.maxSenders)" + topics
         case .queue:
             return "Pending upstream \(engine.pending.count)/\(ServiceLimits.pendingQueueLimit)"
         case .events:
