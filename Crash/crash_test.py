@@ -12,6 +12,8 @@ device holds, and:
   delivered, once; messages sent but not acknowledged were delivered at most once;
 - the XMPP messages left without an ack are sent again first in the next round
   (as an app server does); they may then be delivered twice, and no others are;
+- every topic subscription acknowledged (an IID batchAdd answered 200 with success)
+  is still there;
 - the token is the one issued in the first round.
 Prints one line per round, then `crash: N rounds passed` or what went wrong; exit 1
 on the first failure. Standard library only.
@@ -136,6 +138,30 @@ class HTTPSender(threading.Thread):
                 return
 
 
+class TopicSender(threading.Thread):
+    """An app server subscribing the token to one new topic per IID batchAdd call."""
+
+    def __init__(self, port, token, prefix, count):
+        super().__init__(daemon=True)
+        self.port, self.token, self.prefix, self.count = port, token, prefix, count
+        self.acknowledged = []
+
+    def run(self):
+        for n in range(self.count):
+            topic = "%s-%d" % (self.prefix, n)
+            request = urllib.request.Request(
+                "http://127.0.0.1:%d/iid/v1:batchAdd" % self.port,
+                data=json.dumps({"to": "/topics/" + topic, "registration_tokens": [self.token]}).encode(),
+                headers={"Authorization": "key=" + KEY, "Content-Type": "application/json"})
+            try:
+                with urllib.request.urlopen(request, timeout=5) as response:
+                    reply = json.loads(response.read())
+                if reply.get("results") == [{}]:
+                    self.acknowledged.append(topic)
+            except (OSError, urllib.error.URLError, ValueError):
+                return
+
+
 def saved(binary, state):
     out = subprocess.run([binary, "state", "--state", state, "--json"], capture_output=True, text=True, timeout=30)
     if out.returncode != 0:
@@ -148,7 +174,7 @@ def main():
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 20
     rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else time.time_ns())
     state = tempfile.mkdtemp(prefix="fcm-crash-")
-    first_token, unacked, resent, total_acked = None, [], set(), 0
+    first_token, unacked, resent, total_acked, subscribed_total = None, [], set(), 0, 0
     try:
         for number in range(1, rounds + 1):
             serve = Serve(binary, state)
@@ -160,15 +186,22 @@ def main():
             resent.update(unacked)
             xmpp = XMPPSender(serve.listening["ccsPlain"], serve.token, ids)
             http = HTTPSender(serve.listening["http"], serve.token, PER_ROUND)
+            topics = TopicSender(serve.listening["http"], serve.token, "r%d" % number, 40)
             xmpp.start()
             http.start()
+            topics.start()
             time.sleep(rng.uniform(0.03, 0.4))
             serve.kill()
             xmpp.join(10)
             http.join(10)
+            topics.join(10)
+            subscribed_total += len(topics.acknowledged)
             acked = set(xmpp.acked) | set(http.accepted)
             unacked = [mid for mid in xmpp.sent if mid not in set(xmpp.acked)]
             device = saved(binary, state)
+            lost_topics = sorted(set(topics.acknowledged) - set(device["topics"][SENDER]))
+            if lost_topics:
+                raise AssertionError("round %d: subscriptions acknowledged but lost: %s" % (number, lost_topics[:5]))
             inbox = device["inbox"]
             missing = sorted(acked - set(inbox))
             if missing:
@@ -181,14 +214,17 @@ def main():
             if doubled:
                 raise AssertionError("round %d: delivered twice without a retry: %s" % (number, doubled[:5]))
             total_acked += len(acked)
-            print("round %2d: killed after %3d CCS acks and %3d HTTP 200s (%d sent unacked); all %d delivered"
-                  % (number, len(xmpp.acked), len(http.accepted), len(unacked), len(acked)), flush=True)
+            print("round %2d: killed after %3d CCS acks, %3d HTTP 200s (%d sent unacked) and %2d topic "
+                  "subscriptions; all %d delivered, every subscription kept"
+                  % (number, len(xmpp.acked), len(http.accepted), len(unacked), len(topics.acknowledged), len(acked)),
+                  flush=True)
     except AssertionError as failure:
         print("crash: FAIL " + str(failure))
         return 1
     finally:
         shutil.rmtree(state, ignore_errors=True)
-    print("crash: %d rounds passed (%d acknowledged messages checked)" % (rounds, total_acked))
+    print("crash: %d rounds passed (%d acknowledged messages and %d subscriptions checked)"
+          % (rounds, total_acked, subscribed_total))
     return 0
 
 

@@ -44,13 +44,14 @@ struct StateCommand: ParsableCommand {
 
     static func json(_ engine: DeviceEngine, path: String) -> String {
         let tokens = engine.senders.map { KeyValue($0.id, engine.tokens[$0.id] ?? "") }
+        let topics = JSONObject(engine.senders.map { (key: $0.id, value: .strings(engine.topics(of: $0.id))) })
         return JSONValue.members([
             "state": .string(path), "clock": .int(engine.now), "tokens": .strings(tokens),
             "pending": .strings(engine.pending.map(\.id)),
             "awaitingAck": .strings(engine.awaitingAck.map(\.message.id)),
             "stored": .strings(engine.stored.map(\.id)), "inbox": .strings(engine.inbox.map(\.id)),
             "tray": .strings(engine.tray.map(\.id)), "owedReceipts": .strings(engine.owedReceipts.map(\.id)),
-            "deleted": .int(engine.deletedCount),
+            "deleted": .int(engine.deletedCount), "topics": .object(topics),
         ]).json
     }
 
@@ -71,6 +72,11 @@ struct StateCommand: ParsableCommand {
             "delivered \(engine.inbox.count) kept (newest last: \(engine.inbox.suffix(3).map(\.id).joined(separator: ", ")))",
             "tray      \(engine.tray.count) notifications",
             "receipts  \(engine.owedReceipts.count) owed to app servers (not acknowledged yet)",
+            "topics    \(engine.topicCount) subscriptions"
+                + (engine.topicCount == 0
+                    ? ""
+                    : " (" + engine.senders.flatMap { engine.topics(of: $0.id) }.prefix(5).joined(separator: ", ")
+                        + (engine.topicCount > 5 ? ", …" : "") + ")"),
         ]
         return lines.joined(separator: "\n")
     }

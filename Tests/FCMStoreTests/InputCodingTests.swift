@@ -30,6 +30,9 @@ struct InputCodingTests {
             .apply(.appServer(.received(3, .ack(messageID: "u-2"))), at: 12),
             .apply(.appServer(.received(4, .downstream(request(6, full: true), messageID: "d-1"))), at: 13),
             .apply(.appServer(.opened(5)), at: 14),
+            .send([SendOrder(DownstreamRequest(sender: "12345", to: nil, condition: "'a' in topics"))], at: 15),
+            .topics(TopicOrder(sender: "12345", topic: "news", tokens: ["t1", "t2"], change: .add, api: .iid), at: 16),
+            .apply(.subscribe(topic: "news", sender: nil), at: 17),
         ]
         for input in inputs {
             let bytes = try InputCoding.encode(input, json: JSONEncoder())
