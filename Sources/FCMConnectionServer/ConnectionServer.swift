@@ -82,17 +82,8 @@ public final class ConnectionServer: @unchecked Sendable {
                     senders: engine.senders, platform: engine.configuration.device.platform, key: key,
                     tokens: try Self.accessTokens(kept: options.store),
                     rejected: { [host] refusal in host.report(refusal.event(at: host.now)) },
-                    topics: { [host] order in
-                        let outcome = host.manageTopics(order)
-                        await host.box.durable()
-                        return outcome
-                    }
-                ) { [host] orders in
-                    let outcome = host.send(orders)
-                    // The reply goes out once the messages it accepts are on disk.
-                    await host.box.durable()
-                    return outcome
-                }
+                    device: host.gateway
+                )
                 let listener = try await ServerError.naming("the HTTP port", options.bind, port) {
                     try await HTTPListener.start(service: service, bind: options.bind, port: port, on: group)
                 }

@@ -52,9 +52,25 @@ extension DeviceHost {
         onEngine { engine, events in engine.send(orders, into: &events) }
     }
 
-    /// Runs an app server's topic call on the engine, as `send` does.
-    public func manageTopics(_ order: TopicOrder) -> TopicOutcome {
-        onEngine { engine, events in engine.manageTopics(order, into: &events) }
+    /// The HTTP APIs' way to the engine: each reply waits until what it accepted is on disk.
+    public var gateway: DeviceGateway {
+        DeviceGateway(
+            send: { [self] orders in
+                let outcome = send(orders)
+                await box.durable()
+                return outcome
+            },
+            topics: { [self] order in
+                let outcome = onEngine { engine, events in engine.manageTopics(order, into: &events) }
+                await box.durable()
+                return outcome
+            },
+            groups: { [self] order in
+                let outcome = onEngine { engine, events in engine.manageGroup(order, into: &events) }
+                await box.durable()
+                return outcome
+            },
+            groupKey: { [self] sender, name in box.withEngine { $0.groupKey(sender: sender, name: name) } })
     }
 
     /// An HTTP call on the engine, under its lock, at the current time.

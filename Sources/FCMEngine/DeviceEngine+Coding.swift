@@ -9,8 +9,9 @@ extension DeviceEngine {
         case stored, tray, inbox, owedReceipts, deletedCount, unreachableSince, lastInactiveDropAt, messageCounter
         /// Since state format 3: the app-server connections.
         case links
-        /// Since state format 4: topic subscriptions, and the app's changes not made yet.
-        case topics, pendingTopicChanges
+        /// Since state format 4: topic subscriptions, the app's changes not made yet,
+        /// and device groups.
+        case topics, pendingTopicChanges, groups
     }
 
     public init(from decoder: any Decoder) throws {
@@ -53,6 +54,7 @@ extension DeviceEngine {
         }
         topics = try c.decodeIfPresent([String: Set<String>].self, forKey: .topics) ?? [:]
         pendingTopicChanges = try c.decodeIfPresent([TopicChange].self, forKey: .pendingTopicChanges) ?? []
+        groups = try c.decodeIfPresent([DeviceGroup].self, forKey: .groups) ?? []
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -89,5 +91,6 @@ extension DeviceEngine {
         try c.encode(links, forKey: .links)
         try c.encode(topics.mapValues { $0.sorted() }, forKey: .topics)
         try c.encode(pendingTopicChanges, forKey: .pendingTopicChanges)
+        try c.encode(groups, forKey: .groups)
     }
 }

@@ -15,8 +15,9 @@ public struct SendOrder: Sendable, Equatable, Codable {
 public enum SendOutcome: Sendable, Equatable {
     /// The messaging service is down: nothing was taken.
     case serviceDown
-    /// One result per order, in order: the message id, or why it was refused.
-    case results([Result<String, DownstreamError>])
+    /// One result per order, in order: the message id, or why it was refused; and
+    /// for an order to a notification key, how its members took it (nil otherwise).
+    case results([Result<String, DownstreamError>], groups: [GroupDelivery?])
 }
 
 extension DeviceEngine {
@@ -26,9 +27,22 @@ extension DeviceEngine {
         inputs.record(.send(orders, at: now))
         let down = !serviceUp
         var results: [Result<String, DownstreamError>] = []
+        var deliveries: [GroupDelivery?] = []
         results.reserveCapacity(orders.count)
         for order in orders {
             var request = order.request
+            if let key = request.to, let group = groups.first(where: { $0.key == key }), serviceUp {
+                guard group.sender == request.sender else {
+                    results.append(admit(request, into: &out))
+                    deliveries.append(nil)
+                    continue
+                }
+                let delivery = sendToGroup(group, request, into: &out)
+                results.append(delivery.success > 0 ? .success(nextMessageID()) : .failure(.notRegistered(key)))
+                deliveries.append(delivery)
+                continue
+            }
+            deliveries.append(nil)
             if order.byInstallation, let fid = request.to, let token = tokens[request.sender],
                 token.hasPrefix(fid + ":")
             {
@@ -36,6 +50,6 @@ extension DeviceEngine {
             }
             results.append(admit(request, into: &out))
         }
-        return down ? .serviceDown : .results(results)
+        return down ? .serviceDown : .results(results, groups: deliveries)
     }
 }

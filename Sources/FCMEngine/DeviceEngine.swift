@@ -55,6 +55,8 @@ public struct DeviceEngine: Sendable, Codable {
     public internal(set) var topics: [String: Set<String>] = [:]
     /// Topic changes the app asked for while it could not reach the service, oldest first.
     public internal(set) var pendingTopicChanges: [TopicChange] = []
+    /// Legacy device groups, oldest first.
+    public internal(set) var groups: [DeviceGroup] = []
     /// Messages discarded since the device last heard of it (onDeletedMessages).
     public internal(set) var deletedCount = 0
     var unreachableSince: Millis?

@@ -14,6 +14,8 @@ public enum EngineInput: Sendable, Equatable, Codable {
     case send([SendOrder], at: Millis)
     /// An app server's topic-management call.
     case topics(TopicOrder, at: Millis)
+    /// An app server's device-group call.
+    case group(GroupOrder, at: Millis)
 }
 
 /// The calls made on an engine since a shell last took them. Off by default; it
@@ -59,6 +61,9 @@ extension DeviceEngine {
         case .topics(let order, let time):
             runTimers(to: time, into: &out)
             _ = manageTopics(order, into: &out)
+        case .group(let order, let time):
+            runTimers(to: time, into: &out)
+            _ = manageGroup(order, into: &out)
         }
     }
 }

@@ -24,6 +24,9 @@ public enum EventName: String, Sendable, CaseIterable, Codable {
     // Topics: subscriptions made by the app or by app servers.
     case topicSubscribed, topicUnsubscribed, topicQueued, topicRefused
 
+    // Device groups (legacy notification keys).
+    case groupChanged, groupRefused
+
     // The connection server: app servers, the service, the saved device.
     case appServerConnected, appServerDisconnected, connectionRefused, connectionDraining, drainRequested
     case nack, stanzaError, serviceChanged, stateResumed

@@ -144,6 +144,15 @@ extension Event {
                 "A topic change was refused: an unknown or deleted token, a bad topic name, or an app instance "
                     + "already at 2,000 topics (the error field says which).",
                 "RULES.md Topics · topics reference §1.2, §1.4")
+        case .groupChanged:
+            return RuleNote(
+                "A device group (legacy) names up to 20 tokens of one sender under a notification key; a message to "
+                    + "the key goes to every member, and removing the last member deletes the key.",
+                "RULES.md Device groups · topics reference §2")
+        case .groupRefused:
+            return RuleNote(
+                "A group call was refused: a name already taken, a key not found, more than 20 members, or a token "
+                    + "that is not this sender's (the error field says which).", "RULES.md Device groups")
         case .expectationHeld, .expectationFailed:
             return RuleNote(
                 "A profile's expect step, judged at its time against every event so far (expect_none: against any "

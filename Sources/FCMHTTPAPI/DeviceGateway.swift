@@ -1,9 +1,26 @@
 import FCMEngine
 
-/// How the send APIs reach the device: a call that runs the orders on its engine
-/// (the server runs them at once, under the engine's lock).
-public typealias DeviceGateway = @Sendable ([SendOrder]) async -> SendOutcome
+/// How the HTTP APIs reach the device: calls that run on its engine (the server runs
+/// each at once, under the engine's lock). The engine decides every answer.
+public struct DeviceGateway: Sendable {
+    /// Downstream messages, in order.
+    public var send: @Sendable ([SendOrder]) async -> SendOutcome
+    /// A topic-management call.
+    public var topics: @Sendable (TopicOrder) async -> TopicOutcome
+    /// A device-group call.
+    public var groups: @Sendable (GroupOrder) async -> GroupOutcome
+    /// The notification key of a sender's group of this name, if any.
+    public var groupKey: @Sendable (_ sender: String, _ name: String) async -> String?
 
-/// How the topic-management APIs reach the device: a call that runs one order on
-/// its engine.
-public typealias TopicGateway = @Sendable (TopicOrder) async -> TopicOutcome
+    public init(
+        send: @escaping @Sendable ([SendOrder]) async -> SendOutcome,
+        topics: @escaping @Sendable (TopicOrder) async -> TopicOutcome,
+        groups: @escaping @Sendable (GroupOrder) async -> GroupOutcome,
+        groupKey: @escaping @Sendable (_ sender: String, _ name: String) async -> String?
+    ) {
+        self.send = send
+        self.topics = topics
+        self.groups = groups
+        self.groupKey = groupKey
+    }
+}

@@ -10,11 +10,14 @@ enum Route: Equatable {
     case iidRelation(token: String, topic: String)
     /// `/v1/projects/P/registrations/{token}/topicSubscriptions[/{topic}]`.
     case topicSubscription(project: String, token: String, topic: String?)
+    /// `/fcm/notification` (or `/gcm/notification`): device groups.
+    case groups
 
     /// The methods each endpoint takes.
     var methods: [String] {
         switch self {
         case .topicSubscription(_, _, let topic): topic == nil ? ["POST"] : ["DELETE"]
+        case .groups: ["POST", "GET"]
         default: ["POST"]
         }
     }
@@ -23,6 +26,7 @@ enum Route: Equatable {
         switch path {
         case "/fcm/send", "/gcm/send": self = .legacy
         case "/token", "/oauth2/v4/token": self = .token
+        case "/fcm/notification", "/gcm/notification": self = .groups
         case "/iid/v1:batchAdd": self = .iidBatch(add: true)
         case "/iid/v1:batchRemove": self = .iidBatch(add: false)
         default:

@@ -30,7 +30,7 @@ extension HTTPSendService {
             tokens.append(token)
         }
         let order = TopicOrder(sender: sender.id, topic: topic, tokens: tokens, change: add ? .add : .remove, api: .iid)
-        switch await topicCalls(order) {
+        switch await device.topics(order) {
         case .serviceDown: return Self.iidUnavailable
         case .refused(let why): return Self.iidError(400, why)
         case .results(let results):
@@ -44,7 +44,7 @@ extension HTTPSendService {
     func iidRelation(_ request: HTTPRequestParts, token: String, topic: String) async -> HTTPReply {
         guard let sender = iidSender(request) else { return Self.iidUnauthorized }
         let order = TopicOrder(sender: sender.id, topic: topic, tokens: [token], change: .add, api: .iid)
-        switch await topicCalls(order) {
+        switch await device.topics(order) {
         case .serviceDown: return Self.iidUnavailable
         case .refused(let why): return Self.iidError(400, why)
         case .results(let results):
@@ -95,7 +95,7 @@ extension HTTPSendService {
             }
             order = TopicOrder(sender: sender.id, topic: topic, tokens: [token], change: .add, api: .v1)
         }
-        switch await topicCalls(order) {
+        switch await device.topics(order) {
         case .serviceDown: return V1Error(DownstreamError.unavailable).reply
         case .refused(let why): return V1Error.invalidArgument(why).reply
         case .results(let results):

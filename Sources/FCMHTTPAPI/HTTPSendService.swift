@@ -16,7 +16,6 @@ public final class HTTPSendService: Sendable {
     let key: ServiceAccountKey
     public let tokens: AccessTokens
     let device: DeviceGateway
-    let topicCalls: TopicGateway
     let clock: @Sendable () -> Date
     /// Told of every request refused before it reached the device.
     let rejected: @Sendable (RejectedRequest) -> Void
@@ -25,9 +24,8 @@ public final class HTTPSendService: Sendable {
         senders: [SenderConfig], platform: Platform, key: ServiceAccountKey, tokens: AccessTokens = AccessTokens(),
         clock: @escaping @Sendable () -> Date = { Date() },
         rejected: @escaping @Sendable (RejectedRequest) -> Void = { _ in },
-        topics: @escaping TopicGateway, device: @escaping DeviceGateway
+        device: DeviceGateway
     ) {
-        self.topicCalls = topics
         self.senders = senders
         self.platform = platform
         self.key = key
@@ -54,8 +52,8 @@ public final class HTTPSendService: Sendable {
         guard let route = Route(path: request.path) else {
             let text =
                 "no such endpoint: \(request.method) \(request.path); this emulator serves POST /fcm/send, /gcm/send, "
-                + "/v1/projects/PROJECT/messages:send, /token, /iid/v1:batchAdd, /iid/v1:batchRemove and "
-                + "/v1/projects/PROJECT/registrations/TOKEN/topicSubscriptions"
+                + "/v1/projects/PROJECT/messages:send, /token, /iid/v1:batchAdd, /iid/v1:batchRemove, "
+                + "/v1/projects/PROJECT/registrations/TOKEN/topicSubscriptions and /fcm/notification"
             return .json(404, JSONValue.members(["error": .string(text)]).json)
         }
         guard route.methods.contains(request.method) else {
@@ -72,6 +70,7 @@ public final class HTTPSendService: Sendable {
         case .iidRelation(let token, let topic): return await iidRelation(request, token: token, topic: topic)
         case .topicSubscription(let project, let token, let topic):
             return await topicSubscription(request, project: project, token: token, topic: topic)
+        case .groups: return await groups(request)
         }
     }
 
@@ -89,13 +88,14 @@ public final class HTTPSendService: Sendable {
         case .success(let read): batch = read
         case .failure(let problem): return .text(400, problem.description + "\n")
         }
-        switch await device(batch.orders) {
+        switch await device.send(batch.orders) {
         case .serviceDown:
             return .text(
                 503, "Unavailable: the messaging service is down\n",
                 headers: [KeyedHeader("Retry-After", String(Self.retryAfterSeconds))])
-        case .results(let results):
+        case .results(let results, let groups):
             let dryRun = batch.orders.first?.request.dryRun ?? false
+            if batch.orders.count == 1, let delivery = groups.first ?? nil { return LegacyReply.group(delivery) }
             if batch.plainText, let result = results.first { return LegacyReply.plainText(result, dryRun: dryRun) }
             if let order = batch.orders.first, order.request.isTopicSend, let result = results.first {
                 return LegacyReply.topic(result, dryRun: dryRun)
@@ -127,9 +127,9 @@ public final class HTTPSendService: Sendable {
         case .success(let read): order = read
         case .failure(let error): return error.reply
         }
-        switch await device([order]) {
+        switch await device.send([order]) {
         case .serviceDown: return V1Error(DownstreamError.unavailable).reply
-        case .results(let results):
+        case .results(let results, _):
             switch results.first {
             case .success(let id):
                 let shown = order.request.dryRun ? LegacyReply.dryRunMessageID : id

@@ -39,6 +39,18 @@ public enum LegacyReply {
         }
     }
 
+    /// A message to a notification key: `success` and `failure` counts, the members
+    /// that failed, and no `multicast_id` (how clients tell it from a token reply).
+    public static func group(_ delivery: GroupDelivery) -> HTTPReply {
+        var body = JSONObject([
+            (key: "success", value: .int(delivery.success)), (key: "failure", value: .int(delivery.failed.count)),
+        ])
+        if !delivery.failed.isEmpty {
+            body.members.append((key: "failed_registration_ids", value: .strings(delivery.failed)))
+        }
+        return .json(200, JSONValue.object(body).json)
+    }
+
     /// The plain-text API: `id=…` or `Error=Name`.
     public static func plainText(_ result: Result<String, DownstreamError>, dryRun: Bool) -> HTTPReply {
         switch result {

@@ -34,17 +34,23 @@ final class TestDevice: @unchecked Sendable {
             senders: config.senders, platform: platform, key: Self.accountKey,
             clock: { [unowned self] in lock.withLock { clock } },
             rejected: { [unowned self] refusal in lock.withLock { refusals.append(refusal) } },
-            topics: { [unowned self] order in
-                lock.withLock { engine.manageTopics(order, into: &events) }
-            },
-            device: { [unowned self] orders in
-                lock.withLock { engine.send(orders, into: &events) }
-            })
+            device: DeviceGateway(
+                send: { [unowned self] orders in lock.withLock { engine.send(orders, into: &events) } },
+                topics: { [unowned self] order in lock.withLock { engine.manageTopics(order, into: &events) } },
+                groups: { [unowned self] order in lock.withLock { engine.manageGroup(order, into: &events) } },
+                groupKey: { [unowned self] sender, name in lock.withLock { engine.groupKey(sender: sender, name: name) }
+                }
+            ))
     }
 
     func rejections() -> [RejectedRequest] { lock.withLock { refusals } }
 
     func token(_ sender: String = TestDevice.sender) -> String { lock.withLock { engine.tokens[sender]! } }
+
+    /// The newest token issued to the sender, valid or not.
+    func lastIssuedToken(_ sender: String = TestDevice.sender) -> String {
+        lock.withLock { engine.issuedTokens[sender]!.last! }
+    }
 
     func apply(_ command: Command) {
         lock.withLock { engine.apply(command, at: 0, into: &events) }

@@ -1,0 +1,110 @@
+/// Legacy device groups: create, add and remove members (at most 20), and messages to
+/// a notification key, which reach every member by its own rules.
+extension DeviceEngine {
+    /// An app server's group call.
+    public mutating func manageGroup(_ order: GroupOrder, into out: inout [Event]) -> GroupOutcome {
+        inputs.record(.group(order, at: now))
+        guard serviceUp else { return .serviceDown }
+        let outcome = groupChange(order)
+        switch outcome {
+        case .key(let key):
+            let members = groups.first { $0.key == key }?.members.count ?? 0
+            emit(
+                .server, .groupChanged,
+                [
+                    .text("sender", order.sender), .text("operation", order.operation.rawValue),
+                    .text("name", order.name ?? groups.first { $0.key == key }?.name ?? ""),
+                    .text("notification_key", key), .number("members", members),
+                ], into: &out)
+        case .refused(let why):
+            emit(
+                .server, .groupRefused,
+                [
+                    .text("sender", order.sender), .text("operation", order.operation.rawValue),
+                    .text("error", why),
+                ], into: &out)
+        case .serviceDown: break
+        }
+        return outcome
+    }
+
+    /// The notification key of the sender's group of this name, if there is one.
+    public func groupKey(sender: String, name: String) -> String? {
+        groups.first { $0.sender == sender && $0.name == name }?.key
+    }
+
+    mutating func groupChange(_ order: GroupOrder) -> GroupOutcome {
+        if order.tokens.isEmpty { return .refused("registration_ids is empty") }
+        if let bad = order.tokens.first(where: { activeOwner(of: $0) != order.sender && order.operation != .remove }) {
+            return .refused("\(TokenText.short(bad)) is not a valid registration token of sender \(order.sender)")
+        }
+        switch order.operation {
+        case .create:
+            guard let name = order.name, !name.isEmpty else { return .refused("notification_key_name is missing") }
+            if groupKey(sender: order.sender, name: name) != nil { return .refused("notification_key already exists") }
+            let members = unique(order.tokens)
+            if members.count > DeviceGroup.maxMembers { return tooMany(members.count) }
+            let key = nextGroupKey()
+            groups.append(DeviceGroup(sender: order.sender, name: name, key: key, members: members))
+            return .key(key)
+        case .add, .remove:
+            guard let index = groupIndex(order) else { return .refused("notification_key not found") }
+            if let name = order.name, !name.isEmpty, groups[index].name != name {
+                return .refused("notification_key_name does not match notification_key")
+            }
+            let key = groups[index].key
+            if order.operation == .add {
+                let members = unique(groups[index].members + order.tokens)
+                if members.count > DeviceGroup.maxMembers { return tooMany(members.count) }
+                groups[index].members = members
+            } else {
+                groups[index].members.removeAll { order.tokens.contains($0) }
+                // The last member gone, the key is gone too.
+                if groups[index].members.isEmpty { groups.remove(at: index) }
+            }
+            return .key(key)
+        }
+    }
+
+    func groupIndex(_ order: GroupOrder) -> Int? {
+        if let key = order.key, !key.isEmpty {
+            return groups.firstIndex { $0.key == key && $0.sender == order.sender }
+        }
+        guard let name = order.name else { return nil }
+        return groups.firstIndex { $0.name == name && $0.sender == order.sender }
+    }
+
+    func tooMany(_ count: Int) -> GroupOutcome {
+        .refused("a device group has at most \(DeviceGroup.maxMembers) members; this would make \(count)")
+    }
+
+    func unique(_ tokens: [String]) -> [String] {
+        var seen = Set<String>()
+        return tokens.filter { seen.insert($0).inserted }
+    }
+
+    /// A notification key: `APA91b` and 134 characters, like a GCM token (never a `:`).
+    mutating func nextGroupKey() -> String {
+        messageCounter += 1
+        var rng = SeededGenerator(seed: configuration.device.seed ^ 0x6A09_E667 ^ (messageCounter &* 0x9E37_79B9))
+        return "APA91b" + TokenFactory.randomString(length: TokenFactory.gcmLength - 6, using: &rng)
+    }
+
+    /// A message to a notification key: a copy to every member; the members that
+    /// could not take it are named.
+    mutating func sendToGroup(_ group: DeviceGroup, _ request: DownstreamRequest, into out: inout [Event])
+        -> GroupDelivery
+    {
+        var delivery = GroupDelivery(success: 0, failed: [])
+        for member in group.members {
+            var copy = request
+            copy.to = member
+            copy.messageID = nil
+            switch admit(copy, into: &out) {
+            case .success: delivery.success += 1
+            case .failure: delivery.failed.append(member)
+            }
+        }
+        return delivery
+    }
+}
