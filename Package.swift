@@ -62,6 +62,7 @@ let package = Package(
         ),
         // The device's state in SQLite (GRDB): a snapshot and a write-ahead journal of
         // the calls made on the engine since.
+        .target(name: "FCMControlAPI", dependencies: ["FCMEngine", "FCMProfiles", "FCMHTTPAPI"]),
         .target(
             name: "FCMStore",
             dependencies: ["FCMEngine", .product(name: "GRDB", package: "GRDB.swift")]
@@ -71,7 +72,7 @@ let package = Package(
         .target(
             name: "FCMConnectionServer",
             dependencies: [
-                "FCMXMPP", "FCMEngine", "FCMProfiles", "FCMHTTPAPI", "FCMStore", "FCMTerminalUI",
+                "FCMXMPP", "FCMEngine", "FCMProfiles", "FCMHTTPAPI", "FCMStore", "FCMTerminalUI", "FCMControlAPI",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -113,6 +114,8 @@ let package = Package(
             name: "FCMTerminalUITests", dependencies: ["FCMTerminalUI", "FCMEngine", "FCMProfiles"],
             exclude: ["Snapshots"]),
         .testTarget(name: "FCMXMPPTests", dependencies: ["FCMXMPP", "FCMEngine"]),
+        .testTarget(
+            name: "FCMControlAPITests", dependencies: ["FCMControlAPI", "FCMHTTPAPI", "FCMEngine", "FCMProfiles"]),
         .testTarget(name: "FCMHTTPAPITests", dependencies: ["FCMHTTPAPI", "FCMEngine", "FCMDownstreamJSON"]),
         .testTarget(
             name: "FCMConnectionServerTests",

@@ -1,3 +1,4 @@
+import FCMControlAPI
 import FCMEngine
 import FCMHTTPAPI
 import FCMProfiles
@@ -29,6 +30,11 @@ public struct ServerOptions: Sendable {
     public var store: DeviceStore?
     /// The engine came from `store` (its tokens exist already).
     public var resumed = false
+    /// The control API's secret; without one it serves loopback binds only.
+    public var controlToken: String?
+
+    /// Whether the address is this machine only.
+    public var bindsLoopback: Bool { ["127.0.0.1", "::1", "localhost"].contains(bind) }
 
     public init() {}
 }
@@ -37,6 +43,8 @@ public struct ServerOptions: Sendable {
 /// loop, the HTTP send APIs on both of the group's loops, reaching the device on its.
 public final class ConnectionServer: @unchecked Sendable {
     public let host: DeviceHost
+    /// Every event, numbered, for the control API.
+    public let events: EventLog
     let group: MultiThreadedEventLoopGroup
     var channels: [any Channel] = []
     public private(set) var ccsPort: Int?
@@ -51,8 +59,12 @@ public final class ConnectionServer: @unchecked Sendable {
     ) async throws -> ConnectionServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let loop = group.next()
-        let host = DeviceHost(engine: engine, loop: loop, store: options.store, resumed: options.resumed, log: log)
-        let server = ConnectionServer(host: host, group: group)
+        let events = EventLog()
+        let host = DeviceHost(engine: engine, loop: loop, store: options.store, resumed: options.resumed) { event in
+            events.append(event)
+            log(event)
+        }
+        let server = ConnectionServer(host: host, events: events, group: group)
         // Real connections are numbered past a profile's own and past those a saved
         // device remembers.
         server.connectionCount = max(
@@ -84,8 +96,16 @@ public final class ConnectionServer: @unchecked Sendable {
                     rejected: { [host] refusal in host.report(refusal.event(at: host.now)) },
                     device: host.gateway
                 )
+                let control = ControlService(
+                    senders: engine.senders, log: events, token: options.controlToken,
+                    closedBecause: options.bindsLoopback || options.controlToken != nil
+                        ? nil
+                        : "the control API is closed: the emulator listens on \(options.bind), beyond this machine; "
+                            + "start it with --control-token SECRET to open it",
+                    device: host.controlGateway)
                 let listener = try await ServerError.naming("the HTTP port", options.bind, port) {
-                    try await HTTPListener.start(service: service, bind: options.bind, port: port, on: group)
+                    try await HTTPListener.start(
+                        service: service, control: control, bind: options.bind, port: port, on: group)
                 }
                 server.http = listener
                 server.httpPort = listener.port
@@ -113,8 +133,9 @@ public final class ConnectionServer: @unchecked Sendable {
         }
     }
 
-    init(host: DeviceHost, group: MultiThreadedEventLoopGroup) {
+    init(host: DeviceHost, events: EventLog, group: MultiThreadedEventLoopGroup) {
         self.host = host
+        self.events = events
         self.group = group
     }
 

@@ -1,3 +1,4 @@
+import FCMControlAPI
 import FCMEngine
 import FCMHTTPAPI
 import FCMXMPP
@@ -50,6 +51,30 @@ extension DeviceHost {
     /// timer deadline) is handed to it.
     public func send(_ orders: [SendOrder]) -> SendOutcome {
         onEngine { engine, events in engine.send(orders, into: &events) }
+    }
+
+    /// The control API's way to the engine: actions run on the loop at the current
+    /// time, and are answered once on disk.
+    public var controlGateway: ControlGateway {
+        ControlGateway(
+            engine: { [self] in box.withEngine { $0 } },
+            perform: { [self] action in
+                let produced = try? await loop.submit { [self] () -> [Event] in
+                    let time = now
+                    var produced: [Event] = []
+                    run { engine, events in
+                        switch action {
+                        case .command(let command): engine.apply(command, at: time, into: &events)
+                        case .push(let push): engine.apply(push.command(on: engine), at: time, into: &events)
+                        case .expect, .expectNone: break
+                        }
+                        produced = events
+                    }
+                    return produced
+                }.get()
+                await box.durable()
+                return produced ?? []
+            })
     }
 
     /// The HTTP APIs' way to the engine: each reply waits until what it accepted is on disk.

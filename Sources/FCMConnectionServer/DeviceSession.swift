@@ -24,6 +24,9 @@ public final class DeviceSession: Sendable {
         public var tlsKey: String?
         /// No built-in app server: upstream waits for a real one's ack.
         public var noEcho = false
+        /// The secret the control API requires (nil: none, and then the control API
+        /// answers only when the session binds to a loopback address).
+        public var controlToken: String?
         /// What to do when a write of the state fails later on: nothing after it
         /// could be acknowledged, so the process should end.
         public var onWriteFailure: @Sendable (any Error) -> Void = { _ in }
@@ -69,6 +72,7 @@ public final class DeviceSession: Sendable {
         options.ccsPort = settings.ccsPort
         options.ccsPlainPort = settings.ccsPlainPort
         options.httpPort = settings.httpPort
+        options.controlToken = settings.controlToken
         options.tls = identity
         options.serviceAccountKey = try StateFolder.serviceAccountKey(folder)
         let engine: DeviceEngine

@@ -1,3 +1,4 @@
+import FCMControlAPI
 import FCMHTTPAPI
 import HTTPTypes
 import Hummingbird
@@ -12,6 +13,7 @@ import ServiceLifecycle
 struct SendAPIResponder: HTTPResponder {
     typealias Context = BasicRequestContext
     let service: HTTPSendService
+    let control: ControlService
 
     func respond(to request: Request, context: Context) async throws -> Response {
         if request.method == .get, request.uri.path == "/healthz" {
@@ -33,6 +35,7 @@ struct SendAPIResponder: HTTPResponder {
         let parts = HTTPRequestParts(
             method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "", headers: headers,
             body: Array(body.readableBytesView))
+        if ControlService.handles(parts.path) { return Self.response(await control.respond(parts)) }
         return Self.response(await service.respond(parts))
     }
 
@@ -59,13 +62,15 @@ final class HTTPListener: Sendable {
         self.running = running
     }
 
-    static func start(service: HTTPSendService, bind: String, port: Int, on loops: any EventLoopGroup) async throws
+    static func start(
+        service: HTTPSendService, control: ControlService, bind: String, port: Int, on loops: any EventLoopGroup
+    ) async throws
         -> HTTPListener
     {
         let logger = Logger(label: "fcm-device.http") { _ in SwiftLogNoOpLogHandler() }
         let (ports, announce) = AsyncStream<Int>.makeStream()
         let app = Application(
-            responder: SendAPIResponder(service: service),
+            responder: SendAPIResponder(service: service, control: control),
             configuration: ApplicationConfiguration(address: .hostname(bind, port: port), backlog: 1_024),
             onServerRunning: { channel in
                 announce.yield(channel.localAddress?.port ?? port)

@@ -53,7 +53,7 @@ extension DeviceEngine {
                 DeliveredMessage(
                     id: message.id, sender: request.sender, data: request.data, notification: request.notification,
                     collapseKey: request.collapseKey, priority: request.effectivePriority, at: now,
-                    via: names.messageReceived.rawValue))
+                    via: names.messageReceived.rawValue, from: message.from))
         }
         if request.deliveryReceiptRequested {
             let receipt = OwedReceipt(

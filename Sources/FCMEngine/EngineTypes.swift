@@ -70,6 +70,8 @@ public struct DeliveredMessage: Sendable, Equatable, Codable {
     public var at: Millis
     /// The callback or tray action that handed it over.
     public var via: String
+    /// What the app saw as `from` when it was not the sender (`/topics/NAME`).
+    public var from: String? = nil
 }
 
 extension Field {

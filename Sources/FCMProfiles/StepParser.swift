@@ -42,9 +42,16 @@ extension ProfileParser {
                     ? "a step needs one action: \(actionKeys.joined(separator: ", "))"
                     : "a step takes one action; found \(actions.map(\.name).joined(separator: " and "))")
         }
-        let value = action.value
+        let parsed = try parseAction(action.name, action.value, context: &context)
+        return Step(at: at, action: parsed, location: node.location, note: try parseNote(map))
+    }
+
+    /// One action, by its key.
+    static func parseAction(_ name: String, _ value: YAMLNode, context: inout StepContext) throws(ProfileError)
+        -> StepAction
+    {
         let parsed: StepAction
-        switch action.name {
+        switch name {
         case "send": parsed = .command(.send(try parseSend(value, context: context)))
         case "push": parsed = .push(try parsePush(value, context: context))
         case "network": parsed = .command(.setNetwork(try value.oneOf(Network.self)))
@@ -77,7 +84,7 @@ extension ProfileParser {
             parsed = .command(.unsubscribe(topic: topic, sender: sender))
         default: parsed = .command(try parseAck(value, context: context))
         }
-        return Step(at: at, action: parsed, location: node.location, note: try parseNote(map))
+        return parsed
     }
 
     /// A step's caption: one non-empty line of text, at most `noteLimit` characters.

@@ -32,11 +32,13 @@ public enum TranscriptFormatter {
         return value.text
     }
 
-    /// `{"at":MS,"side":"device","event":NAME,...fields}`
-    public static func json(_ event: Event) -> String {
+    /// `{"at":MS,"side":"device","event":NAME,...fields}`; with `seq`, the control
+    /// API's sequence number first.
+    public static func json(_ event: Event, seq: Int64? = nil) -> String {
         var out = ""
         out.reserveCapacity(512)
-        out += "{\"at\":\(event.at),\"side\":\"\(event.side.rawValue)\",\"event\":"
+        out += seq.map { "{\"seq\":\($0)," } ?? "{"
+        out += "\"at\":\(event.at),\"side\":\"\(event.side.rawValue)\",\"event\":"
         JSONText.appendString(event.name, to: &out)
         for field in event.fields {
             out += ","
@@ -60,7 +62,7 @@ public enum TranscriptFormatter {
     /// The whole transcript as JSON lines: events, and each check where it was judged
     /// as `expectationHeld` or `expectationFailed` (side `check`).
     public static func jsonLines(_ result: ReplayResult) -> [String] {
-        inOrder(result, event: json, check: { json($0.event(at: $0.step.at)) })
+        inOrder(result, event: { json($0) }, check: { json($0.event(at: $0.step.at)) })
     }
 
     /// The whole human transcript: events with check results interleaved.

@@ -45,8 +45,18 @@ struct ListenOptions: ParsableArguments {
     @Flag(name: .customLong("no-echo"), help: "No built-in app server: upstream waits for a real app server's ack.")
     var noEcho = false
 
+    @Option(
+        name: .customLong("control-token"),
+        help: """
+            A secret the control API (/emulator/v1/…) then requires as Authorization: Bearer TOKEN.             Needed when --bind is not a loopback address; without it the control API is closed there.
+            """)
+    var controlToken: String?
+
     func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+        if let controlToken, controlToken.count < 8 {
+            throw ValidationError("--control-token must be at least 8 characters")
+        }
         if !(0...10_000).contains(commitDelayMilliseconds) {
             throw ValidationError("--commit-delay-ms \(commitDelayMilliseconds) is not 0 to 10000")
         }
@@ -78,6 +88,7 @@ struct ListenOptions: ParsableArguments {
         settings.tlsCertificate = tlsCert
         settings.tlsKey = tlsKey
         settings.noEcho = noEcho
+        settings.controlToken = controlToken
         settings.onWriteFailure = { error in
             Diagnostics.write("fcm-device: \(error); stopping, since nothing more can be acknowledged")
             Foundation.exit(3)

@@ -1,0 +1,182 @@
+import FCMEngine
+import FCMHTTPAPI
+import FCMProfiles
+import Foundation
+
+/// How the control API reaches the running device. The engine decides what each
+/// action does; these calls only carry it there and back.
+public struct ControlGateway: Sendable {
+    /// The device as it stands (a copy).
+    public var engine: @Sendable () async -> DeviceEngine
+    /// Runs a profile action (a command or a push) at the session's current time and
+    /// answers the events it produced, once they are on disk.
+    public var perform: @Sendable (StepAction) async -> [Event]
+
+    public init(
+        engine: @escaping @Sendable () async -> DeviceEngine,
+        perform: @escaping @Sendable (StepAction) async -> [Event]
+    ) {
+        self.engine = engine
+        self.perform = perform
+    }
+}
+
+/// The control API for test suites, on the HTTP port under
+/// `/emulator/v1/projects/{project}/` (the Firebase emulators' convention): the
+/// device, the event log (read, filtered, waited for), actions in the profile's own
+/// step syntax, and expectations judged against the log.
+public final class ControlService: Sendable {
+    public static let prefix = "/emulator/v1/projects/"
+    /// The longest a caller may wait for an event.
+    public static let maxWait: Duration = .seconds(60)
+
+    let senders: [SenderConfig]
+    let log: EventLog
+    let device: ControlGateway
+    /// When set, every call must carry `Authorization: Bearer TOKEN`.
+    let token: String?
+    /// Why the control API is closed, when it is (listening beyond this machine
+    /// without a token).
+    let closedBecause: String?
+
+    public init(
+        senders: [SenderConfig], log: EventLog, token: String?, closedBecause: String? = nil, device: ControlGateway
+    ) {
+        self.senders = senders
+        self.log = log
+        self.token = token
+        self.closedBecause = closedBecause
+        self.device = device
+    }
+
+    /// Whether a request is for the control API.
+    public static func handles(_ path: String) -> Bool { path.hasPrefix(prefix) }
+
+    public func respond(_ request: HTTPRequestParts) async -> HTTPReply {
+        if let closedBecause { return Self.error(403, closedBecause) }
+        if let token {
+            let presented = request.header("authorization").flatMap(Self.bearer)
+            guard let presented, ConstantTime.equals(presented, token) else {
+                return Self.error(401, "the control API needs Authorization: Bearer CONTROL_TOKEN (--control-token)")
+            }
+        }
+        let rest = request.path.dropFirst(Self.prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard let project = rest.first.map(String.init), !project.isEmpty else {
+            return Self.error(404, "name the project: \(Self.prefix)PROJECT/…")
+        }
+        guard senders.contains(where: { $0.project == project || $0.id == project }) else {
+            let known = senders.map { $0.project ?? $0.id }.joined(separator: ", ")
+            return Self.error(404, "no project \(project) here; this device's projects are \(known)")
+        }
+        let route = rest.dropFirst().map(String.init)
+        switch (request.method, route) {
+        case ("GET", ["devices"]): return await devices()
+        case ("GET", ["events"]): return await events(request)
+        case ("POST", ["expectations"]): return await expectation(request)
+        case ("POST", _) where route.count == 3 && route[0] == "devices" && route[2] == "actions":
+            return await action(request, device: FormDecodingName.decode(route[1]))
+        default:
+            return Self.error(
+                404,
+                "no such control route: \(request.method) \(request.path); there are GET devices, GET events, "
+                    + "POST devices/NAME/actions and POST expectations under \(Self.prefix)\(project)/")
+        }
+    }
+
+    static func error(_ status: Int, _ text: String) -> HTTPReply {
+        .json(status, JSONValue.members(["error": .members(["code": .int(status), "message": .string(text)])]).json)
+    }
+
+    // MARK: Devices
+
+    func devices() async -> HTTPReply {
+        let engine = await device.engine()
+        return .json(200, JSONValue.members(["devices": .array([DeviceReport.json(engine)])]).json)
+    }
+
+    // MARK: Events
+
+    func events(_ request: HTTPRequestParts) async -> HTTPReply {
+        let filter: EventFilter
+        switch EventFilter.read(request) {
+        case .success(let read): filter = read
+        case .failure(let problem): return Self.error(400, problem.description)
+        }
+        let found: [EventLog.Entry]
+        if let wait = filter.wait {
+            found = await log.wait(after: filter.after, limit: filter.limit, timeout: wait, matching: filter.matches)
+        } else {
+            found = log.entries(after: filter.after, limit: filter.limit, matching: filter.matches)
+        }
+        return Self.eventsReply(found, last: log.lastSeq)
+    }
+
+    static func eventsReply(_ entries: [EventLog.Entry], last: Int64) -> HTTPReply {
+        var body = "{\"events\":["
+        for (index, entry) in entries.enumerated() {
+            if index > 0 { body += "," }
+            body += TranscriptFormatter.json(entry.event, seq: entry.seq)
+        }
+        body += "],\"last\":\(last)}"
+        return .json(200, body)
+    }
+
+    // MARK: Actions and expectations
+
+    func action(_ request: HTTPRequestParts, device name: String) async -> HTTPReply {
+        let engine = await device.engine()
+        let own = engine.configuration.device.name
+        guard name == own || name == "0" || name == "default" else {
+            return Self.error(404, "no device \(name); this emulator runs one, \"\(own)\" (or use default)")
+        }
+        let text = String(decoding: request.body, as: UTF8.self)
+        let action: StepAction
+        do {
+            action = try ProfileParser.action(text, on: engine, source: "request body")
+        } catch {
+            return Self.error(400, error.description)
+        }
+        switch action {
+        case .expect, .expectNone:
+            return Self.error(400, "an expectation goes to POST expectations, not to a device's actions")
+        case .command, .push:
+            let before = log.lastSeq
+            let produced = await device.perform(action)
+            let entries = log.entries(after: before, limit: 10_000) { event in produced.contains(event) }
+            return Self.eventsReply(entries, last: log.lastSeq)
+        }
+    }
+
+    func expectation(_ request: HTTPRequestParts) async -> HTTPReply {
+        let engine = await device.engine()
+        let text = String(decoding: request.body, as: UTF8.self)
+        var check: ExpectationCall
+        switch ExpectationCall.read(text, query: request, engine: engine) {
+        case .success(let read): check = read
+        case .failure(let problem): return Self.error(400, problem.description)
+        }
+        let expectation = check.expectation
+        let matching: @Sendable (Event) -> Bool = { expectation.matches($0) && $0.side != .check }
+        var hits = log.entries(after: check.after, limit: 1, matching: matching)
+        if hits.isEmpty, !check.negated, let wait = check.wait {
+            hits = await log.wait(after: check.after, limit: 1, timeout: wait, matching: matching)
+        }
+        check.judge(hits.first, among: log.entries(after: check.after, limit: 100_000) { $0.name == expectation.event })
+        return .json(200, check.replyJSON)
+    }
+}
+
+extension ControlService {
+    /// The token of a `Bearer …` header value.
+    static func bearer(_ header: String) -> String? {
+        guard header.utf8.count > 7, header.prefix(7).lowercased() == "bearer " else { return nil }
+        return header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+    }
+}
+
+/// A path segment, percent-decoded (a device name may hold spaces).
+enum FormDecodingName {
+    static func decode(_ segment: String) -> String {
+        segment.removingPercentEncoding ?? segment
+    }
+}

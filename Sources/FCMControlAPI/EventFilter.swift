@@ -1,0 +1,95 @@
+import FCMEngine
+import FCMHTTPAPI
+
+/// `GET events?after=SEQ&type=NAME&token=T&id=I&topic=T&side=S&limit=N&wait=5s`: which
+/// events a caller wants, and how long it will wait for the first.
+struct EventFilter: Sendable {
+    var after: Int64 = 0
+    var limit = 1_000
+    var wait: Duration?
+    var types: Set<String> = []
+    var fields: [(name: String, value: String)] = []
+    var side: Side?
+
+    static let fieldParameters = ["token", "id", "topic", "sender", "from"]
+
+    static func read(_ request: HTTPRequestParts) -> Result<EventFilter, ControlProblem> {
+        var filter = EventFilter()
+        if let text = request.parameter("after") {
+            guard let after = Int64(text), after >= 0 else {
+                return .failure(ControlProblem("after must be a sequence number (0 or more), not \(text)"))
+            }
+            filter.after = after
+        }
+        if let text = request.parameter("limit") {
+            guard let limit = Int(text), (1...10_000).contains(limit) else {
+                return .failure(ControlProblem("limit must be 1 to 10000, not \(text)"))
+            }
+            filter.limit = limit
+        }
+        if let text = request.parameter("wait") {
+            switch ControlDuration.read(text) {
+            case .success(let wait): filter.wait = wait
+            case .failure(let problem): return .failure(problem)
+            }
+        }
+        if let text = request.parameter("type") {
+            let names = text.split(separator: ",").map(String.init)
+            if let unknown = names.first(where: { EventName(rawValue: $0) == nil }) {
+                return .failure(ControlProblem("no event is called \(unknown) (README, Events)"))
+            }
+            filter.types = Set(names)
+        }
+        if let text = request.parameter("side") {
+            guard let side = Side(rawValue: text) else {
+                return .failure(ControlProblem("side is device, server or check, not \(text)"))
+            }
+            filter.side = side
+        }
+        for name in fieldParameters {
+            if let value = request.parameter(name) { filter.fields.append((name, value)) }
+        }
+        return .success(filter)
+    }
+
+    var matches: @Sendable (Event) -> Bool {
+        let types = types
+        let fields = fields
+        let side = side
+        return { event in
+            if !types.isEmpty, !types.contains(event.name) { return false }
+            if let side, event.side != side { return false }
+            return fields.allSatisfy { field in
+                switch event[field.name] {
+                case .list(let items)?: items.contains(field.value)
+                case let value?: value.text == field.value
+                case nil: false
+                }
+            }
+        }
+    }
+}
+
+/// Waits as the control API takes them: `5s`, `250ms`, `2m`, or whole seconds; at
+/// most `ControlService.maxWait`.
+enum ControlDuration {
+    static func read(_ text: String) -> Result<Duration, ControlProblem> {
+        guard let millis = DurationText.parse(text) ?? Int64(text).map({ $0 * 1_000 }), millis >= 0 else {
+            return .failure(ControlProblem("wait must be a duration such as 5s or 250ms, not \(text)"))
+        }
+        let wait = Duration.milliseconds(millis)
+        guard wait <= ControlService.maxWait else {
+            return .failure(ControlProblem("wait is at most 60s; \(text) is longer"))
+        }
+        return .success(wait)
+    }
+}
+
+/// What is wrong with a control call, in words for the caller.
+struct ControlProblem: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

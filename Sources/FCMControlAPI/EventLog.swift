@@ -1,0 +1,99 @@
+import FCMEngine
+import Foundation
+
+/// Every event the emulator produced, numbered from 1 in the order it happened, for
+/// the control API: read after a sequence number, filtered, or waited for. Keeps the
+/// newest `capacity` events.
+public final class EventLog: @unchecked Sendable {
+    public struct Entry: Sendable, Equatable {
+        public var seq: Int64
+        public var event: Event
+    }
+
+    public let capacity: Int
+    private let lock = NSLock()
+    private var entries: [Entry] = []
+    private var nextSeq: Int64 = 1
+    private var waiters: [Int: Waiter] = [:]
+    private var nextWaiter = 0
+
+    struct Waiter {
+        var after: Int64
+        var matches: @Sendable (Event) -> Bool
+        var continuation: CheckedContinuation<[Entry], Never>
+    }
+
+    public init(capacity: Int = 100_000) {
+        self.capacity = capacity
+    }
+
+    /// The sequence number of the newest event (0 before any).
+    public var lastSeq: Int64 { lock.withLock { nextSeq - 1 } }
+
+    public func append(_ event: Event) {
+        var woken: [(CheckedContinuation<[Entry], Never>, Entry)] = []
+        lock.withLock {
+            let entry = Entry(seq: nextSeq, event: event)
+            nextSeq += 1
+            entries.append(entry)
+            // Trimmed in chunks, so a busy log does not shift on every event.
+            if entries.count >= capacity + capacity / 4 { entries.removeFirst(entries.count - capacity) }
+            for (id, waiter) in waiters where entry.seq > waiter.after && waiter.matches(event) {
+                waiters[id] = nil
+                woken.append((waiter.continuation, entry))
+            }
+        }
+        for (continuation, entry) in woken { continuation.resume(returning: [entry]) }
+    }
+
+    /// The events after `after` that match, oldest first, at most `limit`.
+    public func entries(after: Int64, limit: Int = 1_000, matching: (Event) -> Bool) -> [Entry] {
+        lock.withLock { entriesLocked(after: after, limit: limit, matching: matching) }
+    }
+
+    /// The events after `after` that match; when there are none yet, waits up to
+    /// `timeout` for the first one, and answers empty if none came.
+    public func wait(
+        after: Int64, limit: Int = 1_000, timeout: Duration, matching: @escaping @Sendable (Event) -> Bool
+    ) async -> [Entry] {
+        let id: Int = lock.withLock {
+            nextWaiter += 1
+            return nextWaiter
+        }
+        return await withCheckedContinuation { continuation in
+            let late: [Entry] = lock.withLock {
+                // An event may have come between the first look and now.
+                let present = entriesLocked(after: after, limit: limit, matching: matching)
+                if present.isEmpty {
+                    waiters[id] = Waiter(after: after, matches: matching, continuation: continuation)
+                }
+                return present
+            }
+            if !late.isEmpty {
+                continuation.resume(returning: late)
+                return
+            }
+            Task { [weak self] in
+                try? await Task.sleep(for: timeout)
+                self?.expire(id)
+            }
+        }
+    }
+
+    private func expire(_ id: Int) {
+        let waiter = lock.withLock { waiters.removeValue(forKey: id) }
+        waiter?.continuation.resume(returning: [])
+    }
+
+    private func entriesLocked(after: Int64, limit: Int, matching: (Event) -> Bool) -> [Entry] {
+        var found: [Entry] = []
+        // Sequence numbers are consecutive, so the first one after `after` is found by arithmetic.
+        let first = entries.first?.seq ?? nextSeq
+        let start = Int(max(0, min(Int64(entries.count), after + 1 - first)))
+        for entry in entries[start...] where matching(entry.event) {
+            found.append(entry)
+            if found.count >= limit { break }
+        }
+        return found
+    }
+}

@@ -1,0 +1,79 @@
+import FCMEngine
+import FCMHTTPAPI
+import FCMProfiles
+
+/// `POST expectations`: `{"expect": {"event": …, field: value}}` or `{"expect_none": …}`
+/// in the profile's own syntax, judged against the events after `?after=SEQ` (all by
+/// default); an `expect` may wait for its event with `?wait=5s`.
+struct ExpectationCall {
+    var expectation: Expectation
+    var negated: Bool
+    var after: Int64 = 0
+    var wait: Duration?
+    var held = false
+    var detail: String?
+    var matchedSeq: Int64?
+
+    static func read(_ text: String, query: HTTPRequestParts, engine: DeviceEngine) -> Result<
+        ExpectationCall, ControlProblem
+    > {
+        let action: StepAction
+        do {
+            action = try ProfileParser.action(text, on: engine, source: "request body")
+        } catch {
+            return .failure(ControlProblem(error.description))
+        }
+        var call: ExpectationCall
+        switch action {
+        case .expect(let expectation): call = ExpectationCall(expectation: expectation, negated: false)
+        case .expectNone(let expectation): call = ExpectationCall(expectation: expectation, negated: true)
+        case .command, .push:
+            return .failure(
+                ControlProblem(
+                    "the body must be {\"expect\": {…}} or {\"expect_none\": {…}}; actions go to devices/NAME/actions"))
+        }
+        if let text = query.parameter("after") {
+            guard let after = Int64(text), after >= 0 else {
+                return .failure(ControlProblem("after must be a sequence number, not \(text)"))
+            }
+            call.after = after
+        }
+        if let text = query.parameter("wait") {
+            switch ControlDuration.read(text) {
+            case .success(let wait): call.wait = wait
+            case .failure(let problem): return .failure(problem)
+            }
+        }
+        return .success(call)
+    }
+
+    /// Held when the event happened (`expect`) or did not (`expect_none`); otherwise
+    /// says what happened instead.
+    mutating func judge(_ hit: EventLog.Entry?, among sameName: [EventLog.Entry]) {
+        matchedSeq = hit?.seq
+        if negated {
+            held = hit == nil
+            if let hit { detail = "it happened: seq \(hit.seq) " + TranscriptFormatter.summary(hit.event) }
+        } else {
+            held = hit != nil
+            if hit == nil {
+                detail =
+                    sameName.isEmpty
+                    ? "no \(expectation.event) event happened"
+                    : "what happened instead: "
+                        + sameName.suffix(3).map { "seq \($0.seq) " + TranscriptFormatter.summary($0.event) }
+                        .joined(separator: "; ")
+            }
+        }
+    }
+
+    var replyJSON: String {
+        var members: [(key: String, value: JSONValue)] = [
+            (key: "held", value: .bool(held)),
+            (key: "expect", value: .string((negated ? "expect_none " : "expect ") + expectation.summary)),
+        ]
+        if let matchedSeq { members.append((key: "seq", value: .int(matchedSeq))) }
+        if let detail { members.append((key: "detail", value: .string(detail))) }
+        return JSONValue.object(JSONObject(members)).json
+    }
+}

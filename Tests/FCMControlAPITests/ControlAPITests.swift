@@ -1,0 +1,191 @@
+import FCMControlAPI
+import FCMEngine
+import FCMHTTPAPI
+import FCMProfiles
+import Foundation
+import Testing
+
+/// A real engine behind the control service, wired as the server wires it: every
+/// event the engine produces goes into the log.
+final class ControlledDevice: @unchecked Sendable {
+    static let sender = "123456789012"
+    let lock = NSLock()
+    var engine: DeviceEngine
+    let log = EventLog()
+    var service: ControlService!
+    var time: Millis = 0
+
+    init(token: String? = nil) {
+        let config = EngineConfiguration(
+            device: DeviceSettings(name: "Pixel 8", platform: .android, sdk: .fcm, state: .foreground, seed: 4),
+            senders: [SenderConfig(id: Self.sender, key: "k", project: "demo-project")])
+        engine = DeviceEngine(config)
+        var events: [Event] = []
+        engine.start(at: 0, into: &events)
+        for event in events { log.append(event) }
+        service = ControlService(
+            senders: config.senders, log: log, token: token,
+            device: ControlGateway(
+                engine: { [unowned self] in lock.withLock { engine } },
+                perform: { [unowned self] action in perform(action) }))
+    }
+
+    func perform(_ action: StepAction) -> [Event] {
+        var events: [Event] = []
+        lock.withLock {
+            time += 1_000
+            switch action {
+            case .command(let command): engine.apply(command, at: time, into: &events)
+            case .push(let push): engine.apply(push.command(on: engine), at: time, into: &events)
+            case .expect, .expectNone: break
+            }
+        }
+        for event in events { log.append(event) }
+        return events
+    }
+
+    func call(_ method: String, _ route: String, query: String = "", body: String = "", bearer: String? = nil)
+        async -> (status: Int, json: [String: Any])
+    {
+        var headers = ["Content-Type": "application/json"]
+        if let bearer { headers["Authorization"] = "Bearer \(bearer)" }
+        let reply = await service.respond(
+            HTTPRequestParts(
+                method: method, path: "/emulator/v1/projects/demo-project/" + route, query: query, headers: headers,
+                body: Array(body.utf8)))
+        let object = (try? JSONSerialization.jsonObject(with: Data(reply.body.utf8))) as? [String: Any] ?? [:]
+        return (reply.status, object)
+    }
+
+    static func names(_ json: [String: Any]) -> [String] {
+        (json["events"] as? [[String: Any]] ?? []).compactMap { $0["event"] as? String }
+    }
+}
+
+@Suite("Control API")
+struct ControlAPITests {
+    @Test("actions take the profile's step syntax and answer the events they caused, numbered")
+    func actionsAnswerTheirEvents() async {
+        let device = ControlledDevice()
+        let offline = await device.call("POST", "devices/Pixel 8/actions", body: #"{"network": "offline"}"#)
+        #expect(offline.status == 200)
+        #expect(ControlledDevice.names(offline.json) == ["networkChanged"])
+        let push = await device.call(
+            "POST", "devices/default/actions",
+            body: #"{"push": {"sender": "123456789012", "id": "m-1", "data": {"k": "v"}}}"#)
+        #expect(ControlledDevice.names(push.json) == ["downstreamAccepted", "stored"])
+        let seqs = (push.json["events"] as? [[String: Any]] ?? []).compactMap { $0["seq"] as? Int }
+        #expect(seqs.count == 2 && seqs[1] == seqs[0] + 1)
+    }
+
+    @Test("events are read after a sequence number and filtered by type and field")
+    func eventsAreFiltered() async throws {
+        let device = ControlledDevice()
+        _ = await device.call("POST", "devices/default/actions", body: #"{"subscribe": "news"}"#)
+        let start = device.log.lastSeq
+        for id in ["a", "b"] {
+            _ = await device.call(
+                "POST", "devices/default/actions",
+                body: #"{"push": {"sender": "123456789012", "topic": "news", "id": "\#(id)"}}"#)
+        }
+        let all = await device.call("GET", "events", query: "after=\(start)")
+        #expect(
+            ControlledDevice.names(all.json) == [
+                "downstreamAccepted", "onMessageReceived", "downstreamAccepted", "onMessageReceived",
+            ])
+        let one = await device.call("GET", "events", query: "type=onMessageReceived&id=b&from=%2Ftopics%2Fnews")
+        #expect(ControlledDevice.names(one.json) == ["onMessageReceived"])
+        #expect(one.json["last"] as? Int == Int(device.log.lastSeq))
+    }
+
+    @Test("a wait returns the event as soon as it happens, and nothing when the wait runs out")
+    func waitsForAnEvent() async throws {
+        let device = ControlledDevice()
+        let after = device.log.lastSeq
+        async let waited = device.call("GET", "events", query: "after=\(after)&type=onMessageReceived&wait=10s")
+        try await Task.sleep(for: .milliseconds(50))
+        _ = device.perform(
+            .push(
+                PushStep(
+                    request: DownstreamRequest(sender: ControlledDevice.sender, to: nil, messageID: "late"),
+                    tokenOwner: ControlledDevice.sender)))
+        let result = await waited
+        #expect(ControlledDevice.names(result.json) == ["onMessageReceived"])
+        let clock = ContinuousClock()
+        let started = clock.now
+        let empty = await device.call("GET", "events", query: "after=\(device.log.lastSeq)&wait=100ms")
+        #expect(ControlledDevice.names(empty.json).isEmpty)
+        #expect(clock.now - started >= .milliseconds(100))
+    }
+
+    @Test("expectations are judged against the log: held, or failed saying what happened instead")
+    func expectations() async {
+        let device = ControlledDevice()
+        _ = await device.call("POST", "devices/default/actions", body: #"{"state": "background"}"#)
+        _ = await device.call(
+            "POST", "devices/default/actions",
+            body: #"{"push": {"sender": "123456789012", "id": "n-1", "notification": {"title": "Hi"}}}"#)
+        let held = await device.call(
+            "POST", "expectations", body: #"{"expect": {"event": "notificationPosted", "id": "n-1"}}"#)
+        #expect(held.json["held"] as? Bool == true)
+        #expect(held.json["seq"] is Int)
+        let failed = await device.call(
+            "POST", "expectations", body: #"{"expect": {"event": "notificationPosted", "id": "n-2"}}"#)
+        #expect(failed.json["held"] as? Bool == false)
+        #expect((failed.json["detail"] as? String)?.contains("what happened instead") == true)
+        let none = await device.call("POST", "expectations", body: #"{"expect_none": {"event": "onMessageReceived"}}"#)
+        #expect(none.json["held"] as? Bool == true)
+    }
+
+    @Test("the device shows its tokens, topics, tray and inbox")
+    func devices() async {
+        let device = ControlledDevice()
+        _ = await device.call("POST", "devices/default/actions", body: #"{"subscribe": "news"}"#)
+        _ = await device.call(
+            "POST", "devices/default/actions",
+            body: #"{"push": {"sender": "123456789012", "topic": "news", "id": "t-1"}}"#)
+        let report = await device.call("GET", "devices")
+        let first = (report.json["devices"] as? [[String: Any]])?.first ?? [:]
+        #expect(first["name"] as? String == "Pixel 8")
+        #expect(
+            (first["tokens"] as? [String: String])?[ControlledDevice.sender]
+                == device.engine.tokens[ControlledDevice.sender])
+        #expect((first["topics"] as? [String: [String]])?[ControlledDevice.sender] == ["news"])
+        let inbox = first["inbox"] as? [[String: Any]] ?? []
+        #expect(inbox.last?["from"] as? String == "/topics/news")
+    }
+
+    @Test("bad calls get a 4xx naming what is wrong")
+    func badCalls() async {
+        let device = ControlledDevice()
+        let cases: [(String, String, String, String, Int, String)] = [
+            ("GET", "nope", "", "", 404, "no such control route"),
+            ("POST", "devices/Nokia/actions", "", #"{"network":"offline"}"#, 404, "no device Nokia"),
+            ("POST", "devices/default/actions", "", #"{"network": "sideways"}"#, 400, "request body:1:13"),
+            ("POST", "devices/default/actions", "", "{nope", 400, "request body:"),
+            ("POST", "devices/default/actions", "", #"{"expect": {"event": "stored"}}"#, 400, "POST expectations"),
+            ("GET", "events", "type=onMesageReceived", "", 400, "no event is called onMesageReceived"),
+            ("GET", "events", "wait=2m", "", 400, "at most 60s"),
+            ("GET", "events", "after=-3", "", 400, "sequence number"),
+            ("POST", "expectations", "", #"{"network":"offline"}"#, 400, "expect"),
+        ]
+        for (method, route, query, body, status, words) in cases {
+            let reply = await device.call(method, route, query: query, body: body)
+            let message = (reply.json["error"] as? [String: Any])?["message"] as? String ?? ""
+            #expect(reply.status == status, "\(route) \(body)")
+            #expect(message.contains(words), "\(message)")
+        }
+        let wrongProject = await device.service.respond(
+            HTTPRequestParts(method: "GET", path: "/emulator/v1/projects/other/devices"))
+        #expect(wrongProject.status == 404)
+        #expect(device.engine.network == .online)
+    }
+
+    @Test("with a control token, calls without it are refused")
+    func controlToken() async {
+        let device = ControlledDevice(token: "s3cret")
+        #expect(await device.call("GET", "devices").status == 401)
+        #expect(await device.call("GET", "devices", bearer: "wrong").status == 401)
+        #expect(await device.call("GET", "devices", bearer: "s3cret").status == 200)
+    }
+}
