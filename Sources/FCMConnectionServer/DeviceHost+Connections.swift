@@ -95,7 +95,13 @@ extension DeviceHost {
                 await box.durable()
                 return outcome
             },
-            groupKey: { [self] sender, name in box.withEngine { $0.groupKey(sender: sender, name: name) } })
+            groupKey: { [self] sender, name in box.withEngine { $0.groupKey(sender: sender, name: name) } },
+            faults: { [self] path in
+                guard box.withEngine({ !$0.faults.isEmpty }) else { return [] }
+                let effects = onEngine { engine, events in engine.httpFaults(path: path, into: &events) }
+                await box.durable()
+                return effects
+            })
     }
 
     /// An HTTP call on the engine, under its lock, at the current time.

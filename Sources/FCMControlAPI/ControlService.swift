@@ -73,13 +73,18 @@ public final class ControlService: Sendable {
         case ("GET", ["devices"]): return await devices()
         case ("GET", ["events"]): return await events(request)
         case ("POST", ["expectations"]): return await expectation(request)
+        case ("POST", ["faults"]): return await addFault(request)
+        case ("DELETE", ["faults"]): return await run(.clearFaults)
+        case ("GET", ["faults"]): return await faults()
+        case ("POST", ["reset"]): return await run(.reset)
         case ("POST", _) where route.count == 3 && route[0] == "devices" && route[2] == "actions":
             return await action(request, device: FormDecodingName.decode(route[1]))
         default:
             return Self.error(
                 404,
                 "no such control route: \(request.method) \(request.path); there are GET devices, GET events, "
-                    + "POST devices/NAME/actions and POST expectations under \(Self.prefix)\(project)/")
+                    + "POST devices/NAME/actions, POST expectations, POST, GET and DELETE faults, and POST reset "
+                    + "under \(Self.prefix)\(project)/")
         }
     }
 
@@ -145,6 +150,46 @@ public final class ControlService: Sendable {
             let entries = log.entries(after: before, limit: 10_000) { event in produced.contains(event) }
             return Self.eventsReply(entries, last: log.lastSeq)
         }
+    }
+
+    /// Runs one command and answers the events it caused.
+    func run(_ command: Command) async -> HTTPReply {
+        let before = log.lastSeq
+        let produced = await device.perform(.command(command))
+        let entries = log.entries(after: before, limit: 10_000) { event in produced.contains(event) }
+        return Self.eventsReply(entries, last: log.lastSeq)
+    }
+
+    /// `POST faults` with a fault in the profile's `fault:` syntax, as JSON.
+    func addFault(_ request: HTTPRequestParts) async -> HTTPReply {
+        let engine = await device.engine()
+        let body = String(decoding: request.body, as: UTF8.self)
+        let action: StepAction
+        do {
+            action = try ProfileParser.action("{\"fault\": \(body)}", on: engine, source: "request body")
+        } catch {
+            return Self.error(400, error.description)
+        }
+        guard case .command(let command) = action else { return Self.error(400, "the body must be one fault") }
+        return await run(command)
+    }
+
+    func faults() async -> HTTPReply {
+        let engine = await device.engine()
+        let items = engine.faults.map { fault -> JSONValue in
+            var members: [(key: String, value: JSONValue)] = [
+                (key: "fault", value: .int(fault.id)), (key: "does", value: .string(fault.summary)),
+            ]
+            for (name, value) in [
+                ("path", fault.path), ("token", fault.token), ("sender", fault.sender), ("topic", fault.topic),
+            ] {
+                if let value { members.append((key: name, value: .string(value))) }
+            }
+            if let count = fault.count { members.append((key: "left", value: .int(count))) }
+            if let until = fault.until { members.append((key: "until", value: .int(until))) }
+            return .object(JSONObject(members))
+        }
+        return .json(200, JSONValue.members(["faults": .array(items)]).json)
     }
 
     func expectation(_ request: HTTPRequestParts) async -> HTTPReply {

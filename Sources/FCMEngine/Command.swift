@@ -35,6 +35,12 @@ public enum Command: Sendable, Equatable, Codable {
     /// the default (first) one.
     case subscribe(topic: String, sender: String?)
     case unsubscribe(topic: String, sender: String?)
+    /// A test suite or a profile makes the service fail on purpose.
+    case addFault(Fault)
+    case clearFaults
+    /// Back to the profile's start: the same tokens, nothing held, no topics, groups
+    /// or faults; app-server connections ended.
+    case reset
 }
 
 /// Which tray notification a tap means.

@@ -10,13 +10,15 @@ extension DeviceEngine {
         /// Since state format 3: the app-server connections.
         case links
         /// Since state format 4: topic subscriptions, the app's changes not made yet,
-        /// and device groups.
-        case topics, pendingTopicChanges, groups
+        /// device groups and faults.
+        case topics, pendingTopicChanges, groups, faults, nextFaultID, startConfiguration
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         configuration = try c.decode(EngineConfiguration.self, forKey: .configuration)
+        startConfiguration =
+            try c.decodeIfPresent(EngineConfiguration.self, forKey: .startConfiguration) ?? configuration
         names = try c.decode(CallbackNames.self, forKey: .names)
         tokenFactory = try c.decode(TokenFactory.self, forKey: .tokenFactory)
         now = try c.decode(Millis.self, forKey: .now)
@@ -55,6 +57,8 @@ extension DeviceEngine {
         topics = try c.decodeIfPresent([String: Set<String>].self, forKey: .topics) ?? [:]
         pendingTopicChanges = try c.decodeIfPresent([TopicChange].self, forKey: .pendingTopicChanges) ?? []
         groups = try c.decodeIfPresent([DeviceGroup].self, forKey: .groups) ?? []
+        faults = try c.decodeIfPresent([Fault].self, forKey: .faults) ?? []
+        nextFaultID = try c.decodeIfPresent(Int.self, forKey: .nextFaultID) ?? 0
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -92,5 +96,8 @@ extension DeviceEngine {
         try c.encode(topics.mapValues { $0.sorted() }, forKey: .topics)
         try c.encode(pendingTopicChanges, forKey: .pendingTopicChanges)
         try c.encode(groups, forKey: .groups)
+        try c.encode(faults, forKey: .faults)
+        try c.encode(nextFaultID, forKey: .nextFaultID)
+        try c.encode(startConfiguration, forKey: .startConfiguration)
     }
 }

@@ -8,7 +8,7 @@ extension DeviceEngine {
     @discardableResult
     mutating func admit(_ request: DownstreamRequest, into out: inout [Event]) -> Result<String, DownstreamError> {
         let id = request.messageID ?? (request.isTopicSend ? nextTopicMessageID() : nextMessageID())
-        if let problem = validate(request) {
+        if let problem = validate(request) ?? injectedError(for: request, into: &out) {
             emit(
                 .server, .downstreamRejected,
                 [

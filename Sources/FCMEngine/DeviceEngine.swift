@@ -3,6 +3,8 @@
 /// no I/O: the replay, the TUI and the network servers are shells around it.
 public struct DeviceEngine: Sendable, Codable {
     public internal(set) var configuration: EngineConfiguration
+    /// The configuration the device started with, for a reset.
+    public internal(set) var startConfiguration: EngineConfiguration
     public internal(set) var names: CallbackNames
     var tokenFactory: TokenFactory
 
@@ -55,6 +57,9 @@ public struct DeviceEngine: Sendable, Codable {
     public internal(set) var topics: [String: Set<String>] = [:]
     /// Topic changes the app asked for while it could not reach the service, oldest first.
     public internal(set) var pendingTopicChanges: [TopicChange] = []
+    /// Faults added on purpose and not used up yet, oldest first.
+    public internal(set) var faults: [Fault] = []
+    var nextFaultID = 0
     /// Legacy device groups, oldest first.
     public internal(set) var groups: [DeviceGroup] = []
     /// Messages discarded since the device last heard of it (onDeletedMessages).
@@ -67,6 +72,7 @@ public struct DeviceEngine: Sendable, Codable {
 
     public init(_ configuration: EngineConfiguration) {
         self.configuration = configuration
+        startConfiguration = configuration
         names = CallbackNames(platform: configuration.device.platform, sdk: configuration.device.sdk)
         tokenFactory = TokenFactory(seed: configuration.device.seed, sdk: configuration.device.sdk)
         appState = configuration.device.state
@@ -89,6 +95,10 @@ public struct DeviceEngine: Sendable, Codable {
     public mutating func start(at time: Millis = 0, into out: inout [Event]) {
         inputs.record(.start(at: time))
         now = time
+        issueFirstTokens(into: &out)
+    }
+
+    mutating func issueFirstTokens(into out: inout [Event]) {
         for sender in senders {
             issueToken(for: sender, into: &out)
         }
@@ -122,6 +132,9 @@ public struct DeviceEngine: Sendable, Codable {
         case .appServer(let input): appServer(input, into: &out)
         case .subscribe(let topic, let sender): changeTopic(topic, subscribe: true, sender: sender, into: &out)
         case .unsubscribe(let topic, let sender): changeTopic(topic, subscribe: false, sender: sender, into: &out)
+        case .addFault(let fault): addFault(fault, into: &out)
+        case .clearFaults: clearFaults(into: &out)
+        case .reset: reset(into: &out)
         }
         runTimers(to: now, into: &out)
     }

@@ -73,6 +73,8 @@ public enum DownstreamError: Sendable, Equatable, Error {
     case messageTooBig(Int, limit: Int)
     /// A topic name or condition that cannot be read: why.
     case invalidTopic(String)
+    /// A fault made it fail, with this legacy error name (see `Fault.errors`).
+    case injected(String)
     case invalidDataKey(String)
     case invalidTtl(Int64)
     case invalidParameters(String)
@@ -89,6 +91,7 @@ public enum DownstreamError: Sendable, Equatable, Error {
         case .invalidDataKey: "InvalidDataKey"
         case .invalidTtl: "InvalidTtl"
         case .invalidParameters, .invalidTopic: "InvalidParameters"
+        case .injected(let name): name
         case .unavailable: "Unavailable"
         }
     }
@@ -100,6 +103,7 @@ public enum DownstreamError: Sendable, Equatable, Error {
             "INVALID_JSON"
         case .invalidRegistration, .mismatchSenderID: "BAD_REGISTRATION"
         case .notRegistered: "DEVICE_UNREGISTERED"
+        case .injected(let name): Fault.errors[name]?.ccs ?? "INTERNAL_SERVER_ERROR"
         case .unavailable: "SERVICE_UNAVAILABLE"
         }
     }
@@ -112,6 +116,7 @@ public enum DownstreamError: Sendable, Equatable, Error {
             "INVALID_ARGUMENT"
         case .notRegistered: "UNREGISTERED"
         case .mismatchSenderID: "SENDER_ID_MISMATCH"
+        case .injected(let name): Fault.errors[name]?.v1 ?? "INTERNAL"
         case .unavailable: "UNAVAILABLE"
         }
     }
@@ -127,6 +132,7 @@ public enum DownstreamError: Sendable, Equatable, Error {
             "registration token \(TokenText.short(token)) belongs to another sender"
         case .messageTooBig(let size, let limit): "payload is \(size) bytes; the limit is \(limit)"
         case .invalidTopic(let why): why
+        case .injected(let name): "\(name): a fault made on purpose (the control API or a fault step)"
         case .invalidDataKey(let key): "data key \"\(key)\" is reserved"
         case .invalidTtl(let ttl):
             "time_to_live \(ttl) is outside 0..\(ServiceLimits.maxTimeToLive) seconds"

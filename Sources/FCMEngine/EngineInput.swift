@@ -16,6 +16,8 @@ public enum EngineInput: Sendable, Equatable, Codable {
     case topics(TopicOrder, at: Millis)
     /// An app server's device-group call.
     case group(GroupOrder, at: Millis)
+    /// An HTTP request on `path` that faults were in scope for (they were used).
+    case httpFaults(path: String, at: Millis)
 }
 
 /// The calls made on an engine since a shell last took them. Off by default; it
@@ -64,6 +66,9 @@ extension DeviceEngine {
         case .group(let order, let time):
             runTimers(to: time, into: &out)
             _ = manageGroup(order, into: &out)
+        case .httpFaults(let path, let time):
+            runTimers(to: time, into: &out)
+            _ = httpFaults(path: path, into: &out)
         }
     }
 }

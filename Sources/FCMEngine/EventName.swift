@@ -27,6 +27,9 @@ public enum EventName: String, Sendable, CaseIterable, Codable {
     // Device groups (legacy notification keys).
     case groupChanged, groupRefused
 
+    // Faults made on purpose.
+    case faultAdded, faultInjected, faultsCleared, deviceReset
+
     // The connection server: app servers, the service, the saved device.
     case appServerConnected, appServerDisconnected, connectionRefused, connectionDraining, drainRequested
     case nack, stanzaError, serviceChanged, stateResumed

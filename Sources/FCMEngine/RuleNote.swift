@@ -153,6 +153,15 @@ extension Event {
             return RuleNote(
                 "A group call was refused: a name already taken, a key not found, more than 20 members, or a token "
                     + "that is not this sender's (the error field says which).", "RULES.md Device groups")
+        case .deviceReset:
+            return RuleNote(
+                "A reset returns the device to how its profile starts it: the same seed and tokens, nothing held or "
+                    + "delivered, no topics, groups or faults; app servers reconnect.", "README Control API")
+        case .faultAdded, .faultInjected, .faultsCleared:
+            return RuleNote(
+                "A fault made on purpose by a test suite or a profile: requests and messages in its scope fail as "
+                    + "the real service fails (a status, an error, a delay), for as many uses or as long as it says.",
+                "README Faults · topics reference §3.3")
         case .expectationHeld, .expectationFailed:
             return RuleNote(
                 "A profile's expect step, judged at its time against every event so far (expect_none: against any "

@@ -11,13 +11,17 @@ public struct DeviceGateway: Sendable {
     public var groups: @Sendable (GroupOrder) async -> GroupOutcome
     /// The notification key of a sender's group of this name, if any.
     public var groupKey: @Sendable (_ sender: String, _ name: String) async -> String?
+    /// What faults in scope do to a request on this path (each use counted).
+    public var faults: @Sendable (_ path: String) async -> [FaultEffect]
 
     public init(
         send: @escaping @Sendable ([SendOrder]) async -> SendOutcome,
         topics: @escaping @Sendable (TopicOrder) async -> TopicOutcome,
         groups: @escaping @Sendable (GroupOrder) async -> GroupOutcome,
-        groupKey: @escaping @Sendable (_ sender: String, _ name: String) async -> String?
+        groupKey: @escaping @Sendable (_ sender: String, _ name: String) async -> String?,
+        faults: @escaping @Sendable (_ path: String) async -> [FaultEffect]
     ) {
+        self.faults = faults
         self.send = send
         self.topics = topics
         self.groups = groups

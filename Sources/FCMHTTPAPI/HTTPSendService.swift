@@ -49,6 +49,13 @@ public final class HTTPSendService: Sendable {
     }
 
     func answer(_ request: HTTPRequestParts) async -> HTTPReply {
+        for effect in await device.faults(request.path) {
+            switch effect {
+            case .delay(let millis): try? await Task.sleep(for: .milliseconds(millis))
+            case .status(let status, let retryAfter):
+                return Self.faultReply(status, retryAfter: retryAfter, path: request.path)
+            }
+        }
         guard let route = Route(path: request.path) else {
             let text =
                 "no such endpoint: \(request.method) \(request.path); this emulator serves POST /fcm/send, /gcm/send, "

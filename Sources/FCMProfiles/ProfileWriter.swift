@@ -141,7 +141,31 @@ public enum ProfileWriter {
             return "push: { \(pushParts(request).joined(separator: ", ")) }"
         case .subscribe(let topic, let sender): return topicStep("subscribe", topic, sender)
         case .unsubscribe(let topic, let sender): return topicStep("unsubscribe", topic, sender)
+        case .addFault(let fault): return "fault: " + faultText(fault)
+        case .clearFaults: return "clear_faults: true"
+        case .reset: return nil
         }
+    }
+
+    static func faultText(_ fault: Fault) -> String {
+        var parts: [String] = []
+        for (name, value) in [
+            ("path", fault.path), ("token", fault.token), ("sender", fault.sender), ("topic", fault.topic),
+        ] {
+            if let value { parts.append("\(name): \(quoted(value))") }
+        }
+        switch fault.kind {
+        case .status(let status, let retryAfter):
+            parts.append("status: \(status)")
+            if let retryAfter { parts.append("retry_after: \(retryAfter)") }
+        case .error(let name): parts.append("error: \(quoted(name))")
+        case .latency(let delay, let jitter):
+            parts.append("latency: \(delay)ms")
+            if jitter > 0 { parts.append("jitter: \(jitter)ms") }
+        }
+        if let count = fault.count { parts.append("count: \(count)") }
+        if let duration = fault.duration { parts.append("duration: \(duration)ms") }
+        return "{ " + parts.joined(separator: ", ") + " }"
     }
 
     static func topicStep(_ key: String, _ topic: String, _ sender: String?) -> String {

@@ -14,7 +14,7 @@ extension ProfileParser {
     static let actionKeys = [
         "send", "push", "network", "state", "doze", "service", "refresh_token", "uninstall", "reinstall", "tap",
         "expect", "expect_none", "drain", "add_sender", "remove_sender", "ack", "connect", "disconnect", "subscribe",
-        "unsubscribe",
+        "unsubscribe", "fault", "clear_faults",
     ]
 
     static func parseTimeline(_ node: YAMLNode, context: inout StepContext) throws(ProfileError) -> [Step] {
@@ -79,6 +79,8 @@ extension ProfileParser {
         case "subscribe":
             let (topic, sender) = try parseTopicStep(value, context: context)
             parsed = .command(.subscribe(topic: topic, sender: sender))
+        case "fault": parsed = .command(.addFault(try parseFault(value, context: context)))
+        case "clear_faults": parsed = try flagCommand(value, .clearFaults)
         case "unsubscribe":
             let (topic, sender) = try parseTopicStep(value, context: context)
             parsed = .command(.unsubscribe(topic: topic, sender: sender))
@@ -136,6 +138,46 @@ extension ProfileParser {
         context.sdk = sdk
         context.callbacks = CallbackNames(platform: platform, sdk: sdk)
         return .command(.reinstallAs(platform: platform, sdk: sdk))
+    }
+
+    static let faultKeys = [
+        "path", "token", "sender", "topic", "status", "retry_after", "error", "latency", "jitter", "count", "duration",
+    ]
+
+    /// `fault: { path: /fcm/send, status: 503, count: 1 }`: what fails, how, for how long.
+    static func parseFault(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> Fault {
+        let map = try node.mapping(allowed: faultKeys)
+        let kinds = ["status", "error", "latency"].filter { map[$0] != nil }
+        guard kinds.count == 1 else {
+            throw node.error(
+                kinds.isEmpty
+                    ? "a fault says what happens: status, error or latency"
+                    : "a fault does one thing; found \(kinds.joined(separator: " and "))")
+        }
+        let kind: Fault.Kind
+        if let status = map["status"] {
+            kind = .status(
+                Int(try status.int(in: 100...599)),
+                retryAfter: try map["retry_after"].map { node throws(ProfileError) in Int(try node.int(in: 0...3_600)) }
+            )
+        } else if let error = map["error"] {
+            kind = .error(try error.scalarText())
+        } else {
+            kind = .latency(try map.required("latency").duration(), jitter: try map["jitter"]?.duration() ?? 0)
+        }
+        var fault = Fault(
+            path: try map["path"]?.scalarText(), token: try map["token"]?.scalarText(),
+            sender: try map["sender"].map { node throws(ProfileError) in try knownSender(node, context: context) },
+            topic: try map["topic"].map { node throws(ProfileError) in try topicName(node) }, kind: kind,
+            count: try map["count"].map { node throws(ProfileError) in Int(try node.int(in: 1...1_000_000)) },
+            duration: try map["duration"]?.duration())
+        if case .error = kind, fault.path != nil, fault.token == nil, fault.sender == nil, fault.topic == nil {
+            fault.path = nil
+            throw node.error(
+                "an error fault fails messages: scope it by token, sender or topic (path is for status and latency)")
+        }
+        if let problem = fault.problem { throw node.error(problem) }
+        return fault
     }
 
     /// `subscribe: news` (the default sender) or `subscribe: { topic: news, sender: S }`.

@@ -7,14 +7,29 @@ import Foundation
 
 /// Where the connection server listens: the options `serve` and `tui` share.
 struct ListenOptions: ParsableArguments {
-    @Option(name: .customLong("ccs-port"), help: "XMPP (CCS) with direct TLS; 0 picks a free port.")
-    var ccsPort = 5235
+    @Option(
+        name: .customLong("ccs-port"),
+        help: "XMPP (CCS) with direct TLS; 0 picks a free port. Default: 5235 (exec: a free port).")
+    var ccsPortOption: Int?
 
-    @Option(name: .customLong("ccs-plain-port"), help: "XMPP (CCS) without TLS; 0 picks a free port.")
-    var ccsPlainPort = 5236
+    @Option(
+        name: .customLong("ccs-plain-port"),
+        help: "XMPP (CCS) without TLS; 0 picks a free port. Default: 5236 (exec: a free port).")
+    var ccsPlainPortOption: Int?
 
-    @Option(name: .customLong("http-port"), help: "HTTP send APIs (legacy, v1, token endpoint); 0 picks a free port.")
-    var httpPort = 8085
+    @Option(
+        name: .customLong("http-port"),
+        help:
+            "HTTP send APIs (legacy, v1, token endpoint) and the control API; 0 picks a free port. Default: 8085 (exec: a free port)."
+    )
+    var httpPortOption: Int?
+
+    /// Whether ports left unnamed are free ones (`exec`) rather than the usual ones.
+    var freePortsByDefault = false
+
+    var ccsPort: Int { ccsPortOption ?? (freePortsByDefault ? 0 : 5235) }
+    var ccsPlainPort: Int { ccsPlainPortOption ?? (freePortsByDefault ? 0 : 5236) }
+    var httpPort: Int { httpPortOption ?? (freePortsByDefault ? 0 : 8085) }
 
     @Option(help: "The address to listen on.")
     var bind = "127.0.0.1"

@@ -189,3 +189,40 @@ struct ControlAPITests {
         #expect(await device.call("GET", "devices", bearer: "s3cret").status == 200)
     }
 }
+
+@Suite("Control API: faults and reset")
+struct ControlFaultTests {
+    @Test("faults are added in the profile's syntax, listed, and cleared; a bad one is named")
+    func faults() async {
+        let device = ControlledDevice()
+        let added = await device.call("POST", "faults", body: #"{"path": "/fcm/send", "status": 503, "count": 2}"#)
+        #expect(ControlledDevice.names(added.json) == ["faultAdded"])
+        let listed = await device.call("GET", "faults")
+        let faults = listed.json["faults"] as? [[String: Any]] ?? []
+        #expect(faults.first?["does"] as? String == "status 503")
+        #expect(faults.first?["left"] as? Int == 2)
+        let bad = await device.call(
+            "POST", "faults", body: #"{"path": "/fcm/send", "status": 503, "error": "Unavailable"}"#)
+        #expect(bad.status == 400)
+        #expect(((bad.json["error"] as? [String: Any])?["message"] as? String)?.contains("does one thing") == true)
+        let open = await device.call("POST", "faults", body: #"{"status": 503}"#)
+        #expect(((open.json["error"] as? [String: Any])?["message"] as? String)?.contains("scope") == true)
+        let cleared = await device.call("DELETE", "faults")
+        #expect(ControlledDevice.names(cleared.json) == ["faultsCleared"])
+        #expect(device.engine.faults.isEmpty)
+    }
+
+    @Test("reset returns the device to its start: the same token, nothing delivered, twice in a row")
+    func reset() async {
+        let device = ControlledDevice()
+        let token = device.engine.tokens[ControlledDevice.sender]
+        _ = await device.call("POST", "devices/default/actions", body: #"{"refresh_token": true}"#)
+        _ = await device.call("POST", "devices/default/actions", body: #"{"subscribe": "news"}"#)
+        let first = await device.call("POST", "reset")
+        #expect(ControlledDevice.names(first.json) == ["deviceReset", "onNewToken"])
+        let second = await device.call("POST", "reset")
+        #expect(ControlledDevice.names(second.json) == ["deviceReset", "onNewToken"])
+        #expect(device.engine.tokens[ControlledDevice.sender] == token)
+        #expect(device.engine.topicCount == 0)
+    }
+}

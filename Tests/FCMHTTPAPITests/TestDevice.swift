@@ -38,8 +38,10 @@ final class TestDevice: @unchecked Sendable {
                 send: { [unowned self] orders in lock.withLock { engine.send(orders, into: &events) } },
                 topics: { [unowned self] order in lock.withLock { engine.manageTopics(order, into: &events) } },
                 groups: { [unowned self] order in lock.withLock { engine.manageGroup(order, into: &events) } },
-                groupKey: { [unowned self] sender, name in lock.withLock { engine.groupKey(sender: sender, name: name) }
-                }
+                groupKey: { [unowned self] sender, name in
+                    lock.withLock { engine.groupKey(sender: sender, name: name) }
+                },
+                faults: { [unowned self] path in lock.withLock { engine.httpFaults(path: path, into: &events) } }
             ))
     }
 

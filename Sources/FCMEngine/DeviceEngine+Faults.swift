@@ -1,0 +1,80 @@
+/// Faults made on purpose: added and cleared by a test suite or a profile, used up
+/// by the requests and messages in their scope, each use an event.
+extension DeviceEngine {
+    mutating func addFault(_ fault: Fault, into out: inout [Event]) {
+        if let problem = fault.problem { return refuse("fault", problem, side: .server, into: &out) }
+        var fault = fault
+        nextFaultID += 1
+        fault.id = nextFaultID
+        if let duration = fault.duration { fault.until = now + duration }
+        if fault.count == nil && fault.until == nil { fault.count = 1 }
+        faults.append(fault)
+        var fields: [Field] = [.number("fault", fault.id), .text("does", fault.summary)]
+        fields += Self.scopeFields(fault)
+        if let count = fault.count { fields.append(.number("count", count)) }
+        if let until = fault.until { fields.append(.number("until", until)) }
+        emit(.server, .faultAdded, fields, into: &out)
+    }
+
+    mutating func clearFaults(into out: inout [Event]) {
+        let count = faults.count
+        faults.removeAll()
+        emit(.server, .faultsCleared, [.number("count", count)], into: &out)
+    }
+
+    static func scopeFields(_ fault: Fault) -> [Field] {
+        [("path", fault.path), ("token", fault.token), ("sender", fault.sender), ("topic", fault.topic)]
+            .compactMap { name, value in value.map { Field.text(name, $0) } }
+    }
+
+    /// What the faults in scope do to an HTTP request on `path`: a delay, then a
+    /// status, each use counted and logged.
+    public mutating func httpFaults(path: String, into out: inout [Event]) -> [FaultEffect] {
+        dropEndedFaults()
+        guard faults.contains(where: { $0.path.map(path.hasPrefix) == true }) else { return [] }
+        inputs.record(.httpFaults(path: path, at: now))
+        var effects: [FaultEffect] = []
+        for index in faults.indices where faults[index].path.map(path.hasPrefix) == true {
+            switch faults[index].kind {
+            case .latency(let delay, let jitter):
+                var rng = SeededGenerator(seed: configuration.device.seed ^ UInt64(now) ^ UInt64(faults[index].id))
+                effects.insert(.delay(delay + (jitter > 0 ? Millis(rng.next() % UInt64(jitter + 1)) : 0)), at: 0)
+            case .status(let status, let retryAfter):
+                guard !effects.contains(where: { if case .status = $0 { true } else { false } }) else { continue }
+                effects.append(.status(status, retryAfter: retryAfter))
+            case .error: continue
+            }
+            use(index, on: path, into: &out)
+        }
+        faults.removeAll { $0.count == 0 }
+        return effects
+    }
+
+    /// The error a fault makes a downstream message fail with, if one is in scope.
+    mutating func injectedError(for request: DownstreamRequest, into out: inout [Event]) -> DownstreamError? {
+        dropEndedFaults()
+        guard
+            let index = faults.firstIndex(where: { fault in
+                guard case .error = fault.kind else { return false }
+                return (fault.token == nil || fault.token == request.to)
+                    && (fault.sender == nil || fault.sender == request.sender)
+                    && (fault.topic == nil || fault.topic == request.topic)
+            }), case .error(let name) = faults[index].kind
+        else { return nil }
+        use(index, on: nil, into: &out)
+        faults.removeAll { $0.count == 0 }
+        return .injected(name)
+    }
+
+    mutating func use(_ index: Int, on path: String?, into out: inout [Event]) {
+        if let count = faults[index].count { faults[index].count = count - 1 }
+        var fields: [Field] = [.number("fault", faults[index].id), .text("does", faults[index].summary)]
+        if let path { fields.append(.text("path", path)) }
+        if let count = faults[index].count { fields.append(.number("left", count)) }
+        emit(.server, .faultInjected, fields, into: &out)
+    }
+
+    mutating func dropEndedFaults() {
+        faults.removeAll { fault in fault.until.map { $0 <= now } ?? false }
+    }
+}

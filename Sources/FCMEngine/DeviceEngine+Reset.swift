@@ -1,0 +1,19 @@
+/// Reset: the device back to how its profile starts it (the same seed, so the same
+/// tokens), for a test suite between tests. App-server connections are ended (they
+/// reconnect); the clock runs on.
+extension DeviceEngine {
+    mutating func reset(into out: inout [Event]) {
+        let time = now
+        let open = links.byID.keys.sorted()
+        var fresh = DeviceEngine(startConfiguration)
+        fresh.configuration.appServer = configuration.appServer
+        fresh.startConfiguration = startConfiguration
+        fresh.links.loginTimeout = links.loginTimeout
+        fresh.inputs = inputs
+        fresh.now = time
+        for id in open { fresh.links.effects.append(.endStream(id)) }
+        self = fresh
+        emit(.server, .deviceReset, [.number("connections_ended", open.count)], into: &out)
+        issueFirstTokens(into: &out)
+    }
+}

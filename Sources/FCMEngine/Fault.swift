@@ -1,0 +1,96 @@
+/// A failure made on purpose, for test suites: the service answers as the real one
+/// does when it is in trouble. Scoped to a request path, a token, a sender or a
+/// topic; it lasts `count` uses or until `until` (never open-ended: one use when
+/// neither is given).
+public struct Fault: Sendable, Equatable, Codable {
+    public enum Kind: Sendable, Equatable, Codable {
+        /// The whole HTTP request is answered with this status, in the API's own body
+        /// (`retryAfter` seconds in `Retry-After` when given).
+        case status(Int, retryAfter: Int?)
+        /// The message (or each message) in scope fails with this error, named as the
+        /// legacy API names it (`Unavailable`, `InternalServerError`,
+        /// `DeviceMessageRateExceeded`, `TopicsMessageRateExceeded`); the CCS nack and
+        /// the v1 code follow from it.
+        case error(String)
+        /// The HTTP reply waits this long (plus up to `jitter`, drawn from the seed).
+        case latency(Millis, jitter: Millis)
+    }
+
+    public var id = 0
+    /// A request path prefix (`/fcm/send`, `/v1`, `/iid`).
+    public var path: String?
+    public var token: String?
+    public var sender: String?
+    public var topic: String?
+    public var kind: Kind
+    /// Uses left, when counted.
+    public var count: Int?
+    /// How long it lasts from when it is added; becomes `until`.
+    public var duration: Millis?
+    public var until: Millis?
+
+    public init(
+        path: String? = nil, token: String? = nil, sender: String? = nil, topic: String? = nil, kind: Kind,
+        count: Int? = nil, duration: Millis? = nil
+    ) {
+        self.path = path
+        self.token = token
+        self.sender = sender
+        self.topic = topic
+        self.kind = kind
+        self.count = count
+        self.duration = duration
+    }
+
+    /// The legacy error names a fault may give, with their CCS nack codes and v1 codes.
+    public static let errors: [String: (ccs: String, v1: String)] = [
+        "Unavailable": ("SERVICE_UNAVAILABLE", "UNAVAILABLE"),
+        "InternalServerError": ("INTERNAL_SERVER_ERROR", "INTERNAL"),
+        "DeviceMessageRateExceeded": ("DEVICE_MESSAGE_RATE_EXCEEDED", "QUOTA_EXCEEDED"),
+        "TopicsMessageRateExceeded": ("TOPICS_MESSAGE_RATE_EXCEEDED", "QUOTA_EXCEEDED"),
+    ]
+
+    /// HTTP statuses a status fault may give.
+    public static let statuses: Set<Int> = [400, 401, 403, 404, 429, 500, 502, 503, 504]
+
+    /// Why the fault cannot be used, or nil.
+    public var problem: String? {
+        if path == nil && token == nil && sender == nil && topic == nil {
+            return "a fault names its scope: path, token, sender or topic"
+        }
+        switch kind {
+        case .status(let status, let retryAfter):
+            if path == nil { return "a status fault answers whole requests: give it a path (/fcm/send, /v1, /iid)" }
+            if !Self.statuses.contains(status) {
+                return
+                    "status \(status) is not one a fault gives (\(Self.statuses.sorted().map(String.init).joined(separator: ", ")))"
+            }
+            if let retryAfter, !(0...3_600).contains(retryAfter) { return "retry_after is 0 to 3600 seconds" }
+        case .error(let name):
+            if Self.errors[name] == nil {
+                return "error \(name) is not one a fault gives (\(Self.errors.keys.sorted().joined(separator: ", ")))"
+            }
+        case .latency(let delay, let jitter):
+            if path == nil { return "latency delays HTTP replies: give it a path" }
+            if delay < 0 || jitter < 0 || delay + jitter > 60_000 { return "latency is at most 60s" }
+        }
+        if let count, count < 1 { return "count is at least 1" }
+        if let duration, duration <= 0 { return "duration must be longer than 0" }
+        return nil
+    }
+
+    /// What the fault is, in a few words, for events.
+    public var summary: String {
+        switch kind {
+        case .status(let status, let retryAfter): "status \(status)" + (retryAfter.map { " retry-after \($0)s" } ?? "")
+        case .error(let name): "error \(name)"
+        case .latency(let delay, let jitter): "latency \(delay)ms" + (jitter > 0 ? " +\(jitter)ms" : "")
+        }
+    }
+}
+
+/// What a fault does to one HTTP request, for the shell to carry out.
+public enum FaultEffect: Sendable, Equatable {
+    case status(Int, retryAfter: Int?)
+    case delay(Millis)
+}

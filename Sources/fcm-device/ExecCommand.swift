@@ -1,0 +1,185 @@
+import ArgumentParser
+import FCMConnectionServer
+import FCMEngine
+import FCMHTTPAPI
+import FCMProfiles
+import Foundation
+
+/// `fcm-device exec -- COMMAND …`: the emulator around one command, as `firebase
+/// emulators:exec` does: started on free ports, its whereabouts in the command's
+/// environment, stopped when the command ends.
+struct ExecCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "exec",
+        abstract: "Run a command (a test suite) against a running emulator, then stop it.",
+        discussion: """
+            Starts the device and its connection server on free ports (unless ports are named) with a \
+            fresh state folder (unless --state names one), plays the profile's timeline, runs COMMAND \
+            with these in its environment, stops the emulator and exits with COMMAND's status, or 1 if \
+            COMMAND succeeded but an expect step of the profile failed:
+              FCM_EMULATOR_HOST          127.0.0.1:PORT of the HTTP port (no scheme)
+              FCM_EMULATOR_CONTROL       http://127.0.0.1:PORT/emulator/v1/projects/PROJECT
+              FCM_EMULATOR_PROJECT       the first sender's project (or its sender ID)
+              FCM_EMULATOR_SENDER        the first sender's ID
+              FCM_EMULATOR_SERVER_KEY    its server key (legacy API, XMPP)
+              FCM_EMULATOR_TOKEN         its registration token
+              FCM_EMULATOR_TOKENS        every sender's token, as JSON {"SENDER": "TOKEN"}
+              FCM_EMULATOR_CCS_HOST      127.0.0.1:PORT of the XMPP TLS port
+              FCM_EMULATOR_CCS_PLAIN_HOST  127.0.0.1:PORT of the XMPP plain port
+              FCM_EMULATOR_CA            the TLS certificate to trust (PEM)
+              FCM_EMULATOR_CREDENTIALS   a service-account JSON whose token_uri is the emulator
+            """
+    )
+
+    @Option(help: "A device profile (YAML); its timeline plays while COMMAND runs. Default: the built-in device.")
+    var profile: String?
+
+    @Option(help: "Write every event, as JSON lines, to this file.")
+    var log: String?
+
+    @OptionGroup var listen: ListenOptions
+
+    @Argument(parsing: .captureForPassthrough, help: "The command to run, after --.")
+    var command: [String] = []
+
+    func validate() throws {
+        if command.first == "--" { return }
+        if command.isEmpty { throw ValidationError("name the command to run after --, e.g. exec -- pytest") }
+    }
+
+    func run() async throws {
+        let argv = command.first == "--" ? Array(command.dropFirst()) : command
+        guard !argv.isEmpty else { throw ValidationError("name the command to run after --, e.g. exec -- pytest") }
+        let loaded = try ProfileLoading.load(profile)
+        var options = listen
+        options.freePortsByDefault = true
+        let temporary = options.state == nil ? try Self.temporaryFolder() : nil
+        if let temporary { options.state = temporary }
+        defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
+        let recorder = ExecRecorder(path: log)
+        let session = try await options.openSession(loaded, profilePath: profile) { event in recorder.record(event) }
+        try await session.start(timeline: profile == nil ? [] : loaded.steps)
+        let environment: [String: String]
+        do {
+            environment = try Self.environment(session: session, folder: options.state ?? StateFolder.default)
+        } catch {
+            try await session.stop()
+            Diagnostics.write("fcm-device exec: \(error)")
+            throw ExitCode(2)
+        }
+        let status = Self.runChild(argv, adding: environment)
+        try await session.stop()
+        recorder.close()
+        if status == 0, recorder.failedExpectations > 0 {
+            Diagnostics.write(
+                "fcm-device exec: \(argv[0]) passed, but \(recorder.failedExpectations) expectation(s) of the profile failed"
+            )
+            throw ExitCode(1)
+        }
+        throw ExitCode(status)
+    }
+
+    static func temporaryFolder() throws -> String {
+        let path = NSTemporaryDirectory() + "fcm-device-exec-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// Where COMMAND finds the emulator.
+    static func environment(session: DeviceSession, folder: String) throws -> [String: String] {
+        let server = session.server
+        let engine = server.host.engine
+        guard let first = engine.senders.first, let http = server.httpPort else {
+            throw ValidationError("the profile has no sender, or the HTTP port is closed")
+        }
+        let project = first.project ?? first.id
+        let host = "127.0.0.1"
+        var tokens = JSONObject()
+        for sender in engine.senders {
+            tokens.members.append((key: sender.id, value: .string(engine.tokens[sender.id] ?? "")))
+        }
+        let credentials = folder + "/service-account-\(project).json"
+        let key = try StateFolder.serviceAccountKey(folder)
+        let json = key.credentialsJSON(project: project, tokenURI: "http://\(host):\(http)/token") + "\n"
+        guard
+            FileManager.default.createFile(
+                atPath: credentials, contents: Data(json.utf8), attributes: [.posixPermissions: 0o600])
+        else { throw ValidationError("cannot write \(credentials)") }
+        return [
+            "FCM_EMULATOR_HOST": "\(host):\(http)",
+            "FCM_EMULATOR_CONTROL": "http://\(host):\(http)/emulator/v1/projects/\(project)",
+            "FCM_EMULATOR_PROJECT": project,
+            "FCM_EMULATOR_SENDER": first.id,
+            "FCM_EMULATOR_SERVER_KEY": first.key,
+            "FCM_EMULATOR_TOKEN": engine.tokens[first.id] ?? "",
+            "FCM_EMULATOR_TOKENS": JSONValue.object(tokens).json,
+            "FCM_EMULATOR_CCS_HOST": "\(host):\(server.ccsPort ?? 0)",
+            "FCM_EMULATOR_CCS_PLAIN_HOST": "\(host):\(server.ccsPlainPort ?? 0)",
+            "FCM_EMULATOR_CA": session.identity.trustPath,
+            "FCM_EMULATOR_CREDENTIALS": credentials,
+        ]
+    }
+
+    /// Runs the command with the emulator's variables added; its status (128 + the
+    /// signal if a signal ended it; 127 if it could not start).
+    static func runChild(_ argv: [String], adding environment: [String: String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = argv
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        do {
+            try process.run()
+        } catch {
+            Diagnostics.write("fcm-device exec: cannot run \(argv[0]): \(error)")
+            return 127
+        }
+        ChildSignals.forward(to: process)
+        process.waitUntilExit()
+        if process.terminationReason == .uncaughtSignal { return 128 + process.terminationStatus }
+        return process.terminationStatus
+    }
+}
+
+/// Passes SIGINT and SIGTERM on to the command, so stopping `exec` stops it too (and
+/// then the emulator, cleanly).
+enum ChildSignals {
+    nonisolated(unsafe) static var sources: [any DispatchSourceSignal] = []
+
+    static func forward(to process: Process) {
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { if process.isRunning { kill(process.processIdentifier, number) } }
+            source.resume()
+            sources.append(source)
+        }
+    }
+}
+
+/// What `exec` keeps of the events: the failed expectations, and the log file.
+final class ExecRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var failures = 0
+    private let handle: FileHandle?
+
+    init(path: String?) {
+        if let path, FileManager.default.createFile(atPath: path, contents: nil) {
+            handle = FileHandle(forWritingAtPath: path)
+        } else {
+            handle = nil
+        }
+    }
+
+    var failedExpectations: Int { lock.withLock { failures } }
+
+    func record(_ event: Event) {
+        lock.withLock {
+            if event.kind == .expectationFailed { failures += 1 }
+            handle?.write(Data((TranscriptFormatter.json(event) + "\n").utf8))
+        }
+    }
+
+    func close() {
+        lock.withLock { try? handle?.close() }
+    }
+}
