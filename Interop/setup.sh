@@ -8,4 +8,4 @@ fi
 .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt
 # pyfcm 1.x (topic management and topic sends on the legacy API) cannot share the
 # environment with pyfcm 2: it goes in a folder of its own, put on PYTHONPATH by its test.
-.venv/bin/pip install -q --disable-pip-version-check --no-deps --target .pyfcm1 pyfcm==1.5.4
+.venv/bin/pip install -q --disable-pip-version-check --no-deps --upgrade --target .pyfcm1 pyfcm==1.5.4

@@ -64,6 +64,33 @@ def firebase_admin_v1(device):
     assert (batch.success_count, batch.failure_count) == (5, 1), (batch.success_count, batch.failure_count)
 
 
+def firebase_admin_faults(device):
+    """Faults from the control API: firebase-admin retries a 503 and raises QuotaExceededError on a 429."""
+    import firebase_admin
+    import google.auth.credentials
+    import requests
+    from firebase_admin import credentials, messaging
+
+    google.auth.credentials.CredentialsWithRegionalAccessBoundary._is_regional_access_boundary_lookup_required = (
+        lambda self: False)
+    messaging._MessagingService.FCM_URL = device.base + "/v1/projects/{0}/messages:send"
+    app = firebase_admin.initialize_app(credentials.Certificate(device.credentials), name="faults-%s" % id(device))
+    control = device.base + "/emulator/v1/projects/" + PROJECT
+    requests.post(control + "/faults", json={"path": "/v1", "status": 503, "retry_after": 1, "count": 1},
+                  timeout=10).raise_for_status()
+    name = messaging.send(messaging.Message(token=device.token, data={"after": "a 503"}), app=app)
+    device.received(name.rsplit("/", 1)[1])
+    device.serve.wait_for(lambda e: e.get("event") == "faultInjected" and e.get("path", "").startswith("/v1/"))
+    # Without Retry-After: urllib3, under firebase-admin's sync calls, retries a 429 that carries one.
+    requests.post(control + "/faults", json={"path": "/v1", "status": 429, "count": 1},
+                  timeout=10).raise_for_status()
+    try:
+        messaging.send(messaging.Message(token=device.token, data={"k": "v"}), app=app)
+        raise AssertionError("a 429 did not raise")
+    except messaging.QuotaExceededError:
+        pass
+
+
 def pyfcm_v1(device):
     from pyfcm import FCMNotification
     from pyfcm.errors import FCMNotRegisteredError, FCMSenderIdMismatchError
@@ -114,6 +141,7 @@ def run(binary):
     for name, test in [
         ("firebase-admin v1: send, dry run, fid, UNREGISTERED, SENDER_ID_MISMATCH, INVALID_ARGUMENT, send_each",
          firebase_admin_v1),
+        ("firebase-admin faults: a 503 retried, a 429 raised as QuotaExceededError", firebase_admin_faults),
         ("pyfcm 2 v1: notify, not registered, sender mismatch", pyfcm_v1),
         ("python-gcm legacy: JSON results in order, plain text, wrong key", python_gcm_legacy),
     ]:
