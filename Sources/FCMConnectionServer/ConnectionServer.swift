@@ -188,6 +188,8 @@ public final class ConnectionServer: @unchecked Sendable {
     }
 
     public func stop() async throws {
+        // Long polls and event streams end first, so the HTTP listener can stop.
+        events.close()
         await http?.stop()
         http = nil
         for channel in channels { try? await channel.close() }

@@ -35,8 +35,30 @@ struct SendAPIResponder: HTTPResponder {
         let parts = HTTPRequestParts(
             method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "", headers: headers,
             body: Array(body.readableBytesView))
-        if ControlService.handles(parts.path) { return Self.response(await control.respond(parts)) }
+        if ControlService.handles(parts.path) {
+            switch await control.answer(parts) {
+            case .reply(let reply): return Self.response(reply)
+            case .stream(let stream): return Self.response(stream)
+            }
+        }
         return Self.response(await service.respond(parts))
+    }
+
+    /// Server-sent events until the client goes away.
+    static func response(_ stream: EventStream) -> Response {
+        var fields = HTTPFields()
+        fields[.contentType] = "text/event-stream"
+        fields[.cacheControl] = "no-cache"
+        return Response(
+            status: .ok, headers: fields,
+            body: ResponseBody { writer in
+                var after = stream.start
+                while !Task.isCancelled, let (text, last) = await stream.next(after: after) {
+                    after = last
+                    try await writer.write(ByteBuffer(string: text))
+                }
+                try await writer.finish(nil)
+            })
     }
 
     static func response(_ reply: HTTPReply) -> Response {

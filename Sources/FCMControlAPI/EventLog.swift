@@ -16,6 +16,7 @@ public final class EventLog: @unchecked Sendable {
     private var nextSeq: Int64 = 1
     private var waiters: [Int: Waiter] = [:]
     private var nextWaiter = 0
+    private var closed = false
 
     struct Waiter {
         var after: Int64
@@ -26,6 +27,20 @@ public final class EventLog: @unchecked Sendable {
     public init(capacity: Int = 100_000) {
         self.capacity = capacity
     }
+
+    /// Ends every wait (each answers what it has, nothing) and makes later ones return
+    /// at once: the server is stopping.
+    public func close() {
+        let pending: [Waiter] = lock.withLock {
+            closed = true
+            defer { waiters.removeAll() }
+            return Array(waiters.values)
+        }
+        for waiter in pending { waiter.continuation.resume(returning: []) }
+    }
+
+    /// Whether `close()` was called.
+    public var isClosed: Bool { lock.withLock { closed } }
 
     /// The sequence number of the newest event (0 before any).
     public var lastSeq: Int64 { lock.withLock { nextSeq - 1 } }
@@ -60,23 +75,25 @@ public final class EventLog: @unchecked Sendable {
             nextWaiter += 1
             return nextWaiter
         }
-        return await withCheckedContinuation { continuation in
-            let late: [Entry] = lock.withLock {
-                // An event may have come between the first look and now.
-                let present = entriesLocked(after: after, limit: limit, matching: matching)
-                if present.isEmpty {
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let (present, waiting): ([Entry], Bool) = lock.withLock {
+                    let present = entriesLocked(after: after, limit: limit, matching: matching)
+                    guard present.isEmpty, !closed else { return (present, false) }
                     waiters[id] = Waiter(after: after, matches: matching, continuation: continuation)
+                    return (present, true)
                 }
-                return present
+                guard waiting else {
+                    continuation.resume(returning: present)
+                    return
+                }
+                Task { [weak self] in
+                    try? await Task.sleep(for: timeout)
+                    self?.expire(id)
+                }
             }
-            if !late.isEmpty {
-                continuation.resume(returning: late)
-                return
-            }
-            Task { [weak self] in
-                try? await Task.sleep(for: timeout)
-                self?.expire(id)
-            }
+        } onCancel: {
+            expire(id)
         }
     }
 

@@ -226,3 +226,45 @@ struct ControlFaultTests {
         #expect(device.engine.topicCount == 0)
     }
 }
+
+@Suite("Control API: server-sent events")
+struct EventStreamTests {
+    @Test("the stream sends matching events as they happen, each with its id, and honours Last-Event-ID")
+    func streamsEvents() async throws {
+        let device = ControlledDevice()
+        let answer = await device.service.answer(
+            HTTPRequestParts(
+                method: "GET", path: "/emulator/v1/projects/demo-project/events:stream",
+                query: "type=networkChanged", headers: ["Last-Event-ID": "1"]))
+        guard case .stream(let stream) = answer else {
+            Issue.record("no stream")
+            return
+        }
+        async let first = stream.next(after: stream.start)
+        try await Task.sleep(for: .milliseconds(50))
+        _ = device.perform(.command(.setNetwork(.offline)))
+        let (text, last) = try #require(await first)
+        #expect(text.hasPrefix("id: \(last)\nevent: networkChanged\ndata: {\"seq\":\(last),"))
+        #expect(text.hasSuffix("}\n\n"))
+        device.log.close()
+        #expect(await stream.next(after: last) == nil, "a closed log ends the stream")
+    }
+
+    @Test("a stream for an unknown project or with a bad filter is an ordinary error reply")
+    func badStreams() async {
+        let device = ControlledDevice()
+        for (path, query, status) in [
+            ("/emulator/v1/projects/nope/events:stream", "", 404),
+            ("/emulator/v1/projects/demo-project/events:stream", "type=bogus", 400),
+        ] {
+            guard
+                case .reply(let reply) = await device.service.answer(
+                    HTTPRequestParts(method: "GET", path: path, query: query))
+            else {
+                Issue.record("\(path) streamed")
+                continue
+            }
+            #expect(reply.status == status)
+        }
+    }
+}
