@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "FCMDownstreamJSON", targets: ["FCMDownstreamJSON"]),
         .library(name: "FCMXMPP", targets: ["FCMXMPP"]),
         .library(name: "FCMHTTPAPI", targets: ["FCMHTTPAPI"]),
+        .library(name: "FCMControlAPI", targets: ["FCMControlAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

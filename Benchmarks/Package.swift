@@ -47,6 +47,18 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "ControlAPI",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "FCMEngine", package: "fcm-device"),
+                .product(name: "FCMProfiles", package: "fcm-device"),
+                .product(name: "FCMHTTPAPI", package: "fcm-device"),
+                .product(name: "FCMControlAPI", package: "fcm-device"),
+            ],
+            path: "Benchmarks/ControlAPI",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "ReplayThroughput",
             dependencies: [
                 "GeneratedProfile",

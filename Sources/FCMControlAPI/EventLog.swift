@@ -39,6 +39,9 @@ public final class EventLog: @unchecked Sendable {
         for waiter in pending { waiter.continuation.resume(returning: []) }
     }
 
+    /// How many waits are pending.
+    public var waiting: Int { lock.withLock { waiters.count } }
+
     /// Whether `close()` was called.
     public var isClosed: Bool { lock.withLock { closed } }
 
