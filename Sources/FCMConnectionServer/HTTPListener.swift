@@ -1,5 +1,6 @@
 import FCMControlAPI
 import FCMHTTPAPI
+import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -11,7 +12,7 @@ import ServiceLifecycle
 /// `ok` without touching the device (for readiness checks and as the benchmark's
 /// baseline route).
 struct SendAPIResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = ChannelRequestContext
     let service: HTTPSendService
     let control: ControlService
 
@@ -41,7 +42,16 @@ struct SendAPIResponder: HTTPResponder {
             case .stream(let stream): return Self.response(stream)
             }
         }
-        return Self.response(await service.respond(parts))
+        let reply = await service.respond(parts)
+        if reply.resetsConnection { Self.reset(context.channel) }
+        return Self.response(reply)
+    }
+
+    /// Ends the connection at once, with a TCP reset where the socket allows it (an
+    /// HTTP/2 stream is reset on its own).
+    static func reset(_ channel: any Channel) {
+        guard let socket = channel as? any SocketOptionProvider else { return channel.close(promise: nil) }
+        socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
     }
 
     /// Server-sent events until the client goes away.
@@ -69,6 +79,17 @@ struct SendAPIResponder: HTTPResponder {
         return Response(
             status: HTTPResponse.Status(code: reply.status), headers: fields,
             body: ResponseBody(byteBuffer: ByteBuffer(string: reply.body)))
+    }
+}
+
+/// A request context that keeps the request's channel, so a fault can reset it.
+struct ChannelRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
     }
 }
 

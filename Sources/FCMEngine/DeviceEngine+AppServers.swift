@@ -73,7 +73,15 @@ extension DeviceEngine {
             }
         case .downstream(let request, let messageID):
             let token = request.to ?? ""
-            if link.draining {
+            switch link.draining ? nil : connectionFault(sender: sender, into: &out) {
+            case .reset?:
+                links.effects.append(.endStream(id))
+                closeLink(id, into: &out)
+                return
+            case .drain?: drainLink(id, into: &out)
+            default: break
+            }
+            if links.byID[id]?.draining == true {
                 nack(
                     id, sender: sender, messageID: messageID, token: token, error: "CONNECTION_DRAINING",
                     description: "the connection is draining; send on a new connection", into: &out)
@@ -255,14 +263,16 @@ extension DeviceEngine {
     /// Every connection of the sender drains: `CONNECTION_DRAINING`, then the
     /// stream ends after a grace period. Downstream on it is nacked meanwhile.
     mutating func drainLinks(into out: inout [Event]) {
-        for id in links.byID.keys.sorted() {
-            guard var link = links.byID[id], link.sender != nil, !link.draining else { continue }
-            link.draining = true
-            link.closesAt = now + ConnectionRules.drainGrace
-            links.update(link)
-            emit(.server, .connectionDraining, [.number("connection", id)], into: &out)
-            links.effects.append(.write(id, .draining))
-        }
+        for id in links.byID.keys.sorted() { drainLink(id, into: &out) }
+    }
+
+    mutating func drainLink(_ id: ConnectionID, into out: inout [Event]) {
+        guard var link = links.byID[id], link.sender != nil, !link.draining else { return }
+        link.draining = true
+        link.closesAt = now + ConnectionRules.drainGrace
+        links.update(link)
+        emit(.server, .connectionDraining, [.number("connection", id)], into: &out)
+        links.effects.append(.write(id, .draining))
     }
 
     /// Fires the connection timers due by now: drains end, sessions settle, logins

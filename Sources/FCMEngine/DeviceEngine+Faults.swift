@@ -7,7 +7,7 @@ extension DeviceEngine {
         nextFaultID += 1
         fault.id = nextFaultID
         if let duration = fault.duration { fault.until = now + duration }
-        if fault.count == nil && fault.until == nil { fault.count = 1 }
+        if fault.count == nil && fault.until == nil && !fault.isRule { fault.count = 1 }
         faults.append(fault)
         var fields: [Field] = [.number("fault", fault.id), .text("does", fault.summary)]
         fields += Self.scopeFields(fault)
@@ -40,9 +40,12 @@ extension DeviceEngine {
                 var rng = SeededGenerator(seed: configuration.device.seed ^ UInt64(now) ^ UInt64(faults[index].id))
                 effects.insert(.delay(delay + (jitter > 0 ? Millis(rng.next() % UInt64(jitter + 1)) : 0)), at: 0)
             case .status(let status, let retryAfter):
-                guard !effects.contains(where: { if case .status = $0 { true } else { false } }) else { continue }
+                guard !effects.contains(where: \.answers) else { continue }
                 effects.append(.status(status, retryAfter: retryAfter))
-            case .error: continue
+            case .reset:
+                guard !effects.contains(where: \.answers) else { continue }
+                effects.append(.reset)
+            case .error, .drain, .rate: continue
             }
             use(index, on: path, into: &out)
         }
@@ -50,20 +53,61 @@ extension DeviceEngine {
         return effects
     }
 
-    /// The error a fault makes a downstream message fail with, if one is in scope.
+    /// The error a fault makes a downstream message fail with, if one is in scope:
+    /// an error fault, or a rate rule the message would go past. A message within
+    /// every rate counts toward each of them.
     mutating func injectedError(for request: DownstreamRequest, into out: inout [Event]) -> DownstreamError? {
+        dropEndedFaults()
+        guard !faults.isEmpty else { return nil }
+        let inScope = { (fault: Fault) in
+            (fault.token == nil || fault.token == request.to)
+                && (fault.sender == nil || fault.sender == request.sender)
+                && (fault.topic == nil || fault.topic == request.topic)
+        }
+        if let index = faults.firstIndex(where: { if case .error = $0.kind { inScope($0) } else { false } }),
+            case .error(let name) = faults[index].kind
+        {
+            use(index, on: nil, into: &out)
+            faults.removeAll { $0.count == 0 }
+            return .injected(name)
+        }
+        let rules = faults.indices.filter { faults[$0].isRule && inScope(faults[$0]) }
+        for index in rules {
+            guard case .rate(let limit, let per) = faults[index].kind else { continue }
+            if let start = faults[index].windowStart, now < start + per, (faults[index].windowUsed ?? 0) >= limit {
+                use(index, on: nil, into: &out)
+                return .injected(faults[index].rateError)
+            }
+        }
+        for index in rules {
+            guard case .rate(_, let per) = faults[index].kind else { continue }
+            if let start = faults[index].windowStart, now < start + per {
+                faults[index].windowUsed = (faults[index].windowUsed ?? 0) + 1
+            } else {
+                faults[index].windowStart = now
+                faults[index].windowUsed = 1
+            }
+        }
+        return nil
+    }
+
+    /// What a fault does to a downstream message on one of `sender`'s CCS
+    /// connections before it is read: end the connection, or drain it.
+    mutating func connectionFault(sender: String, into out: inout [Event]) -> Fault.Kind? {
         dropEndedFaults()
         guard
             let index = faults.firstIndex(where: { fault in
-                guard case .error = fault.kind else { return false }
-                return (fault.token == nil || fault.token == request.to)
-                    && (fault.sender == nil || fault.sender == request.sender)
-                    && (fault.topic == nil || fault.topic == request.topic)
-            }), case .error(let name) = faults[index].kind
+                guard fault.sender == sender, fault.path == nil else { return false }
+                switch fault.kind {
+                case .reset, .drain: return true
+                default: return false
+                }
+            })
         else { return nil }
+        let kind = faults[index].kind
         use(index, on: nil, into: &out)
         faults.removeAll { $0.count == 0 }
-        return .injected(name)
+        return kind
     }
 
     mutating func use(_ index: Int, on path: String?, into out: inout [Event]) {
@@ -75,6 +119,7 @@ extension DeviceEngine {
     }
 
     mutating func dropEndedFaults() {
+        guard !faults.isEmpty else { return }
         faults.removeAll { fault in fault.until.map { $0 <= now } ?? false }
     }
 }

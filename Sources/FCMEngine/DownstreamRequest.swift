@@ -132,7 +132,7 @@ public enum DownstreamError: Sendable, Equatable, Error {
             "registration token \(TokenText.short(token)) belongs to another sender"
         case .messageTooBig(let size, let limit): "payload is \(size) bytes; the limit is \(limit)"
         case .invalidTopic(let why): why
-        case .injected(let name): "\(name): a fault made on purpose (the control API or a fault step)"
+        case .injected(let name): "\(name): made on purpose by a fault or a rate rule (the control API or a fault step)"
         case .invalidDataKey(let key): "data key \"\(key)\" is reserved"
         case .invalidTtl(let ttl):
             "time_to_live \(ttl) is outside 0..\(ServiceLimits.maxTimeToLive) seconds"

@@ -14,6 +14,19 @@ public struct Fault: Sendable, Equatable, Codable {
         case error(String)
         /// The HTTP reply waits this long (plus up to `jitter`, drawn from the seed).
         case latency(Millis, jitter: Millis)
+        /// The connection is closed before the reply: an HTTP request on `path` gets
+        /// none (the socket is reset), a downstream message on one of the sender's CCS
+        /// connections ends that connection without an ack.
+        case reset
+        /// The next downstream message on one of the sender's CCS connections makes
+        /// the server drain that connection: `CONNECTION_DRAINING`, and the message is
+        /// nacked with it.
+        case drain
+        /// A rate rule as the real service applies it: at most `limit` messages every
+        /// `per` in its scope (to a token: the device's rate; to a topic: the topic's
+        /// rate; of a sender: the project's quota), the window starting at its first
+        /// message, not on the clock's minute. Past it messages fail as FCM fails them.
+        case rate(limit: Int, per: Millis)
     }
 
     public var id = 0
@@ -28,6 +41,9 @@ public struct Fault: Sendable, Equatable, Codable {
     /// How long it lasts from when it is added; becomes `until`.
     public var duration: Millis?
     public var until: Millis?
+    /// A rate rule's current window: when it started and how many messages it took.
+    public var windowStart: Millis?
+    public var windowUsed: Int?
 
     public init(
         path: String? = nil, token: String? = nil, sender: String? = nil, topic: String? = nil, kind: Kind,
@@ -48,7 +64,16 @@ public struct Fault: Sendable, Equatable, Codable {
         "InternalServerError": ("INTERNAL_SERVER_ERROR", "INTERNAL"),
         "DeviceMessageRateExceeded": ("DEVICE_MESSAGE_RATE_EXCEEDED", "QUOTA_EXCEEDED"),
         "TopicsMessageRateExceeded": ("TOPICS_MESSAGE_RATE_EXCEEDED", "QUOTA_EXCEEDED"),
+        "QuotaExceeded": ("QUOTA_EXCEEDED", "QUOTA_EXCEEDED"),
     ]
+
+    /// The error a rate rule's refusals carry: the device's rate for a token, the
+    /// topic's for a topic, the project's quota for a sender.
+    public var rateError: String {
+        if token != nil { return "DeviceMessageRateExceeded" }
+        if topic != nil { return "TopicsMessageRateExceeded" }
+        return "QuotaExceeded"
+    }
 
     /// HTTP statuses a status fault may give.
     public static let statuses: Set<Int> = [400, 401, 403, 404, 429, 500, 502, 503, 504]
@@ -73,6 +98,22 @@ public struct Fault: Sendable, Equatable, Codable {
         case .latency(let delay, let jitter):
             if path == nil { return "latency delays HTTP replies: give it a path" }
             if delay < 0 || jitter < 0 || delay + jitter > 60_000 { return "latency is at most 60s" }
+        case .reset:
+            if path == nil && sender == nil {
+                return "a reset closes a connection: give it a path (HTTP) or a sender (its CCS connections)"
+            }
+        case .drain:
+            if sender == nil || path != nil || token != nil || topic != nil {
+                return "a drain fault drains a CCS connection: scope it by sender alone"
+            }
+        case .rate(let limit, let per):
+            if path != nil { return "a rate rule counts messages: scope it by token, topic or sender, not path" }
+            if [token, topic, sender].compactMap({ $0 }).count != 1 {
+                return "a rate rule has one scope: token (the device), topic or sender (the project)"
+            }
+            if limit < 1 { return "a rate's limit is at least 1 message" }
+            if per <= 0 || per > 86_400_000 { return "a rate's period is longer than 0 and at most 1d" }
+            if count != nil { return "a rate rule lasts a duration (or until cleared), not a count" }
         }
         if let count, count < 1 { return "count is at least 1" }
         if let duration, duration <= 0 { return "duration must be longer than 0" }
@@ -85,7 +126,16 @@ public struct Fault: Sendable, Equatable, Codable {
         case .status(let status, let retryAfter): "status \(status)" + (retryAfter.map { " retry-after \($0)s" } ?? "")
         case .error(let name): "error \(name)"
         case .latency(let delay, let jitter): "latency \(delay)ms" + (jitter > 0 ? " +\(jitter)ms" : "")
+        case .reset: "connection reset"
+        case .drain: "connection draining"
+        case .rate(let limit, let per): "rate \(limit) per \(DurationText.span(per))"
         }
+    }
+
+    /// Whether it lasts until cleared when given neither count nor duration.
+    var isRule: Bool {
+        if case .rate = kind { return true }
+        return false
     }
 }
 
@@ -93,4 +143,14 @@ public struct Fault: Sendable, Equatable, Codable {
 public enum FaultEffect: Sendable, Equatable {
     case status(Int, retryAfter: Int?)
     case delay(Millis)
+    /// Close the connection without a reply.
+    case reset
+
+    /// Whether the request is answered by the fault rather than served.
+    var answers: Bool {
+        switch self {
+        case .status, .reset: true
+        case .delay: false
+        }
+    }
 }

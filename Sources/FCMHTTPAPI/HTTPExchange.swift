@@ -46,6 +46,16 @@ public struct HTTPReply: Sendable, Equatable {
     public var body: String
     /// The device itself refused the message (it logged that already).
     public var fromDevice = false
+    /// No reply at all: the connection is reset instead (a fault made on purpose).
+    public var resetsConnection = false
+
+    /// The connection closed before any reply.
+    public static var connectionReset: HTTPReply {
+        var reply = HTTPReply.text(502, "")
+        reply.resetsConnection = true
+        reply.fromDevice = true
+        return reply
+    }
 
     public init(status: Int, contentType: String, body: String, headers: [KeyedHeader] = []) {
         self.status = status

@@ -54,6 +54,7 @@ public final class HTTPSendService: Sendable {
             case .delay(let millis): try? await Task.sleep(for: .milliseconds(millis))
             case .status(let status, let retryAfter):
                 return Self.faultReply(status, retryAfter: retryAfter, path: request.path)
+            case .reset: return .connectionReset
             }
         }
         guard let route = Route(path: request.path) else {

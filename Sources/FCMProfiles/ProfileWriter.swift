@@ -162,6 +162,9 @@ public enum ProfileWriter {
         case .latency(let delay, let jitter):
             parts.append("latency: \(delay)ms")
             if jitter > 0 { parts.append("jitter: \(jitter)ms") }
+        case .reset: parts.append("reset: true")
+        case .drain: parts.append("drain: true")
+        case .rate(let limit, let per): parts.append("rate: \(limit)/\(per)ms")
         }
         if let count = fault.count { parts.append("count: \(count)") }
         if let duration = fault.duration { parts.append("duration: \(duration)ms") }

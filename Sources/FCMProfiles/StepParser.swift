@@ -141,17 +141,19 @@ extension ProfileParser {
     }
 
     static let faultKeys = [
-        "path", "token", "sender", "topic", "status", "retry_after", "error", "latency", "jitter", "count", "duration",
+        "path", "token", "sender", "topic", "status", "retry_after", "error", "latency", "jitter", "reset", "drain",
+        "rate", "count", "duration",
     ]
+    static let faultKinds = ["status", "error", "latency", "reset", "drain", "rate"]
 
     /// `fault: { path: /fcm/send, status: 503, count: 1 }`: what fails, how, for how long.
     static func parseFault(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> Fault {
         let map = try node.mapping(allowed: faultKeys)
-        let kinds = ["status", "error", "latency"].filter { map[$0] != nil }
+        let kinds = faultKinds.filter { map[$0] != nil }
         guard kinds.count == 1 else {
             throw node.error(
                 kinds.isEmpty
-                    ? "a fault says what happens: status, error or latency"
+                    ? "a fault says what happens: status, error, latency, reset, drain or rate"
                     : "a fault does one thing; found \(kinds.joined(separator: " and "))")
         }
         let kind: Fault.Kind
@@ -162,6 +164,14 @@ extension ProfileParser {
             )
         } else if let error = map["error"] {
             kind = .error(try error.scalarText())
+        } else if let reset = map["reset"] {
+            guard try reset.bool() else { throw reset.error("write reset: true, or leave it out") }
+            kind = .reset
+        } else if let drain = map["drain"] {
+            guard try drain.bool() else { throw drain.error("write drain: true, or leave it out") }
+            kind = .drain
+        } else if let rate = map["rate"] {
+            kind = try parseRate(rate)
         } else {
             kind = .latency(try map.required("latency").duration(), jitter: try map["jitter"]?.duration() ?? 0)
         }
@@ -178,6 +188,17 @@ extension ProfileParser {
         }
         if let problem = fault.problem { throw node.error(problem) }
         return fault
+    }
+
+    /// `rate: 240/1m`: at most 240 messages in any window of a minute.
+    static func parseRate(_ node: YAMLNode) throws(ProfileError) -> Fault.Kind {
+        let text = try node.scalarText()
+        let parts = text.filter { $0 != " " }.split(separator: "/", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let limit = Int(parts[0]), limit >= 1, let per = DurationText.parse(parts[1]), per > 0
+        else {
+            throw node.error("a rate is MESSAGES/DURATION, such as 240/1m or 5000/1h; found \"\(text)\"")
+        }
+        return .rate(limit: limit, per: per)
     }
 
     /// `subscribe: news` (the default sender) or `subscribe: { topic: news, sender: S }`.

@@ -76,6 +76,25 @@ struct LiveHTTPTests {
         try await server.stop()
     }
 
+    @Test("a reset fault closes the connection with no reply; the next request is served")
+    func resetFault() async throws {
+        let log = Log()
+        let (server, port, token) = try await start(log: log)
+        try await server.apply(.addFault(Fault(path: "/fcm/send", kind: .reset, count: 1)))
+        let headers = ["Authorization: key=k7", "Content-Type: application/json"]
+        let body = #"{"to":"\#(token)","data":{"k":"v"}}"#
+        let first = try RawClient(port: port)
+        first.write(Self.request("POST", "/fcm/send", headers: headers, body: body))
+        #expect(await first.reply(until: "\r\n\r\n").isEmpty, "no reply before the reset")
+        let second = try RawClient(port: port)
+        second.write(Self.request("POST", "/fcm/send", headers: headers, body: body))
+        #expect(await second.reply(until: "]}").hasPrefix("HTTP/1.1 200 OK"))
+        #expect(
+            log.named("faultInjected").first?.fields.first { $0.name == "does" }?.value == .string("connection reset"))
+        #expect(log.named("onMessageReceived").count == 1)
+        try await server.stop()
+    }
+
     @Test("the token grant and a v1 send over a real socket; healthz answers ok")
     func v1OverSocket() async throws {
         let log = Log()

@@ -157,6 +157,35 @@ struct AppServerConnectionTests {
         #expect(h.engine.takeEffects() == [.endStream(1)])
     }
 
+    @Test func aDrainFaultDrainsTheConnectionTheNextMessageCameOn() {
+        var h = Harness(appServer: .none)
+        h.connect(1)
+        h.connect(2)
+        h.run(.addFault(Fault(sender: Harness.sender, kind: .drain)))
+        _ = h.engine.takeEffects()
+        let request = DownstreamRequest(sender: Harness.sender, to: h.token)
+        let events = h.link(.received(2, .downstream(request, messageID: "d-1")))
+        #expect(events.names == ["faultInjected", "connectionDraining", "nack"])
+        #expect(events.named("nack").first?.string("error") == "CONNECTION_DRAINING")
+        #expect(h.engine.links.byID[1]?.draining == false)
+        let effects = h.engine.takeEffects()
+        #expect(effects.first == .write(2, .draining))
+        let next = h.link(.received(1, .downstream(request, messageID: "d-2")))
+        #expect(next.names.first == "downstreamAccepted")
+    }
+
+    @Test func aResetFaultEndsTheCCSConnectionWithoutAnAck() {
+        var h = Harness(appServer: .none)
+        h.connect(1)
+        h.run(.addFault(Fault(sender: Harness.sender, kind: .reset)))
+        _ = h.engine.takeEffects()
+        let request = DownstreamRequest(sender: Harness.sender, to: h.token)
+        let events = h.link(.received(1, .downstream(request, messageID: "d-1")))
+        #expect(events.names == ["faultInjected", "appServerDisconnected"])
+        #expect(h.engine.takeEffects() == [.endStream(1)])
+        #expect(h.engine.links.byID[1] == nil)
+    }
+
     @Test func aDrainingConnectionTakesNoNewUpstream() {
         var h = Harness(appServer: .none)
         h.connect(1)

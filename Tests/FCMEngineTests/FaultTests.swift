@@ -41,6 +41,54 @@ struct FaultTests {
         #expect(h.push().names == ["downstreamAccepted", "onMessageReceived"])
     }
 
+    @Test func aResetFaultClosesTheHTTPConnectionInsteadOfAnswering() {
+        var h = Harness()
+        h.run(.addFault(Fault(path: "/v1", kind: .reset, count: 1)))
+        var events: [Event] = []
+        #expect(h.engine.httpFaults(path: "/v1/projects/p/messages:send", into: &events) == [.reset])
+        #expect(events.first?.string("does") == "connection reset")
+        #expect(h.engine.httpFaults(path: "/v1/projects/p/messages:send", into: &events).isEmpty)
+    }
+
+    @Test func aRateRuleRefusesMessagesPastItsLimitUntilTheWindowEnds() {
+        var h = Harness()
+        let added = h.run(.addFault(Fault(token: h.token, kind: .rate(limit: 2, per: 60_000))))
+        #expect(added.first?["count"] == nil, "a rate rule lasts until cleared")
+        #expect(h.push().names == ["downstreamAccepted", "onMessageReceived"])
+        h.wait(30_000)
+        #expect(h.push().names == ["downstreamAccepted", "onMessageReceived"])
+        let refused = h.push()
+        #expect(refused.names == ["faultInjected", "downstreamRejected"])
+        #expect(refused.last?.string("error") == "DeviceMessageRateExceeded")
+        #expect(refused.last?.string("ccs") == "DEVICE_MESSAGE_RATE_EXCEEDED")
+        // The window began with the first message, not on the minute.
+        h.wait(30_000)
+        #expect(h.push().names == ["downstreamAccepted", "onMessageReceived"])
+        #expect(h.engine.faults.count == 1)
+    }
+
+    @Test func aRateRuleOnASenderIsTheProjectQuota() {
+        var h = Harness()
+        h.run(.addFault(Fault(sender: Harness.sender, kind: .rate(limit: 1, per: 60_000))))
+        h.push()
+        let refused = h.push()
+        #expect(refused.last?.string("error") == "QuotaExceeded")
+        #expect(DownstreamError.injected("QuotaExceeded").v1Code == "QUOTA_EXCEEDED")
+    }
+
+    @Test func aRateRuleOnATopicRefusesWithTopicsMessageRateExceeded() {
+        var h = Harness()
+        h.run(.subscribe(topic: "news", sender: nil))
+        h.run(.addFault(Fault(topic: "news", kind: .rate(limit: 1, per: 1_000))))
+        let topicPush = { (h: inout Harness) in
+            h.run(.push(DownstreamRequest(sender: Harness.sender, to: "/topics/news", data: [KeyValue("k", "v")])))
+        }
+        #expect(topicPush(&h).names.contains("onMessageReceived"))
+        #expect(topicPush(&h).named("downstreamRejected").first?.string("error") == "TopicsMessageRateExceeded")
+        h.wait(1_000)
+        #expect(topicPush(&h).names.contains("onMessageReceived"))
+    }
+
     @Test(arguments: [
         (Fault(kind: .status(503, retryAfter: nil)), "names its scope"),
         (Fault(token: "t", kind: .status(503, retryAfter: nil)), "give it a path"),
@@ -48,6 +96,12 @@ struct FaultTests {
         (Fault(sender: "1", kind: .error("Teapot")), "not one a fault gives"),
         (Fault(path: "/v1", kind: .latency(90_000, jitter: 0)), "at most 60s"),
         (Fault(path: "/v1", kind: .status(503, retryAfter: nil), count: 0), "at least 1"),
+        (Fault(token: "t", kind: .reset), "give it a path (HTTP) or a sender"),
+        (Fault(path: "/v1", kind: .drain), "scope it by sender alone"),
+        (Fault(path: "/v1", kind: .rate(limit: 5, per: 1_000)), "not path"),
+        (Fault(token: "t", sender: "1", kind: .rate(limit: 5, per: 1_000)), "one scope"),
+        (Fault(token: "t", kind: .rate(limit: 0, per: 1_000)), "at least 1 message"),
+        (Fault(token: "t", kind: .rate(limit: 5, per: 1_000), count: 3), "not a count"),
     ])
     func badFaultsAreRefusedSayingWhy(fault: Fault, words: String) {
         var h = Harness()
