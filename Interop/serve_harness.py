@@ -16,13 +16,13 @@ HTTP_PROFILE = os.path.join(HERE, "interop-http.yaml")
 
 
 class Serve:
-    def __init__(self, binary, profile=PROFILE, state=None):
-        """`profile=None` serves the built-in default device."""
+    def __init__(self, binary, profile=PROFILE, state=None, extra=()):
+        """`profile=None` serves the built-in default device; `extra` are more serve options."""
         self.state = state or tempfile.mkdtemp(prefix="fcm-interop-")
         chosen = ["--profile", profile] if profile else []
         self.proc = subprocess.Popen(
             [binary, "serve", *chosen, "--ccs-port", "0", "--ccs-plain-port", "0", "--http-port", "0",
-             "--state", self.state],
+             "--state", self.state, *extra],
             stdout=subprocess.PIPE, text=True)
         self.listening = json.loads(self.proc.stdout.readline())
         self.events = []
@@ -62,3 +62,20 @@ def downstream(message_id, token, **fields):
 
 def xml_escape(text):
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def run_each(tests, make_device):
+    """Runs each (name, test) on a device of its own; [(name, None or the error)]."""
+    results = []
+    for name, test in tests:
+        device = None
+        try:
+            device = make_device()
+            test(device)
+            results.append((name, None))
+        except Exception as error:  # noqa: BLE001 - report every failure
+            results.append((name, repr(error)))
+        finally:
+            if device:
+                device.serve.stop()
+    return results

@@ -3,7 +3,7 @@ emulator's token endpoint), python-gcm (legacy JSON and plain text)."""
 import json
 import subprocess
 
-from serve_harness import HTTP_PROFILE, KEY, SENDER, Serve
+from serve_harness import run_each, HTTP_PROFILE, KEY, SENDER, Serve
 
 OTHER_SENDER = "210987654321"
 PROJECT = "interop-project"
@@ -137,22 +137,11 @@ def python_gcm_legacy(device):
 
 
 def run(binary):
-    results = []
-    for name, test in [
+    tests = [
         ("firebase-admin v1: send, dry run, fid, UNREGISTERED, SENDER_ID_MISMATCH, INVALID_ARGUMENT, send_each",
          firebase_admin_v1),
         ("firebase-admin faults: a 503 retried, a 429 raised as QuotaExceededError", firebase_admin_faults),
         ("pyfcm 2 v1: notify, not registered, sender mismatch", pyfcm_v1),
         ("python-gcm legacy: JSON results in order, plain text, wrong key", python_gcm_legacy),
-    ]:
-        device = None
-        try:
-            device = HTTPDevice(binary)
-            test(device)
-            results.append((name, None))
-        except Exception as error:  # noqa: BLE001 - report every failure
-            results.append((name, repr(error)))
-        finally:
-            if device:
-                device.serve.stop()
-    return results
+    ]
+    return run_each(tests, lambda: HTTPDevice(binary))

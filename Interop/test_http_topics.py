@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 
-from serve_harness import KEY
+from serve_harness import run_each, KEY
 from test_http_sdks import PROJECT, HTTPDevice
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -95,21 +95,10 @@ def python_gcm_topics(device):
 
 
 def run(binary):
-    results = []
-    for name, test in [
+    tests = [
         ("firebase-admin topics: subscribe (v1 and legacy IID), topic and condition sends, unsubscribe, multicast",
          firebase_admin_topics),
         ("pyfcm 1.x topics: IID batchAdd with a server key, notify_topic_subscribers, condition", pyfcm1_topics),
         ("python-gcm topics: send_topic_message, MessageTooBig past 2,048 bytes", python_gcm_topics),
-    ]:
-        device = None
-        try:
-            device = HTTPDevice(binary)
-            test(device)
-            results.append((name, None))
-        except Exception as error:  # noqa: BLE001 - report every failure
-            results.append((name, repr(error)))
-        finally:
-            if device:
-                device.serve.stop()
-    return results
+    ]
+    return run_each(tests, lambda: HTTPDevice(binary))

@@ -21,8 +21,13 @@ public struct ServerOptions: Sendable {
     /// opened gets `connection-timeout` and is closed: slow or idle clients cannot
     /// hold connections forever.
     public var loginTimeout = TimeAmount.seconds(30)
-    /// The HTTP send APIs (legacy, v1, token endpoint); nil leaves them closed.
+    /// The HTTP send APIs (legacy, v1, token endpoint); nil leaves them closed. With
+    /// `tls`, the port is also an HTTPS proxy for the hosts the SDKs call.
     public var httpPort: Int?
+    /// The same APIs over TLS from the first byte (HTTP/2 and HTTP/1.1); nil: closed.
+    public var httpsPort: Int?
+    /// Refuse service-account assertions signed by keys the emulator did not make.
+    public var verifyCredentials = false
     /// Verifies the service-account assertions of the token endpoint.
     public var serviceAccountKey: ServiceAccountKey?
     /// Where the device's state is written ahead of every acknowledgement; nil keeps
@@ -50,7 +55,10 @@ public final class ConnectionServer: @unchecked Sendable {
     public private(set) var ccsPort: Int?
     public private(set) var ccsPlainPort: Int?
     public private(set) var httpPort: Int?
+    public private(set) var httpsPort: Int?
+    public private(set) var bind = "127.0.0.1"
     var http: HTTPListener?
+    var https: HTTPListener?
     var connectionCount = 0
 
     /// Opens the listeners; `startDevice()` then issues the device's first tokens.
@@ -65,6 +73,7 @@ public final class ConnectionServer: @unchecked Sendable {
             log(event)
         }
         let server = ConnectionServer(host: host, events: events, group: group)
+        server.bind = options.bind
         // Real connections are numbered past a profile's own and past those a saved
         // device remembers.
         server.connectionCount = max(
@@ -92,8 +101,13 @@ public final class ConnectionServer: @unchecked Sendable {
                 guard let key = options.serviceAccountKey else { throw ServerError.missingServiceAccountKey }
                 let service = HTTPSendService(
                     senders: engine.senders, platform: engine.configuration.device.platform, key: key,
-                    tokens: try Self.accessTokens(kept: options.store),
+                    tokens: try Self.accessTokens(kept: options.store), verifyCredentials: options.verifyCredentials,
                     rejected: { [host] refusal in host.report(refusal.event(at: host.now)) },
+                    notice: { [host] event in
+                        var event = event
+                        event.at = host.now
+                        host.report(event)
+                    },
                     device: host.gateway
                 )
                 let control = ControlService(
@@ -103,12 +117,23 @@ public final class ConnectionServer: @unchecked Sendable {
                         : "the control API is closed: the emulator listens on \(options.bind), beyond this machine; "
                             + "start it with --control-token SECRET to open it",
                     device: host.controlGateway)
+                let https = try options.tls?.httpsContext()
                 let listener = try await ServerError.naming("the HTTP port", options.bind, port) {
                     try await HTTPListener.start(
-                        service: service, control: control, bind: options.bind, port: port, on: group)
+                        service: service, control: control, bind: options.bind, port: port, tls: https, on: group)
                 }
                 server.http = listener
                 server.httpPort = listener.port
+                if let httpsPort = options.httpsPort {
+                    guard let https else { throw ServerError.missingTLS }
+                    let secure = try await ServerError.naming("the HTTPS port", options.bind, httpsPort) {
+                        try await HTTPListener.start(
+                            service: service, control: control, bind: options.bind, port: httpsPort, tls: https,
+                            tlsFromStart: true, on: group)
+                    }
+                    server.https = secure
+                    server.httpsPort = secure.port
+                }
             }
         } catch {
             try? await server.stop()
@@ -191,7 +216,9 @@ public final class ConnectionServer: @unchecked Sendable {
         // Long polls and event streams end first, so the HTTP listener can stop.
         events.close()
         await http?.stop()
+        await https?.stop()
         http = nil
+        https = nil
         for channel in channels { try? await channel.close() }
         channels = []
         // Writes held for the disk are let go while the loops still run.

@@ -14,6 +14,11 @@ public final class DeviceSession: Sendable {
         public var ccsPort = 5235
         public var ccsPlainPort = 5236
         public var httpPort = 8085
+        /// The direct TLS listener (HTTP/2 and HTTP/1.1), for setups that send
+        /// fcm.googleapis.com here by name; nil leaves it closed.
+        public var httpsPort: Int?
+        /// Refuse service-account assertions signed by keys the emulator did not make.
+        public var verifyCredentials = false
         /// The state folder (the device's file, the TLS identity, the service-account key).
         public var stateFolder = StateFolder.default
         /// The profile's file, which names the device's state file (nil: the built-in device).
@@ -39,10 +44,30 @@ public final class DeviceSession: Sendable {
     /// Events for the TUI, when it is the one watching.
     let inbox: TUILink.Inbox
 
-    init(server: ConnectionServer, identity: TLSIdentity, inbox: TUILink.Inbox) {
+    /// Where the session says it runs, for `fcm-device env`.
+    let runningFile: String
+
+    /// The CA as a PKCS12 trust store, for a JVM.
+    public let trustStore: String
+
+    init(server: ConnectionServer, identity: TLSIdentity, inbox: TUILink.Inbox, trustStore: String, runningFile: String)
+    {
+        self.trustStore = trustStore
         self.server = server
         self.identity = identity
         self.inbox = inbox
+        self.runningFile = runningFile
+    }
+
+    /// Writes where the session listens beside its state, for `fcm-device env`; the
+    /// file goes when the session stops.
+    func announce() {
+        guard case .object(var object) = listening else { return }
+        object.members.append((key: "pid", value: .int(Int(getpid()))))
+        object.members.append((key: "bind", value: .string(server.bind)))
+        object.members.append((key: "trustStore", value: .string(trustStore)))
+        let text = JSONValue.object(object).json + "\n"
+        _ = FileManager.default.createFile(atPath: runningFile, contents: Data(text.utf8))
     }
 
     /// The session's one clock, which the server's timers, the runner and the TUI read.
@@ -72,6 +97,8 @@ public final class DeviceSession: Sendable {
         options.ccsPort = settings.ccsPort
         options.ccsPlainPort = settings.ccsPlainPort
         options.httpPort = settings.httpPort
+        options.httpsPort = settings.httpsPort
+        options.verifyCredentials = settings.verifyCredentials
         options.controlToken = settings.controlToken
         options.tls = identity
         options.serviceAccountKey = try StateFolder.serviceAccountKey(folder)
@@ -81,8 +108,14 @@ public final class DeviceSession: Sendable {
             fresh: settings.fresh, commitDelay: settings.commitDelay, onWriteFailure: settings.onWriteFailure)
         let inbox = TUILink.Inbox()
         do {
+            let trustStore = folder + "/ca-truststore.p12"
+            try TrustStore.write(certificateFrom: identity.trustPath, to: trustStore)
             let server = try await ConnectionServer.start(engine: engine, options: options, log: log ?? inbox.add)
-            return DeviceSession(server: server, identity: identity, inbox: inbox)
+            let session = DeviceSession(
+                server: server, identity: identity, inbox: inbox, trustStore: trustStore,
+                runningFile: StateFolder.runningPath(folder, profilePath: settings.profilePath))
+            session.announce()
+            return session
         } catch {
             options.store?.close(final: engine)
             throw SessionError(
@@ -105,12 +138,22 @@ public final class DeviceSession: Sendable {
     public var listening: JSONValue {
         .members([
             "event": .string("listening"), "ccs": .int(server.ccsPort ?? 0), "ccsPlain": .int(server.ccsPlainPort ?? 0),
-            "http": .int(server.httpPort ?? 0), "tlsCert": .string(identity.trustPath),
+            "http": .int(server.httpPort ?? 0), "https": .int(server.httpsPort ?? 0),
+            "tlsCert": .string(identity.trustPath),
         ])
+    }
+
+    /// The variables that send an unmodified app server's HTTPS calls here.
+    public var proxyEnvironment: ProxyEnvironment {
+        RunningEmulator(
+            pid: getpid(), bind: server.bind, http: server.httpPort ?? 0, caFile: identity.trustPath,
+            trustStore: trustStore
+        ).proxyEnvironment
     }
 
     /// Closes the listeners and saves the device.
     public func stop() async throws {
+        try? FileManager.default.removeItem(atPath: runningFile)
         try await server.stop()
     }
 }

@@ -3,8 +3,10 @@ import FCMHTTPAPI
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
+import NIOSSL
 import ServiceLifecycle
 
 /// Serves the HTTP send APIs with Hummingbird: each request becomes plain values for
@@ -105,15 +107,29 @@ final class HTTPListener: Sendable {
         self.running = running
     }
 
+    /// Serves the send APIs on `port`. With `tls` and `tlsFromStart` false it is the
+    /// plain port that also takes `CONNECT` tunnels (the HTTPS proxy); with
+    /// `tlsFromStart` true it is the direct TLS port. Without `tls`, plain HTTP/1.1 only.
     static func start(
-        service: HTTPSendService, control: ControlService, bind: String, port: Int, on loops: any EventLoopGroup
+        service: HTTPSendService, control: ControlService, bind: String, port: Int, tls: NIOSSLContext?,
+        tlsFromStart: Bool = false, on loops: any EventLoopGroup
     ) async throws
         -> HTTPListener
     {
         let logger = Logger(label: "fcm-device.http") { _ in SwiftLogNoOpLogHandler() }
         let (ports, announce) = AsyncStream<Int>.makeStream()
+        let server: HTTPServerBuilder
+        if let tls {
+            server = HTTPServerBuilder { responder in
+                HTTPFrontChannel(
+                    tlsFromStart: tlsFromStart, tls: tls, responder: responder,
+                    rejected: { service.reportRejected($0) })
+            }
+        } else {
+            server = .http1()
+        }
         let app = Application(
-            responder: SendAPIResponder(service: service, control: control),
+            responder: SendAPIResponder(service: service, control: control), server: server,
             configuration: ApplicationConfiguration(address: .hostname(bind, port: port), backlog: 1_024),
             onServerRunning: { channel in
                 announce.yield(channel.localAddress?.port ?? port)

@@ -30,6 +30,12 @@ public enum StateFolder {
         return folder + "/" + (safe.isEmpty ? "device" : safe) + ".sqlite"
     }
 
+    /// The file a running session writes beside the device's state: where it listens.
+    public static func runningPath(_ folder: String, profilePath: String?) -> String {
+        let device = devicePath(folder, profilePath: profilePath)
+        return String(device.dropLast(".sqlite".count)) + ".running.json"
+    }
+
     /// Opens the device's state: the saved engine, or a new one. A write that
     /// fails later calls `onWriteFailure`.
     static func openDevice(

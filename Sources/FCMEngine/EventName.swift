@@ -35,6 +35,9 @@ public enum EventName: String, Sendable, CaseIterable, Codable {
     case nack, stanzaError, serviceChanged, stateResumed
     /// An HTTP request the send APIs refused before it reached the device.
     case requestRejected
+    /// The token endpoint took a service-account assertion signed by a key the
+    /// emulator did not make (it cannot know Google's keys).
+    case credentialsUnverified
 
     // A profile's expectations, judged where they are reached.
     case expectationHeld, expectationFailed

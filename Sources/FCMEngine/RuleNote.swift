@@ -109,6 +109,11 @@ extension Event {
                 "The HTTP API refused the request before it reached the device: the reason field says what was "
                     + "wrong (credentials, the body, the route, or the service down).",
                 "reference §3.3, §4.3 · README HTTP")
+        case .credentialsUnverified:
+            return RuleNote(
+                "The token endpoint granted a bearer token for a service account whose key the emulator never saw: "
+                    + "the claims were valid, the signature could not be checked (--verify-credentials refuses it).",
+                "DECISIONS.md The HTTPS proxy · reference interop §4.1")
         case .stanzaError:
             return RuleNote(
                 "A stanza the connection server could not read at all is answered with an XMPP stanza error.",

@@ -12,12 +12,17 @@ enum Route: Equatable {
     case topicSubscription(project: String, token: String, topic: String?)
     /// `/fcm/notification` (or `/gcm/notification`): device groups.
     case groups
+    /// `/v1/projects/-/serviceAccounts/{email}/allowedLocations` on the
+    /// iamcredentials host: google-auth's regional-access-boundary lookup, which
+    /// follows every token refresh.
+    case allowedLocations
 
     /// The methods each endpoint takes.
     var methods: [String] {
         switch self {
         case .topicSubscription(_, _, let topic): topic == nil ? ["POST"] : ["DELETE"]
         case .groups: ["POST", "GET"]
+        case .allowedLocations: ["GET"]
         default: ["POST"]
         }
     }
@@ -38,6 +43,10 @@ enum Route: Equatable {
                 self = .v1(project: parts[2])
             case 6 where parts[0] == "iid" && parts[1] == "v1" && parts[3] == "rel" && parts[4] == "topics":
                 self = .iidRelation(token: parts[2], topic: parts[5])
+            case 6
+            where parts[0] == "v1" && parts[1] == "projects" && parts[3] == "serviceAccounts"
+                && parts[5] == "allowedLocations":
+                self = .allowedLocations
             case 6, 7:
                 guard parts[0] == "v1", parts[1] == "projects", parts[3] == "registrations",
                     parts[5] == "topicSubscriptions",

@@ -19,13 +19,21 @@ public final class HTTPSendService: Sendable {
     let clock: @Sendable () -> Date
     /// Told of every request refused before it reached the device.
     let rejected: @Sendable (RejectedRequest) -> Void
+    /// Told of what the service let through that a person should know of (an
+    /// assertion it could not verify), as events; the shell sets their time.
+    let notice: @Sendable (Event) -> Void
+    /// Refuse assertions signed by keys the emulator did not make.
+    let verifyCredentials: Bool
 
     public init(
         senders: [SenderConfig], platform: Platform, key: ServiceAccountKey, tokens: AccessTokens = AccessTokens(),
-        clock: @escaping @Sendable () -> Date = { Date() },
+        verifyCredentials: Bool = false, clock: @escaping @Sendable () -> Date = { Date() },
         rejected: @escaping @Sendable (RejectedRequest) -> Void = { _ in },
+        notice: @escaping @Sendable (Event) -> Void = { _ in },
         device: DeviceGateway
     ) {
+        self.verifyCredentials = verifyCredentials
+        self.notice = notice
         self.senders = senders
         self.platform = platform
         self.key = key
@@ -46,6 +54,11 @@ public final class HTTPSendService: Sendable {
     /// Reports a refusal made before the service saw the request (a body too large).
     public func reportRejected(_ request: HTTPRequestParts, _ reply: HTTPReply) {
         rejected(RejectedRequest(request, reply))
+    }
+
+    /// Reports a connection refused before any request (a tunnel, a TLS failure).
+    public func reportRejected(_ refusal: RejectedRequest) {
+        rejected(refusal)
     }
 
     func answer(_ request: HTTPRequestParts) async -> HTTPReply {
@@ -79,6 +92,9 @@ public final class HTTPSendService: Sendable {
         case .topicSubscription(let project, let token, let topic):
             return await topicSubscription(request, project: project, token: token, topic: topic)
         case .groups: return await groups(request)
+        case .allowedLocations:
+            // No boundary: the account may be used everywhere (google-auth's "no-op" answer).
+            return .json(200, #"{"locations":[],"encodedLocations":"0x0"}"#)
         }
     }
 
@@ -212,14 +228,24 @@ public final class HTTPSendService: Sendable {
             return GrantError(code: "invalid_request", description: "the assertion parameter is missing").reply
         }
         let now = clock()
-        switch JWTAssertion.verify(assertion, key: key, now: now) {
+        switch JWTAssertion.verify(assertion, key: key, now: now, strict: verifyCredentials) {
         case .failure(let error): return error.reply
         case .success(let verified):
             guard senders.contains(where: { $0.project == verified.project || $0.id == verified.project }) else {
                 let known = senders.map { $0.project ?? $0.id }.joined(separator: ", ")
                 return GrantError.invalidGrant(
-                    "the service account's project \(verified.project) is none of this device's senders (\(known))"
+                    "the service account's project \(verified.project) is none of this device's senders (\(known)); "
+                        + "give a sender `project: \(verified.project)` in the profile"
                 ).reply
+            }
+            if let unverified = verified.unverifiedKey {
+                notice(
+                    Event(
+                        at: 0, side: .server, kind: .credentialsUnverified,
+                        fields: [
+                            Field("account", .string(verified.account)), Field("key", .string(unverified)),
+                            Field("project", .string(verified.project)),
+                        ]))
             }
             let token = tokens.issue(project: verified.project, now: now)
             let body = JSONValue.members([

@@ -7,6 +7,11 @@ public struct JWTAssertion: Equatable, Sendable {
     /// The project of the signing service account (from `iss`).
     public var project: String
     public var expires: Date
+    /// The signing account (`iss`).
+    public var account = ""
+    /// When the key was not the emulator's own: its id (`kid`, or "none"). Its
+    /// signature could not be checked.
+    public var unverifiedKey: String?
 
     /// Audiences accepted: Google's token URLs (SDKs sign for those even when
     /// `token_uri` points here) or any URL ending in `/token`.
@@ -15,7 +20,10 @@ public struct JWTAssertion: Equatable, Sendable {
     static let skew: TimeInterval = 300
 
     /// Verifies the assertion; the error is the `error_description` to return.
-    public static func verify(_ assertion: String, key: ServiceAccountKey, now: Date) -> Result<
+    /// With `strict` false, an assertion signed by another key (a real project's
+    /// service account) is taken when it is otherwise sound, marked unverified: the
+    /// emulator cannot know Google's keys.
+    public static func verify(_ assertion: String, key: ServiceAccountKey, now: Date, strict: Bool = true) -> Result<
         JWTAssertion, GrantError
     > {
         let parts = assertion.split(separator: ".", omittingEmptySubsequences: false)
@@ -28,16 +36,30 @@ public struct JWTAssertion: Equatable, Sendable {
         guard header["alg"] as? String == "RS256" else {
             return .failure(.invalidGrant("Invalid JWT: alg must be RS256"))
         }
-        if let kid = header["kid"] as? String, !ConstantTime.equals(kid, key.keyID) {
+        var unverifiedKey: String?
+        let kid = header["kid"] as? String
+        if let kid, !ConstantTime.equals(kid, key.keyID) {
+            guard strict else { return claimsOf(claims, now: now, unverifiedKey: kid, signature: signature) }
             return .failure(
                 .invalidGrant(
-                    "Invalid JWT Signature: key \(kid) was not issued by this emulator. The service-account file "
-                        + "was made for another state folder (or comes from a real project): make it with "
-                        + "`fcm-device credentials --state FOLDER`, FOLDER being the one serve or tui runs with"))
+                    "Invalid JWT Signature: key \(kid) was not issued by this emulator (--verify-credentials). The "
+                        + "service-account file was made for another state folder (or comes from a real project): "
+                        + "make it with `fcm-device credentials --state FOLDER`, FOLDER being the one serve or tui "
+                        + "runs with, or start the emulator without --verify-credentials"))
         }
-        guard key.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8)) else {
-            return .failure(.invalidGrant("Invalid JWT Signature."))
+        if !key.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8)) {
+            guard !strict, kid == nil else { return .failure(.invalidGrant("Invalid JWT Signature.")) }
+            unverifiedKey = "none"
         }
+        return claimsOf(claims, now: now, unverifiedKey: unverifiedKey, signature: signature)
+    }
+
+    /// The claims' checks, the same for every key.
+    static func claimsOf(_ claims: [String: Any], now: Date, unverifiedKey: String?, signature: Data) -> Result<
+        JWTAssertion, GrantError
+    > {
+        // An RS256 signature is as long as the key's modulus: 1024 bits or more.
+        guard signature.count >= 128 else { return .failure(.invalidGrant("Invalid JWT Signature.")) }
         guard let issuer = claims["iss"] as? String, let project = ServiceAccountKey.project(ofClientEmail: issuer)
         else {
             return .failure(
@@ -66,7 +88,10 @@ public struct JWTAssertion: Equatable, Sendable {
                     "the assertion asks for no scope that allows sending: https://www.googleapis.com/auth/firebase.messaging or …/cloud-platform"
                 ))
         }
-        return .success(JWTAssertion(project: project, expires: Date(timeIntervalSince1970: expiry)))
+        var verified = JWTAssertion(project: project, expires: Date(timeIntervalSince1970: expiry))
+        verified.account = issuer
+        verified.unverifiedKey = unverifiedKey
+        return .success(verified)
     }
 }
 

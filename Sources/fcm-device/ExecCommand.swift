@@ -28,6 +28,9 @@ struct ExecCommand: AsyncParsableCommand {
               FCM_EMULATOR_CCS_PLAIN_HOST  127.0.0.1:PORT of the XMPP plain port
               FCM_EMULATOR_CA            the TLS certificate to trust (PEM)
               FCM_EMULATOR_CREDENTIALS   a service-account JSON whose token_uri is the emulator
+            and what `fcm-device env` prints, so unmodified SDKs calling Google's hosts reach the \
+            emulator: HTTPS_PROXY, NO_PROXY, SSL_CERT_FILE, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE, \
+            NODE_EXTRA_CA_CERTS, NODE_USE_ENV_PROXY, JAVA_TOOL_OPTIONS.
             """
     )
 
@@ -105,7 +108,7 @@ struct ExecCommand: AsyncParsableCommand {
             FileManager.default.createFile(
                 atPath: credentials, contents: Data(json.utf8), attributes: [.posixPermissions: 0o600])
         else { throw ValidationError("cannot write \(credentials)") }
-        return [
+        var environment = [
             "FCM_EMULATOR_HOST": "\(host):\(http)",
             "FCM_EMULATOR_CONTROL": "http://\(host):\(http)/emulator/v1/projects/\(project)",
             "FCM_EMULATOR_PROJECT": project,
@@ -118,6 +121,8 @@ struct ExecCommand: AsyncParsableCommand {
             "FCM_EMULATOR_CA": session.identity.trustPath,
             "FCM_EMULATOR_CREDENTIALS": credentials,
         ]
+        for (name, value) in session.proxyEnvironment.variables { environment[name] = value }
+        return environment
     }
 
     /// Runs the command with the emulator's variables added; its status (128 + the

@@ -11,7 +11,8 @@ struct FCMDevice: AsyncParsableCommand {
             online, foreground, echo app server); `fcm-device --profile P` opens a saved device.
             """,
         subcommands: [
-            TUICommand.self, ReplayCommand.self, ServeCommand.self, ExecCommand.self, CredentialsCommand.self,
+            TUICommand.self, ReplayCommand.self, ServeCommand.self, ExecCommand.self, EnvCommand.self,
+            CredentialsCommand.self,
             ProfileCommand.self,
             StateCommand.self,
         ],

@@ -24,6 +24,23 @@ struct ListenOptions: ParsableArguments {
     )
     var httpPortOption: Int?
 
+    @Option(
+        name: .customLong("https-port"),
+        help: """
+            The same HTTP APIs over TLS from the first byte, HTTP/2 or HTTP/1.1 by ALPN, for clients that \
+            ignore proxies (send fcm.googleapis.com to 127.0.0.1 by name, with this port as 443); 0 picks \
+            a free port. Default: closed.
+            """)
+    var httpsPort: Int?
+
+    @Flag(
+        name: .customLong("verify-credentials"),
+        help: """
+            Accept only service-account assertions signed with the emulator's own key (fcm-device \
+            credentials). Without it a real project's service account is accepted too, unverified.
+            """)
+    var verifyCredentials = false
+
     /// Whether ports left unnamed are free ones (`exec`) rather than the usual ones.
     var freePortsByDefault = false
 
@@ -63,7 +80,8 @@ struct ListenOptions: ParsableArguments {
     @Option(
         name: .customLong("control-token"),
         help: """
-            A secret the control API (/emulator/v1/…) then requires as Authorization: Bearer TOKEN.             Needed when --bind is not a loopback address; without it the control API is closed there.
+            A secret the control API (/emulator/v1/…) then requires as Authorization: Bearer TOKEN. \
+            Needed when --bind is not a loopback address; without it the control API is closed there.
             """)
     var controlToken: String?
 
@@ -75,8 +93,11 @@ struct ListenOptions: ParsableArguments {
         if !(0...10_000).contains(commitDelayMilliseconds) {
             throw ValidationError("--commit-delay-ms \(commitDelayMilliseconds) is not 0 to 10000")
         }
-        for (name, port) in [("--ccs-port", ccsPort), ("--ccs-plain-port", ccsPlainPort), ("--http-port", httpPort)]
-        where !(0...65_535).contains(port) {
+        let ports = [
+            ("--ccs-port", ccsPort), ("--ccs-plain-port", ccsPlainPort), ("--http-port", httpPort),
+            ("--https-port", httpsPort ?? 0),
+        ]
+        for (name, port) in ports where !(0...65_535).contains(port) {
             throw ValidationError("\(name) \(port) is not a port (0 to 65535)")
         }
     }
@@ -96,6 +117,8 @@ struct ListenOptions: ParsableArguments {
         settings.ccsPort = ccsPort
         settings.ccsPlainPort = ccsPlainPort
         settings.httpPort = httpPort
+        settings.httpsPort = httpsPort
+        settings.verifyCredentials = verifyCredentials
         settings.stateFolder = state ?? StateFolder.default
         settings.profilePath = profilePath
         settings.fresh = fresh

@@ -65,12 +65,22 @@ final class LineWriter: @unchecked Sendable {
         if full { flush() }
     }
 
+    /// Set once standard output is gone (its reader closed the pipe): the server
+    /// goes on, its log is dropped.
+    private var outputClosed = false
+
     func flush() {
         lock.lock()
         let pending = buffer
         buffer = Data()
+        let closed = outputClosed
         lock.unlock()
-        if !pending.isEmpty { FileHandle.standardOutput.write(pending) }
+        guard !pending.isEmpty, !closed else { return }
+        do {
+            try FileHandle.standardOutput.write(contentsOf: pending)
+        } catch {
+            lock.withLock { outputClosed = true }
+        }
     }
 }
 

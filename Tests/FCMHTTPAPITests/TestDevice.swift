@@ -20,7 +20,7 @@ final class TestDevice: @unchecked Sendable {
     var clock = Date(timeIntervalSince1970: 1_800_000_000)
     var service: HTTPSendService!
 
-    init(platform: Platform = .android) {
+    init(platform: Platform = .android, verifyCredentials: Bool = true) {
         let config = EngineConfiguration(
             device: DeviceSettings(platform: platform, sdk: .fcm, state: .foreground, network: .online, seed: 3),
             senders: [
@@ -31,9 +31,10 @@ final class TestDevice: @unchecked Sendable {
         engine = DeviceEngine(config)
         engine.start(at: 0, into: &events)
         service = HTTPSendService(
-            senders: config.senders, platform: platform, key: Self.accountKey,
+            senders: config.senders, platform: platform, key: Self.accountKey, verifyCredentials: verifyCredentials,
             clock: { [unowned self] in lock.withLock { clock } },
             rejected: { [unowned self] refusal in lock.withLock { refusals.append(refusal) } },
+            notice: { [unowned self] event in lock.withLock { events.append(event) } },
             device: DeviceGateway(
                 send: { [unowned self] orders in lock.withLock { engine.send(orders, into: &events) } },
                 topics: { [unowned self] order in lock.withLock { engine.manageTopics(order, into: &events) } },

@@ -25,6 +25,43 @@ struct TokenGrantTests {
         }
     }
 
+    @Test("without --verify-credentials a real project's key is taken, unverified, and said so in an event")
+    func foreignKeys() async throws {
+        let device = TestDevice(verifyCredentials: false)
+        var foreign = Assertion(project: TestDevice.project, issuedAt: device.clock)
+        foreign.key = try ServiceAccountKey.generate()
+        foreign.keyID = "real-project-key-1"
+        let (status, json) = try await grant(device, try foreign.formBody())
+        #expect(status == 200, "\(json)")
+        let notice = try #require(device.events(named: "credentialsUnverified").first)
+        #expect(notice.string("key") == "real-project-key-1")
+        #expect(notice.string("account") == "fcm-device@demo-project.iam.gserviceaccount.com")
+        // Its claims are checked as strictly as the emulator's own.
+        var stale = foreign
+        stale.issuedAt = device.clock - 7_200
+        stale.lifetime = 3_600
+        #expect(try await grant(device, try stale.formBody()).status == 400)
+        var elsewhere = foreign
+        elsewhere.project = "someone-else"
+        let refused = try await grant(device, try elsewhere.formBody())
+        #expect((refused.json["error_description"] as? String)?.contains("project: someone-else") == true)
+        // The emulator's own key still verifies: no notice for it.
+        #expect(
+            try await grant(device, try Assertion(project: TestDevice.project, issuedAt: device.clock).formBody())
+                .status == 200)
+        #expect(device.events(named: "credentialsUnverified").count == 1)
+    }
+
+    @Test("google-auth's regional-access-boundary lookup is answered: no boundary")
+    func allowedLocations() async {
+        let device = TestDevice()
+        let reply = await device.service.respond(
+            HTTPRequestParts(
+                method: "GET", path: "/v1/projects/-/serviceAccounts/a@p.iam.gserviceaccount.com/allowedLocations"))
+        #expect(reply.status == 200)
+        #expect(reply.body.contains(#""encodedLocations":"0x0""#))
+    }
+
     @Test("assertions that fail a check are invalid_grant (or invalid_scope), each saying why")
     func refusals() async throws {
         let device = TestDevice()

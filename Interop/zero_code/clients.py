@@ -1,0 +1,68 @@
+"""App-server code exactly as it runs in production: no URL, host or class
+attribute is changed. Only the environment (`fcm-device env`) sends it to the
+emulator. Usage: clients.py NAME CONFIG_JSON"""
+import json
+import sys
+
+
+def firebase_admin_sdk(config):
+    import firebase_admin
+    from firebase_admin import credentials, messaging
+
+    app = firebase_admin.initialize_app(credentials.Certificate(config["service_account"]))
+    name = messaging.send(messaging.Message(token=config["token"], data={"via": "proxy"}), app=app)
+    assert name.startswith("projects/%s/messages/0:" % config["project"]), name
+    dry = messaging.send(messaging.Message(token=config["token"], data={"k": "v"}), dry_run=True, app=app)
+    assert dry.endswith("/fake_message_id"), dry
+    batch = messaging.send_each([messaging.Message(token=config["token"], data={"n": str(n)}) for n in range(3)],
+                                app=app)
+    assert batch.success_count == 3, [r.exception for r in batch.responses]
+    try:
+        messaging.send(messaging.Message(token=config["old_token"], data={"k": "v"}), app=app)
+        raise AssertionError("an old token was accepted")
+    except messaging.UnregisteredError:
+        pass
+    result = messaging.subscribe_to_topic([config["token"]], "proxied", app=app)
+    assert result.success_count == 1, result.errors
+    topic = messaging.send(messaging.Message(topic="proxied", data={"via": "topic"}), app=app)
+    print(json.dumps({"sent": name, "topic": topic}))
+
+
+def pyfcm2(config):
+    from pyfcm import FCMNotification
+
+    fcm = FCMNotification(service_account_file=config["service_account"], project_id=config["project"])
+    result = fcm.notify(fcm_token=config["token"], data_payload={"via": "pyfcm2"})
+    print(json.dumps({"sent": result["name"]}))
+
+
+def pyfcm1(config):
+    from pyfcm import FCMNotification
+
+    fcm = FCMNotification(api_key=config["key"])
+    result = fcm.notify_single_device(registration_id=config["token"], data_message={"via": "pyfcm1"})
+    assert result["success"] == 1, result
+    print(json.dumps({"sent": result["results"][0]["message_id"]}))
+
+
+def python_gcm(config):
+    from gcm import GCM
+
+    info = GCM(config["key"]).json_request(registration_ids=[config["token"]], data={"via": "python-gcm"})
+    assert list(info["success"]) == [config["token"]], info
+    print(json.dumps({"sent": info["success"][config["token"]]}))
+
+
+def httpx_http2(config):
+    import httpx
+
+    with httpx.Client(http2=True) as client:
+        reply = client.post("https://fcm.googleapis.com/fcm/send", headers={"Authorization": "key=" + config["key"]},
+                            json={"to": config["token"], "data": {"via": "httpx h2"}})
+        assert reply.http_version == "HTTP/2", reply.http_version
+        assert reply.json()["success"] == 1, reply.text
+        print(json.dumps({"sent": reply.json()["results"][0]["message_id"], "version": reply.http_version}))
+
+
+if __name__ == "__main__":
+    globals()[sys.argv[1]](json.loads(sys.argv[2]))

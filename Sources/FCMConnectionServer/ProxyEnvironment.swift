@@ -1,0 +1,48 @@
+import Foundation
+
+/// The environment that sends an unmodified app server's HTTPS calls to the
+/// emulator: its HTTP port as the proxy, its CA as the only trust, for every
+/// runtime the SDKs run on. `fcm-device env` prints it and `fcm-device exec` puts it
+/// in COMMAND's environment; this is the one place it is written.
+public struct ProxyEnvironment: Sendable, Equatable {
+    /// The proxy's address, `127.0.0.1:PORT`.
+    public var proxy: String
+    /// The CA the emulator's certificate comes from (PEM).
+    public var caFile: String
+    /// The same CA as a PKCS12 trust store for a JVM.
+    public var trustStore: String
+
+    public init(proxy: String, caFile: String, trustStore: String) {
+        self.proxy = proxy
+        self.caFile = caFile
+        self.trustStore = trustStore
+    }
+
+    /// Names and values, in the order they are printed.
+    public var variables: [(name: String, value: String)] {
+        let url = "http://" + proxy
+        let colon = proxy.lastIndex(of: ":") ?? proxy.endIndex
+        let host = proxy[..<colon]
+        let port = proxy[colon...].dropFirst()
+        return [
+            ("HTTPS_PROXY", url), ("https_proxy", url),
+            // Calls to the emulator's own ports (the control API) go straight there.
+            ("NO_PROXY", "127.0.0.1,localhost,::1"), ("no_proxy", "127.0.0.1,localhost,::1"),
+            ("SSL_CERT_FILE", caFile), ("REQUESTS_CA_BUNDLE", caFile), ("CURL_CA_BUNDLE", caFile),
+            ("NODE_EXTRA_CA_CERTS", caFile), ("NODE_USE_ENV_PROXY", "1"),
+            (
+                "JAVA_TOOL_OPTIONS",
+                "-Dhttps.proxyHost=\(host) -Dhttps.proxyPort=\(port) -Djavax.net.ssl.trustStore=\(trustStore) "
+                    + "-Djavax.net.ssl.trustStoreType=PKCS12 -Djavax.net.ssl.trustStorePassword=\(TrustStore.password)"
+            ),
+        ]
+    }
+
+    /// Lines for `eval` in a POSIX shell (`export NAME='value'`) or fish (`set -gx NAME 'value'`).
+    public func script(fish: Bool) -> String {
+        variables.map { name, value in
+            let quoted = "'" + value.replacingOccurrences(of: "'", with: fish ? "\\'" : "'\\''") + "'"
+            return fish ? "set -gx \(name) \(quoted);" : "export \(name)=\(quoted)"
+        }.joined(separator: "\n")
+    }
+}

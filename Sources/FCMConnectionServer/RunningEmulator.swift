@@ -1,0 +1,41 @@
+import FCMEngine
+import Foundation
+
+/// What a running session wrote beside its state: where it listens, read back by
+/// `fcm-device env`.
+public struct RunningEmulator: Sendable {
+    public var pid: Int32
+    public var bind: String
+    public var http: Int
+    public var caFile: String
+    public var trustStore: String
+
+    public struct NotRunning: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Reads `path`; says plainly when nothing runs there (no file, or its process
+    /// has gone).
+    public static func read(_ path: String) throws(NotRunning) -> RunningEmulator {
+        let start = "start `fcm-device serve` (or tui) with the same --state and --profile"
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw NotRunning(description: "no emulator runs for \(path): \(start)")
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+            let pid = object["pid"] as? Int, let http = object["http"] as? Int,
+            let caFile = object["tlsCert"] as? String, let trustStore = object["trustStore"] as? String
+        else { throw NotRunning(description: "\(path) is not what a running emulator writes: \(start)") }
+        guard kill(Int32(pid), 0) == 0 || errno == EPERM else {
+            throw NotRunning(description: "the emulator that wrote \(path) (pid \(pid)) has stopped: \(start)")
+        }
+        guard http > 0 else { throw NotRunning(description: "the emulator (pid \(pid)) has its HTTP port closed") }
+        return RunningEmulator(
+            pid: Int32(pid), bind: object["bind"] as? String ?? "127.0.0.1", http: http, caFile: caFile,
+            trustStore: trustStore)
+    }
+
+    public var proxyEnvironment: ProxyEnvironment {
+        let host = bind == "0.0.0.0" || bind == "::" ? "127.0.0.1" : bind
+        return ProxyEnvironment(proxy: "\(host):\(http)", caFile: caFile, trustStore: trustStore)
+    }
+}
