@@ -96,6 +96,33 @@ def httpx_http2_tunnel(device):
     device.received(device.run_client("httpx_http2")["sent"])
 
 
+def httpx_goaway_fault(device):
+    control = "http://127.0.0.1:%d/emulator/v1/projects/%s/faults" % (device.serve.listening["http"], PROJECT)
+    subprocess.run(["curl", "-s", "-f", "-X", "POST", control, "-d", '{"path": "/fcm/send", "goaway": true}'],
+                   check=True, capture_output=True, env={"PATH": os.environ["PATH"]})
+    device.received(device.run_client("httpx_goaway")["sent"])
+    device.serve.wait_for(lambda e: e.get("event") == "faultInjected" and e.get("does") == "HTTP/2 GOAWAY")
+
+
+def http2_protocol_error(device):
+    """A client that breaks HTTP/2 after ALPN chose it: an event, and that connection only."""
+    import socket
+    import ssl
+
+    context = ssl.create_default_context(cafile=device.environment["SSL_CERT_FILE"])
+    context.set_alpn_protocols(["h2"])
+    port = device.serve.listening["https"]
+    with context.wrap_socket(socket.create_connection(("127.0.0.1", port)),
+                             server_hostname="fcm.googleapis.com") as broken:
+        assert broken.selected_alpn_protocol() == "h2"
+        broken.sendall(b"POST /fcm/send HTTP/1.1\r\nHost: fcm.googleapis.com\r\n\r\n")
+        broken.settimeout(5)
+        while broken.recv(4096):
+            pass
+    device.serve.wait_for(lambda e: e.get("event") == "requestRejected" and e.get("method") == "HTTP/2")
+    device.received(device.run_client("httpx_http2")["sent"])
+
+
 def curl_proxy_and_direct_tls(device):
     proxy, ca = device.environment["HTTPS_PROXY"], device.environment["SSL_CERT_FILE"]
     body = json.dumps({"to": device.token, "data": {"via": "curl"}})
@@ -137,6 +164,8 @@ def run(binary):
         ("zero code: python-gcm json_request (gcm-http.googleapis.com)", python_gcm_zero_code),
         ("zero code: httpx with http2=True through the tunnel speaks HTTP/2", httpx_http2_tunnel),
         ("zero code: curl -x, curl --http2 on --https-port, a CONNECT elsewhere refused", curl_proxy_and_direct_tls),
+        ("HTTP/2: a GOAWAY fault ends the connection unanswered, httpx's next request is served", httpx_goaway_fault),
+        ("HTTP/2: a client that breaks the protocol is an event and ends only its connection", http2_protocol_error),
     ]
     java = ("zero code: a JVM (HttpsURLConnection) with JAVA_TOOL_OPTIONS and the PKCS12 trust store", java_zero_code)
     if shutil.which("java"):

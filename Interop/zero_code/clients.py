@@ -64,5 +64,22 @@ def httpx_http2(config):
         print(json.dumps({"sent": reply.json()["results"][0]["message_id"], "version": reply.http_version}))
 
 
+def httpx_goaway(config):
+    """A GOAWAY fault: the request's HTTP/2 connection is told to go away unanswered; the next one is served."""
+    import httpx
+
+    request = {"headers": {"Authorization": "key=" + config["key"]},
+               "json": {"to": config["token"], "data": {"via": "after a GOAWAY"}}}
+    with httpx.Client(http2=True) as client:
+        try:
+            client.post("https://fcm.googleapis.com/fcm/send", **request)
+            raise AssertionError("a GOAWAY fault was answered")
+        except httpx.RemoteProtocolError as error:
+            assert "ConnectionTerminated" in repr(error), repr(error)
+        reply = client.post("https://fcm.googleapis.com/fcm/send", **request)
+        assert reply.http_version == "HTTP/2" and reply.json()["success"] == 1, reply.text
+        print(json.dumps({"sent": reply.json()["results"][0]["message_id"]}))
+
+
 if __name__ == "__main__":
     globals()[sys.argv[1]](json.loads(sys.argv[2]))

@@ -3,6 +3,7 @@ import HummingbirdCore
 import HummingbirdHTTP2
 import Logging
 import NIOCore
+import NIOHTTP2
 import NIOSSL
 import NIOTLS
 
@@ -82,10 +83,19 @@ struct HTTPFrontChannel: ServerChildChannel {
     func secure(_ channel: any Channel, logger: Logger, through: String) throws -> EventLoopFuture<Served> {
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(NIOSSLServerHandler(context: tls))
-        try pipeline.addHandler(TLSFailureReporter(through: through, rejected: rejected))
+        try pipeline.addHandler(FailureReporter(protocol: "TLS", through: through, rejected: rejected))
         let negotiation = NIOTypedApplicationProtocolNegotiationHandler<Served> { result in
             switch result {
-            case .negotiated("h2"): http2.setup(channel: channel, logger: logger).map { .http2($0) }
+            case .negotiated("h2"):
+                http2.setup(channel: channel, logger: logger).flatMapThrowing { connection in
+                    // Right after the HTTP/2 handler (the connection manager behind it
+                    // swallows errors): a client that breaks the protocol is reported.
+                    let operations = channel.pipeline.syncOperations
+                    try operations.addHandler(
+                        FailureReporter(protocol: "HTTP/2", through: through, rejected: rejected),
+                        position: .after(try operations.handler(type: NIOHTTP2Handler.self)))
+                    return .http2(connection)
+                }
             default: http1.setup(channel: channel, logger: logger).map { .http1($0) }
             }
         }
@@ -102,33 +112,39 @@ struct HTTPFrontChannel: ServerChildChannel {
     }
 }
 
-/// Reports the first TLS failure on a connection (as a rejected request, method
-/// `TLS`), then lets the connection close.
-final class TLSFailureReporter: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
+/// Reports the first failure of a protocol on a connection (the TLS handshake, or
+/// HTTP/2 framing) as a rejected request whose method names the protocol, then lets
+/// the connection close. Only that connection is affected.
+final class FailureReporter: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+    typealias InboundOut = NIOAny
 
+    let name: String
     let through: String
     let rejected: @Sendable (RejectedRequest) -> Void
-    private var handshaken = false
+    /// TLS failures count until the handshake is done; HTTP/2 ones at any time.
+    private var watching = true
 
-    init(through: String, rejected: @escaping @Sendable (RejectedRequest) -> Void) {
+    init(protocol name: String, through: String, rejected: @escaping @Sendable (RejectedRequest) -> Void) {
+        self.name = name
         self.through = through
         self.rejected = rejected
     }
 
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        context.fireChannelRead(data)
+    }
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case TLSUserEvent.handshakeCompleted = event { handshaken = true }
+        if name == "TLS", case TLSUserEvent.handshakeCompleted = event { watching = false }
         context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if !handshaken {
-            handshaken = true
-            let reason = "TLS failed on \(through): \(Self.plain(error))"
-            rejected(
-                RejectedRequest(
-                    HTTPRequestParts(method: "TLS", path: through), HTTPReply.text(400, reason)))
+        if watching {
+            watching = false
+            let reason = "\(name) failed on \(through): \(Self.plain(error))"
+            rejected(RejectedRequest(HTTPRequestParts(method: name, path: through), HTTPReply.text(400, reason)))
         }
         context.fireErrorCaught(error)
     }
@@ -137,7 +153,6 @@ final class TLSFailureReporter: ChannelInboundHandler, RemovableChannelHandler {
         switch error {
         case NIOSSLError.handshakeFailed(let reason):
             "the handshake failed (\(reason)); is the client speaking TLS, and does it trust the emulator's CA?"
-        case let error as BoringSSLError: "\(error)"
         default: "\(error)"
         }
     }

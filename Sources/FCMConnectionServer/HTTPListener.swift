@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP2
 import NIOSSL
 import ServiceLifecycle
 
@@ -46,7 +47,19 @@ struct SendAPIResponder: HTTPResponder {
         }
         let reply = await service.respond(parts)
         if reply.resetsConnection { Self.reset(context.channel) }
+        if reply.goesAway { Self.goAway(context.channel) }
         return Self.response(reply)
+    }
+
+    /// Tells an HTTP/2 connection GOAWAY, no stream processed (its clients send again
+    /// on a new connection), and closes it; resets an HTTP/1.1 connection.
+    static func goAway(_ channel: any Channel) {
+        // An HTTP/2 stream's parent is its connection, whose own parent is the
+        // listener; an HTTP/1.1 connection's parent is the listener itself.
+        guard let connection = channel.parent, connection.parent != nil else { return reset(channel) }
+        let frame = HTTP2Frame(
+            streamID: .rootStream, payload: .goAway(lastStreamID: .rootStream, errorCode: .noError, opaqueData: nil))
+        connection.writeAndFlush(frame).whenComplete { _ in connection.close(promise: nil) }
     }
 
     /// Ends the connection at once, with a TCP reset where the socket allows it (an

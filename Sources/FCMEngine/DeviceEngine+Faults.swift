@@ -45,6 +45,9 @@ extension DeviceEngine {
             case .reset:
                 guard !effects.contains(where: \.answers) else { continue }
                 effects.append(.reset)
+            case .goaway:
+                guard !effects.contains(where: \.answers) else { continue }
+                effects.append(.goaway)
             case .error, .drain, .rate: continue
             }
             use(index, on: path, into: &out)

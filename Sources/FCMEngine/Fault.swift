@@ -18,6 +18,10 @@ public struct Fault: Sendable, Equatable, Codable {
         /// none (the socket is reset), a downstream message on one of the sender's CCS
         /// connections ends that connection without an ack.
         case reset
+        /// An HTTP/2 connection carrying a request on `path` is told `GOAWAY` (no
+        /// stream processed) and closed, so the client sends again on a new one; an
+        /// HTTP/1.1 connection is closed before the reply.
+        case goaway
         /// The next downstream message on one of the sender's CCS connections makes
         /// the server drain that connection: `CONNECTION_DRAINING`, and the message is
         /// nacked with it.
@@ -102,6 +106,8 @@ public struct Fault: Sendable, Equatable, Codable {
             if path == nil && sender == nil {
                 return "a reset closes a connection: give it a path (HTTP) or a sender (its CCS connections)"
             }
+        case .goaway:
+            if path == nil { return "a GOAWAY ends HTTP/2 connections: give it a path (/v1, /fcm/send)" }
         case .drain:
             if sender == nil || path != nil || token != nil || topic != nil {
                 return "a drain fault drains a CCS connection: scope it by sender alone"
@@ -127,6 +133,7 @@ public struct Fault: Sendable, Equatable, Codable {
         case .error(let name): "error \(name)"
         case .latency(let delay, let jitter): "latency \(delay)ms" + (jitter > 0 ? " +\(jitter)ms" : "")
         case .reset: "connection reset"
+        case .goaway: "HTTP/2 GOAWAY"
         case .drain: "connection draining"
         case .rate(let limit, let per): "rate \(limit) per \(DurationText.span(per))"
         }
@@ -145,11 +152,13 @@ public enum FaultEffect: Sendable, Equatable {
     case delay(Millis)
     /// Close the connection without a reply.
     case reset
+    /// Send HTTP/2 `GOAWAY` and close (HTTP/1.1: close) without a reply.
+    case goaway
 
     /// Whether the request is answered by the fault rather than served.
     var answers: Bool {
         switch self {
-        case .status, .reset: true
+        case .status, .reset, .goaway: true
         case .delay: false
         }
     }

@@ -48,6 +48,16 @@ public struct HTTPReply: Sendable, Equatable {
     public var fromDevice = false
     /// No reply at all: the connection is reset instead (a fault made on purpose).
     public var resetsConnection = false
+    /// No reply: an HTTP/2 connection is told GOAWAY, an HTTP/1.1 one closed.
+    public var goesAway = false
+
+    /// The connection told to go away before any reply.
+    public static var connectionGoaway: HTTPReply {
+        var reply = HTTPReply.text(502, "")
+        reply.goesAway = true
+        reply.fromDevice = true
+        return reply
+    }
 
     /// The connection closed before any reply.
     public static var connectionReset: HTTPReply {

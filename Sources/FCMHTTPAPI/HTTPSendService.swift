@@ -68,6 +68,7 @@ public final class HTTPSendService: Sendable {
             case .status(let status, let retryAfter):
                 return Self.faultReply(status, retryAfter: retryAfter, path: request.path)
             case .reset: return .connectionReset
+            case .goaway: return .connectionGoaway
             }
         }
         guard let route = Route(path: request.path) else {

@@ -163,6 +163,7 @@ public enum ProfileWriter {
             parts.append("latency: \(delay)ms")
             if jitter > 0 { parts.append("jitter: \(jitter)ms") }
         case .reset: parts.append("reset: true")
+        case .goaway: parts.append("goaway: true")
         case .drain: parts.append("drain: true")
         case .rate(let limit, let per): parts.append("rate: \(limit)/\(per)ms")
         }

@@ -141,10 +141,11 @@ extension ProfileParser {
     }
 
     static let faultKeys = [
-        "path", "token", "sender", "topic", "status", "retry_after", "error", "latency", "jitter", "reset", "drain",
+        "path", "token", "sender", "topic", "status", "retry_after", "error", "latency", "jitter", "reset", "goaway",
+        "drain",
         "rate", "count", "duration",
     ]
-    static let faultKinds = ["status", "error", "latency", "reset", "drain", "rate"]
+    static let faultKinds = ["status", "error", "latency", "reset", "goaway", "drain", "rate"]
 
     /// `fault: { path: /fcm/send, status: 503, count: 1 }`: what fails, how, for how long.
     static func parseFault(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> Fault {
@@ -153,7 +154,7 @@ extension ProfileParser {
         guard kinds.count == 1 else {
             throw node.error(
                 kinds.isEmpty
-                    ? "a fault says what happens: status, error, latency, reset, drain or rate"
+                    ? "a fault says what happens: status, error, latency, reset, goaway, drain or rate"
                     : "a fault does one thing; found \(kinds.joined(separator: " and "))")
         }
         let kind: Fault.Kind
@@ -167,6 +168,9 @@ extension ProfileParser {
         } else if let reset = map["reset"] {
             guard try reset.bool() else { throw reset.error("write reset: true, or leave it out") }
             kind = .reset
+        } else if let goaway = map["goaway"] {
+            guard try goaway.bool() else { throw goaway.error("write goaway: true, or leave it out") }
+            kind = .goaway
         } else if let drain = map["drain"] {
             guard try drain.bool() else { throw drain.error("write drain: true, or leave it out") }
             kind = .drain

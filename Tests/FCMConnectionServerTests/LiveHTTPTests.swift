@@ -76,11 +76,13 @@ struct LiveHTTPTests {
         try await server.stop()
     }
 
-    @Test("a reset fault closes the connection with no reply; the next request is served")
-    func resetFault() async throws {
+    @Test(
+        "a reset or GOAWAY fault closes an HTTP/1.1 connection with no reply; the next request is served",
+        arguments: [(Fault.Kind.reset, "connection reset"), (.goaway, "HTTP/2 GOAWAY")])
+    func connectionFaults(kind: Fault.Kind, does: String) async throws {
         let log = Log()
         let (server, port, token) = try await start(log: log)
-        try await server.apply(.addFault(Fault(path: "/fcm/send", kind: .reset, count: 1)))
+        try await server.apply(.addFault(Fault(path: "/fcm/send", kind: kind, count: 1)))
         let headers = ["Authorization: key=k7", "Content-Type: application/json"]
         let body = #"{"to":"\#(token)","data":{"k":"v"}}"#
         let first = try RawClient(port: port)
@@ -90,7 +92,7 @@ struct LiveHTTPTests {
         second.write(Self.request("POST", "/fcm/send", headers: headers, body: body))
         #expect(await second.reply(until: "]}").hasPrefix("HTTP/1.1 200 OK"))
         #expect(
-            log.named("faultInjected").first?.fields.first { $0.name == "does" }?.value == .string("connection reset"))
+            log.named("faultInjected").first?.fields.first { $0.name == "does" }?.value == .string(does))
         #expect(log.named("onMessageReceived").count == 1)
         try await server.stop()
     }

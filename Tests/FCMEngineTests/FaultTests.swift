@@ -50,6 +50,18 @@ struct FaultTests {
         #expect(h.engine.httpFaults(path: "/v1/projects/p/messages:send", into: &events).isEmpty)
     }
 
+    @Test func aGoawayFaultEndsTheConnectionTheRequestCameOn() {
+        var h = Harness()
+        h.run(.addFault(Fault(path: "/v1", kind: .goaway, count: 1)))
+        h.run(.addFault(Fault(path: "/v1", kind: .status(503, retryAfter: nil), count: 1)))
+        var events: [Event] = []
+        #expect(h.engine.httpFaults(path: "/v1/projects/p/messages:send", into: &events) == [.goaway])
+        #expect(events.first?.string("does") == "HTTP/2 GOAWAY")
+        // The status fault waits for the next request: one request, one answer.
+        #expect(
+            h.engine.httpFaults(path: "/v1/projects/p/messages:send", into: &events) == [.status(503, retryAfter: nil)])
+    }
+
     @Test func aRateRuleRefusesMessagesPastItsLimitUntilTheWindowEnds() {
         var h = Harness()
         let added = h.run(.addFault(Fault(token: h.token, kind: .rate(limit: 2, per: 60_000))))

@@ -33,6 +33,7 @@ struct FaultStepTests {
     @Test(arguments: [
         ("{ path: /fcm/send, reset: true }", Fault(path: "/fcm/send", kind: .reset)),
         ("{ sender: \"111\", drain: true }", Fault(sender: "111", kind: .drain)),
+        ("{ path: /v1, goaway: true, count: 2 }", Fault(path: "/v1", kind: .goaway, count: 2)),
         ("{ token: abc, rate: 240/1m }", Fault(token: "abc", kind: .rate(limit: 240, per: 60_000))),
         (
             "{ topic: news, rate: 5000 / 1h, duration: 2h }",
@@ -54,7 +55,8 @@ struct FaultStepTests {
         ("{ path: /v1, drain: true }", "sender alone"),
         ("{ path: /v1, reset: false }", "write reset: true"),
         ("{ path: /v1, reset: true, status: 503 }", "does one thing"),
-        ("{ path: /v1 }", "reset, drain or rate"),
+        ("{ path: /v1 }", "reset, goaway, drain or rate"),
+        ("{ sender: \"111\", goaway: true }", "give it a path"),
     ])
     func badFaultStepsAreNamed(text: String, words: String) {
         let problem = problem(text)
