@@ -92,6 +92,19 @@ final class ConnectSniffer: ChannelInboundHandler, RemovableChannelHandler {
         context.leavePipeline(removalToken: removalToken)
     }
 
+    /// A client that closes its side before a whole request head (the server lets
+    /// connections half-close) has nothing to be served: the connection ends. So does
+    /// one still undecided when the server stops.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if !isDecided, event is ChannelShouldQuiesceEvent || (event as? ChannelEvent) == .inputClosed {
+            buffer = nil
+            finish(.refused)
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         if !isDecided { finish(.refused) }
         context.fireChannelInactive()

@@ -62,6 +62,25 @@ struct LiveProxyTests {
         try await server.stop()
     }
 
+    @Test(
+        "connections that sent nothing, or closed their side first, neither hold the server up nor stop it stopping",
+        .timeLimit(.minutes(1)))
+    func silentConnectionsEnd() async throws {
+        let log = LiveHTTPTests.Log()
+        let (server, port, folder) = try await start(log: log)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let silent = try RawClient(port: port)
+        let halfClosed = try RawClient(port: port)
+        halfClosed.write("CONN")
+        shutdown(halfClosed.socket, Int32(SHUT_WR))
+        #expect(halfClosed.available(within: 2_000).isEmpty, "closed without a reply")
+        let plain = try RawClient(port: port)
+        plain.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(await plain.reply(until: "ok\n").hasPrefix("HTTP/1.1 200 OK"))
+        try await server.stop()
+        #expect(silent.available(within: 1_000).isEmpty)
+    }
+
     @Test("the certificate names every host the proxy tunnels to; one made before the proxy is made anew")
     func certificateCoversTheHosts() throws {
         let folder = NSTemporaryDirectory() + "fcm-cert-" + UUID().uuidString
