@@ -96,6 +96,13 @@ def httpx_http2_tunnel(device):
     device.received(device.run_client("httpx_http2")["sent"])
 
 
+def httpx_hundred_streams(device):
+    sent = device.run_client("httpx_concurrent_streams")["sent"]
+    assert len(set(sent)) == 100, len(set(sent))
+    for message_id in sent:
+        device.received(message_id)
+
+
 def httpx_goaway_fault(device):
     control = "http://127.0.0.1:%d/emulator/v1/projects/%s/faults" % (device.serve.listening["http"], PROJECT)
     subprocess.run(["curl", "-s", "-f", "-X", "POST", control, "-d", '{"path": "/fcm/send", "goaway": true}'],
@@ -164,6 +171,7 @@ def run(binary):
         ("zero code: python-gcm json_request (gcm-http.googleapis.com)", python_gcm_zero_code),
         ("zero code: httpx with http2=True through the tunnel speaks HTTP/2", httpx_http2_tunnel),
         ("zero code: curl -x, curl --http2 on --https-port, a CONNECT elsewhere refused", curl_proxy_and_direct_tls),
+        ("HTTP/2: 100 concurrent streams on one connection through the tunnel, all served", httpx_hundred_streams),
         ("HTTP/2: a GOAWAY fault ends the connection unanswered, httpx's next request is served", httpx_goaway_fault),
         ("HTTP/2: a client that breaks the protocol is an event and ends only its connection", http2_protocol_error),
     ]

@@ -64,6 +64,26 @@ def httpx_http2(config):
         print(json.dumps({"sent": reply.json()["results"][0]["message_id"], "version": reply.http_version}))
 
 
+def httpx_concurrent_streams(config):
+    """100 requests at once on one HTTP/2 connection: each its own stream, all served."""
+    import asyncio
+
+    import httpx
+
+    async def send_all():
+        limits = httpx.Limits(max_connections=1)
+        async with httpx.AsyncClient(http2=True, limits=limits) as client:
+            async def one(n):
+                return await client.post("https://fcm.googleapis.com/fcm/send",
+                                         headers={"Authorization": "key=" + config["key"]},
+                                         json={"to": config["token"], "data": {"stream": str(n)}})
+            return await asyncio.gather(*(one(n) for n in range(100)))
+
+    replies = asyncio.run(send_all())
+    assert all(r.status_code == 200 and r.http_version == "HTTP/2" for r in replies), [r.status_code for r in replies]
+    print(json.dumps({"sent": [r.json()["results"][0]["message_id"] for r in replies]}))
+
+
 def httpx_goaway(config):
     """A GOAWAY fault: the request's HTTP/2 connection is told to go away unanswered; the next one is served."""
     import httpx
