@@ -89,6 +89,16 @@ def firebase_admin_faults(device):
         raise AssertionError("a 429 did not raise")
     except messaging.QuotaExceededError:
         pass
+    # A rate rule: the device takes one message a minute; the second is over its rate.
+    requests.post(control + "/faults", json={"token": device.token, "rate": "1/1m"}, timeout=10).raise_for_status()
+    messaging.send(messaging.Message(token=device.token, data={"within": "the rate"}), app=app)
+    try:
+        messaging.send(messaging.Message(token=device.token, data={"over": "the rate"}), app=app)
+        raise AssertionError("a message over the device's rate was accepted")
+    except messaging.QuotaExceededError:
+        pass
+    device.serve.wait_for(lambda e: e.get("event") == "downstreamRejected"
+                          and e.get("error") == "DeviceMessageRateExceeded")
 
 
 def pyfcm_v1(device):
@@ -140,7 +150,8 @@ def run(binary):
     tests = [
         ("firebase-admin v1: send, dry run, fid, UNREGISTERED, SENDER_ID_MISMATCH, INVALID_ARGUMENT, send_each",
          firebase_admin_v1),
-        ("firebase-admin faults: a 503 retried, a 429 raised as QuotaExceededError", firebase_admin_faults),
+        ("firebase-admin faults: a 503 retried, a 429 raised as QuotaExceededError, a device's rate rule",
+         firebase_admin_faults),
         ("pyfcm 2 v1: notify, not registered, sender mismatch", pyfcm_v1),
         ("python-gcm legacy: JSON results in order, plain text, wrong key", python_gcm_legacy),
     ]

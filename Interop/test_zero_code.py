@@ -145,6 +145,13 @@ def curl_proxy_and_direct_tls(device):
     reply, version = direct.stdout.rsplit("\n", 1)
     assert version == "2", version
     device.received(json.loads(reply)["results"][0]["message_id"])
+    # A TLS client that names a server the emulator does not stand in for fails its handshake.
+    unknown = subprocess.run(["curl", "-s", "--cacert", ca, "--resolve", "www.example.com:%d:127.0.0.1" % port,
+                              "https://www.example.com:%d/healthz" % port], capture_output=True, text=True,
+                             env={"PATH": os.environ["PATH"]})
+    assert unknown.returncode != 0 and not unknown.stdout, (unknown.returncode, unknown.stdout)
+    device.serve.wait_for(lambda e: e.get("event") == "requestRejected" and e.get("method") == "TLS"
+                          and "www.example.com" in e.get("reason", ""))
     refused = subprocess.run(["curl", "-s", "-x", proxy, "-o", "/dev/null", "-w", "%{http_connect}",
                               "https://www.example.com/"], capture_output=True, text=True,
                              env={"PATH": os.environ["PATH"]})
@@ -170,7 +177,8 @@ def run(binary):
         ("zero code: pyfcm 1.5.4 notify_single_device (legacy)", pyfcm1_zero_code),
         ("zero code: python-gcm json_request (gcm-http.googleapis.com)", python_gcm_zero_code),
         ("zero code: httpx with http2=True through the tunnel speaks HTTP/2", httpx_http2_tunnel),
-        ("zero code: curl -x, curl --http2 on --https-port, a CONNECT elsewhere refused", curl_proxy_and_direct_tls),
+        ("zero code: curl -x, curl --http2 on --https-port, an unknown server name and a CONNECT elsewhere refused",
+         curl_proxy_and_direct_tls),
         ("HTTP/2: 100 concurrent streams on one connection through the tunnel, all served", httpx_hundred_streams),
         ("HTTP/2: a GOAWAY fault ends the connection unanswered, httpx's next request is served", httpx_goaway_fault),
         ("HTTP/2: a client that breaks the protocol is an event and ends only its connection", http2_protocol_error),
