@@ -46,6 +46,8 @@ struct ExecCommand: AsyncParsableCommand {
     var command: [String] = []
 
     func validate() throws {
+        // Passthrough would take a leading --help as the command to run.
+        if let first = command.first, ["--help", "-h"].contains(first) { throw CleanExit.helpRequest(self) }
         if command.first == "--" { return }
         if command.isEmpty { throw ValidationError("name the command to run after --, e.g. exec -- pytest") }
     }

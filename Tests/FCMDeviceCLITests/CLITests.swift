@@ -218,7 +218,8 @@ struct CLITests {
     @Test func helpIsOfferedOnEveryCommand() throws {
         for command in [
             ["--help"], ["tui", "--help"], ["replay", "--help"], ["profile", "--help"], ["profile", "check", "--help"],
-            ["serve", "--help"], ["credentials", "--help"], ["state", "--help"],
+            ["serve", "--help"], ["credentials", "--help"], ["state", "--help"], ["env", "--help"],
+            ["exec", "--help"],
         ] {
             let outcome = try CLI.run(command)
             #expect(outcome.status == 0)
