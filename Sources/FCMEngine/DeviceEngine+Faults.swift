@@ -67,7 +67,10 @@ extension DeviceEngine {
                 && (fault.sender == nil || fault.sender == request.sender)
                 && (fault.topic == nil || fault.topic == request.topic)
         }
-        if let index = faults.firstIndex(where: { if case .error = $0.kind { inScope($0) } else { false } }),
+        if let index = faults.firstIndex(where: { fault in
+            guard case .error(let name) = fault.kind, Fault.errors[name] != nil else { return false }
+            return inScope(fault)
+        }),
             case .error(let name) = faults[index].kind
         {
             use(index, on: nil, into: &out)
@@ -92,6 +95,25 @@ extension DeviceEngine {
             }
         }
         return nil
+    }
+
+    /// The error a fault makes one token of a topic call fail with, if one is in
+    /// scope (its token, its sender, its topic).
+    mutating func injectedTopicError(token: String, order: TopicOrder, topic: String, into out: inout [Event])
+        -> TopicError?
+    {
+        dropEndedFaults()
+        guard
+            let index = faults.firstIndex(where: { fault in
+                guard case .error(let name) = fault.kind, Fault.topicCallError(name) != nil else { return false }
+                return (fault.token == nil || fault.token == token)
+                    && (fault.sender == nil || fault.sender == order.sender)
+                    && (fault.topic == nil || fault.topic == topic)
+            }), case .error(let name) = faults[index].kind
+        else { return nil }
+        use(index, on: nil, into: &out)
+        faults.removeAll { $0.count == 0 }
+        return Fault.topicCallError(name)
     }
 
     /// What a fault does to a downstream message on one of `sender`'s CCS

@@ -91,7 +91,9 @@ extension DeviceEngine {
         var results: [TopicError?] = []
         results.reserveCapacity(order.tokens.count)
         for token in order.tokens {
-            let result = changeSubscription(of: token, order: order, topic: name)
+            let result =
+                injectedTopicError(token: token, order: order, topic: name, into: &out)
+                ?? changeSubscription(of: token, order: order, topic: name)
             results.append(result)
             var fields: [Field] = [
                 .text("sender", order.sender), .text("topic", name), .text("token", token),

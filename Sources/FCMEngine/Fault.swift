@@ -10,7 +10,9 @@ public struct Fault: Sendable, Equatable, Codable {
         /// The message (or each message) in scope fails with this error, named as the
         /// legacy API names it (`Unavailable`, `InternalServerError`,
         /// `DeviceMessageRateExceeded`, `TopicsMessageRateExceeded`); the CCS nack and
-        /// the v1 code follow from it.
+        /// the v1 code follow from it. Named as the Instance ID API names a per-token
+        /// result (`NOT_FOUND`, `INVALID_ARGUMENT`, `INTERNAL`, `TOO_MANY_TOPICS`,
+        /// `RESOURCE_EXHAUSTED`), it fails the token's topic calls instead.
         case error(String)
         /// The HTTP reply waits this long (plus up to `jitter`, drawn from the seed).
         case latency(Millis, jitter: Millis)
@@ -79,6 +81,16 @@ public struct Fault: Sendable, Equatable, Codable {
         return "QuotaExceeded"
     }
 
+    /// The per-token errors of topic calls a fault may give.
+    public static let topicErrorNames = [
+        "NOT_FOUND", "INVALID_ARGUMENT", "INTERNAL", "TOO_MANY_TOPICS", "RESOURCE_EXHAUSTED",
+    ]
+
+    /// The topic-call error an error fault names, if it names one.
+    static func topicCallError(_ name: String) -> TopicError? {
+        topicErrorNames.contains(name) ? TopicError(rawValue: name) : nil
+    }
+
     /// HTTP statuses a status fault may give.
     public static let statuses: Set<Int> = [400, 401, 403, 404, 429, 500, 502, 503, 504]
 
@@ -96,8 +108,9 @@ public struct Fault: Sendable, Equatable, Codable {
             }
             if let retryAfter, !(0...3_600).contains(retryAfter) { return "retry_after is 0 to 3600 seconds" }
         case .error(let name):
-            if Self.errors[name] == nil {
-                return "error \(name) is not one a fault gives (\(Self.errors.keys.sorted().joined(separator: ", ")))"
+            if Self.errors[name] == nil && Self.topicCallError(name) == nil {
+                let names = Self.errors.keys.sorted() + Self.topicErrorNames
+                return "error \(name) is not one a fault gives (\(names.joined(separator: ", ")))"
             }
         case .latency(let delay, let jitter):
             if path == nil { return "latency delays HTTP replies: give it a path" }

@@ -37,6 +37,10 @@ public enum TopicError: String, Sendable, Equatable, Error, Codable {
     case tooManyTopics = "TOO_MANY_TOPICS"
     /// v1 create: the subscription exists already.
     case alreadyExists = "ALREADY_EXISTS"
+    /// The service failed on this token (only from a fault made on purpose).
+    case internalError = "INTERNAL"
+    /// Too many subscription changes (only from a fault made on purpose).
+    case resourceExhausted = "RESOURCE_EXHAUSTED"
 }
 
 /// What the connection server made of a topic call.

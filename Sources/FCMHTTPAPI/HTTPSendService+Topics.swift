@@ -49,7 +49,7 @@ extension HTTPSendService {
         case .refused(let why): return Self.iidError(400, why)
         case .results(let results):
             guard let error = results.first ?? nil else { return .json(200, "{}") }
-            return Self.iidError(error == .notFound ? 404 : 400, error.rawValue)
+            return Self.iidError(Self.iidStatus(error), error.rawValue)
         }
     }
 
@@ -113,6 +113,16 @@ extension HTTPSendService {
         }
     }
 
+    /// The status of the IID API's one-token call for an error.
+    static func iidStatus(_ error: TopicError) -> Int {
+        switch error {
+        case .notFound: 404
+        case .internalError: 500
+        case .resourceExhausted, .tooManyTopics: 429
+        case .invalidArgument, .alreadyExists: 400
+        }
+    }
+
     static func v1TopicError(_ error: TopicError, token: String, topic: String) -> V1Error {
         let shown = TokenText.short(token)
         return switch error {
@@ -128,6 +138,11 @@ extension HTTPSendService {
             V1Error(
                 httpStatus: 429, status: "RESOURCE_EXHAUSTED",
                 message: "the app instance is subscribed to \(ServiceLimits.maxTopicsPerInstance) topics already")
+        case .internalError:
+            V1Error(httpStatus: 500, status: "INTERNAL", message: "a fault made on purpose (\(shown), \(topic))")
+        case .resourceExhausted:
+            V1Error(
+                httpStatus: 429, status: "RESOURCE_EXHAUSTED", message: "a fault made on purpose (\(shown), \(topic))")
         }
     }
 }

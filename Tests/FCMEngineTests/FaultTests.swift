@@ -62,6 +62,19 @@ struct FaultTests {
             h.engine.httpFaults(path: "/v1/projects/p/messages:send", into: &events) == [.status(503, retryAfter: nil)])
     }
 
+    @Test func anErrorFaultWithAnInstanceIDNameFailsThatTokensTopicCalls() {
+        var h = Harness()
+        h.run(.addFault(Fault(token: h.token, kind: .error("RESOURCE_EXHAUSTED"), count: 1)))
+        var events: [Event] = []
+        let order = TopicOrder(
+            sender: Harness.sender, topic: "news", tokens: [h.token, "garbage"], change: .add, api: .iid)
+        #expect(h.engine.manageTopics(order, into: &events) == .results([.resourceExhausted, .invalidArgument]))
+        #expect(events.names == ["faultInjected", "topicRefused", "topicRefused"])
+        // Used up: the next call subscribes; messages were never affected.
+        #expect(h.engine.manageTopics(order, into: &events) == .results([nil, .invalidArgument]))
+        #expect(h.push().names == ["downstreamAccepted", "onMessageReceived"])
+    }
+
     @Test func aRateRuleRefusesMessagesPastItsLimitUntilTheWindowEnds() {
         var h = Harness()
         let added = h.run(.addFault(Fault(token: h.token, kind: .rate(limit: 2, per: 60_000))))

@@ -23,6 +23,24 @@ extension TestDevice {
 
 @Suite("HTTP topic management and topic sends")
 struct TopicRouteTests {
+    @Test("error faults with Instance ID names fail one token's topic calls: IID results, and v1 statuses")
+    func topicCallFaults() async throws {
+        let device = TestDevice()
+        device.apply(.addFault(Fault(token: device.token(), kind: .error("INTERNAL"), count: 1)))
+        let batch = await device.iid(
+            "/iid/v1:batchAdd", #"{"to":"/topics/news","registration_tokens":["\#(device.token())"]}"#)
+        let results = try #require(try JSON.object(batch.body)["results"] as? [[String: Any]])
+        #expect(results.first?["error"] as? String == "INTERNAL")
+        device.apply(.addFault(Fault(token: device.token(), kind: .error("RESOURCE_EXHAUSTED"), count: 1)))
+        let bearer = try await device.bearer()
+        let v1 = await device.request(
+            "POST", device.topicSubscriptionsPath(device.token()), query: "topic_name=news",
+            headers: ["Authorization": "Bearer \(bearer)"])
+        #expect(v1.status == 429)
+        #expect(v1.body.contains("RESOURCE_EXHAUSTED"))
+        #expect(device.events(named: "faultInjected").count == 2)
+    }
+
     @Test("IID batchAdd answers one result per token in order, errors by name; batchRemove removes")
     func iidBatch() async throws {
         let device = TestDevice()
