@@ -18,11 +18,15 @@ extension DeviceEngine {
             return .failure(problem)
         }
         var request = request
-        // The service's own fields win over data pairs of the same name.
-        request.data.removeAll { ServiceLimits.serviceDataKeys.contains($0.key.lowercased()) }
+        // The service's own fields win over data pairs of the same name (the data is
+        // copied only when it has one).
+        let isServiceKey = { (item: KeyValue) in ServiceLimits.serviceDataKeys.contains(item.key.lowercased()) }
+        if request.data.contains(where: isServiceKey) { request.data.removeAll(where: isServiceKey) }
         let ttl = request.timeToLive ?? ServiceLimits.defaultDownstreamTimeToLive
         var message = StoredMessage(id: id, request: request, acceptedAt: now, timeToLive: ttl)
-        var fields: [Field] = [.text("sender", request.sender), .text("id", id)]
+        var fields: [Field] = []
+        fields.reserveCapacity(9)
+        fields += [.text("sender", request.sender), .text("id", id)]
         if request.isTopicSend {
             let subscriber = subscriberToken(for: request)
             if let topic = request.topic { fields.append(.text("topic", topic)) }
