@@ -102,4 +102,8 @@ def httpx_goaway(config):
 
 
 if __name__ == "__main__":
+    import socket
+
+    # The network guard must be in place, or "never the network" would pass untested.
+    assert socket.socket.connect.__module__ == "sitecustomize", "the network guard did not load"
     globals()[sys.argv[1]](json.loads(sys.argv[2]))

@@ -68,6 +68,7 @@ final class ConnectSniffer: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func finish(_ decision: Decision) {
+        guard !isDecided else { return }
         isDecided = true
         decided.succeed(decision)
     }

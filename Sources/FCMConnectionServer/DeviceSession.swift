@@ -109,7 +109,15 @@ public final class DeviceSession: Sendable {
         let inbox = TUILink.Inbox()
         do {
             let trustStore = folder + "/ca-truststore.p12"
-            try TrustStore.write(certificateFrom: identity.trustPath, to: trustStore)
+            // Only JVM clients need it: a certificate file it cannot read is said, not fatal.
+            do {
+                try TrustStore.write(certificateFrom: identity.trustPath, to: trustStore)
+            } catch {
+                FileHandle.standardError.write(
+                    Data(
+                        "warning: no PKCS12 trust store for JVM clients: cannot read \(identity.trustPath): \(error)\n"
+                            .utf8))
+            }
             let server = try await ConnectionServer.start(engine: engine, options: options, log: log ?? inbox.add)
             let session = DeviceSession(
                 server: server, identity: identity, inbox: inbox, trustStore: trustStore,

@@ -124,6 +124,9 @@ final class FailureReporter: ChannelInboundHandler, RemovableChannelHandler {
     let rejected: @Sendable (RejectedRequest) -> Void
     /// TLS failures count until the handshake is done; HTTP/2 ones at any time.
     private var watching = true
+    /// How long a TLS client may take over its handshake.
+    static let handshakeTimeout = TimeAmount.seconds(10)
+    private var deadline: Scheduled<Void>?
 
     init(protocol name: String, through: String, rejected: @escaping @Sendable (RejectedRequest) -> Void) {
         self.name = name
@@ -135,8 +138,39 @@ final class FailureReporter: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
+    /// A TLS client that does not finish its handshake in time, or before the server
+    /// stops, is closed: it would otherwise hold the connection (and the stop) forever.
+    func handlerAdded(context: ChannelHandlerContext) {
+        guard name == "TLS" else { return }
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        deadline = context.eventLoop.scheduleTask(in: Self.handshakeTimeout) {
+            let (reporter, context) = bound.value
+            reporter.giveUp(context, "the client did not finish its TLS handshake within 10 s")
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+    }
+
+    func giveUp(_ context: ChannelHandlerContext, _ why: String) {
+        guard watching else { return }
+        watching = false
+        rejected(
+            RejectedRequest(
+                HTTPRequestParts(method: name, path: through),
+                HTTPReply.text(400, "\(name) failed on \(through): \(why)")))
+        context.close(promise: nil)
+    }
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if name == "TLS", case TLSUserEvent.handshakeCompleted = event { watching = false }
+        if name == "TLS", case TLSUserEvent.handshakeCompleted = event {
+            watching = false
+            deadline?.cancel()
+        }
+        if name == "TLS", watching, event is ChannelShouldQuiesceEvent {
+            return giveUp(context, "the server stopped before the client finished its TLS handshake")
+        }
         context.fireUserInboundEventTriggered(event)
     }
 

@@ -22,8 +22,12 @@ public struct ProxyEnvironment: Sendable, Equatable {
     public var variables: [(name: String, value: String)] {
         let url = "http://" + proxy
         let colon = proxy.lastIndex(of: ":") ?? proxy.endIndex
-        let host = proxy[..<colon]
+        let host = proxy[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         let port = proxy[colon...].dropFirst()
+        // The JVM splits JAVA_TOOL_OPTIONS on spaces, and honours quotes.
+        let store =
+            trustStore.contains(" ")
+            ? "\"-Djavax.net.ssl.trustStore=\(trustStore)\"" : "-Djavax.net.ssl.trustStore=\(trustStore)"
         return [
             ("HTTPS_PROXY", url), ("https_proxy", url),
             // Calls to the emulator's own ports (the control API) go straight there.
@@ -32,7 +36,7 @@ public struct ProxyEnvironment: Sendable, Equatable {
             ("NODE_EXTRA_CA_CERTS", caFile), ("NODE_USE_ENV_PROXY", "1"),
             (
                 "JAVA_TOOL_OPTIONS",
-                "-Dhttps.proxyHost=\(host) -Dhttps.proxyPort=\(port) -Djavax.net.ssl.trustStore=\(trustStore) "
+                "-Dhttps.proxyHost=\(host) -Dhttps.proxyPort=\(port) \(store) "
                     + "-Djavax.net.ssl.trustStoreType=PKCS12 -Djavax.net.ssl.trustStorePassword=\(TrustStore.password)"
             ),
         ]
@@ -41,7 +45,12 @@ public struct ProxyEnvironment: Sendable, Equatable {
     /// Lines for `eval` in a POSIX shell (`export NAME='value'`) or fish (`set -gx NAME 'value'`).
     public func script(fish: Bool) -> String {
         variables.map { name, value in
-            let quoted = "'" + value.replacingOccurrences(of: "'", with: fish ? "\\'" : "'\\''") + "'"
+            // In fish's single quotes \\ and \' are escapes; in POSIX ones nothing is.
+            let quoted =
+                fish
+                ? "'" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
+                    + "'"
+                : "'" + value.replacingOccurrences(of: "'", with: "'\\''") + "'"
             return fish ? "set -gx \(name) \(quoted);" : "export \(name)=\(quoted)"
         }.joined(separator: "\n")
     }

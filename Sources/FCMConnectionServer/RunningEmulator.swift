@@ -10,6 +10,14 @@ public struct RunningEmulator: Sendable {
     public var caFile: String
     public var trustStore: String
 
+    public init(pid: Int32, bind: String, http: Int, caFile: String, trustStore: String) {
+        self.pid = pid
+        self.bind = bind
+        self.http = http
+        self.caFile = caFile
+        self.trustStore = trustStore
+    }
+
     public struct NotRunning: Error, CustomStringConvertible {
         public var description: String
     }
@@ -35,7 +43,7 @@ public struct RunningEmulator: Sendable {
     }
 
     public var proxyEnvironment: ProxyEnvironment {
-        let host = bind == "0.0.0.0" || bind == "::" ? "127.0.0.1" : bind
+        let host = bind == "0.0.0.0" || bind == "::" ? "127.0.0.1" : bind.contains(":") ? "[\(bind)]" : bind
         return ProxyEnvironment(proxy: "\(host):\(http)", caFile: caFile, trustStore: trustStore)
     }
 }

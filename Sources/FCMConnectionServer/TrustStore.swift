@@ -10,10 +10,14 @@ public enum TrustStore {
     /// The password a JVM is given for it (any will do: the file has no MAC).
     public static let password = "changeit"
 
-    /// Writes `pemPath`'s first certificate to `path` as a PKCS12 trust store.
+    /// Writes `pemPath`'s first certificate to `path` as a PKCS12 trust store (a
+    /// chain file holds several; the first is the one to trust when it is the CA's
+    /// own file, and the user's own certificate otherwise).
     public static func write(certificateFrom pemPath: String, to path: String) throws {
-        let pem = try String(contentsOfFile: pemPath, encoding: .utf8)
-        let certificate = try Certificate(pemEncoded: pem)
+        let chain = try String(contentsOfFile: pemPath, encoding: .utf8)
+        let end = "-----END CERTIFICATE-----"
+        guard let first = chain.range(of: end) else { throw CocoaError(.fileReadCorruptFile) }
+        let certificate = try Certificate(pemEncoded: String(chain[..<first.upperBound]))
         var serializer = DER.Serializer()
         try serializer.serialize(certificate)
         let data = Data(pkcs12(trusting: serializer.serializedBytes, name: "fcm-device local CA"))

@@ -116,8 +116,9 @@ public struct Fault: Sendable, Equatable, Codable {
             if path == nil { return "latency delays HTTP replies: give it a path" }
             if delay < 0 || jitter < 0 || delay + jitter > 60_000 { return "latency is at most 60s" }
         case .reset:
-            if path == nil && sender == nil {
-                return "a reset closes a connection: give it a path (HTTP) or a sender (its CCS connections)"
+            if path == nil && sender == nil || token != nil || topic != nil {
+                return "a reset closes a connection: give it a path (HTTP) or a sender (its CCS connections), "
+                    + "not a token or topic"
             }
         case .goaway:
             if path == nil { return "a GOAWAY ends HTTP/2 connections: give it a path (/v1, /fcm/send)" }

@@ -123,7 +123,15 @@ struct ExecCommand: AsyncParsableCommand {
             "FCM_EMULATOR_CA": session.identity.trustPath,
             "FCM_EMULATOR_CREDENTIALS": credentials,
         ]
-        for (name, value) in session.proxyEnvironment.variables { environment[name] = value }
+        // The user's own JVM options and proxy exceptions are kept, with these added.
+        let inherited = ProcessInfo.processInfo.environment
+        for (name, value) in session.proxyEnvironment.variables {
+            if ["JAVA_TOOL_OPTIONS", "NO_PROXY", "no_proxy"].contains(name), let own = inherited[name], !own.isEmpty {
+                environment[name] = own + (name == "JAVA_TOOL_OPTIONS" ? " " : ",") + value
+            } else {
+                environment[name] = value
+            }
+        }
         return environment
     }
 

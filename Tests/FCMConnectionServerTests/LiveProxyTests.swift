@@ -70,6 +70,9 @@ struct LiveProxyTests {
         let (server, port, folder) = try await start(log: log)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let silent = try RawClient(port: port)
+        let silentTunnel = try RawClient(port: port)
+        silentTunnel.write("CONNECT fcm.googleapis.com:443 HTTP/1.1\r\n\r\n")
+        #expect(await silentTunnel.reply(until: "\r\n\r\n").hasPrefix("HTTP/1.1 200"))
         let halfClosed = try RawClient(port: port)
         halfClosed.write("CONN")
         shutdown(halfClosed.socket, Int32(SHUT_WR))
@@ -79,6 +82,10 @@ struct LiveProxyTests {
         #expect(await plain.reply(until: "ok\n").hasPrefix("HTTP/1.1 200 OK"))
         try await server.stop()
         #expect(silent.available(within: 1_000).isEmpty)
+        #expect(
+            log.named("requestRejected").contains {
+                $0.string("reason")?.contains("stopped before the client finished its TLS handshake") == true
+            })
     }
 
     @Test("the certificate names every host the proxy tunnels to; one made before the proxy is made anew")
@@ -115,5 +122,27 @@ extension [UInt8] {
     fileprivate func windows(ofCount count: Int) -> [ArraySlice<UInt8>] {
         guard self.count >= count else { return [] }
         return (0...(self.count - count)).map { self[$0..<$0 + count] }
+    }
+}
+
+@Suite("The environment that points SDKs at the emulator")
+struct ProxyEnvironmentTests {
+    @Test func valuesAreQuotedForEachShellAndTheJVM() {
+        let environment = ProxyEnvironment(
+            proxy: "127.0.0.1:8085", caFile: "/home/Jane's \\files/ca.pem", trustStore: "/home/Jane Doe/ca.p12")
+        let sh = environment.script(fish: false)
+        #expect(sh.contains(#"export SSL_CERT_FILE='/home/Jane'\''s \files/ca.pem'"#))
+        let fish = environment.script(fish: true)
+        #expect(fish.contains(#"set -gx SSL_CERT_FILE '/home/Jane\'s \\files/ca.pem';"#))
+        let java = environment.variables.first { $0.name == "JAVA_TOOL_OPTIONS" }?.value ?? ""
+        #expect(java.contains(#""-Djavax.net.ssl.trustStore=/home/Jane Doe/ca.p12""#))
+        #expect(java.hasPrefix("-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=8085 "))
+    }
+
+    @Test func anIPv6BindIsBracketedInTheProxyURL() {
+        let running = RunningEmulator(pid: 1, bind: "::1", http: 8085, caFile: "/ca.pem", trustStore: "/ca.p12")
+        #expect(running.proxyEnvironment.variables.first?.value == "http://[::1]:8085")
+        let java = running.proxyEnvironment.variables.first { $0.name == "JAVA_TOOL_OPTIONS" }?.value ?? ""
+        #expect(java.hasPrefix("-Dhttps.proxyHost=::1 -Dhttps.proxyPort=8085"))
     }
 }

@@ -123,6 +123,7 @@ struct FaultTests {
         (Fault(path: "/v1", kind: .status(503, retryAfter: nil), count: 0), "at least 1"),
         (Fault(token: "t", kind: .reset), "give it a path (HTTP) or a sender"),
         (Fault(path: "/v1", kind: .drain), "scope it by sender alone"),
+        (Fault(token: "t", sender: "1", kind: .reset), "not a token or topic"),
         (Fault(path: "/v1", kind: .rate(limit: 5, per: 1_000)), "not path"),
         (Fault(token: "t", sender: "1", kind: .rate(limit: 5, per: 1_000)), "one scope"),
         (Fault(token: "t", kind: .rate(limit: 0, per: 1_000)), "at least 1 message"),
