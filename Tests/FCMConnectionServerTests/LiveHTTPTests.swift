@@ -97,6 +97,23 @@ struct LiveHTTPTests {
         try await server.stop()
     }
 
+    @Test("a latency fault holds the reply (no reply before it could be due), then answers as usual")
+    func latencyFault() async throws {
+        let log = Log()
+        let (server, port, token) = try await start(log: log)
+        try await server.apply(.addFault(Fault(path: "/fcm/send", kind: .latency(600, jitter: 0), count: 1)))
+        let client = try RawClient(port: port)
+        client.write(
+            Self.request(
+                "POST", "/fcm/send", headers: ["Authorization: key=k7", "Content-Type: application/json"],
+                body: #"{"to":"\#(token)","data":{"k":"v"}}"#))
+        // A lower bound only: a busy machine can make the reply later, never earlier.
+        #expect(client.available(within: 200).isEmpty)
+        #expect(await client.reply(until: "]}").hasPrefix("HTTP/1.1 200 OK"))
+        #expect(log.named("faultInjected").first?.fields.first { $0.name == "does" }?.value == .string("latency 600ms"))
+        try await server.stop()
+    }
+
     @Test("the token grant and a v1 send over a real socket; healthz answers ok")
     func v1OverSocket() async throws {
         let log = Log()
