@@ -153,10 +153,8 @@ public final class DeviceSession: Sendable {
 
     /// The variables that send an unmodified app server's HTTPS calls here.
     public var proxyEnvironment: ProxyEnvironment {
-        RunningEmulator(
-            pid: getpid(), bind: server.bind, http: server.httpPort ?? 0, caFile: identity.trustPath,
-            trustStore: trustStore
-        ).proxyEnvironment
+        ProxyEnvironment(
+            bind: server.bind, port: server.httpPort ?? 0, caFile: identity.trustPath, trustStore: trustStore)
     }
 
     /// Closes the listeners and saves the device.

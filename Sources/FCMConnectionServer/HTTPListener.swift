@@ -46,8 +46,11 @@ struct SendAPIResponder: HTTPResponder {
             }
         }
         let reply = await service.respond(parts)
-        if reply.resetsConnection { Self.reset(context.channel) }
-        if reply.goesAway { Self.goAway(context.channel) }
+        switch reply.endsConnection {
+        case .reset?: Self.reset(context.channel)
+        case .goaway?: Self.goAway(context.channel)
+        case nil: break
+        }
         return Self.response(reply)
     }
 

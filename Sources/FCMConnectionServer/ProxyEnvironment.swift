@@ -18,6 +18,13 @@ public struct ProxyEnvironment: Sendable, Equatable {
         self.trustStore = trustStore
     }
 
+    /// For an emulator listening on `bind`: a wildcard bind is reached on 127.0.0.1,
+    /// an IPv6 address in brackets.
+    public init(bind: String, port: Int, caFile: String, trustStore: String) {
+        let host = bind == "0.0.0.0" || bind == "::" ? "127.0.0.1" : bind.contains(":") ? "[\(bind)]" : bind
+        self.init(proxy: "\(host):\(port)", caFile: caFile, trustStore: trustStore)
+    }
+
     /// Names and values, in the order they are printed.
     public var variables: [(name: String, value: String)] {
         let url = "http://" + proxy

@@ -43,7 +43,6 @@ public struct RunningEmulator: Sendable {
     }
 
     public var proxyEnvironment: ProxyEnvironment {
-        let host = bind == "0.0.0.0" || bind == "::" ? "127.0.0.1" : bind.contains(":") ? "[\(bind)]" : bind
-        return ProxyEnvironment(proxy: "\(host):\(http)", caFile: caFile, trustStore: trustStore)
+        ProxyEnvironment(bind: bind, port: http, caFile: caFile, trustStore: trustStore)
     }
 }

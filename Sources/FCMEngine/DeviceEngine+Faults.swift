@@ -35,20 +35,14 @@ extension DeviceEngine {
         inputs.record(.httpFaults(path: path, at: now))
         var effects: [FaultEffect] = []
         for index in faults.indices where faults[index].path.map(path.hasPrefix) == true {
-            switch faults[index].kind {
-            case .latency(let delay, let jitter):
+            if case .latency(let delay, let jitter) = faults[index].kind {
                 var rng = SeededGenerator(seed: configuration.device.seed ^ UInt64(now) ^ UInt64(faults[index].id))
                 effects.insert(.delay(delay + (jitter > 0 ? Millis(rng.next() % UInt64(jitter + 1)) : 0)), at: 0)
-            case .status(let status, let retryAfter):
-                guard !effects.contains(where: \.answers) else { continue }
-                effects.append(.status(status, retryAfter: retryAfter))
-            case .reset:
-                guard !effects.contains(where: \.answers) else { continue }
-                effects.append(.reset)
-            case .goaway:
-                guard !effects.contains(where: \.answers) else { continue }
-                effects.append(.goaway)
-            case .error, .drain, .rate: continue
+            } else if let answer = faults[index].answer, !effects.contains(where: \.answers) {
+                // One request gets one answer; the next fault waits for the next request.
+                effects.append(answer)
+            } else {
+                continue
             }
             use(index, on: path, into: &out)
         }
@@ -62,10 +56,7 @@ extension DeviceEngine {
     mutating func injectedError(for request: DownstreamRequest, into out: inout [Event]) -> DownstreamError? {
         dropEndedFaults()
         guard !faults.isEmpty else { return nil }
-        let inScope = { (fault: Fault) in
-            (fault.token == nil || fault.token == request.to)
-                && (fault.sender == nil || fault.sender == request.sender)
-                && (fault.topic == nil || fault.topic == request.topic)
+        let inScope = { (fault: Fault) in fault.covers(token: request.to, sender: request.sender, topic: request.topic)
         }
         if let index = faults.firstIndex(where: { fault in
             guard case .error(let name) = fault.kind, Fault.errors[name] != nil else { return false }
@@ -106,9 +97,7 @@ extension DeviceEngine {
         guard
             let index = faults.firstIndex(where: { fault in
                 guard case .error(let name) = fault.kind, Fault.topicCallError(name) != nil else { return false }
-                return (fault.token == nil || fault.token == token)
-                    && (fault.sender == nil || fault.sender == order.sender)
-                    && (fault.topic == nil || fault.topic == topic)
+                return fault.covers(token: token, sender: order.sender, topic: topic)
             }), case .error(let name) = faults[index].kind
         else { return nil }
         use(index, on: nil, into: &out)

@@ -153,6 +153,23 @@ public struct Fault: Sendable, Equatable, Codable {
         }
     }
 
+    /// Whether a message (or a topic call's token) falls in the fault's scope.
+    func covers(token: String?, sender: String, topic: String?) -> Bool {
+        (self.token == nil || self.token == token) && (self.sender == nil || self.sender == sender)
+            && (self.topic == nil || self.topic == topic)
+    }
+
+    /// What the fault does to a whole HTTP request when it answers it instead of
+    /// the service (a status, a reset, a GOAWAY); nil for every other kind.
+    var answer: FaultEffect? {
+        switch kind {
+        case .status(let status, let retryAfter): .status(status, retryAfter: retryAfter)
+        case .reset: .reset
+        case .goaway: .goaway
+        case .error, .latency, .drain, .rate: nil
+        }
+    }
+
     /// Whether it lasts until cleared when given neither count nor duration.
     var isRule: Bool {
         if case .rate = kind { return true }

@@ -46,23 +46,20 @@ public struct HTTPReply: Sendable, Equatable {
     public var body: String
     /// The device itself refused the message (it logged that already).
     public var fromDevice = false
-    /// No reply at all: the connection is reset instead (a fault made on purpose).
-    public var resetsConnection = false
-    /// No reply: an HTTP/2 connection is told GOAWAY, an HTTP/1.1 one closed.
-    public var goesAway = false
+    /// No reply at all: the connection ends instead (a fault made on purpose).
+    public var endsConnection: ConnectionEnding?
 
-    /// The connection told to go away before any reply.
-    public static var connectionGoaway: HTTPReply {
-        var reply = HTTPReply.text(502, "")
-        reply.goesAway = true
-        reply.fromDevice = true
-        return reply
+    public enum ConnectionEnding: Sendable, Equatable {
+        /// A TCP reset (on HTTP/2, the request's stream).
+        case reset
+        /// HTTP/2 `GOAWAY` on the request's connection (HTTP/1.1: a reset).
+        case goaway
     }
 
-    /// The connection closed before any reply.
-    public static var connectionReset: HTTPReply {
+    /// The connection ended before any reply.
+    public static func connectionEnds(_ ending: ConnectionEnding) -> HTTPReply {
         var reply = HTTPReply.text(502, "")
-        reply.resetsConnection = true
+        reply.endsConnection = ending
         reply.fromDevice = true
         return reply
     }

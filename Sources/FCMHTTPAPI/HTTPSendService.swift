@@ -67,8 +67,8 @@ public final class HTTPSendService: Sendable {
             case .delay(let millis): try? await Task.sleep(for: .milliseconds(millis))
             case .status(let status, let retryAfter):
                 return Self.faultReply(status, retryAfter: retryAfter, path: request.path)
-            case .reset: return .connectionReset
-            case .goaway: return .connectionGoaway
+            case .reset: return .connectionEnds(.reset)
+            case .goaway: return .connectionEnds(.goaway)
             }
         }
         guard let route = Route(path: request.path) else {

@@ -15,13 +15,15 @@ struct LiveHTTPTests {
         func named(_ name: String) -> [Event] { lock.withLock { events.filter { $0.name == name } } }
     }
 
-    func start(log: Log) async throws -> (ConnectionServer, port: Int, token: String) {
+    /// A server with the HTTP port only (`tls`: its HTTPS proxy too).
+    func start(log: Log, tls: TLSIdentity? = nil) async throws -> (ConnectionServer, port: Int, token: String) {
         let configuration = EngineConfiguration(
             device: DeviceSettings(seed: 4), senders: [SenderConfig(id: "777", key: "k7", project: "p7")])
         var options = ServerOptions()
         options.ccsPort = nil
         options.ccsPlainPort = nil
         options.httpPort = 0
+        options.tls = tls
         options.serviceAccountKey = Self.key
         let server = try await ConnectionServer.start(engine: DeviceEngine(configuration), options: options) {
             log.add($0)

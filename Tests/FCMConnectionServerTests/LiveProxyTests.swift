@@ -9,19 +9,8 @@ struct LiveProxyTests {
     /// A server whose HTTP port also takes CONNECT, with a TLS identity in a fresh folder.
     func start(log: LiveHTTPTests.Log) async throws -> (ConnectionServer, port: Int, folder: String) {
         let folder = NSTemporaryDirectory() + "fcm-proxy-" + UUID().uuidString
-        let configuration = EngineConfiguration(
-            device: DeviceSettings(seed: 4), senders: [SenderConfig(id: "777", key: "k7", project: "p7")])
-        var options = ServerOptions()
-        options.ccsPort = nil
-        options.ccsPlainPort = nil
-        options.httpPort = 0
-        options.tls = try TLSIdentity.inFolder(folder)
-        options.serviceAccountKey = LiveHTTPTests.key
-        let server = try await ConnectionServer.start(engine: DeviceEngine(configuration), options: options) {
-            log.add($0)
-        }
-        try await server.startDevice()
-        return (server, try #require(server.httpPort), folder)
+        let (server, port, _) = try await LiveHTTPTests().start(log: log, tls: try TLSIdentity.inFolder(folder))
+        return (server, port, folder)
     }
 
     @Test("a CONNECT elsewhere is 403, a malformed one 400, each an event; plain requests are served beside them")
