@@ -175,12 +175,20 @@ final class FailureReporter: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if watching {
+        if watching, Self.isProtocolFailure(error, of: name) {
             watching = false
             let reason = "\(name) failed on \(through): \(Self.plain(error))"
             rejected(RejectedRequest(HTTPRequestParts(method: name, path: through), HTTPReply.text(400, reason)))
         }
         context.fireErrorCaught(error)
+    }
+
+    /// A client that goes away (a reset socket, TLS left without `close_notify`) is
+    /// not a failure of the protocol; HTTP/2 reports only HTTP/2's own errors.
+    static func isProtocolFailure(_ error: any Error, of name: String) -> Bool {
+        if error is IOError { return false }
+        if case NIOSSLError.uncleanShutdown = error { return false }
+        return name != "HTTP/2" || error is any NIOHTTP2Error
     }
 
     static func plain(_ error: any Error) -> String {
