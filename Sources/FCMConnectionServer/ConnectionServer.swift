@@ -100,7 +100,7 @@ public final class ConnectionServer: @unchecked Sendable {
             if let port = options.httpPort {
                 guard let key = options.serviceAccountKey else { throw ServerError.missingServiceAccountKey }
                 let service = HTTPSendService(
-                    senders: engine.senders, platform: engine.configuration.device.platform, key: key,
+                    senders: engine.senders, platform: engine.device.platform, key: key,
                     tokens: try Self.accessTokens(kept: options.store), verifyCredentials: options.verifyCredentials,
                     rejected: { [host] refusal in host.report(refusal.event(at: host.now)) },
                     notice: { [host] event in

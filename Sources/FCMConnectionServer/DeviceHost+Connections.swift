@@ -65,7 +65,8 @@ extension DeviceHost {
                     run { engine, events in
                         switch action {
                         case .command(let command): engine.apply(command, at: time, into: &events)
-                        case .push(let push): engine.apply(push.command(on: engine), at: time, into: &events)
+                        case .push(let push):
+                            for command in push.commands(on: engine) { engine.apply(command, at: time, into: &events) }
                         case .expect, .expectNone: break
                         }
                         produced = events

@@ -71,6 +71,7 @@ public final class ControlService: Sendable {
         let route = rest.dropFirst().map(String.init)
         switch (request.method, route) {
         case ("GET", ["devices"]): return await devices()
+        case ("GET", _) where route.count == 2 && route[0] == "devices": return await device(named: route[1])
         case ("GET", ["events"]): return await events(request)
         case ("POST", ["expectations"]): return await expectation(request)
         case ("POST", ["faults"]): return await addFault(request)
@@ -82,7 +83,7 @@ public final class ControlService: Sendable {
         default:
             return Self.error(
                 404,
-                "no such control route: \(request.method) \(request.path); there are GET devices, GET events, "
+                "no such control route: \(request.method) \(request.path); there are GET devices, GET devices/NAME, GET events, "
                     + "POST devices/NAME/actions, POST expectations, POST, GET and DELETE faults, and POST reset "
                     + "under \(Self.prefix)\(project)/")
         }
@@ -96,7 +97,28 @@ public final class ControlService: Sendable {
 
     func devices() async -> HTTPReply {
         let engine = await device.engine()
-        return .json(200, JSONValue.members(["devices": .array([DeviceReport.json(engine)])]).json)
+        let reports = engine.devices.map { phone in DeviceReport.json(engine.focused(on: phone.name) ?? engine) }
+        return .json(200, JSONValue.members(["devices": .array(reports)]).json)
+    }
+
+    func device(named name: String) async -> HTTPReply {
+        let engine = await device.engine()
+        guard let focused = Self.phone(name, in: engine) else { return Self.noDevice(name, in: engine) }
+        return .json(200, DeviceReport.json(focused).json)
+    }
+
+    /// The engine focused on the named phone; `default` and `0` name the first.
+    static func phone(_ name: String, in engine: DeviceEngine) -> DeviceEngine? {
+        if name == "default" || name == "0" { return engine.focused(on: engine.devices[0].name) }
+        return engine.focused(on: name)
+    }
+
+    static func noDevice(_ name: String, in engine: DeviceEngine) -> HTTPReply {
+        let names = engine.devices.prefix(5).map { "\"\($0.name)\"" }.joined(separator: ", ")
+        return error(
+            404,
+            "no device \(name); this emulator runs \(engine.devices.count) (\(names)\(engine.devices.count > 5 ? ", …" : ""), "
+                + "or default for the first)")
     }
 
     // MARK: Events
@@ -130,14 +152,11 @@ public final class ControlService: Sendable {
 
     func action(_ request: HTTPRequestParts, device name: String) async -> HTTPReply {
         let engine = await device.engine()
-        let own = engine.configuration.device.name
-        guard name == own || name == "0" || name == "default" else {
-            return Self.error(404, "no device \(name); this emulator runs one, \"\(own)\" (or use default)")
-        }
+        guard let phone = Self.phone(name, in: engine)?.device.name else { return Self.noDevice(name, in: engine) }
         let text = String(decoding: request.body, as: UTF8.self)
         let action: StepAction
         do {
-            action = try ProfileParser.action(text, on: engine, source: "request body")
+            action = try ProfileParser.action(text, on: engine, phone: phone, source: "request body")
         } catch {
             return Self.error(400, error.description)
         }

@@ -7,7 +7,7 @@ enum DeviceReport {
     static let inboxShown = 100
 
     static func json(_ engine: DeviceEngine) -> JSONValue {
-        let device = engine.configuration.device
+        let device = engine.device
         let tokens = JSONObject(
             engine.senders.map { (key: $0.id, value: engine.tokens[$0.id].map(JSONValue.string) ?? .null) })
         let topics = JSONObject(engine.senders.map { (key: $0.id, value: .strings(engine.topics(of: $0.id))) })

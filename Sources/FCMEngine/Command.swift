@@ -1,6 +1,10 @@
 /// Everything that can happen to the device or its connection server from outside:
 /// a key in the TUI, a step of a profile, a stanza or HTTP request.
-public enum Command: Sendable, Equatable, Codable {
+public indirect enum Command: Sendable, Equatable, Codable {
+    /// A device command for the phone with this name (without it, the first phone).
+    case on(device: String, Command)
+    /// A phone joins: a new installation that registers with its senders.
+    case addDevice(DeviceSpec)
     case setNetwork(Network)
     case setService(up: Bool)
     case setDoze(Bool)
@@ -41,6 +45,39 @@ public enum Command: Sendable, Equatable, Codable {
     /// Back to the profile's start: the same tokens, nothing held, no topics, groups
     /// or faults; app-server connections ended.
     case reset
+}
+
+extension Command {
+    /// Whether the command acts on one phone (and so may name it).
+    public var isDeviceCommand: Bool {
+        switch self {
+        case .setNetwork, .setDoze, .setAppState, .uninstall, .reinstall, .reinstallAs, .refreshToken, .addSender,
+            .removeSender, .send, .tap, .subscribe, .unsubscribe:
+            true
+        default: false
+        }
+    }
+
+    /// The command's name in refusals.
+    var stepName: String {
+        switch self {
+        case .setNetwork: "network"
+        case .setDoze: "doze"
+        case .setAppState: "app_state"
+        case .uninstall: "uninstall"
+        case .reinstall, .reinstallAs: "reinstall"
+        case .refreshToken: "refresh_token"
+        case .addSender: "add_sender"
+        case .removeSender: "remove_sender"
+        case .send: "send"
+        case .tap: "tap"
+        case .subscribe: "subscribe"
+        case .unsubscribe: "unsubscribe"
+        case .addDevice: "add_device"
+        case .on(_, let inner): inner.stepName
+        default: "command"
+        }
+    }
 }
 
 /// Which tray notification a tap means.

@@ -237,7 +237,9 @@ extension DeviceEngine {
         links.effects.append(
             .write(
                 id,
-                .upstream(message, token: tokens[message.sender] ?? "", category: configuration.device.app)))
+                .upstream(
+                    message, token: message.token ?? devices[0].tokens[message.sender] ?? "",
+                    category: message.category ?? configuration.device.app)))
     }
 
     /// A receipt owed goes on the sender's first ready connection, once per connection.
@@ -257,7 +259,7 @@ extension DeviceEngine {
             [.text("sender", receipt.sender), .text("id", receipt.id), .number("connection", id)], into: &out)
         link.receiptsSent.insert(receipt.id)
         links.byID[id] = link
-        links.effects.append(.write(id, .receipt(receipt, category: configuration.device.app)))
+        links.effects.append(.write(id, .receipt(receipt, category: receipt.category ?? configuration.device.app)))
     }
 
     /// Every connection of the sender drains: `CONNECTION_DRAINING`, then the

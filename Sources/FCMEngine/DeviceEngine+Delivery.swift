@@ -57,7 +57,8 @@ extension DeviceEngine {
         }
         if request.deliveryReceiptRequested {
             let receipt = OwedReceipt(
-                sender: request.sender, originalID: message.id, token: request.to ?? "", sentAt: now)
+                sender: request.sender, originalID: message.id, token: request.to ?? "", sentAt: now,
+                category: device.app)
             owedReceipts.append(receipt)
             if owedReceipts.count > Self.owedReceiptLimit {
                 let dropped = owedReceipts.removeFirst()
@@ -68,7 +69,7 @@ extension DeviceEngine {
                 [
                     .text("id", OwedReceipt.idPrefix + message.id), .text("original_id", message.id),
                     .text("sender", request.sender), .text("token", request.to ?? ""),
-                    .text("category", configuration.device.app), .text("status", "MESSAGE_SENT_TO_DEVICE"),
+                    .text("category", device.app), .text("status", "MESSAGE_SENT_TO_DEVICE"),
                 ], into: &out)
             offerReceipt(receipt, into: &out)
         }

@@ -24,27 +24,44 @@ extension DeviceEngine {
         if request.data.contains(where: isServiceKey) { request.data.removeAll(where: isServiceKey) }
         let ttl = request.timeToLive ?? ServiceLimits.defaultDownstreamTimeToLive
         var message = StoredMessage(id: id, request: request, acceptedAt: now, timeToLive: ttl)
+        guard request.isTopicSend else {
+            return onDevice(holding: request.to ?? "") { engine in
+                engine.acceptForToken(message, into: &out)
+                return .success(id)
+            }
+        }
+        let subscribers = subscribers(of: request)
+        var fields: [Field] = [.text("sender", request.sender), .text("id", id)]
+        if let topic = request.topic { fields.append(.text("topic", topic)) }
+        if let condition = request.condition { fields.append(.text("condition", condition)) }
+        fields.append(.number("subscribers", subscribers.count))
+        acceptedFields(request, ttl: ttl, into: &fields)
+        emit(.server, .downstreamAccepted, fields, into: &out)
+        guard !request.dryRun else { return .success(id) }
+        message.request.condition = nil
+        message.from = request.topic.map { TopicName.prefix + $0 }
+        for (index, token) in subscribers {
+            message.request.to = token
+            onDevice(index) { $0.route(message, into: &out) }
+        }
+        return .success(id)
+    }
+
+    /// A message for one token, taken: the event, then delivery or storage.
+    mutating func acceptForToken(_ message: StoredMessage, into out: inout [Event]) {
+        let request = message.request
         var fields: [Field] = []
         fields.reserveCapacity(9)
-        fields += [.text("sender", request.sender), .text("id", id)]
-        if request.isTopicSend {
-            let subscriber = subscriberToken(for: request)
-            if let topic = request.topic { fields.append(.text("topic", topic)) }
-            if let condition = request.condition { fields.append(.text("condition", condition)) }
-            fields.append(.number("subscribers", subscriber == nil ? 0 : 1))
-            message.request.to = subscriber
-            message.request.condition = nil
-            message.from = request.topic.map { TopicName.prefix + $0 }
-        } else {
-            fields.append(.text("token", request.to ?? ""))
-        }
+        fields += [.text("sender", request.sender), .text("id", message.id), .text("token", request.to ?? "")]
+        acceptedFields(request, ttl: message.timeToLive, into: &fields)
+        emit(.server, .downstreamAccepted, fields, into: &out)
+        if !request.dryRun { route(message, into: &out) }
+    }
+
+    func acceptedFields(_ request: DownstreamRequest, ttl: Int64, into fields: inout [Field]) {
         fields += [.text("priority", request.effectivePriority.rawValue), .number("ttl", ttl)]
         if let key = request.collapseKey { fields.append(.text("collapse_key", key)) }
         if request.dryRun { fields.append(.flag("dry_run", true)) }
-        emit(.server, .downstreamAccepted, fields, into: &out)
-        guard !request.dryRun, message.request.to != nil else { return .success(id) }
-        route(message, into: &out)
-        return .success(id)
     }
 
     func validate(_ request: DownstreamRequest) -> DownstreamError? {
@@ -93,19 +110,27 @@ extension DeviceEngine {
         return nil
     }
 
-    /// This device's token for the message's sender when its subscriptions match the
-    /// topic or condition; nil when the message is not for it.
-    func subscriberToken(for request: DownstreamRequest) -> String? {
-        guard installed, let token = tokens[request.sender] else { return nil }
-        let subscribed = topics[request.sender] ?? []
+    /// The phones a topic or condition message is for, each with its token for the
+    /// message's sender, in the order the phones were made.
+    func subscribers(of request: DownstreamRequest) -> [(index: Int, token: String)] {
+        var parsed: TopicCondition?
         if let condition = request.condition {
-            guard case .success(let parsed) = TopicCondition.parse(condition), parsed.matches(subscribed) else {
-                return nil
-            }
-            return token
+            guard case .success(let value) = TopicCondition.parse(condition) else { return [] }
+            parsed = value
         }
-        guard let topic = request.topic, subscribed.contains(topic) else { return nil }
-        return token
+        var found: [(index: Int, token: String)] = []
+        for (index, phone) in devices.enumerated() {
+            guard phone.installed, let token = phone.tokens[request.sender] else { continue }
+            let subscribed = phone.topics[request.sender] ?? []
+            let matches: Bool
+            if let parsed {
+                matches = parsed.matches(subscribed)
+            } else {
+                matches = request.topic.map { subscribed.contains($0) } ?? false
+            }
+            if matches { found.append((index, token)) }
+        }
+        return found
     }
 
     /// A topic message's id, as the legacy API answers it: a number.
@@ -166,7 +191,7 @@ extension DeviceEngine {
     /// notification message without one the app's package name (notification
     /// messages are always collapsible; chosen), or nil when it is not collapsible.
     func collapseSlot(_ request: DownstreamRequest) -> String? {
-        request.collapseKey ?? (request.isNotification ? configuration.device.app : nil)
+        request.collapseKey ?? (request.isNotification ? device.app : nil)
     }
 
     /// Whether two stored messages collapse into one: the same collapse key sent to

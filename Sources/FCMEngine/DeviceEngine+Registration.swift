@@ -3,21 +3,13 @@ extension DeviceEngine {
     mutating func issueToken(for sender: SenderConfig, into out: inout [Event]) {
         let count = refreshes[sender.id, default: 0]
         var token = tokenFactory.token(sender: sender.id, installation: installation, refreshes: count)
-        if installation == 0, count == 0, let fixed = sender.token { token = fixed }
+        if focus == 0, installation == 0, count == 0, let fixed = sender.token { token = fixed }
         tokens[sender.id] = token
         tokenOwners[token] = sender.id
+        tokenDevices[token] = focus
         issuedTokens[sender.id, default: []].append(token)
         emit(.device, names.newToken, [.text("sender", sender.id), .text("token", token)], into: &out)
     }
-
-    /// The sender a token is currently valid for, if any.
-    public func activeOwner(of token: String) -> String? {
-        guard let owner = tokenOwners[token], tokens[owner] == token else { return nil }
-        return owner
-    }
-
-    /// The sender a token was ever issued to here, if any.
-    public func everOwner(of token: String) -> String? { tokenOwners[token] }
 
     mutating func refreshToken(sender: String?, into out: inout [Event]) {
         guard installed else { return refuse("refresh_token", "the app is not installed", into: &out) }
@@ -84,10 +76,10 @@ extension DeviceEngine {
     /// The same app on another platform or SDK: uninstalled, then installed anew.
     mutating func reinstall(as platform: Platform, sdk: SDK, into out: inout [Event]) {
         if installed { uninstall(into: &out) }
-        configuration.device.platform = platform
-        configuration.device.sdk = sdk
+        device.platform = platform
+        device.sdk = sdk
         names = CallbackNames(platform: platform, sdk: sdk)
-        tokenFactory = TokenFactory(seed: configuration.device.seed, sdk: sdk)
+        tokenFactory = TokenFactory(seed: Installation.tokenSeed(device.seed, index: focus), sdk: sdk)
         reinstall(into: &out)
     }
 
@@ -99,7 +91,7 @@ extension DeviceEngine {
         usedIDs.removeAll()
         emit(
             .device, .installed,
-            [.text("platform", platform.rawValue), .text("sdk", configuration.device.sdk.rawValue)],
+            [.text("platform", platform.rawValue), .text("sdk", device.sdk.rawValue)],
             into: &out)
         for sender in senders {
             issueToken(for: sender, into: &out)

@@ -6,18 +6,23 @@ extension DeviceEngine {
         Event(
             at: time, side: .server, kind: .stateResumed,
             fields: [
-                .text("state", path), .number("clock", now), .number("pending", pending.count),
-                .number("awaitingAck", awaitingAck.count), .number("stored", stored.count),
-            ])
+                .text("state", path), .number("clock", now),
+                .number("pending", devices.reduce(0) { $0 + $1.pending.count }),
+                .number("awaitingAck", awaitingAck.count),
+                .number("stored", devices.reduce(0) { $0 + $1.stored.count }),
+            ] + (devices.count > 1 ? [.number("devices", devices.count)] : []))
     }
 
     /// `tokenResumed` for each sender's current token.
     public func resumedTokenEvents(at time: Millis) -> [Event] {
-        senders.compactMap { sender in
-            tokens[sender.id].map {
-                Event(
-                    at: time, side: .device, kind: .tokenResumed,
-                    fields: [.text("sender", sender.id), .text("token", $0)])
+        devices.flatMap { phone in
+            phone.senders.compactMap { sender in
+                phone.tokens[sender.id].map {
+                    let named: [Field] = devices.count > 1 ? [.text("device", phone.name)] : []
+                    return Event(
+                        at: time, side: .device, kind: .tokenResumed,
+                        fields: named + [.text("sender", sender.id), .text("token", $0)])
+                }
             }
         }
     }

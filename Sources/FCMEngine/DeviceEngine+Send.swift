@@ -43,8 +43,10 @@ extension DeviceEngine {
                 continue
             }
             deliveries.append(nil)
-            if order.byInstallation, let fid = request.to, let token = tokens[request.sender],
-                token.hasPrefix(fid + ":")
+            if order.byInstallation, let fid = request.to,
+                let token = devices.lazy.compactMap({ $0.tokens[request.sender] }).first(where: {
+                    $0.hasPrefix(fid + ":")
+                })
             {
                 request.to = token
             }

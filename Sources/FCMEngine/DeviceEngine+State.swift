@@ -11,7 +11,7 @@ extension DeviceEngine {
         guard up != serviceUp else { return }
         serviceUp = up
         emit(.server, .serviceChanged, [.text("service", up ? "up" : "down")], into: &out)
-        connectivityChanged(into: &out)
+        for index in devices.indices { onDevice(index) { $0.connectivityChanged(into: &out) } }
     }
 
     mutating func setDoze(_ value: Bool, into out: inout [Event]) {

@@ -2,14 +2,17 @@
 extension DeviceEngine {
     /// The earliest moment something will happen by itself, if anything will.
     public var nextDeadline: Millis? {
-        var earliest = batch?.flushAt
+        var earliest: Millis?
         func consider(_ time: Millis) {
             if earliest.map({ time < $0 }) ?? true { earliest = time }
         }
-        for message in pending { consider(message.expiresAt) }
+        for phone in devices {
+            if let flush = phone.batch?.flushAt { consider(flush) }
+            for message in phone.pending { consider(message.expiresAt) }
+            for message in phone.stored { consider(message.expiresAt) }
+        }
         if let held = awaitingDeadlines.earliest { consider(held) }
         if let link = links.timers.earliest { consider(link) }
-        for message in stored { consider(message.expiresAt) }
         return earliest
     }
 
@@ -28,26 +31,41 @@ extension DeviceEngine {
     }
 
     mutating func fireTimers(into out: inout [Event]) {
-        if pending.contains(where: { $0.expiresAt <= now }) {
-            for message in pending where message.expiresAt <= now {
-                sendFailure(
-                    id: message.id, error: "SERVICE_NOT_AVAILABLE",
-                    detail: "time to live ran out before the service could be reached", into: &out)
-            }
-            pending.removeAll { $0.expiresAt <= now }
-        }
+        // The phones' queues first, then the connection server's own timers, then
+        // the phones' stores and batch windows.
+        let phonesDue = devices.indices.filter { devices[$0].hasTimerDue(by: now) }
+        for index in phonesDue { onDevice(index) { $0.expireQueue(into: &out) } }
         if let due = links.timers.earliest, due <= now {
             fireLinkTimers(into: &out)
         }
         if let held = awaitingDeadlines.earliest, held <= now {
             retryUpstream(into: &out)
         }
+        for index in phonesDue { onDevice(index) { $0.expireStoreAndFlush(into: &out) } }
+    }
+
+    /// The phone in focus: messages whose time to live ran out in its queue.
+    mutating func expireQueue(into out: inout [Event]) {
+        if pending.contains(where: { $0.expiresAt <= now }) {
+            for message in pending where message.expiresAt <= now {
+                sendFailure(
+                    id: message.id, error: "SERVICE_NOT_AVAILABLE",
+                    detail: "time to live ran out before the service could be reached", into: &out)
+            }
+            let time = now
+            pending.removeAll { $0.expiresAt <= time }
+        }
+    }
+
+    /// The phone in focus: stored messages past their time to live; its batch window.
+    mutating func expireStoreAndFlush(into out: inout [Event]) {
         if stored.contains(where: { $0.expiresAt <= now }) {
             for message in stored where message.expiresAt <= now {
                 emit(
                     .server, .expired, [.text("id", message.id), .text("sender", message.request.sender)], into: &out)
             }
-            stored.removeAll { $0.expiresAt <= now }
+            let time = now
+            stored.removeAll { $0.expiresAt <= time }
         }
         if let open = batch, open.flushAt <= now {
             flushBatch(into: &out)

@@ -3,11 +3,11 @@
 /// instance. They belong to the installation: an uninstall drops them, a token
 /// refresh keeps them.
 extension DeviceEngine {
-    /// Every topic this app instance is subscribed to, over all senders.
-    public var topicCount: Int { topics.values.reduce(0) { $0 + $1.count } }
+    /// Every topic the phone in focus is subscribed to, over all senders.
+    public var topicCount: Int { current.topicCount }
 
-    /// The topics of one sender, sorted.
-    public func topics(of sender: String) -> [String] { (topics[sender] ?? []).sorted() }
+    /// The topics of one sender on the phone in focus, sorted.
+    public func topics(of sender: String) -> [String] { current.topics(of: sender) }
 
     /// The app subscribes or unsubscribes (the default sender unless one is named).
     /// While the device cannot reach the service the SDK keeps the change and makes
@@ -91,22 +91,29 @@ extension DeviceEngine {
         var results: [TopicError?] = []
         results.reserveCapacity(order.tokens.count)
         for token in order.tokens {
-            let result =
-                injectedTopicError(token: token, order: order, topic: name, into: &out)
-                ?? changeSubscription(of: token, order: order, topic: name)
-            results.append(result)
-            var fields: [Field] = [
-                .text("sender", order.sender), .text("topic", name), .text("token", token),
-                .text("by", order.api.rawValue),
-            ]
-            if let result {
-                fields.append(.text("error", result.rawValue))
-                emit(.server, .topicRefused, fields, into: &out)
-            } else {
-                emit(.server, order.change == .add ? .topicSubscribed : .topicUnsubscribed, fields, into: &out)
-            }
+            results.append(onDevice(holding: token) { $0.manageTopic(of: token, order, name, into: &out) })
         }
         return .results(results)
+    }
+
+    /// One token of an app server's topic call, with its event.
+    mutating func manageTopic(of token: String, _ order: TopicOrder, _ name: String, into out: inout [Event])
+        -> TopicError?
+    {
+        let result =
+            injectedTopicError(token: token, order: order, topic: name, into: &out)
+            ?? changeSubscription(of: token, order: order, topic: name)
+        var fields: [Field] = [
+            .text("sender", order.sender), .text("topic", name), .text("token", token),
+            .text("by", order.api.rawValue),
+        ]
+        if let result {
+            fields.append(.text("error", result.rawValue))
+            emit(.server, .topicRefused, fields, into: &out)
+        } else {
+            emit(.server, order.change == .add ? .topicSubscribed : .topicUnsubscribed, fields, into: &out)
+        }
+        return result
     }
 
     mutating func refuseTopicCall(_ order: TopicOrder, _ detail: String, into out: inout [Event]) -> TopicOutcome {

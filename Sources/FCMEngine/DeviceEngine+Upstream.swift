@@ -114,7 +114,7 @@ extension DeviceEngine {
 
     func upstreamSender(of address: String) -> Result<String, AddressProblem> {
         guard !address.isEmpty else { return .failure(AddressProblem(detail: "missing 'to'")) }
-        let sdk = configuration.device.sdk
+        let sdk = device.sdk
         guard let at = address.utf8.firstIndex(of: UInt8(ascii: "@")) else {
             return .failure(AddressProblem(detail: "'to' must be SENDER@\(sdk.upstreamDomain), not \(address)"))
         }
@@ -158,11 +158,14 @@ extension DeviceEngine {
     /// The connection server takes the message: the device will hear it was sent,
     /// and the app server gets the upstream stanza.
     mutating func forward(_ message: UpstreamMessage, into out: inout [Event]) {
+        var message = message
+        message.token = tokens[message.sender]
+        message.category = device.app
         emit(
             .server, .upstreamForwarded,
             [
                 .text("sender", message.sender), .text("id", message.id),
-                .text("from", tokens[message.sender] ?? ""), .text("category", configuration.device.app),
+                .text("from", message.token ?? ""), .text("category", device.app),
                 Field("data", .map(message.data)), .number("ttl", message.timeToLive),
             ], into: &out)
         addToBatch(message.id, into: &out)

@@ -5,67 +5,44 @@ public struct DeviceEngine: Sendable, Codable {
     public internal(set) var configuration: EngineConfiguration
     /// The configuration the device started with, for a reset.
     public internal(set) var startConfiguration: EngineConfiguration
-    public internal(set) var names: CallbackNames
-    var tokenFactory: TokenFactory
+    /// The phones, in the order they were made; the first is the default target of
+    /// every device command and the one a single-device profile has.
+    public internal(set) var devices: [Installation]
+    /// Device name → its index in `devices`.
+    var deviceIndex: [String: Int] = [:]
+    /// Every token ever issued → the index of the phone it was issued on.
+    var tokenDevices: [String: Int] = [:]
+    /// The phone the device-side fields (`tokens`, `stored`, …) read and write: the
+    /// first unless a rule is acting on another.
+    public internal(set) var focus = 0
+    /// Whether a rule is acting on one phone now (its events then name it, when
+    /// there are several).
+    var inDevice = false
 
     /// The time of the last command or timer handled.
     public internal(set) var now: Millis = 0
-    public internal(set) var appState: AppState
-    public internal(set) var network: Network
-    public internal(set) var doze: Bool
     public internal(set) var serviceUp = true
-    public internal(set) var installed = true
 
-    // Registration.
-    public internal(set) var senders: [SenderConfig]
-    /// Sender ID → its current token.
-    public internal(set) var tokens: [String: String] = [:]
-    /// Every token ever issued here → its sender.
-    var tokenOwners: [String: String] = [:]
-    /// Sender ID → tokens issued to it, oldest first.
-    public internal(set) var issuedTokens: [String: [String]] = [:]
-    var installation = 0
-    var refreshes: [String: Int] = [:]
-
-    // Upstream.
-    /// The device's pending queue while it cannot reach the service (at most 20).
-    public internal(set) var pending: [UpstreamMessage] = []
+    // Upstream held by the connection server.
     /// Upstream messages the connection server holds until the app server acks.
     public internal(set) var awaitingAck = HeldUpstreams()
     /// The earliest retry or expiry among `awaitingAck`, kept without scanning it.
     var awaitingDeadlines = DeadlineHeap()
-    public internal(set) var batch: SendBatch?
-    var usedIDs: [String: Set<String>] = [:]
     /// Senders with a real app server connected (the echo does not answer for them).
     public internal(set) var realAppServers: Set<String> = []
     /// The connection server's app-server connections.
     public internal(set) var links = AppServerLinks()
 
-    // Downstream.
-    /// Messages the connection server stores for the device, oldest first.
-    public internal(set) var stored: [StoredMessage] = []
-    public internal(set) var tray: [TrayNotification] = []
-    /// The newest delivered messages, oldest first (at least the newest `inboxLimit`,
-    /// fewer than twice that).
-    public internal(set) var inbox: [DeliveredMessage] = []
     public static let inboxLimit = 500
     /// Delivery receipts no app server has acknowledged yet, oldest first (at most
     /// `owedReceiptLimit`; past it the oldest is dropped).
     public internal(set) var owedReceipts: [OwedReceipt] = []
     public static let owedReceiptLimit = 10_000
-    /// Sender → the topics this app instance is subscribed to for it.
-    public internal(set) var topics: [String: Set<String>] = [:]
-    /// Topic changes the app asked for while it could not reach the service, oldest first.
-    public internal(set) var pendingTopicChanges: [TopicChange] = []
     /// Faults added on purpose and not used up yet, oldest first.
     public internal(set) var faults: [Fault] = []
     var nextFaultID = 0
     /// Legacy device groups, oldest first.
     public internal(set) var groups: [DeviceGroup] = []
-    /// Messages discarded since the device last heard of it (onDeletedMessages).
-    public internal(set) var deletedCount = 0
-    var unreachableSince: Millis?
-    var lastInactiveDropAt: Millis?
     var messageCounter: UInt64 = 0
     /// The calls made on this engine since a shell last took them, while recording.
     public var inputs = InputRecord()
@@ -73,12 +50,10 @@ public struct DeviceEngine: Sendable, Codable {
     public init(_ configuration: EngineConfiguration) {
         self.configuration = configuration
         startConfiguration = configuration
-        names = CallbackNames(platform: configuration.device.platform, sdk: configuration.device.sdk)
-        tokenFactory = TokenFactory(seed: configuration.device.seed, sdk: configuration.device.sdk)
-        appState = configuration.device.state
-        network = configuration.device.network
-        doze = configuration.device.doze
-        senders = configuration.senders
+        devices = configuration.startingDevices.enumerated().map { index, device in
+            Installation(device.settings, senders: device.senders, index: index)
+        }
+        indexDevices()
     }
 
     /// Turns the built-in echo app server on or off (`--no-echo` on a saved device).
@@ -89,9 +64,9 @@ public struct DeviceEngine: Sendable, Codable {
     /// The device can talk to the connection server.
     public var connected: Bool { installed && network == .online && serviceUp }
 
-    public var platform: Platform { configuration.device.platform }
+    public var platform: Platform { device.platform }
 
-    /// Registers every sender: the first `onNewToken` of each.
+    /// Registers every sender on every phone: the first `onNewToken` of each.
     public mutating func start(at time: Millis = 0, into out: inout [Event]) {
         inputs.record(.start(at: time))
         now = time
@@ -99,10 +74,14 @@ public struct DeviceEngine: Sendable, Codable {
     }
 
     mutating func issueFirstTokens(into out: inout [Event]) {
-        for sender in senders {
-            issueToken(for: sender, into: &out)
+        for index in devices.indices {
+            onDevice(index) { engine in
+                for sender in engine.senders {
+                    engine.issueToken(for: sender, into: &out)
+                }
+                if !engine.connected { engine.unreachableSince = engine.now }
+            }
         }
-        if !connected { unreachableSince = now }
     }
 
     /// Handles one command at `time` (clamped so time never runs backwards), after
@@ -110,9 +89,41 @@ public struct DeviceEngine: Sendable, Codable {
     public mutating func apply(_ command: Command, at time: Millis, into out: inout [Event]) {
         inputs.record(.apply(command, at: max(time, now)))
         runTimers(to: time, into: &out)
+        perform(command, into: &out)
+        runTimers(to: now, into: &out)
+    }
+
+    mutating func perform(_ command: Command, into out: inout [Event]) {
+        switch command {
+        case .on(let name, let inner):
+            guard let index = deviceIndex[name] else {
+                return refuse(inner.stepName, "no device is named \(name)", into: &out)
+            }
+            if inner.isDeviceCommand {
+                onDevice(index) { $0.performOnDevice(inner, into: &out) }
+            } else {
+                perform(inner, into: &out)
+            }
+        case .addDevice(let spec): addDevice(spec, into: &out)
+        case .setService(let up): setService(up: up, into: &out)
+        case .push(let request): admit(request, into: &out)
+        case .ackUpstream(let sender, let id): takeAck(sender: sender, id: id, into: &out)
+        case .drain: drain(into: &out)
+        case .ackReceipt(let sender, let id): ackReceipt(sender: sender, id: id, into: &out)
+        case .setAppServerPresent(let sender, let present):
+            if present { realAppServers.insert(sender) } else { realAppServers.remove(sender) }
+        case .appServer(let input): appServer(input, into: &out)
+        case .addFault(let fault): addFault(fault, into: &out)
+        case .clearFaults: clearFaults(into: &out)
+        case .reset: reset(into: &out)
+        default: onDevice(0) { $0.performOnDevice(command, into: &out) }
+        }
+    }
+
+    /// A command for the phone in focus.
+    mutating func performOnDevice(_ command: Command, into out: inout [Event]) {
         switch command {
         case .setNetwork(let value): setNetwork(value, into: &out)
-        case .setService(let up): setService(up: up, into: &out)
         case .setDoze(let value): setDoze(value, into: &out)
         case .setAppState(let value): setAppState(value, into: &out)
         case .uninstall: uninstall(into: &out)
@@ -122,21 +133,11 @@ public struct DeviceEngine: Sendable, Codable {
         case .addSender(let sender): addSender(sender, into: &out)
         case .removeSender(let id): removeSender(id, into: &out)
         case .send(let request): send(request, into: &out)
-        case .push(let request): admit(request, into: &out)
         case .tap(let target): tap(target, into: &out)
-        case .ackUpstream(let sender, let id): takeAck(sender: sender, id: id, into: &out)
-        case .drain: drain(into: &out)
-        case .ackReceipt(let sender, let id): ackReceipt(sender: sender, id: id, into: &out)
-        case .setAppServerPresent(let sender, let present):
-            if present { realAppServers.insert(sender) } else { realAppServers.remove(sender) }
-        case .appServer(let input): appServer(input, into: &out)
         case .subscribe(let topic, let sender): changeTopic(topic, subscribe: true, sender: sender, into: &out)
         case .unsubscribe(let topic, let sender): changeTopic(topic, subscribe: false, sender: sender, into: &out)
-        case .addFault(let fault): addFault(fault, into: &out)
-        case .clearFaults: clearFaults(into: &out)
-        case .reset: reset(into: &out)
+        default: perform(command, into: &out)  // not a device command
         }
-        runTimers(to: now, into: &out)
     }
 
     /// Convenience for tests and small shells.
@@ -147,7 +148,11 @@ public struct DeviceEngine: Sendable, Codable {
     }
 
     mutating func emit(_ side: Side, _ kind: EventName, _ fields: [Field], into out: inout [Event]) {
-        out.append(Event(at: now, side: side, kind: kind, fields: fields))
+        if inDevice && devices.count > 1 {
+            out.append(Event(at: now, side: side, kind: kind, fields: [.text("device", device.name)] + fields))
+        } else {
+            out.append(Event(at: now, side: side, kind: kind, fields: fields))
+        }
     }
 
     mutating func refuse(_ command: String, _ detail: String, side: Side = .device, into out: inout [Event]) {

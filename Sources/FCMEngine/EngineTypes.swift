@@ -43,6 +43,8 @@ public struct OwedReceipt: Sendable, Equatable, Codable {
     public var originalID: String
     public var token: String
     public var sentAt: Millis
+    /// The app of the phone it was delivered to (nil in states saved before several phones).
+    public var category: String? = nil
 
     public var id: String { Self.idPrefix + originalID }
 }

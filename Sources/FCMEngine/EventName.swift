@@ -12,7 +12,7 @@ public enum EventName: String, Sendable, CaseIterable, Codable {
     // Other device events.
     case notificationPosted, notificationTapped, upstreamQueued, warning
     case networkChanged, appStateChanged, dozeChanged, uninstalled, installed, senderRemoved
-    case commandRefused, tokenResumed
+    case commandRefused, tokenResumed, deviceAdded
 
     // The connection server: upstream.
     case upstreamForwarded, upstreamToAppServer, appServerAck, upstreamRetry, ackIgnored

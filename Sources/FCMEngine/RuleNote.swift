@@ -19,6 +19,10 @@ extension Event {
             return RuleNote(
                 "Each sender the app registers with gets a token of its own; a refresh or a reinstall issues a new "
                     + "one, and the old one stops working at once.", "RULES.md Registration · reference §1.1")
+        case .deviceAdded:
+            return RuleNote(
+                "Another phone joined the emulated world: a new app instance with its own instance id, tokens, "
+                    + "queue, store and topics, registered with its senders.", "RULES.md Several devices")
         case .tokenResumed, .stateResumed:
             return RuleNote(
                 "A saved device resumes with what it held when it stopped: tokens, queues and stored messages.",
@@ -54,7 +58,7 @@ extension Event {
             if self["subscribers"] != nil {
                 return RuleNote(
                     "The connection server took the message for a topic or condition: every subscribed app instance "
-                        + "gets a copy by its own delivery rules (subscribers: how many here).",
+                        + "gets a copy by its own delivery rules (subscribers: how many phones).",
                     "RULES.md Topics · topics reference §1.6")
             }
             return RuleNote(

@@ -47,6 +47,10 @@ public struct UpstreamMessage: Sendable, Equatable, Codable {
     public var timeToLive: Int64
     public var data: [KeyValue]
     public var sentAt: Millis
+    /// The sending phone's token and app, once the connection server took it (nil
+    /// while it waits in the phone's queue, and in states saved before several phones).
+    public var token: String? = nil
+    public var category: String? = nil
 
     /// When the message dies if it has not gone on by then.
     public var expiresAt: Millis { sentAt + timeToLive * Span.second }

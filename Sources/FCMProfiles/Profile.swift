@@ -31,7 +31,15 @@ public struct Profile: Sendable {
     public func seeded() -> Profile {
         guard !hasSeed else { return self }
         var copy = self
-        copy.configuration.device.seed = UInt64.random(in: 0...UInt64(Int64.max))
+        let base = UInt64.random(in: 0...UInt64(Int64.max))
+        copy.configuration.device.seed = base
+        // Several phones keep their seeds apart: each moves by the same amount.
+        for index in copy.configuration.devices.indices {
+            copy.configuration.devices[index].settings.seed &+= base
+        }
+        if !copy.configuration.devices.isEmpty {
+            copy.configuration.device = copy.configuration.startingDevices[0].settings
+        }
         return copy
     }
 
@@ -76,6 +84,9 @@ public struct PushStep: Sendable {
     public var tokenOwner: String
     /// The app-server connection it comes on (CCS), or nil for the service's own API.
     public var connection: ConnectionID?
+    /// The phones whose tokens `target` picks, in order: one message to each, as a
+    /// multicast (`registration_ids`) sends them. Empty for the first phone.
+    public var devices: [String] = []
 
     public init(
         request: DownstreamRequest, target: PushTarget = .latest, tokenOwner: String, connection: ConnectionID? = nil
@@ -86,9 +97,14 @@ public struct PushStep: Sendable {
         self.connection = connection
     }
 
-    /// The command this step makes, its target resolved among the tokens `engine`
-    /// has issued so far.
-    public func command(on engine: DeviceEngine) -> Command {
+    /// The commands this step makes, one per phone it names, each target resolved
+    /// among the tokens `engine` has issued so far.
+    public func commands(on engine: DeviceEngine) -> [Command] {
+        guard !devices.isEmpty else { return [command(on: engine)] }
+        return devices.map { name in command(on: engine.focused(on: name) ?? engine) }
+    }
+
+    func command(on engine: DeviceEngine) -> Command {
         var request = request
         let issued = engine.issuedTokens[tokenOwner] ?? []
         switch target {

@@ -6,7 +6,9 @@ extension ProfileParser {
     /// API takes (`{"network": "offline"}`, `{"push": {…}}`, `{"expect": {…}}`).
     /// JSON is YAML, so either is read. Checked against the device as it is now (its
     /// senders, platform and SDK).
-    public static func action(_ text: String, on engine: DeviceEngine, source: String) throws(ProfileError)
+    /// With `phone`, the action is read as that phone's (its SDK and callback names).
+    public static func action(_ text: String, on engine: DeviceEngine, phone: String? = nil, source: String)
+        throws(ProfileError)
         -> StepAction
     {
         let start = SourceLocation(file: source, line: 1, column: 1)
@@ -29,10 +31,13 @@ extension ProfileParser {
                     ? "name one action: \(actionKeys.joined(separator: ", "))"
                     : "one action at a time; found \(map.entries.map(\.name).joined(separator: " and "))")
         }
-        let device = engine.configuration.device
-        var context = StepContext(
-            sdk: device.sdk, senders: Set(engine.senders.map(\.id)),
-            callbacks: CallbackNames(platform: device.platform, sdk: device.sdk), platform: device.platform)
-        return try parseAction(entry.name, entry.value, context: &context)
+        var context = StepContext(senders: Set(engine.allSenders.map(\.id)), settings: engine.devices.map(\.settings))
+        if let phone, let index = engine.deviceNumber(named: phone) {
+            context.current = engine.devices[index].name
+            context.stepNamesPhone = true
+        }
+        let parsed = try parseAction(entry.name, entry.value, context: &context)
+        guard let phone, engine.devices.count > 1 || phone != engine.devices[0].name else { return parsed }
+        return try aim(parsed, at: phone, node: node, strict: false)
     }
 }

@@ -5,7 +5,8 @@ import Yams
 /// Reads a profile from YAML text, checking every key, type and reference.
 public enum ProfileParser {
     static let topKeys = [
-        "version", "description", "device", "senders", "upstream", "app_server", "server", "end", "timeline",
+        "version", "description", "device", "devices", "senders", "upstream", "app_server", "server", "end",
+        "timeline",
     ]
 
     /// Why a file cannot be read, as a person would say it.
@@ -51,12 +52,16 @@ public enum ProfileParser {
         if let node = top["device"] { device = try parseDevice(node) }
         let senders = try parseSenders(try top.required("senders"))
         var configuration = EngineConfiguration(device: device, senders: senders)
+        if let node = top["devices"] {
+            if let single = top["device"] { throw single.error("give device: (one phone) or devices:, not both") }
+            configuration.devices = try parseDevices(node, senders: Set(senders.map(\.id)))
+            configuration.device = configuration.startingDevices[0].settings
+        }
         if let node = top["upstream"] { configuration.batch = try parseUpstream(node) }
         if let node = top["app_server"] { configuration.appServer = try node.oneOf(AppServerMode.self) }
         if let node = top["server"] { configuration.store = try parseServer(node) }
         var context = StepContext(
-            sdk: device.sdk, senders: Set(senders.map(\.id)),
-            callbacks: CallbackNames(platform: device.platform, sdk: device.sdk), platform: device.platform)
+            senders: Set(senders.map(\.id)), settings: configuration.startingDevices.map(\.settings))
         let steps =
             try top["timeline"].map { node throws(ProfileError) in try parseTimeline(node, context: &context) } ?? []
         let end = try top["end"]?.duration()
@@ -67,7 +72,9 @@ public enum ProfileParser {
         var profile = Profile(
             file: file, description: try top["description"]?.string(), configuration: configuration, end: end,
             steps: steps)
-        profile.hasSeed = try top["device"]?.mapping(allowed: deviceKeys)["seed"] != nil
+        let deviceSeed = try top["device"]?.mapping(allowed: deviceKeys)["seed"] != nil
+        let devicesSeed = try hasSeed(devices: top["devices"])
+        profile.hasSeed = deviceSeed || devicesSeed
         return profile
     }
 
@@ -86,8 +93,9 @@ public enum ProfileParser {
 
     static let deviceKeys = ["name", "platform", "sdk", "app", "state", "network", "doze", "seed"]
 
-    static func parseDevice(_ node: YAMLNode) throws(ProfileError) -> DeviceSettings {
-        let map = try node.mapping(allowed: deviceKeys)
+    /// The `device:` keys of a mapping that may also hold `extraKeys`.
+    static func parseDevice(_ node: YAMLNode, extraKeys: [String] = []) throws(ProfileError) -> DeviceSettings {
+        let map = try node.mapping(allowed: deviceKeys + extraKeys)
         var device = DeviceSettings()
         if let v = map["name"] { device.name = try v.scalarText() }
         if let v = map["platform"] { device.platform = try v.oneOf(Platform.self) }

@@ -23,20 +23,24 @@ public enum ProfileWriter {
                 "\(profile.file) played to step \(played.count) of \(profile.steps.count), then continued by hand"
                 + (profile.description.map { ". \($0)" } ?? "")
         }
-        var lines = [
-            "version: 1",
-            "description: " + quoted(description),
-            "device:",
-            "  name: " + quoted(device.name),
-            "  platform: \(device.platform.rawValue)",
-            "  sdk: \(device.sdk.rawValue)",
-            "  app: " + quoted(device.app),
-            "  state: \(device.state.rawValue)",
-            "  network: \(device.network.rawValue)",
-            "  doze: \(device.doze)",
-            "  seed: \(device.seed)",
-            "senders:",
-        ]
+        var lines = ["version: 1", "description: " + quoted(description)]
+        if config.devices.isEmpty {
+            lines += [
+                "device:",
+                "  name: " + quoted(device.name),
+                "  platform: \(device.platform.rawValue)",
+                "  sdk: \(device.sdk.rawValue)",
+                "  app: " + quoted(device.app),
+                "  state: \(device.state.rawValue)",
+                "  network: \(device.network.rawValue)",
+                "  doze: \(device.doze)",
+                "  seed: \(device.seed)",
+            ]
+        } else {
+            lines.append("devices:")
+            for spec in config.devices { lines.append("  - " + deviceSpecText(spec)) }
+        }
+        lines.append("senders:")
         for sender in config.senders {
             var line = "  - { id: \(quoted(sender.id)), key: \(quoted(sender.key))"
             if let project = sender.project { line += ", project: \(quoted(project))" }
@@ -80,6 +84,9 @@ public enum ProfileWriter {
             }
             if push.tokenOwner != push.request.sender { parts.append("token_of: \(quoted(push.tokenOwner))") }
             if let connection = push.connection { parts.append("connection: \(connection)") }
+            if !push.devices.isEmpty {
+                parts.append("devices: [" + push.devices.map(quoted).joined(separator: ", ") + "]")
+            }
             return "push: { \(parts.joined(separator: ", ")) }"
         case .expect(let expectation): return "expect: " + expectationText(expectation)
         case .expectNone(let expectation): return "expect_none: " + expectationText(expectation)
@@ -144,7 +151,24 @@ public enum ProfileWriter {
         case .addFault(let fault): return "fault: " + faultText(fault)
         case .clearFaults: return "clear_faults: true"
         case .reset: return nil
+        case .addDevice(let spec): return "add_device: " + deviceSpecText(spec)
+        case .on(let name, let inner):
+            // The step's second key; the timeline indents each key by four spaces.
+            return step(inner).map { "device: \(quoted(name))\n    " + $0 }
         }
+    }
+
+    /// A phone as a flow mapping: the `device:` keys, its senders and count.
+    static func deviceSpecText(_ spec: DeviceSpec) -> String {
+        let device = spec.settings
+        var parts = [
+            "name: " + quoted(device.name), "platform: \(device.platform.rawValue)", "sdk: \(device.sdk.rawValue)",
+            "app: " + quoted(device.app), "state: \(device.state.rawValue)", "network: \(device.network.rawValue)",
+            "doze: \(device.doze)", "seed: \(device.seed)",
+        ]
+        if let senders = spec.senders { parts.append("senders: [" + senders.map(quoted).joined(separator: ", ") + "]") }
+        if spec.count != 1 { parts.append("count: \(spec.count)") }
+        return "{ " + parts.joined(separator: ", ") + " }"
     }
 
     static func faultText(_ fault: Fault) -> String {

@@ -64,7 +64,7 @@ public struct ScenarioRunner: Sendable {
         case .command(let command):
             engine.apply(command, at: at, into: &produced)
         case .push(let push):
-            engine.apply(push.command(on: engine), at: at, into: &produced)
+            for command in push.commands(on: engine) { engine.apply(command, at: at, into: &produced) }
         case .expect(let expectation), .expectNone(let expectation):
             // Judged after what this step's time brought is seen.
             seen += produced

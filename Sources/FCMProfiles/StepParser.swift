@@ -1,20 +1,55 @@
 import FCMEngine
 
+/// What the timeline parser knows of one phone: the callback names `expect` steps
+/// are checked against, and the SDK a `send` addresses.
+struct PhoneContext {
+    var sdk: SDK
+    var platform: Platform
+    var callbacks: CallbackNames { CallbackNames(platform: platform, sdk: sdk) }
+}
+
 /// What the timeline parser knows while it reads steps in order.
 struct StepContext {
-    var sdk: SDK
     var senders: Set<String>
-    /// The device's own callback names, to check `expect` steps against.
-    var callbacks: CallbackNames
-    var platform: Platform
+    /// Every phone by name, in the order made; steps without `device:` act on the first.
+    var phones: [String: PhoneContext]
+    var phoneOrder: [String]
+    /// The phone the step being read acts on.
+    var current: String
     var lastAt: Millis = 0
+    /// Whether the step being read names its phone (`device:`).
+    var stepNamesPhone = false
+
+    init(senders: Set<String>, phones: [(name: String, phone: PhoneContext)]) {
+        self.senders = senders
+        self.phones = Dictionary(phones.map { ($0.name, $0.phone) }, uniquingKeysWith: { first, _ in first })
+        phoneOrder = phones.map(\.name)
+        current = phones.first?.name ?? ""
+    }
+
+    init(senders: Set<String>, settings: [DeviceSettings]) {
+        self.init(
+            senders: senders,
+            phones: settings.map { (name: $0.name, phone: PhoneContext(sdk: $0.sdk, platform: $0.platform)) })
+    }
+
+    var sdk: SDK {
+        get { phones[current]?.sdk ?? .fcm }
+        set { phones[current]?.sdk = newValue }
+    }
+    var platform: Platform {
+        get { phones[current]?.platform ?? .android }
+        set { phones[current]?.platform = newValue }
+    }
+    var callbacks: CallbackNames { CallbackNames(platform: platform, sdk: sdk) }
+    var isFleet: Bool { phones.count > 1 }
 }
 
 extension ProfileParser {
     static let actionKeys = [
         "send", "push", "network", "state", "doze", "service", "refresh_token", "uninstall", "reinstall", "tap",
         "expect", "expect_none", "drain", "add_sender", "remove_sender", "ack", "connect", "disconnect", "subscribe",
-        "unsubscribe", "fault", "clear_faults",
+        "unsubscribe", "fault", "clear_faults", "add_device",
     ]
 
     static func parseTimeline(_ node: YAMLNode, context: inout StepContext) throws(ProfileError) -> [Step] {
@@ -26,7 +61,7 @@ extension ProfileParser {
     }
 
     static func parseStep(_ node: YAMLNode, context: inout StepContext) throws(ProfileError) -> Step {
-        let map = try node.mapping(allowed: ["at", "note"] + actionKeys)
+        let map = try node.mapping(allowed: ["at", "note", "device"] + actionKeys)
         let atNode = try map.required("at")
         let at = try atNode.duration()
         guard at >= context.lastAt else {
@@ -35,15 +70,71 @@ extension ProfileParser {
             )
         }
         context.lastAt = at
-        let actions = map.entries.filter { $0.name != "at" && $0.name != "note" }
+        let actions = map.entries.filter { !["at", "note", "device"].contains($0.name) }
         guard actions.count == 1, let action = actions.first else {
             throw node.error(
                 actions.isEmpty
                     ? "a step needs one action: \(actionKeys.joined(separator: ", "))"
                     : "a step takes one action; found \(actions.map(\.name).joined(separator: " and "))")
         }
-        let parsed = try parseAction(action.name, action.value, context: &context)
+        let phone = try map["device"].map { node throws(ProfileError) in try knownPhone(node, context: context) }
+        let first = context.phoneOrder.first ?? ""
+        context.current = phone ?? first
+        context.stepNamesPhone = phone != nil
+        defer {
+            context.current = first
+            context.stepNamesPhone = false
+        }
+        var parsed = try parseAction(action.name, action.value, context: &context)
+        if let phone, let node = map["device"] { parsed = try aim(parsed, at: phone, node: node) }
         return Step(at: at, action: parsed, location: node.location, note: try parseNote(map))
+    }
+
+    /// A phone the profile has, by name.
+    static func knownPhone(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> String {
+        let name = try node.scalarText()
+        guard context.phones[name] != nil else {
+            throw node.error(
+                "no device is named \"\(name)\"; the profile's devices are "
+                    + context.phoneOrder.prefix(10).joined(separator: ", ")
+                    + (context.phoneOrder.count > 10 ? ", …" : ""))
+        }
+        return name
+    }
+
+    /// A step's action aimed at one phone (`device:`): a device command acts on it, a
+    /// push goes to its token, an expectation looks at its events only.
+    /// Unless `strict`, an action that names no phone's token (a service change, a
+    /// topic push) is left as it is.
+    static func aim(_ action: StepAction, at phone: String, node: YAMLNode, strict: Bool = true)
+        throws(ProfileError) -> StepAction
+    {
+        switch action {
+        case .command(let command):
+            guard command.isDeviceCommand else {
+                if !strict { return action }
+                throw node.error(
+                    "this step acts on the connection server, not on one device; leave out device:")
+            }
+            return .command(.on(device: phone, command))
+        case .push(var push):
+            switch push.target {
+            case .latest, .previous: break
+            case .literal, .topic, .condition:
+                if !strict { return action }
+                throw node.error(
+                    "device: picks the device whose token a push goes to; a literal to, a topic or "
+                        + "a condition takes none")
+            }
+            push.devices = [phone]
+            return .push(push)
+        case .expect(var expectation):
+            expectation.fields.insert(ExpectedField(name: "device", value: .scalar(phone)), at: 0)
+            return .expect(expectation)
+        case .expectNone(var expectation):
+            expectation.fields.insert(ExpectedField(name: "device", value: .scalar(phone)), at: 0)
+            return .expectNone(expectation)
+        }
     }
 
     /// One action, by its key.
@@ -81,6 +172,16 @@ extension ProfileParser {
             parsed = .command(.subscribe(topic: topic, sender: sender))
         case "fault": parsed = .command(.addFault(try parseFault(value, context: context)))
         case "clear_faults": parsed = try flagCommand(value, .clearFaults)
+        case "add_device":
+            let spec = try parseDeviceSpec(value, senders: context.senders)
+            for settings in spec.expanded {
+                if context.phones[settings.name] != nil {
+                    throw value.error("a device is already named \(settings.name)")
+                }
+                context.phones[settings.name] = PhoneContext(sdk: settings.sdk, platform: settings.platform)
+                context.phoneOrder.append(settings.name)
+            }
+            parsed = .command(.addDevice(spec))
         case "unsubscribe":
             let (topic, sender) = try parseTopicStep(value, context: context)
             parsed = .command(.unsubscribe(topic: topic, sender: sender))
@@ -136,7 +237,6 @@ extension ProfileParser {
         let sdk = try map["sdk"]?.oneOf(SDK.self) ?? context.sdk
         context.platform = platform
         context.sdk = sdk
-        context.callbacks = CallbackNames(platform: platform, sdk: sdk)
         return .command(.reinstallAs(platform: platform, sdk: sdk))
     }
 
@@ -292,7 +392,7 @@ extension ProfileParser {
     static let pushKeys = [
         "sender", "to", "token_of", "id", "data", "notification", "collapse_key", "priority", "time_to_live",
         "delivery_receipt_requested", "dry_run", "content_available", "mutable_content", "connection", "topic",
-        "condition",
+        "condition", "devices",
     ]
 
     static func parsePush(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> PushStep {
@@ -338,7 +438,20 @@ extension ProfileParser {
                 throw connectionNode.error("a push on a CCS connection needs an id (its message_id)")
             }
         }
-        return PushStep(request: request, target: target, tokenOwner: owner, connection: connection)
+        var push = PushStep(request: request, target: target, tokenOwner: owner, connection: connection)
+        if let devicesNode = map["devices"] {
+            switch target {
+            case .latest, .previous: break
+            case .literal, .topic, .condition:
+                throw devicesNode.error("devices picks tokens; a literal to, a topic or a condition takes none")
+            }
+            let names = try devicesNode.sequence().map { node throws(ProfileError) in
+                try knownPhone(node, context: context)
+            }
+            if names.isEmpty { throw devicesNode.error("devices is empty; name at least one device") }
+            push.devices = names
+        }
+        return push
     }
 
     /// A mapping of keys to single values, each kept as text (the service turns
@@ -390,7 +503,25 @@ extension ProfileParser {
                     + (close.isEmpty ? "" : "; did you mean \(close.joined(separator: " or "))?")
                     + " (README, Events)")
         }
-        let callbacks = context.callbacks
+        // A step that names no phone of several may expect any phone's callbacks.
+        let candidates = context.isFleet && !context.stepNamesPhone ? context.phoneOrder : [context.current]
+        var problem: ProfileError?
+        for name in candidates {
+            guard let phone = context.phones[name] else { continue }
+            do {
+                try checkCallback(kind, name, at: node, phone: phone)
+                return
+            } catch {
+                problem = problem ?? error
+            }
+        }
+        if let problem { throw problem }
+    }
+
+    static func checkCallback(_ kind: EventName, _ name: String, at node: YAMLNode, phone: PhoneContext)
+        throws(ProfileError)
+    {
+        let callbacks = phone.callbacks
         let own: [EventName?] = [
             callbacks.newToken, callbacks.messageSent, callbacks.sendError, callbacks.willSend,
             callbacks.messageReceived, callbacks.deletedMessages,
@@ -406,8 +537,8 @@ extension ProfileParser {
                     continue
                 }
                 throw node.error(
-                    "this device (\(context.platform.rawValue), \(context.sdk.rawValue)) reports \(mine.rawValue), "
-                        + "not \(name) (that is \(platform.rawValue) \(sdk.rawValue)'s name)")
+                    "this device (\(phone.platform.rawValue), \(phone.sdk.rawValue)) reports \(mine.rawValue), "
+                        + "not \(kind.rawValue) (that is \(platform.rawValue) \(sdk.rawValue)'s name)")
             }
         }
     }

@@ -7,8 +7,8 @@ extension DeviceStore {
     /// The state format this version writes. Raised whenever what is saved changes
     /// shape, with a migration from the one before (`migrator`).
     /// 2: delivery receipts owed to app servers. 3: app-server connections.
-    /// 4: topic subscriptions.
-    static let format = 4
+    /// 4: topic subscriptions. 5: several phones.
+    static let format = 5
     /// The oldest format this version migrates from.
     static let oldestMigratable = 2
 
@@ -38,6 +38,11 @@ extension DeviceStore {
         // none) and the journal topic calls, which an older version cannot read.
         migrator.registerMigration("format 4: topic subscriptions") { db in
             try db.execute(sql: "UPDATE meta SET value = '4' WHERE key = 'format'")
+        }
+        // The saved device became a list of phones: a snapshot with one phone's
+        // fields at its top decodes as that one phone (DeviceEngine reads either).
+        migrator.registerMigration("format 5: several phones") { db in
+            try db.execute(sql: "UPDATE meta SET value = '5' WHERE key = 'format'")
         }
         return migrator
     }

@@ -57,7 +57,7 @@ extension TUIModel {
 
     /// Installs the app anew on another platform or with another SDK.
     mutating func openReinstallAs() {
-        let device = engine.configuration.device
+        let device = engine.device
         overlay = .form(
             Form(
                 purpose: .reinstallAs,
@@ -105,7 +105,7 @@ extension TUIModel {
             guard !form.hasErrors, let ttl else { return [] }
             let sender = form.value("sender")
             let request = UpstreamRequest(
-                to: UpstreamRequest.address(sender: sender, sdk: engine.configuration.device.sdk), messageID: id,
+                to: UpstreamRequest.address(sender: sender, sdk: engine.device.sdk), messageID: id,
                 timeToLive: ttl, data: pairs.map { DataItem($0.key, .string($0.value)) })
             used(suggested: id)
             run(.send(request), at: time)
@@ -182,7 +182,7 @@ extension TUIModel {
                 at: time)
         case .reinstallAs:
             let platform = Platform(rawValue: form.value("platform")) ?? engine.platform
-            let sdk = SDK(rawValue: form.value("sdk")) ?? engine.configuration.device.sdk
+            let sdk = SDK(rawValue: form.value("sdk")) ?? engine.device.sdk
             run(.reinstallAs(platform: platform, sdk: sdk), at: time)
             if status == nil {
                 status =

@@ -66,7 +66,7 @@ public enum View {
     /// Two lines: who the device is and the clock; then its state.
     static func header(_ model: TUIModel, into grid: inout Grid) {
         let engine = model.engine
-        let device = engine.configuration.device
+        let device = engine.device
         grid.fill(x: 0, y: 0, width: grid.width, height: 1, style: .header)
         let clock = playPosition(model) ?? String(DurationText.stamp(model.now).dropLast(4))
         let identity =

@@ -56,7 +56,7 @@ struct StateCommand: ParsableCommand {
     }
 
     static func text(_ engine: DeviceEngine, path: String) -> String {
-        let device = engine.configuration.device
+        let device = engine.device
         var lines = [
             "state     \(path)",
             "device    \(device.name) (\(device.platform.rawValue), \(device.sdk.rawValue)), "

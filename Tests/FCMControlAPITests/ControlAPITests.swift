@@ -36,7 +36,8 @@ final class ControlledDevice: @unchecked Sendable {
             time += 1_000
             switch action {
             case .command(let command): engine.apply(command, at: time, into: &events)
-            case .push(let push): engine.apply(push.command(on: engine), at: time, into: &events)
+            case .push(let push):
+                for command in push.commands(on: engine) { engine.apply(command, at: time, into: &events) }
             case .expect, .expectNone: break
             }
         }

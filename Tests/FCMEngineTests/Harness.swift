@@ -42,7 +42,7 @@ struct Harness {
     mutating func send(_ id: String, ttl: Int64? = nil, data: [DataItem] = [DataItem("k", .string("v"))])
         -> [Event]
     {
-        let to = UpstreamRequest.address(sender: Harness.sender, sdk: engine.configuration.device.sdk)
+        let to = UpstreamRequest.address(sender: Harness.sender, sdk: engine.device.sdk)
         return run(.send(UpstreamRequest(to: to, messageID: id, timeToLive: ttl, data: data)))
     }
 

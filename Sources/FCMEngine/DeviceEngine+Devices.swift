@@ -1,0 +1,97 @@
+/// Several phones on one connection server: which one a rule acts on, finding a
+/// phone by name or by token, and phones joining.
+extension DeviceEngine {
+    /// Runs `body` with the phone at `index` in focus: the device-side fields are
+    /// that phone's, and its events name it (when there are several).
+    mutating func onDevice<R>(_ index: Int, _ body: (inout DeviceEngine) -> R) -> R {
+        let (oldFocus, oldInDevice) = (focus, inDevice)
+        focus = index
+        inDevice = true
+        defer { (focus, inDevice) = (oldFocus, oldInDevice) }
+        return body(&self)
+    }
+
+    /// Runs `body` with the phone holding `token` in focus, or as it is when no
+    /// phone ever held it.
+    mutating func onDevice<R>(holding token: String, _ body: (inout DeviceEngine) -> R) -> R {
+        guard let index = tokenDevices[token] else { return body(&self) }
+        return onDevice(index, body)
+    }
+
+    /// The phone in focus.
+    public var current: Installation { devices[focus] }
+
+    /// The engine as seen from the named phone: its device-side fields are that
+    /// phone's. Nil when no phone has the name.
+    public func focused(on name: String) -> DeviceEngine? {
+        guard let index = deviceIndex[name] else { return nil }
+        var copy = self
+        copy.focus = index
+        return copy
+    }
+
+    /// The index of the named phone.
+    public func deviceNumber(named name: String) -> Int? { deviceIndex[name] }
+
+    /// The phone a token was issued on, if any.
+    public func device(holding token: String) -> Int? { tokenDevices[token] }
+
+    /// Rebuilds the name and token maps from `devices`.
+    mutating func indexDevices() {
+        deviceIndex.removeAll(keepingCapacity: true)
+        tokenDevices.removeAll(keepingCapacity: true)
+        for (index, phone) in devices.enumerated() {
+            deviceIndex[phone.name] = index
+            for token in phone.tokenOwners.keys { tokenDevices[token] = index }
+        }
+    }
+
+    /// The sender a token is currently valid for, on whichever phone holds it.
+    public func activeOwner(of token: String) -> String? {
+        guard let index = tokenDevices[token], let owner = devices[index].tokenOwners[token],
+            devices[index].tokens[owner] == token
+        else { return nil }
+        return owner
+    }
+
+    /// The sender a token was ever issued to, on any phone.
+    public func everOwner(of token: String) -> String? {
+        tokenDevices[token].flatMap { devices[$0].tokenOwners[token] }
+    }
+
+    /// Every sender some phone registers with, in the order first seen.
+    public var allSenders: [SenderConfig] {
+        var seen: Set<String> = []
+        var all: [SenderConfig] = []
+        for sender in configuration.senders + devices.flatMap(\.senders) where seen.insert(sender.id).inserted {
+            all.append(sender)
+        }
+        return all
+    }
+
+    /// A phone joins: it registers with its senders (every sender of the profile
+    /// unless it names some) and gets its tokens.
+    mutating func addDevice(_ spec: DeviceSpec, into out: inout [Event]) {
+        let known = allSenders
+        if let unknown = spec.senders?.first(where: { id in !known.contains { $0.id == id } }) {
+            return refuse("add_device", "no sender \(unknown) is known to the connection server", into: &out)
+        }
+        let chosen = spec.senders.map { ids in known.filter { ids.contains($0.id) } } ?? configuration.senders
+        for settings in spec.expanded {
+            if settings.name.isEmpty { return refuse("add_device", "a device needs a name", into: &out) }
+            if deviceIndex[settings.name] != nil {
+                return refuse("add_device", "a device is already named \(settings.name)", into: &out)
+            }
+            let index = devices.count
+            devices.append(Installation(settings, senders: chosen, index: index))
+            deviceIndex[settings.name] = index
+            onDevice(index) { engine in
+                engine.emit(
+                    .device, .deviceAdded,
+                    [.text("platform", settings.platform.rawValue), .text("sdk", settings.sdk.rawValue)], into: &out)
+                for sender in engine.senders { engine.issueToken(for: sender, into: &out) }
+                if !engine.connected { engine.unreachableSince = engine.now }
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+/// One app instance on one emulated phone: its own instance id, tokens, upstream
+/// queue, stored messages, tray, inbox, topics, app state, network and doze. The
+/// connection server (`DeviceEngine`) holds one or more of these.
+public struct Installation: Sendable, Codable {
+    /// What the phone is, as it is now (a reinstall on another platform changes it).
+    public internal(set) var settings: DeviceSettings
+    public internal(set) var names: CallbackNames
+    var tokenFactory: TokenFactory
+    public internal(set) var appState: AppState
+    public internal(set) var network: Network
+    public internal(set) var doze: Bool
+    public internal(set) var installed = true
+    public internal(set) var senders: [SenderConfig]
+    /// Sender ID → its current token.
+    public internal(set) var tokens: [String: String] = [:]
+    /// Every token ever issued here → its sender.
+    var tokenOwners: [String: String] = [:]
+    /// Sender ID → tokens issued to it, oldest first.
+    public internal(set) var issuedTokens: [String: [String]] = [:]
+    var installation = 0
+    var refreshes: [String: Int] = [:]
+    public internal(set) var pending: [UpstreamMessage] = []
+    public internal(set) var batch: SendBatch?
+    var usedIDs: [String: Set<String>] = [:]
+    public internal(set) var stored: [StoredMessage] = []
+    public internal(set) var tray: [TrayNotification] = []
+    public internal(set) var inbox: [DeliveredMessage] = []
+    /// Sender → the topics this app instance is subscribed to for it.
+    public internal(set) var topics: [String: Set<String>] = [:]
+    public internal(set) var pendingTopicChanges: [TopicChange] = []
+    public internal(set) var deletedCount = 0
+    var unreachableSince: Millis?
+    var lastInactiveDropAt: Millis?
+
+    /// A phone as its settings start it, registered with `senders`. The phone at
+    /// `index` past the first mixes the index into its seed, so two phones never
+    /// share a token even when they were given the same seed.
+    init(_ settings: DeviceSettings, senders: [SenderConfig], index: Int) {
+        self.settings = settings
+        names = CallbackNames(platform: settings.platform, sdk: settings.sdk)
+        tokenFactory = TokenFactory(seed: Self.tokenSeed(settings.seed, index: index), sdk: settings.sdk)
+        appState = settings.state
+        network = settings.network
+        doze = settings.doze
+        self.senders = senders
+    }
+
+    static func tokenSeed(_ seed: UInt64, index: Int) -> UInt64 {
+        index == 0 ? seed : seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
+    }
+
+    public var name: String { settings.name }
+    public var platform: Platform { settings.platform }
+
+    /// Every topic this app instance is subscribed to, over all senders.
+    public var topicCount: Int { topics.values.reduce(0) { $0 + $1.count } }
+
+    /// The topics of one sender, sorted.
+    public func topics(of sender: String) -> [String] { (topics[sender] ?? []).sorted() }
+
+    /// Whether one of the phone's own timers is due by `time`.
+    func hasTimerDue(by time: Millis) -> Bool {
+        (batch.map { $0.flushAt <= time } ?? false) || pending.contains { $0.expiresAt <= time }
+            || stored.contains { $0.expiresAt <= time }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case settings, names, tokenFactory, appState, network, doze, installed, senders, tokens, tokenOwners
+        case issuedTokens, installation, refreshes, pending, batch, usedIDs, stored, tray, inbox, topics
+        case pendingTopicChanges, deletedCount, unreachableSince, lastInactiveDropAt
+    }
+}
+
+extension Installation {
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(settings, forKey: .settings)
+        try c.encode(names, forKey: .names)
+        try c.encode(tokenFactory, forKey: .tokenFactory)
+        try c.encode(appState, forKey: .appState)
+        try c.encode(network, forKey: .network)
+        try c.encode(doze, forKey: .doze)
+        try c.encode(installed, forKey: .installed)
+        try c.encode(senders, forKey: .senders)
+        try c.encode(tokens, forKey: .tokens)
+        try c.encode(tokenOwners, forKey: .tokenOwners)
+        try c.encode(issuedTokens, forKey: .issuedTokens)
+        try c.encode(installation, forKey: .installation)
+        try c.encode(refreshes, forKey: .refreshes)
+        try c.encode(pending, forKey: .pending)
+        try c.encodeIfPresent(batch, forKey: .batch)
+        try c.encode(usedIDs.mapValues { $0.sorted() }, forKey: .usedIDs)
+        try c.encode(stored, forKey: .stored)
+        try c.encode(tray, forKey: .tray)
+        try c.encode(inbox, forKey: .inbox)
+        try c.encode(topics.mapValues { $0.sorted() }, forKey: .topics)
+        try c.encode(pendingTopicChanges, forKey: .pendingTopicChanges)
+        try c.encode(deletedCount, forKey: .deletedCount)
+        try c.encodeIfPresent(unreachableSince, forKey: .unreachableSince)
+        try c.encodeIfPresent(lastInactiveDropAt, forKey: .lastInactiveDropAt)
+    }
+}

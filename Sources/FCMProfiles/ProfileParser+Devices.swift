@@ -1,0 +1,78 @@
+import FCMEngine
+
+/// Several phones: a profile's `devices:` list, its generator form, and the
+/// `add_device` step.
+extension ProfileParser {
+    static let deviceSpecKeys = deviceKeys + ["senders", "count"]
+    /// The most phones one profile may make.
+    static let maxDevices: Int64 = 1_000_000
+
+    /// `devices: [ {name: a, …}, {name: b, senders: [S]} ]`, or the generator form
+    /// `devices: { count: N, like: { … } }` for a fleet of phones alike.
+    static func parseDevices(_ node: YAMLNode, senders: Set<String>) throws(ProfileError) -> [DeviceSpec] {
+        if case .mapping = node.node {
+            let map = try node.mapping(allowed: ["count", "like"])
+            let count = try map.required("count").int(in: 1...maxDevices)
+            var spec =
+                try map["like"].map { like throws(ProfileError) in
+                    try parseDeviceSpec(like, senders: senders, counted: false)
+                } ?? DeviceSpec(DeviceSettings(name: "device"))
+            spec.count = Int(count)
+            return [spec]
+        }
+        let items = try node.sequence()
+        guard !items.isEmpty else { throw node.error("devices is empty; give at least one, or use device:") }
+        var specs: [DeviceSpec] = []
+        var names: Set<String> = []
+        var total = 0
+        for (index, item) in items.enumerated() {
+            var spec = try parseDeviceSpec(item, senders: senders)
+            let map = try item.mapping(allowed: deviceSpecKeys)
+            if map["name"] == nil { spec.settings.name = "device-\(index + 1)" }
+            // Phones without a seed of their own follow the first phone's, each apart.
+            if map["seed"] == nil, index > 0 { spec.settings.seed = specs[0].settings.seed &+ UInt64(index) }
+            for settings in spec.expanded {
+                guard names.insert(settings.name).inserted else {
+                    throw item.error("a device is already named \(settings.name); each needs a name of its own")
+                }
+            }
+            total += spec.count
+            if total > maxDevices { throw item.error("at most \(maxDevices) devices in one profile") }
+            specs.append(spec)
+        }
+        return specs
+    }
+
+    /// Whether a `devices:` list names the first phone's seed (or the generator's).
+    static func hasSeed(devices node: YAMLNode?) throws(ProfileError) -> Bool {
+        guard let node else { return false }
+        if case .mapping = node.node {
+            guard let like = try node.mapping(allowed: ["count", "like"])["like"] else { return false }
+            return try like.mapping(allowed: deviceSpecKeys)["seed"] != nil
+        }
+        guard let first = try node.sequence().first else { return false }
+        return try first.mapping(allowed: deviceSpecKeys)["seed"] != nil
+    }
+
+    /// One phone (or with `count`, several alike): the `device:` keys, plus the
+    /// senders it registers with.
+    static func parseDeviceSpec(_ node: YAMLNode, senders: Set<String>, counted: Bool = true)
+        throws(ProfileError) -> DeviceSpec
+    {
+        let map = try node.mapping(allowed: counted ? deviceSpecKeys : deviceSpecKeys.filter { $0 != "count" })
+        var spec = DeviceSpec(try parseDevice(node, extraKeys: ["senders", "count"]))
+        if map["name"] == nil { spec.settings.name = "device" }
+        if spec.settings.name.isEmpty { throw node.error("a device's name must not be empty") }
+        if let v = map["senders"] {
+            let chosen = try v.sequence().map { item throws(ProfileError) in try item.scalarText() }
+            if let unknown = chosen.first(where: { !senders.contains($0) }) {
+                throw v.error(
+                    "unknown sender \"\(unknown)\"; the profile's senders are \(senders.sorted().joined(separator: ", "))"
+                )
+            }
+            spec.senders = chosen
+        }
+        if let v = map["count"] { spec.count = Int(try v.int(in: 1...maxDevices)) }
+        return spec
+    }
+}
