@@ -39,6 +39,9 @@ public indirect enum Command: Sendable, Equatable, Codable {
     /// the default (first) one.
     case subscribe(topic: String, sender: String?)
     case unsubscribe(topic: String, sender: String?)
+    /// An app server's device-group call (a profile's `group:` step); the current
+    /// token of each phone named in `phones` joins `order.tokens`.
+    case group(GroupOrder, phones: [String])
     /// A test suite or a profile makes the service fail on purpose.
     case addFault(Fault)
     case clearFaults

@@ -9,12 +9,15 @@ extension DeviceEngine {
     mutating func admit(_ request: DownstreamRequest, into out: inout [Event]) -> Result<String, DownstreamError> {
         let id = request.messageID ?? (request.isTopicSend ? nextTopicMessageID() : nextMessageID())
         if let problem = validate(request) ?? injectedError(for: request, into: &out) {
-            emit(
-                .server, .downstreamRejected,
-                [
-                    .text("sender", request.sender), .text("id", id), .text("error", problem.legacyName),
-                    .text("ccs", problem.ccsCode), .text("detail", problem.detail),
-                ], into: &out)
+            // A token's refusal names the phone the token was issued on, if any.
+            onDevice(holding: request.isTopicSend ? "" : request.to ?? "") { engine in
+                engine.emit(
+                    .server, .downstreamRejected,
+                    [
+                        .text("sender", request.sender), .text("id", id), .text("error", problem.legacyName),
+                        .text("ccs", problem.ccsCode), .text("detail", problem.detail),
+                    ], into: &out)
+            }
             return .failure(problem)
         }
         var request = request

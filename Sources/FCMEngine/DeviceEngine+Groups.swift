@@ -4,6 +4,24 @@ extension DeviceEngine {
     /// An app server's group call.
     public mutating func manageGroup(_ order: GroupOrder, into out: inout [Event]) -> GroupOutcome {
         inputs.record(.group(order, at: now))
+        return changeGroup(order, into: &out)
+    }
+
+    /// A group call whose members are named as phones: each phone's current token for
+    /// the sender (a phone without one is refused by name).
+    mutating func changeGroup(_ order: GroupOrder, phones: [String], into out: inout [Event]) {
+        var order = order
+        for name in phones {
+            guard let index = deviceIndex[name], let token = devices[index].tokens[order.sender] else {
+                return refuse(
+                    "group", "device \(name) has no token of sender \(order.sender)", side: .server, into: &out)
+            }
+            order.tokens.append(token)
+        }
+        _ = changeGroup(order, into: &out)
+    }
+
+    mutating func changeGroup(_ order: GroupOrder, into out: inout [Event]) -> GroupOutcome {
         guard serviceUp else { return .serviceDown }
         let outcome = groupChange(order)
         switch outcome {

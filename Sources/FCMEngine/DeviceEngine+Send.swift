@@ -31,18 +31,6 @@ extension DeviceEngine {
         results.reserveCapacity(orders.count)
         for order in orders {
             var request = order.request
-            if let key = request.to, let group = groups.first(where: { $0.key == key }), serviceUp {
-                guard group.sender == request.sender else {
-                    results.append(admit(request, into: &out))
-                    deliveries.append(nil)
-                    continue
-                }
-                let delivery = sendToGroup(group, request, into: &out)
-                results.append(delivery.success > 0 ? .success(nextMessageID()) : .failure(.notRegistered(key)))
-                deliveries.append(delivery)
-                continue
-            }
-            deliveries.append(nil)
             if order.byInstallation, let fid = request.to,
                 let token = devices.lazy.compactMap({ $0.tokens[request.sender] }).first(where: {
                     $0.hasPrefix(fid + ":")
@@ -50,8 +38,27 @@ extension DeviceEngine {
             {
                 request.to = token
             }
-            results.append(admit(request, into: &out))
+            let (result, delivery) = take(request, into: &out)
+            results.append(result)
+            deliveries.append(delivery)
         }
         return down ? .serviceDown : .results(results, groups: deliveries)
+    }
+}
+
+extension DeviceEngine {
+    /// One downstream message from an app server: to a notification key, a copy for
+    /// every member of the sender's group (and how they took it); otherwise the one
+    /// message, validated and routed.
+    mutating func take(_ request: DownstreamRequest, into out: inout [Event]) -> (
+        Result<String, DownstreamError>, GroupDelivery?
+    ) {
+        if let key = request.to, serviceUp, let group = groups.first(where: { $0.key == key }),
+            group.sender == request.sender
+        {
+            let delivery = sendToGroup(group, request, into: &out)
+            return (delivery.success > 0 ? .success(nextMessageID()) : .failure(.notRegistered(key)), delivery)
+        }
+        return (admit(request, into: &out), nil)
     }
 }

@@ -106,7 +106,8 @@ public struct DeviceEngine: Sendable, Codable {
             }
         case .addDevice(let spec): addDevice(spec, into: &out)
         case .setService(let up): setService(up: up, into: &out)
-        case .push(let request): admit(request, into: &out)
+        case .push(let request): _ = take(request, into: &out)
+        case .group(let order, let phones): changeGroup(order, phones: phones, into: &out)
         case .ackUpstream(let sender, let id): takeAck(sender: sender, id: id, into: &out)
         case .drain: drain(into: &out)
         case .ackReceipt(let sender, let id): ackReceipt(sender: sender, id: id, into: &out)

@@ -115,6 +115,7 @@ public struct PushStep: Sendable {
         case .condition(let text):
             request.to = nil
             request.condition = text
+        case .group(let name): request.to = engine.groupKey(sender: request.sender, name: name) ?? name
         }
         guard let connection else { return .push(request) }
         return .appServer(.received(connection, .downstream(request, messageID: request.messageID ?? "")))
@@ -134,4 +135,6 @@ public enum PushTarget: Sendable, Equatable {
     case topic(String)
     /// Every app instance whose topics match (`condition:`).
     case condition(String)
+    /// Every member of the sender's device group of this name (`group:`).
+    case group(String)
 }

@@ -75,4 +75,25 @@ extension ProfileParser {
         if let v = map["count"] { spec.count = Int(try v.int(in: 1...maxDevices)) }
         return spec
     }
+
+    /// `group: { sender: S, operation: create, name: family, devices: [a, b] }`: an
+    /// app server's device-group call, its members named as phones (their current
+    /// tokens) or as `tokens`.
+    static func parseGroup(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> Command {
+        let map = try node.mapping(allowed: ["sender", "operation", "name", "key", "devices", "tokens"])
+        let sender = try knownSender(try map.required("sender"), context: context)
+        let operation = try map.required("operation").oneOf(GroupOrder.Operation.self)
+        let name = try map["name"]?.scalarText()
+        let key = try map["key"]?.scalarText()
+        if operation == .create, name == nil { throw node.error("a group is created with a name") }
+        if operation != .create, name == nil, key == nil { throw node.error("name the group: name or key") }
+        let phones =
+            try map["devices"]?.sequence().map { item throws(ProfileError) in
+                try knownPhone(item, context: context)
+            } ?? []
+        let tokens = try map["tokens"]?.sequence().map { item throws(ProfileError) in try item.scalarText() } ?? []
+        if phones.isEmpty && tokens.isEmpty { throw node.error("name the members: devices or tokens") }
+        return .group(
+            GroupOrder(sender: sender, operation: operation, name: name, key: key, tokens: tokens), phones: phones)
+    }
 }

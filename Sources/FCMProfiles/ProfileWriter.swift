@@ -81,6 +81,7 @@ public enum ProfileWriter {
             case .literal(let token): parts.insert("to: \(quoted(token))", at: 1)
             case .topic(let name): parts.insert("topic: \(quoted(name))", at: 1)
             case .condition(let text): parts.insert("condition: \(quoted(text))", at: 1)
+            case .group(let name): parts.insert("group: \(quoted(name))", at: 1)
             }
             if push.tokenOwner != push.request.sender { parts.append("token_of: \(quoted(push.tokenOwner))") }
             if let connection = push.connection { parts.append("connection: \(connection)") }
@@ -152,6 +153,15 @@ public enum ProfileWriter {
         case .clearFaults: return "clear_faults: true"
         case .reset: return nil
         case .addDevice(let spec): return "add_device: " + deviceSpecText(spec)
+        case .group(let order, let phones):
+            var parts = ["sender: \(quoted(order.sender))", "operation: \(order.operation.rawValue)"]
+            if let name = order.name { parts.append("name: \(quoted(name))") }
+            if let key = order.key { parts.append("key: \(quoted(key))") }
+            if !phones.isEmpty { parts.append("devices: [" + phones.map(quoted).joined(separator: ", ") + "]") }
+            if !order.tokens.isEmpty {
+                parts.append("tokens: [" + order.tokens.map(quoted).joined(separator: ", ") + "]")
+            }
+            return "group: { " + parts.joined(separator: ", ") + " }"
         case .on(let name, let inner):
             // The step's second key; the timeline indents each key by four spaces.
             return step(inner).map { "device: \(quoted(name))\n    " + $0 }

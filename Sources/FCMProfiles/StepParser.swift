@@ -49,7 +49,7 @@ extension ProfileParser {
     static let actionKeys = [
         "send", "push", "network", "state", "doze", "service", "refresh_token", "uninstall", "reinstall", "tap",
         "expect", "expect_none", "drain", "add_sender", "remove_sender", "ack", "connect", "disconnect", "subscribe",
-        "unsubscribe", "fault", "clear_faults", "add_device",
+        "unsubscribe", "fault", "clear_faults", "add_device", "group",
     ]
 
     static func parseTimeline(_ node: YAMLNode, context: inout StepContext) throws(ProfileError) -> [Step] {
@@ -120,7 +120,7 @@ extension ProfileParser {
         case .push(var push):
             switch push.target {
             case .latest, .previous: break
-            case .literal, .topic, .condition:
+            case .literal, .topic, .condition, .group:
                 if !strict { return action }
                 throw node.error(
                     "device: picks the device whose token a push goes to; a literal to, a topic or "
@@ -172,6 +172,7 @@ extension ProfileParser {
             parsed = .command(.subscribe(topic: topic, sender: sender))
         case "fault": parsed = .command(.addFault(try parseFault(value, context: context)))
         case "clear_faults": parsed = try flagCommand(value, .clearFaults)
+        case "group": parsed = .command(try parseGroup(value, context: context))
         case "add_device":
             let spec = try parseDeviceSpec(value, senders: context.senders)
             for settings in spec.expanded {
@@ -392,7 +393,7 @@ extension ProfileParser {
     static let pushKeys = [
         "sender", "to", "token_of", "id", "data", "notification", "collapse_key", "priority", "time_to_live",
         "delivery_receipt_requested", "dry_run", "content_available", "mutable_content", "connection", "topic",
-        "condition", "devices",
+        "condition", "devices", "group",
     ]
 
     static func parsePush(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> PushStep {
@@ -404,8 +405,9 @@ extension ProfileParser {
             let text = try toNode.scalarText()
             target = text == "latest" ? .latest : text == "previous" ? .previous : .literal(text)
         }
-        let targets = ["to", "topic", "condition"].compactMap { map[$0] }
-        if targets.count > 1 { throw targets[1].error("give one target: to, topic or condition") }
+        let targets = ["to", "topic", "condition", "group"].compactMap { map[$0] }
+        if targets.count > 1 { throw targets[1].error("give one target: to, topic, condition or group") }
+        if let groupNode = map["group"] { target = .group(try groupNode.scalarText()) }
         if let topicNode = map["topic"] { target = .topic(try topicName(topicNode)) }
         if let conditionNode = map["condition"] {
             let text = try conditionNode.scalarText()
@@ -415,7 +417,7 @@ extension ProfileParser {
         var owner = sender
         if let ownerNode = map["token_of"] {
             switch target {
-            case .literal, .topic, .condition:
+            case .literal, .topic, .condition, .group:
                 throw ownerNode.error("token_of picks a token; a literal to, a topic or a condition takes none")
             case .latest, .previous: break
             }
@@ -442,7 +444,7 @@ extension ProfileParser {
         if let devicesNode = map["devices"] {
             switch target {
             case .latest, .previous: break
-            case .literal, .topic, .condition:
+            case .literal, .topic, .condition, .group:
                 throw devicesNode.error("devices picks tokens; a literal to, a topic or a condition takes none")
             }
             let names = try devicesNode.sequence().map { node throws(ProfileError) in
