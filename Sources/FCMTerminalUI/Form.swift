@@ -1,6 +1,7 @@
 /// What a form is for.
 public enum FormPurpose: String, Sendable {
     case compose = "Send upstream message"
+    case addDevice = "Add a device"
     case push = "Push downstream message (as an app server)"
     case addSender = "Add sender"
     case saveProfile = "Save session as profile"

@@ -36,6 +36,8 @@ public enum Overlay: Sendable, Equatable {
     case held(selected: Int)
     /// A message's way from sender to app (or back), hop by hop.
     case journey(id: String)
+    /// Every phone, the selected one; Enter shows it in the panes.
+    case devices(selected: Int)
 }
 
 /// Something only the shell can do: the terminal, the clipboard, files.

@@ -14,10 +14,10 @@ extension TUIModel {
     mutating func openJourneyOfSelection() {
         let id: String?
         switch focus {
-        case .inbox: id = engine.inbox.isEmpty ? nil : engine.inbox[min(selected(.inbox), engine.inbox.count - 1)].id
-        case .tray: id = engine.tray.isEmpty ? nil : engine.tray[min(selected(.tray), engine.tray.count - 1)].id
+        case .inbox: id = shown.inbox.isEmpty ? nil : shown.inbox[min(selected(.inbox), shown.inbox.count - 1)].id
+        case .tray: id = shown.tray.isEmpty ? nil : shown.tray[min(selected(.tray), shown.tray.count - 1)].id
         case .queue:
-            id = engine.pending.isEmpty ? nil : engine.pending[min(selected(.queue), engine.pending.count - 1)].id
+            id = shown.pending.isEmpty ? nil : shown.pending[min(selected(.queue), shown.pending.count - 1)].id
         case .events, .server: id = cursorEvent?.messageIDs.first
         case .senders, .held: id = nil
         }
@@ -33,7 +33,7 @@ extension TUIModel {
     }
 
     mutating func handleHeld(selected: Int, _ key: Key) -> [Effect] {
-        let held = engine.heldMessages
+        let held = shown.heldMessages
         switch key {
         case .up: overlay = .held(selected: max(0, selected - 1))
         case .down: overlay = .held(selected: max(0, min(held.count - 1, selected + 1)))

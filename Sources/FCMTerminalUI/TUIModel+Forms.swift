@@ -3,7 +3,7 @@ import FCMProfiles
 
 /// Opening, validating and submitting the forms.
 extension TUIModel {
-    var senderChoices: [String] { engine.senders.map(\.id) }
+    var senderChoices: [String] { shown.senders.map(\.id) }
 
     mutating func openCompose() {
         guard let sender = selectedSender else { return status = "no sender: add one with a" }
@@ -57,7 +57,7 @@ extension TUIModel {
 
     /// Installs the app anew on another platform or with another SDK.
     mutating func openReinstallAs() {
-        let device = engine.device
+        let device = shown.device
         overlay = .form(
             Form(
                 purpose: .reinstallAs,
@@ -105,7 +105,7 @@ extension TUIModel {
             guard !form.hasErrors, let ttl else { return [] }
             let sender = form.value("sender")
             let request = UpstreamRequest(
-                to: UpstreamRequest.address(sender: sender, sdk: engine.device.sdk), messageID: id,
+                to: UpstreamRequest.address(sender: sender, sdk: shown.device.sdk), messageID: id,
                 timeToLive: ttl, data: pairs.map { DataItem($0.key, .string($0.value)) })
             used(suggested: id)
             run(.send(request), at: time)
@@ -136,7 +136,7 @@ extension TUIModel {
             let priority = form.value("priority")
             let collapse = form.value("collapse key")
             var request = DownstreamRequest(
-                sender: sender, to: engine.issuedTokens[sender]?.last, messageID: id.isEmpty ? nil : id,
+                sender: sender, to: shown.issuedTokens[sender]?.last, messageID: id.isEmpty ? nil : id,
                 data: pairs.map { KeyValue($0.key, $0.value) },
                 notification: notification.isEmpty ? nil : notification, collapseKey: collapse.isEmpty ? nil : collapse,
                 priority: priority == "default" ? nil : priority, timeToLive: ttl,
@@ -155,7 +155,7 @@ extension TUIModel {
         case .addSender:
             let id = form.value("sender id")
             if id.isEmpty || !id.allSatisfy(\.isNumber) { form.fail("sender id", "a sender id is digits only") }
-            if engine.senders.contains(where: { $0.id == id }) { form.fail("sender id", "already registered") }
+            if shown.senders.contains(where: { $0.id == id }) { form.fail("sender id", "already registered") }
             let key = form.value("server key")
             if key.isEmpty { form.fail("server key", "app servers need a key to authenticate") }
             guard !form.hasErrors else { return [] }
@@ -180,9 +180,11 @@ extension TUIModel {
             run(
                 subscribe ? .subscribe(topic: topic, sender: sender) : .unsubscribe(topic: topic, sender: sender),
                 at: time)
+        case .addDevice:
+            submitAddDevice(&form, at: time)
         case .reinstallAs:
-            let platform = Platform(rawValue: form.value("platform")) ?? engine.platform
-            let sdk = SDK(rawValue: form.value("sdk")) ?? engine.device.sdk
+            let platform = Platform(rawValue: form.value("platform")) ?? shown.platform
+            let sdk = SDK(rawValue: form.value("sdk")) ?? shown.device.sdk
             run(.reinstallAs(platform: platform, sdk: sdk), at: time)
             if status == nil {
                 status =

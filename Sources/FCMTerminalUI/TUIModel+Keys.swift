@@ -16,7 +16,7 @@ extension TUIModel {
         case .tokenDetail(let sender)?:
             return handleTokenDetail(sender: sender, key)
         case .messageDetail(let index)?:
-            if key == .character("j"), engine.inbox.indices.contains(index) { openJourney(engine.inbox[index].id) }
+            if key == .character("j"), shown.inbox.indices.contains(index) { openJourney(shown.inbox[index].id) }
             if key == .escape || key == .enter || key == .character("q") { overlay = nil }
             return []
         case .eventDetail(let event)?:
@@ -25,6 +25,8 @@ extension TUIModel {
             return []
         case .held(let selected)?:
             return handleHeld(selected: selected, key)
+        case .devices(let selected)?:
+            return handleDevices(selected: selected, key)
         case .journey?:
             if key == .escape || key == .enter || key == .character("q") || key == .character("j") { overlay = nil }
             return []
@@ -70,8 +72,8 @@ extension TUIModel {
         case .enter:
             if focus == .senders, let sender = selectedSender { overlay = .tokenDetail(sender: sender.id) }
             if focus == .tray { tapSelected(at: time) }
-            if focus == .inbox, !engine.inbox.isEmpty {
-                overlay = .messageDetail(index: min(selected(.inbox), engine.inbox.count - 1))
+            if focus == .inbox, !shown.inbox.isEmpty {
+                overlay = .messageDetail(index: min(selected(.inbox), shown.inbox.count - 1))
             }
             if focus == .server { serverRaw.toggle() }
             if focus == .events, let event = cursorEvent { overlay = .eventDetail(event) }
@@ -79,18 +81,21 @@ extension TUIModel {
         case .character("j"): openJourneyOfSelection()
         case .character("s"): openCompose()
         case .character("p"): openPush()
-        case .character("n"): run(.setNetwork(engine.network == .online ? .offline : .online), at: time)
+        case .character("n"): run(.setNetwork(shown.network == .online ? .offline : .online), at: time)
         case .character("o"): run(.setService(up: !engine.serviceUp), at: time)
-        case .character("z"): run(.setDoze(!engine.doze), at: time)
+        case .character("z"): run(.setDoze(!shown.doze), at: time)
         case .character("f"): run(.setAppState(.foreground), at: time)
         case .character("b"): run(.setAppState(.background), at: time)
         case .character("x"): run(.setAppState(.stopped), at: time)
-        case .character("u"): run(engine.installed ? .uninstall : .reinstall, at: time)
+        case .character("u"): run(shown.installed ? .uninstall : .reinstall, at: time)
         case .character("r"):
             if let sender = selectedSender { run(.refreshToken(sender: sender.id), at: time) }
         case .character("a"): openAddSender()
         case .character("i"): openReinstallAs()
         case .character("T"): openTopic()
+        case .character("v"): openDevices()
+        case .character("]"): stepDevice(1)
+        case .character("["): stepDevice(-1)
         case .character("d"):
             if let sender = selectedSender { run(.removeSender(sender.id), at: time) }
         case .character("t"): tapSelected(at: time)
@@ -120,20 +125,20 @@ extension TUIModel {
 
     func itemCount(_ pane: Pane) -> Int {
         switch pane {
-        case .senders: engine.senders.count
-        case .queue: engine.pending.count
+        case .senders: shown.senders.count
+        case .queue: shown.pending.count
         case .events: visibleEvents.count
-        case .tray: engine.tray.count
-        case .inbox: engine.inbox.count
+        case .tray: shown.tray.count
+        case .inbox: shown.inbox.count
         case .server: serverEvents.count
-        case .held: engine.stored.count
+        case .held: shown.stored.count
         }
     }
 
     mutating func tapSelected(at time: Millis) {
-        let index = min(selected(.tray), engine.tray.count - 1)
-        run(.tap(engine.tray.isEmpty ? .last : .index(index + 1)), at: time)
-        selection[.tray] = max(0, min(selected(.tray), engine.tray.count - 1))
+        let index = min(selected(.tray), shown.tray.count - 1)
+        run(.tap(shown.tray.isEmpty ? .last : .index(index + 1)), at: time)
+        selection[.tray] = max(0, min(selected(.tray), shown.tray.count - 1))
     }
 
     /// Moves the clock on: TTLs run out and doze ends without waiting. The session's
@@ -149,7 +154,7 @@ extension TUIModel {
     }
 
     mutating func handleTokenDetail(sender: String, _ key: Key) -> [Effect] {
-        let token = engine.tokens[sender] ?? ""
+        let token = shown.tokens[sender] ?? ""
         switch key {
         case .character("c"):
             status = "token of \(sender) copied to the clipboard (OSC 52)"

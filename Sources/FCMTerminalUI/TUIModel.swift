@@ -9,6 +9,9 @@ public struct TUIModel: Sendable {
     public internal(set) var log: [Event] = []
     public let profile: Profile
     public internal(set) var focus: Pane = .events
+    /// The phone the panes show (an index into `engine.devices`; the first unless
+    /// the devices list chose another).
+    public internal(set) var shownDevice = 0
     public internal(set) var overlay: Overlay?
     /// Rows scrolled up from the newest event (0 follows the log).
     public internal(set) var eventScroll = 0
@@ -66,6 +69,12 @@ public struct TUIModel: Sendable {
         showPlayback()
     }
 
+    /// The engine as the shown phone sees it: every device pane reads this.
+    public var shown: DeviceEngine {
+        guard shownDevice > 0, engine.devices.indices.contains(shownDevice) else { return engine }
+        return engine.focused(on: engine.devices[shownDevice].name) ?? engine
+    }
+
     public var now: Millis { play?.playback.time ?? engine.now }
 
     /// Whether the engine's clock is the model's own (play mode and what follows a
@@ -91,6 +100,10 @@ public struct TUIModel: Sendable {
 
     mutating func run(_ command: Command, at time: Millis) {
         forkIfPlaying()
+        // A key acts on the phone the panes show.
+        let command =
+            command.isDeviceCommand && engine.devices.count > 1
+            ? .on(device: shown.device.name, command) : command
         var events: [Event] = []
         engine.apply(command, at: max(time, engine.now), into: &events)
         recorded.append((engine.now, command))
@@ -153,7 +166,7 @@ public struct TUIModel: Sendable {
 
     /// The sender the senders pane points at.
     public var selectedSender: SenderConfig? {
-        let senders = engine.senders
+        let senders = shown.senders
         guard !senders.isEmpty else { return nil }
         return senders[min(selected(.senders), senders.count - 1)]
     }
@@ -168,7 +181,7 @@ public struct TUIModel: Sendable {
     func suggestMessageID() -> String {
         // A resumed device may have used the first ones in an earlier session.
         var next = messageCounter
-        repeat { next += 1 } while engine.hasUsedMessageID("m-\(next)")
+        repeat { next += 1 } while shown.hasUsedMessageID("m-\(next)")
         return "m-\(next)"
     }
 

@@ -35,7 +35,7 @@ extension View {
     }
 
     static func drawHeld(selected: Int, _ model: TUIModel, into grid: inout Grid) {
-        let engine = model.engine
+        let engine = model.shown
         let held = engine.heldMessages
         let usage = engine.storeUsage
         let inner = panel(width: 100, height: grid.height - 2, title: "Held on the connection server", into: &grid)
@@ -91,5 +91,46 @@ extension String {
     func padded(_ width: Int) -> String {
         let used = TextWidth.columns(of: self)
         return self + String(repeating: " ", count: max(1, width - used))
+    }
+}
+
+extension View {
+    /// Every phone: its name, platform, conditions, tokens and topics; only the rows
+    /// that fit are formatted, so a fleet of thousands draws as fast as three.
+    static func drawDevices(selected: Int, _ model: TUIModel, into grid: inout Grid) {
+        let engine = model.engine
+        let phones = engine.devices
+        let inner = panel(
+            width: 110, height: grid.height - 2, title: "Devices \(phones.count) · showing \(model.shown.device.name)",
+            into: &grid)
+        let header = deviceColumns(["device", "platform", "app", "network", "tokens", "topics"])
+        grid.put(header, x: inner.x + 1, y: inner.y, style: .dim, limit: inner.width - 2)
+        let rows = max(0, inner.height - 3)
+        let first = max(0, min(selected - rows + 1, phones.count - rows))
+        for offset in 0..<min(rows, phones.count - first) {
+            let index = first + offset
+            let phone = phones[index]
+            let topics = phone.senders.flatMap { phone.topics(of: $0.id) }
+            let cells = [
+                (index == model.shownDevice ? "▸ " : "  ") + phone.name,
+                "\(phone.platform.rawValue)/\(phone.settings.sdk.rawValue)",
+                phone.installed ? phone.appState.rawValue : "uninstalled",
+                phone.network.rawValue + (phone.doze ? " doze" : ""),
+                "\(phone.tokens.count)",
+                topics.isEmpty ? "-" : topics.joined(separator: ", "),
+            ]
+            let y = inner.y + 1 + offset
+            let style: CellStyle = index == selected ? .selected : phone.installed ? .normal : .dim
+            grid.put(deviceColumns(cells), x: inner.x + 1, y: y, style: style, limit: inner.width - 2)
+            if index == selected { grid.paint(x: inner.x + 1, y: y, count: inner.width - 2, style: .selected) }
+        }
+        grid.put(
+            "↑↓ select · Enter show it · a add a device · [ ] previous / next · Esc close",
+            x: inner.x + 1, y: inner.y + inner.height - 1, style: .dim, limit: inner.width - 2)
+    }
+
+    static func deviceColumns(_ cells: [String]) -> String {
+        let widths = [17, 13, 12, 13, 8]
+        return zip(cells, widths).map { TextWidth.middle($0, width: $1 - 2).padded($1) }.joined() + (cells.last ?? "")
     }
 }

@@ -12,6 +12,7 @@ extension View {
         case .eventDetail(let event): drawEventDetail(event, into: &grid)
         case .held(let selected): drawHeld(selected: selected, model, into: &grid)
         case .journey(let id): drawJourney(id, model, into: &grid)
+        case .devices(let selected): drawDevices(selected: selected, model, into: &grid)
         case .filter(let text):
             let y = grid.height - 2
             grid.fill(x: 0, y: y, width: grid.width, height: 1, style: .selected)
@@ -40,6 +41,7 @@ extension View {
         ("u  i", "uninstall or reinstall; i: as iOS/Android, FCM/GCM"),
         ("r", "refresh the selected sender's token"),
         ("a  d  T", "add / remove a sender; T: topic subscriptions"),
+        ("v  [  ]", "the devices list; the previous / next device"),
         ("Enter", "details (token, message, event and why), tap"),
         ("h  j", "held on the server / a message's journey"),
         ("t", "tap the selected tray notification"),
@@ -127,8 +129,8 @@ extension View {
 
     /// Every field of a delivered message, long values wrapped.
     static func drawMessageDetail(_ index: Int, _ model: TUIModel, into grid: inout Grid) {
-        guard model.engine.inbox.indices.contains(index) else { return }
-        let message = model.engine.inbox[index]
+        guard model.shown.inbox.indices.contains(index) else { return }
+        let message = model.shown.inbox[index]
         var lines: [(String, CellStyle)] = [
             ("id \(message.id)", .bold),
             ("from \(message.sender)  via \(message.via)  at \(DurationText.stamp(message.at))", .dim),
@@ -166,7 +168,7 @@ extension View {
     }
 
     static func drawTokenDetail(_ sender: String, _ model: TUIModel, into grid: inout Grid) {
-        let token = model.engine.tokens[sender] ?? "(no token: the app is uninstalled)"
+        let token = model.shown.tokens[sender] ?? "(no token: the app is uninstalled)"
         let inner = panel(width: 72, height: 12, title: "Token of sender \(sender)", into: &grid)
         var chunks: [String] = []
         var rest = Substring(token)
@@ -180,7 +182,7 @@ extension View {
         }
         let length = "\(token.count) characters"
         grid.put(length, x: inner.x + 1, y: inner.y + inner.height - 3, style: .dim)
-        let topics = model.engine.topics(of: sender)
+        let topics = model.shown.topics(of: sender)
         let topicText = topics.isEmpty ? "Topics: none (T subscribes)" : "Topics: " + topics.joined(separator: ", ")
         grid.put(
             TextWidth.fit(topicText, width: inner.width - 2), x: inner.x + 1, y: inner.y + inner.height - 2,

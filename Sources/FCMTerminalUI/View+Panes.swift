@@ -26,7 +26,7 @@ extension View {
             // items on screen are formatted (the inbox holds up to a thousand).
             let per = pane.rowsPerItem
             let count = model.itemCount(pane)
-            let total = count * per + (pane == .queue && !model.engine.awaitingAck.isEmpty ? 1 : 0)
+            let total = count * per + (pane == .queue && !model.shown.awaitingAck.isEmpty ? 1 : 0)
             let lastSelectedRow = min((model.selected(pane) + 1) * per - 1, max(0, total - 1))
             start = max(0, min(lastSelectedRow - inner.height + 1, total - inner.height))
             let first = start / per
@@ -57,7 +57,7 @@ extension View {
     }
 
     static func title(_ pane: Pane, _ model: TUIModel) -> String {
-        let engine = model.engine
+        let engine = model.shown
         switch pane {
         case .senders:
             let topics = engine.topicCount == 0 ? "" : " · topics \(engine.topicCount)"
@@ -84,8 +84,8 @@ extension View {
 
     static func emptyText(_ pane: Pane, _ model: TUIModel) -> String {
         switch pane {
-        case .senders: return model.engine.installed ? "no senders: a adds one" : "app uninstalled: u reinstalls"
-        case .queue: return model.engine.connected ? "empty: the device is connected" : "empty"
+        case .senders: return model.shown.installed ? "no senders: a adds one" : "app uninstalled: u reinstalls"
+        case .queue: return model.shown.connected ? "empty: the device is connected" : "empty"
         case .events: return model.eventFilter.isEmpty ? "no events yet" : "no event matches the filter"
         case .tray: return "no notifications"
         case .inbox: return "no messages delivered yet"
@@ -97,7 +97,7 @@ extension View {
     /// The rows of the list panes; the log panes draw through `logRows`, which
     /// formats only what fits.
     static func rows(_ pane: Pane, _ model: TUIModel, width: Int, items: Range<Int>) -> [Row] {
-        let engine = model.engine
+        let engine = model.shown
         switch pane {
         case .senders:
             return engine.senders[items].map { sender in
@@ -117,7 +117,7 @@ extension View {
         case .events, .server:
             return []
         case .held:
-            return model.engine.heldMessages[items].map { message in
+            return model.shown.heldMessages[items].map { message in
                 heldRow(message, now: model.now, wide: width >= 96)
             }
         case .tray:
@@ -161,7 +161,7 @@ extension View {
             }
             return (rows, skipped)
         }
-        let manySenders = model.engine.senders.count > 1
+        let manySenders = model.shown.senders.count > 1
         let rows = events.map { event in
             let style: CellStyle =
                 switch event.kind {
@@ -201,7 +201,8 @@ extension View {
 
         init(_ event: Event, showSender: Bool, seconds: Bool) {
             let stamp = String(DurationText.stamp(event.at).dropFirst().dropLast(seconds ? 4 : 0))
-            head = stamp + " " + event.name
+            // With several phones, whose event it is comes first.
+            head = stamp + " " + (event.string("device").map { "[\($0)] " } ?? "") + event.name
             // A new token is the news: shown by its start and end, which tell tokens apart.
             if [.onNewToken, .didReceiveRegistrationToken, .tokenResumed].contains(event.kind),
                 let token = event.string("token")
@@ -216,8 +217,8 @@ extension View {
             }
             let hidden: Set<String> =
                 showSender
-                ? ["token", "from", "category", "detail", "step_at"]
-                : ["token", "from", "category", "detail", "sender", "step_at"]
+                ? ["token", "from", "category", "detail", "step_at", "device"]
+                : ["token", "from", "category", "detail", "sender", "step_at", "device"]
             // The sender goes last: ids and errors are what a person scans for.
             let shown = event.fields.filter { !hidden.contains($0.name) }
             for field in shown.filter({ $0.name != "sender" }) + shown.filter({ $0.name == "sender" }) {

@@ -65,12 +65,14 @@ public enum View {
 
     /// Two lines: who the device is and the clock; then its state.
     static func header(_ model: TUIModel, into grid: inout Grid) {
-        let engine = model.engine
+        let engine = model.shown
         let device = engine.device
         grid.fill(x: 0, y: 0, width: grid.width, height: 1, style: .header)
         let clock = playPosition(model) ?? String(DurationText.stamp(model.now).dropLast(4))
+        let count = model.engine.devices.count
+        let which = count > 1 ? " (\(model.shownDevice + 1)/\(count), v lists)" : ""
         let identity =
-            " fcm-device │ \(device.name) │ \(device.platform.rawValue)/\(device.sdk.rawValue) │ \(device.app)"
+            " fcm-device │ \(device.name)\(which) │ \(device.platform.rawValue)/\(device.sdk.rawValue) │ \(device.app)"
         grid.put(TextWidth.fit(identity, width: grid.width - clock.count - 3), x: 0, y: 0, style: .header)
         grid.put(clock, x: grid.width - clock.count - 1, y: 0, style: .header)
         var x = 1

@@ -30,6 +30,17 @@ enum Scenes {
           - { id: "123456789012", key: k1 }
         """)
 
+    static let threePhones = profile(
+        """
+        version: 1
+        devices:
+          - { name: pixel, platform: android, app: com.example.chat, seed: 3 }
+          - { name: iphone, platform: ios, app: com.example.ios }
+          - { name: tablet, platform: android, app: com.example.chat, network: offline }
+        senders:
+          - { id: "123456789012", key: k1, project: demo }
+        """)
+
     static func fresh(_ profile: Profile = android) -> TUIModel { TUIModel(profile: profile) }
 
     /// Presses keys in order, each 100 ms after the last, starting at `from`.

@@ -23,6 +23,24 @@ struct ScreenSnapshotTests {
         check(Scenes.busy(), "main-busy")
     }
 
+    @Test func mainScreenWithSeveralPhones() {
+        var model = Scenes.fresh(Scenes.threePhones)
+        Scenes.press(&model, [.character("]")])
+        check(model, "devices-main")
+    }
+
+    @Test func devicesList() {
+        var model = Scenes.fresh(Scenes.threePhones)
+        Scenes.press(&model, [.character("v"), .down, .down])
+        check(model, "devices-list")
+    }
+
+    @Test func addDeviceForm() {
+        var model = Scenes.fresh(Scenes.threePhones)
+        Scenes.press(&model, [.character("v"), .character("a")])
+        check(model, "add-device")
+    }
+
     @Test func helpOverlay() {
         var model = Scenes.fresh()
         Scenes.press(&model, [.character("?")])

@@ -1,0 +1,77 @@
+import FCMEngine
+
+/// The devices list (`v`): which phone the panes show, phones joining, and `[` `]`
+/// to step between phones without opening the list.
+extension TUIModel {
+    mutating func openDevices() {
+        overlay = .devices(selected: shownDevice)
+    }
+
+    mutating func handleDevices(selected: Int, _ key: Key) -> [Effect] {
+        let count = engine.devices.count
+        switch key {
+        case .up: overlay = .devices(selected: max(0, selected - 1))
+        case .down: overlay = .devices(selected: min(count - 1, selected + 1))
+        case .pageUp: overlay = .devices(selected: max(0, selected - 10))
+        case .pageDown: overlay = .devices(selected: min(count - 1, selected + 10))
+        case .home: overlay = .devices(selected: 0)
+        case .end: overlay = .devices(selected: count - 1)
+        case .enter:
+            show(device: selected)
+            overlay = nil
+        case .character("a"), .character("+"): openAddDevice()
+        case .escape, .character("q"), .character("v"): overlay = nil
+        default: break
+        }
+        return []
+    }
+
+    /// Shows another phone in the panes (selections start again at the top).
+    mutating func show(device index: Int) {
+        guard engine.devices.indices.contains(index) else { return }
+        shownDevice = index
+        selection = [:]
+        status = "showing \(engine.devices[index].name) (\(index + 1) of \(engine.devices.count))"
+    }
+
+    /// `]` and `[`: the next or previous phone.
+    mutating func stepDevice(_ step: Int) {
+        let count = engine.devices.count
+        guard count > 1 else { return status = "one device: v opens the devices list, a there adds one" }
+        show(device: (shownDevice + step + count) % count)
+    }
+
+    mutating func openAddDevice() {
+        overlay = .form(
+            Form(
+                purpose: .addDevice,
+                fields: [
+                    FormField("name", suggestDeviceName()),
+                    FormField("platform", shown.device.platform.rawValue, choices: Platform.allCases.map(\.rawValue)),
+                    FormField("sdk", shown.device.sdk.rawValue, choices: SDK.allCases.map(\.rawValue)),
+                ]))
+    }
+
+    func suggestDeviceName() -> String {
+        var number = engine.devices.count + 1
+        while engine.deviceNumber(named: "device-\(number)") != nil { number += 1 }
+        return "device-\(number)"
+    }
+
+    mutating func submitAddDevice(_ form: inout Form, at time: Millis) {
+        let name = form.value("name").trimmingCharacters(in: .whitespaces)
+        if name.isEmpty { form.fail("name", "a device needs a name") }
+        if engine.deviceNumber(named: name) != nil { form.fail("name", "a device is already named \(name)") }
+        guard !form.hasErrors else { return }
+        var settings = shown.device
+        settings.name = name
+        settings.platform = Platform(rawValue: form.value("platform")) ?? settings.platform
+        settings.sdk = SDK(rawValue: form.value("sdk")) ?? settings.sdk
+        settings.state = .foreground
+        settings.network = .online
+        settings.doze = false
+        settings.seed = settings.seed &+ UInt64(engine.devices.count)
+        run(.addDevice(DeviceSpec(settings)), at: time)
+        if let index = engine.deviceNumber(named: name) { show(device: index) }
+    }
+}

@@ -1,0 +1,72 @@
+import FCMEngine
+import FCMTerminalUI
+import Testing
+
+@Suite("The devices list")
+struct DevicesKeysTests {
+    @Test func oneDeviceKeepsTheSingleDeviceHeader() {
+        let model = Scenes.fresh()
+        let header = View.render(model, width: 80, height: 24).lines[0]
+        #expect(!header.contains("v lists"))
+    }
+
+    @Test func theHeaderNamesThePhoneShownAndHowManyThereAre() {
+        let model = Scenes.fresh(Scenes.threePhones)
+        let header = View.render(model, width: 80, height: 24).lines[0]
+        #expect(header.contains("pixel (1/3, v lists)"))
+    }
+
+    @Test func choosingAPhoneShowsItsPanesAndKeysActOnIt() {
+        var model = Scenes.fresh(Scenes.threePhones)
+        Scenes.press(&model, [.character("v"), .down, .enter])
+        #expect(model.shown.device.name == "iphone")
+        #expect(View.render(model, width: 80, height: 24).lines[0].contains("iphone (2/3"))
+        Scenes.press(&model, [.character("n")], from: 2_000)
+        #expect(model.engine.focused(on: "iphone")?.network == .offline)
+        #expect(model.engine.focused(on: "pixel")?.network == .online)
+        #expect(model.recorded.last?.command == .on(device: "iphone", .setNetwork(.offline)))
+    }
+
+    @Test func bracketsStepBetweenPhonesAndWrapAround() {
+        var model = Scenes.fresh(Scenes.threePhones)
+        Scenes.press(&model, [.character("[")])
+        #expect(model.shown.device.name == "tablet")
+        Scenes.press(&model, [.character("]"), .character("]")], from: 2_000)
+        #expect(model.shown.device.name == "iphone")
+    }
+
+    @Test func aPhoneAddedFromTheListRegistersAndIsShown() {
+        var model = Scenes.fresh(Scenes.threePhones)
+        Scenes.press(&model, [.character("v"), .character("a"), .control("u")] + Scenes.type("watch") + [.enter])
+        #expect(model.engine.devices.map(\.name) == ["pixel", "iphone", "tablet", "watch"])
+        #expect(model.shown.device.name == "watch")
+        #expect(model.shown.tokens.count == 1)
+        #expect(model.log.contains { $0.name == "deviceAdded" && $0.string("device") == "watch" })
+    }
+
+    @Test func aTakenNameIsRefusedInTheForm() {
+        var model = Scenes.fresh(Scenes.threePhones)
+        Scenes.press(&model, [.character("v"), .character("a"), .control("u")] + Scenes.type("pixel") + [.enter])
+        guard case .form(let form)? = model.overlay else {
+            Issue.record("the form should stay open with the error")
+            return
+        }
+        #expect(form.fields.first { $0.label == "name" }?.error == "a device is already named pixel")
+        #expect(model.engine.devices.count == 3)
+    }
+
+    @Test func aFleetOfTenThousandDrawsOnlyTheRowsThatFit() throws {
+        let profile = Scenes.profile(
+            """
+            version: 1
+            devices: { count: 10000, like: { name: phone, seed: 1 } }
+            senders: [ { id: "1", key: k } ]
+            """)
+        var model = TUIModel(profile: profile)
+        Scenes.press(&model, [.character("v"), .end])
+        let screen = View.render(model, width: 80, height: 24).text
+        #expect(screen.contains("phone-10000"))
+        #expect(screen.contains("Devices 10000"))
+        #expect(!screen.contains("▸ phone-1 "))
+    }
+}
