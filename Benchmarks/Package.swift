@@ -59,6 +59,17 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "Fleet",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "FCMEngine", package: "fcm-device"),
+                .product(name: "FCMProfiles", package: "fcm-device"),
+                .product(name: "FCMTerminalUI", package: "fcm-device"),
+            ],
+            path: "Benchmarks/Fleet",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "ReplayThroughput",
             dependencies: [
                 "GeneratedProfile",

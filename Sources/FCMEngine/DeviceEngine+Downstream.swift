@@ -122,9 +122,9 @@ extension DeviceEngine {
             parsed = value
         }
         var found: [(index: Int, token: String)] = []
-        for (index, phone) in devices.enumerated() {
-            guard phone.installed, let token = phone.tokens[request.sender] else { continue }
-            let subscribed = phone.topics[request.sender] ?? []
+        for index in devices.indices {
+            guard devices[index].installed, let token = devices[index].tokens[request.sender] else { continue }
+            let subscribed = devices[index].topics[request.sender] ?? []
             let matches: Bool
             if let parsed {
                 matches = parsed.matches(subscribed)

@@ -103,6 +103,12 @@ struct ExecCommand: AsyncParsableCommand {
         for sender in engine.senders {
             tokens.members.append((key: sender.id, value: .string(engine.tokens[sender.id] ?? "")))
         }
+        // Every phone's tokens by name, for suites that drive several phones.
+        var phones = JSONObject()
+        for phone in engine.devices {
+            let own = JSONObject(phone.senders.map { (key: $0.id, value: .string(phone.tokens[$0.id] ?? "")) })
+            phones.members.append((key: phone.name, value: .object(own)))
+        }
         let credentials = folder + "/service-account-\(project).json"
         let key = try StateFolder.serviceAccountKey(folder)
         let json = key.credentialsJSON(project: project, tokenURI: "http://\(host):\(http)/token") + "\n"
@@ -118,6 +124,7 @@ struct ExecCommand: AsyncParsableCommand {
             "FCM_EMULATOR_SERVER_KEY": first.key,
             "FCM_EMULATOR_TOKEN": engine.tokens[first.id] ?? "",
             "FCM_EMULATOR_TOKENS": JSONValue.object(tokens).json,
+            "FCM_EMULATOR_DEVICE_TOKENS": JSONValue.object(phones).json,
             "FCM_EMULATOR_CCS_HOST": "\(host):\(server.ccsPort ?? 0)",
             "FCM_EMULATOR_CCS_PLAIN_HOST": "\(host):\(server.ccsPlainPort ?? 0)",
             "FCM_EMULATOR_CA": session.identity.trustPath,

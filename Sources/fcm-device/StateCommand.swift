@@ -42,10 +42,25 @@ struct StateCommand: ParsableCommand {
         print(json ? Self.json(engine, path: path) : Self.text(engine, path: path))
     }
 
+    /// One phone's part of the JSON: its name, tokens, queue, store, inbox, tray and topics.
+    static func phoneJSON(_ phone: Installation) -> JSONValue {
+        .members([
+            "name": .string(phone.name), "platform": .string(phone.platform.rawValue),
+            "installed": .bool(phone.installed), "appState": .string(phone.appState.rawValue),
+            "network": .string(phone.network.rawValue), "doze": .bool(phone.doze),
+            "tokens": .strings(phone.senders.map { KeyValue($0.id, phone.tokens[$0.id] ?? "") }),
+            "pending": .strings(phone.pending.map(\.id)), "stored": .strings(phone.stored.map(\.id)),
+            "inbox": .strings(phone.inbox.map(\.id)), "tray": .strings(phone.tray.map(\.id)),
+            "deleted": .int(Int64(phone.deletedCount)),
+            "topics": .object(JSONObject(phone.senders.map { (key: $0.id, value: .strings(phone.topics(of: $0.id))) })),
+        ])
+    }
+
     static func json(_ engine: DeviceEngine, path: String) -> String {
         let tokens = engine.senders.map { KeyValue($0.id, engine.tokens[$0.id] ?? "") }
         let topics = JSONObject(engine.senders.map { (key: $0.id, value: .strings(engine.topics(of: $0.id))) })
         return JSONValue.members([
+            "devices": .array(engine.devices.map(phoneJSON)),
             "state": .string(path), "clock": .int(engine.now), "tokens": .strings(tokens),
             "pending": .strings(engine.pending.map(\.id)),
             "awaitingAck": .strings(engine.awaitingAck.map(\.message.id)),
@@ -78,6 +93,22 @@ struct StateCommand: ParsableCommand {
                     : " (" + engine.senders.flatMap { engine.topics(of: $0.id) }.prefix(5).joined(separator: ", ")
                         + (engine.topicCount > 5 ? ", …" : "") + ")"),
         ]
+        if engine.devices.count > 1 {
+            lines.append("devices   \(engine.devices.count) phones (the lines above are the first's):")
+            for phone in engine.devices.prefix(50) {
+                let conditions =
+                    phone.installed
+                    ? "\(phone.appState.rawValue), \(phone.network.rawValue)\(phone.doze ? ", dozing" : "")"
+                    : "uninstalled"
+                lines.append(
+                    "  \(phone.name)  \(phone.platform.rawValue)/\(phone.settings.sdk.rawValue), \(conditions); "
+                        + "\(phone.pending.count) pending, \(phone.stored.count) stored, \(phone.inbox.count) delivered, "
+                        + "\(phone.topicCount) topics")
+            }
+            if engine.devices.count > 50 {
+                lines.append("  … and \(engine.devices.count - 50) more (--json lists all)")
+            }
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -1,0 +1,108 @@
+import Benchmark
+import FCMEngine
+import FCMProfiles
+import FCMTerminalUI
+
+/// Many phones: a topic fan-out in the engine (deliveries per second, against the
+/// same number of one-token messages in the same run), the memory a fleet of idle
+/// phones takes, and a TUI frame with 10,000 phones.
+func fleet(_ count: Int, subscribed: Bool) -> DeviceEngine {
+    var config = EngineConfiguration(senders: [SenderConfig(id: "123456789012", key: "k")])
+    config.devices = [DeviceSpec(DeviceSettings(name: "phone", seed: 1), count: count)]
+    config.device = config.startingDevices[0].settings
+    var engine = DeviceEngine(config)
+    var events: [Event] = []
+    engine.start(at: 0, into: &events)
+    if subscribed {
+        for phone in engine.devices.map(\.name) {
+            events.removeAll(keepingCapacity: true)
+            engine.apply(.on(device: phone, .subscribe(topic: "news", sender: nil)), at: 1, into: &events)
+        }
+    }
+    return engine
+}
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+nonisolated(unsafe) let benchmarks = {
+    let deliveries = BenchmarkMetric.custom("deliveries/s", polarity: .prefersLarger, useScalingFactor: false)
+    let subscribed = fleet(100_000, subscribed: true)
+    let topicPush = DownstreamRequest(sender: "123456789012", to: "/topics/news", data: [KeyValue("k", "v")])
+
+    Benchmark(
+        "Topic fan-out to 100,000 subscribed phones",
+        configuration: .init(metrics: [.wallClock, deliveries], maxDuration: .seconds(20), maxIterations: 20)
+    ) { benchmark in
+        var engine = subscribed
+        var events: [Event] = []
+        events.reserveCapacity(200_100)
+        let clock = ContinuousClock()
+        let started = clock.now
+        engine.apply(.push(topicPush), at: 2, into: &events)
+        let elapsed = clock.now - started
+        precondition(events.count > 100_000, "every subscriber gets a copy")
+        benchmark.measurement(deliveries, Int(100_000 / seconds(elapsed)))
+        blackHole(engine.now)
+    }
+
+    // The baseline: as many messages, each to one token of one phone.
+    let one = fleet(1, subscribed: false)
+    let token = one.tokens["123456789012"]!
+    let tokenPush = DownstreamRequest(sender: "123456789012", to: token, data: [KeyValue("k", "v")])
+    Benchmark(
+        "Baseline: 100,000 messages to one phone's token",
+        configuration: .init(metrics: [.wallClock, deliveries], maxDuration: .seconds(20), maxIterations: 20)
+    ) { benchmark in
+        var engine = one
+        var events: [Event] = []
+        events.reserveCapacity(200_100)
+        let clock = ContinuousClock()
+        let started = clock.now
+        for _ in 0..<100_000 { engine.apply(.push(tokenPush), at: 2, into: &events) }
+        let elapsed = clock.now - started
+        benchmark.measurement(deliveries, Int(100_000 / seconds(elapsed)))
+        blackHole(engine.now)
+    }
+
+    Benchmark(
+        "Memory of 100,000 idle phones",
+        configuration: .init(
+            metrics: [.peakMemoryResident, .mallocCountTotal], maxDuration: .seconds(30), maxIterations: 3)
+    ) { _ in
+        blackHole(fleet(100_000, subscribed: false).devices.count)
+    }
+
+    Benchmark(
+        "Memory of one idle phone (baseline)",
+        configuration: .init(
+            metrics: [.peakMemoryResident, .mallocCountTotal], maxDuration: .seconds(10), maxIterations: 3)
+    ) { _ in
+        blackHole(fleet(1, subscribed: false).devices.count)
+    }
+
+    let yaml = """
+        version: 1
+        devices: { count: 10000, like: { name: phone, seed: 1 } }
+        senders: [ { id: "123456789012", key: k } ]
+        """
+    guard let profile = try? ProfileParser.parse(yaml, file: "fleet") else { fatalError("fleet profile") }
+    var model = TUIModel(profile: profile)
+    let main = model
+    _ = model.handle(.character("v"), at: 1_000)
+    _ = model.handle(.pageDown, at: 1_100)
+    let list = model
+    for (name, shown) in [("main screen", main), ("devices list", list)] {
+        for (width, height) in [(80, 24), (200, 50)] {
+            Benchmark(
+                "Frame with 10,000 phones, \(name), at \(width)x\(height)",
+                configuration: .init(metrics: [.wallClock], maxDuration: .seconds(5), maxIterations: 2_000)
+            ) { benchmark in
+                for _ in benchmark.scaledIterations {
+                    blackHole(View.render(shown, width: width, height: height))
+                }
+            }
+        }
+    }
+}
