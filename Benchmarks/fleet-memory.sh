@@ -26,6 +26,7 @@ YAML
     sleep 3
     local rss
     rss=$(awk '/VmRSS/ { print $2 }' "/proc/$pid/status")
+    awk '/VmHWM/ { print $2 }' "/proc/$pid/status" > "$work/peak-$n.txt"
     kill -TERM "$pid"
     wait "$pid" 2>/dev/null || true
     echo "$rss"
@@ -34,5 +35,5 @@ YAML
 one=$(rss_with 1)
 many=$(rss_with "$count")
 echo "serve with 1 phone: ${one} KiB resident"
-echo "serve with $count phones: ${many} KiB resident"
+echo "serve with $count phones: ${many} KiB resident (peak while starting: $(cat "$work/peak-$count.txt") KiB)"
 awk -v a="$one" -v b="$many" -v n="$count" 'BEGIN { printf "per idle phone: %.2f KiB (target 4 KiB)\n", (b - a) / n }'

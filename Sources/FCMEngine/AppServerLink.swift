@@ -112,9 +112,9 @@ public struct AppServerLinks: Sendable, Codable {
     /// Upstream held for each sender that no open connection carries, oldest first.
     var waiting: [String: UpstreamQueue] = [:]
     /// Which connection carries each held upstream message.
-    var carrier: [DeadlineHeap.Key: ConnectionID] = [:]
+    var carrier: [MessageKey: ConnectionID] = [:]
     /// Each connection's next timer: login, settle or drain.
-    var timers = DeadlineHeap()
+    var timers = DeadlineHeap<MessageKey>()
     /// Effects not yet taken by the shell (they never travel with the state).
     var effects: [LinkEffect] = []
 
@@ -133,11 +133,11 @@ public struct AppServerLinks: Sendable, Codable {
     /// How long a new connection may take to reach a session (shorter in tests).
     public var loginTimeout = ConnectionRules.loginTimeout
 
-    static func timerKey(_ id: ConnectionID) -> DeadlineHeap.Key { DeadlineHeap.Key(sender: "", id: String(id)) }
+    static func timerKey(_ id: ConnectionID) -> MessageKey { MessageKey(sender: "", id: String(id)) }
 
     /// Puts a held message at the back of its sender's waiting queue.
     mutating func queue(_ message: UpstreamMessage) {
-        carrier[DeadlineHeap.Key(sender: message.sender, id: message.id)] = DeviceEngine.waitingCarrier
+        carrier[MessageKey(sender: message.sender, id: message.id)] = DeviceEngine.waitingCarrier
         waiting[message.sender, default: UpstreamQueue()].append(message)
     }
 
@@ -145,7 +145,7 @@ public struct AppServerLinks: Sendable, Codable {
     mutating func pruneWaiting() {
         for (sender, queue) in waiting {
             let kept = queue.messages.filter {
-                carrier[DeadlineHeap.Key(sender: sender, id: $0.id)] == DeviceEngine.waitingCarrier
+                carrier[MessageKey(sender: sender, id: $0.id)] == DeviceEngine.waitingCarrier
             }
             waiting[sender] = kept.isEmpty ? nil : UpstreamQueue(kept)
         }

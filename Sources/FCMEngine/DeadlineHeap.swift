@@ -1,13 +1,15 @@
-/// The earliest deadline of the upstream messages awaiting an app server's ack,
-/// without scanning them all: a binary min-heap of (deadline, message) entries with
-/// lazy deletion. An entry is current while `deadlines[key]` still equals its
-/// deadline; stale ones are dropped when they reach the top.
-struct DeadlineHeap: Sendable, Codable {
-    struct Key: Hashable, Sendable, Codable {
-        var sender: String
-        var id: String
-    }
+/// A sender's upstream message, as the connection server keys what it holds.
+struct MessageKey: Hashable, Sendable, Codable {
+    var sender: String
+    var id: String
+}
 
+/// The earliest of many deadlines without scanning them all (the upstream messages
+/// awaiting an app server's ack, the connections' timers, the phones' own timers):
+/// a binary min-heap of (deadline, key) entries with lazy deletion. An entry is
+/// current while `deadlines[key]` still equals its deadline; stale ones are dropped
+/// when they reach the top.
+struct DeadlineHeap<Key: Hashable & Sendable>: Sendable {
     private var entries: [(deadline: Millis, key: Key)] = []
     private var deadlines: [Key: Millis] = [:]
 
@@ -27,6 +29,28 @@ struct DeadlineHeap: Sendable, Codable {
     mutating func remove(_ key: Key) {
         deadlines[key] = nil
         dropStale()
+    }
+
+    /// Sets, replaces or (with nil) removes one key's deadline; nothing when it is
+    /// already that.
+    mutating func update(_ key: Key, _ deadline: Millis?) {
+        guard deadlines[key] != deadline else { return }
+        if let deadline { set(key, deadline) } else { remove(key) }
+    }
+
+    /// The keys whose deadline is `time` or earlier, in no particular order. Only the
+    /// part of the heap at or before `time` is visited.
+    func due(by time: Millis) -> [Key] {
+        var found: [Key] = []
+        var stack = entries.isEmpty ? [] : [0]
+        while let index = stack.popLast() {
+            let entry = entries[index]
+            guard entry.deadline <= time else { continue }
+            if deadlines[entry.key] == entry.deadline { found.append(entry.key) }
+            if 2 * index + 1 < entries.count { stack.append(2 * index + 1) }
+            if 2 * index + 2 < entries.count { stack.append(2 * index + 2) }
+        }
+        return found
     }
 
     /// Starts over from `items` (after a pass that changed many deadlines).
@@ -74,12 +98,12 @@ struct DeadlineHeap: Sendable, Codable {
 }
 
 extension HeldUpstream {
-    var heapKey: DeadlineHeap.Key { DeadlineHeap.Key(sender: message.sender, id: message.id) }
+    var heapKey: MessageKey { MessageKey(sender: message.sender, id: message.id) }
     /// When this message next needs the engine: a retry, or its expiry.
     var deadline: Millis { min(nextRetryAt, message.expiresAt) }
 }
 
-extension DeadlineHeap {
+extension DeadlineHeap: Codable where Key == MessageKey {
     private struct Entry: Codable {
         var sender: String
         var id: String

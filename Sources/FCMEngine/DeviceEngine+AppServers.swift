@@ -128,7 +128,7 @@ extension DeviceEngine {
 
     /// An upstream message no longer held (acknowledged or expired) leaves the
     /// window of the connection that carried it.
-    mutating func releaseCarrier(_ key: DeadlineHeap.Key) {
+    mutating func releaseCarrier(_ key: MessageKey) {
         guard let carrierID = links.carrier.removeValue(forKey: key), var carrier = links.byID[carrierID] else {
             return
         }
@@ -145,7 +145,7 @@ extension DeviceEngine {
         // What the connection carried unacknowledged goes first on the others.
         var returned: [UpstreamMessage] = []
         for messageID in link.unacked {
-            let key = DeadlineHeap.Key(sender: sender, id: messageID)
+            let key = MessageKey(sender: sender, id: messageID)
             guard links.carrier[key] == id,
                 let held = awaitingAck[key]
             else { continue }
@@ -168,7 +168,7 @@ extension DeviceEngine {
     /// Upstream held for the app server goes out on the sender's next connection in
     /// turn that has room, or waits for one (behind whatever already waits).
     mutating func offerUpstream(_ message: UpstreamMessage, into out: inout [Event]) {
-        let key = DeadlineHeap.Key(sender: message.sender, id: message.id)
+        let key = MessageKey(sender: message.sender, id: message.id)
         if links.waiting[message.sender]?.isEmpty ?? true, let link = nextLinkWithRoom(for: message.sender) {
             write(message, on: link, into: &out)
         } else {
@@ -180,7 +180,7 @@ extension DeviceEngine {
     /// A retry moves the message to the next connection in turn with room; with
     /// none, it waits.
     mutating func retryOnLinks(_ message: UpstreamMessage, into out: inout [Event]) {
-        let key = DeadlineHeap.Key(sender: message.sender, id: message.id)
+        let key = MessageKey(sender: message.sender, id: message.id)
         guard let carrierID = links.carrier[key], carrierID != Self.waitingCarrier else {
             if links.carrier[key] == nil { offerUpstream(message, into: &out) }
             return
@@ -199,7 +199,7 @@ extension DeviceEngine {
         guard var queue = links.waiting.removeValue(forKey: sender) else { return }
         defer { if !queue.isEmpty { links.waiting[sender] = queue } }
         while let queued = queue.first {
-            let key = DeadlineHeap.Key(sender: sender, id: queued.id)
+            let key = MessageKey(sender: sender, id: queued.id)
             // Acknowledged or expired while it waited (or already sent): it no longer
             // goes out; what goes out is the message held under its id now.
             guard links.carrier[key] == Self.waitingCarrier, let held = awaitingAck[key] else {
@@ -233,7 +233,7 @@ extension DeviceEngine {
             [.text("sender", message.sender), .text("id", message.id), .number("connection", id)], into: &out)
         link.unacked.append(message.id)
         links.byID[id] = link
-        links.carrier[DeadlineHeap.Key(sender: message.sender, id: message.id)] = id
+        links.carrier[MessageKey(sender: message.sender, id: message.id)] = id
         links.effects.append(
             .write(
                 id,

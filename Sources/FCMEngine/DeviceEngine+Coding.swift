@@ -33,7 +33,7 @@ extension DeviceEngine {
         now = try c.decode(Millis.self, forKey: .now)
         serviceUp = try c.decode(Bool.self, forKey: .serviceUp)
         awaitingAck = try c.decode(HeldUpstreams.self, forKey: .awaitingAck)
-        awaitingDeadlines = try c.decode(DeadlineHeap.self, forKey: .awaitingDeadlines)
+        awaitingDeadlines = try c.decode(DeadlineHeap<MessageKey>.self, forKey: .awaitingDeadlines)
         realAppServers = try c.decode(Set<String>.self, forKey: .realAppServers)
         owedReceipts = try c.decode([OwedReceipt].self, forKey: .owedReceipts)
         messageCounter = try c.decode(UInt64.self, forKey: .messageCounter)

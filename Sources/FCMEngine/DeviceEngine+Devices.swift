@@ -36,7 +36,7 @@ extension DeviceEngine {
     /// The phone a token was issued on, if any.
     public func device(holding token: String) -> Int? { tokenDevices[token] }
 
-    /// Rebuilds the name and token maps from `devices`.
+    /// Rebuilds the name, token and deadline maps from `devices`.
     mutating func indexDevices() {
         deviceIndex.removeAll(keepingCapacity: true)
         tokenDevices.removeAll(keepingCapacity: true)
@@ -44,6 +44,14 @@ extension DeviceEngine {
             deviceIndex[phone.name] = index
             for token in phone.tokenOwners.keys { tokenDevices[token] = index }
         }
+        phoneDeadlines.rebuild(
+            devices.indices.compactMap { index in devices[index].earliestDeadline.map { (index, $0) } })
+    }
+
+    /// Brings one phone's entry in `phoneDeadlines` up to date after its queue, store
+    /// or batch window changed.
+    mutating func noteDeadline(of index: Int) {
+        phoneDeadlines.update(index, devices[index].earliestDeadline)
     }
 
     /// The sender a token is currently valid for, on whichever phone holds it.

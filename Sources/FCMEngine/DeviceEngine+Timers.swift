@@ -6,16 +6,7 @@ extension DeviceEngine {
         func consider(_ time: Millis) {
             if earliest.map({ time < $0 }) ?? true { earliest = time }
         }
-        // By index: a phone is read in place, not copied (a fleet has 100,000).
-        for index in devices.indices {
-            if let flush = devices[index].batch?.flushAt { consider(flush) }
-            if !devices[index].pending.isEmpty {
-                for message in devices[index].pending { consider(message.expiresAt) }
-            }
-            if !devices[index].stored.isEmpty {
-                for message in devices[index].stored { consider(message.expiresAt) }
-            }
-        }
+        if let phone = phoneDeadlines.earliest { consider(phone) }
         if let held = awaitingDeadlines.earliest { consider(held) }
         if let link = links.timers.earliest { consider(link) }
         return earliest
@@ -38,7 +29,7 @@ extension DeviceEngine {
     mutating func fireTimers(into out: inout [Event]) {
         // The phones' queues first, then the connection server's own timers, then
         // the phones' stores and batch windows.
-        let phonesDue = devices.indices.filter { devices[$0].hasTimerDue(by: now) }
+        let phonesDue = phoneDeadlines.due(by: now).sorted()
         for index in phonesDue { onDevice(index) { $0.expireQueue(into: &out) } }
         if let due = links.timers.earliest, due <= now {
             fireLinkTimers(into: &out)

@@ -204,7 +204,7 @@ extension DeviceEngine {
     }
 
     mutating func ackUpstream(sender: String, id: String, into out: inout [Event]) {
-        let key = DeadlineHeap.Key(sender: sender, id: id)
+        let key = MessageKey(sender: sender, id: id)
         guard awaitingAck.remove(key) != nil else {
             return emit(
                 .server, .ackIgnored,

@@ -27,7 +27,11 @@ public struct DeviceEngine: Sendable, Codable {
     /// Upstream messages the connection server holds until the app server acks.
     public internal(set) var awaitingAck = HeldUpstreams()
     /// The earliest retry or expiry among `awaitingAck`, kept without scanning it.
-    var awaitingDeadlines = DeadlineHeap()
+    var awaitingDeadlines = DeadlineHeap<MessageKey>()
+    /// Each phone's earliest timer (`Installation.earliestDeadline`), by index, so
+    /// that a fleet's next deadline is found without reading every phone. Not saved:
+    /// rebuilt with the other maps over phones.
+    var phoneDeadlines = DeadlineHeap<Int>()
     /// Senders with a real app server connected (the echo does not answer for them).
     public internal(set) var realAppServers: Set<String> = []
     /// The connection server's app-server connections.
@@ -150,7 +154,11 @@ public struct DeviceEngine: Sendable, Codable {
 
     mutating func emit(_ side: Side, _ kind: EventName, _ fields: [Field], into out: inout [Event]) {
         if inDevice && devices.count > 1 {
-            out.append(Event(at: now, side: side, kind: kind, fields: [.text("device", device.name)] + fields))
+            var named: [Field] = []
+            named.reserveCapacity(fields.count + 1)
+            named.append(.text("device", devices[focus].settings.name))
+            named.append(contentsOf: fields)
+            out.append(Event(at: now, side: side, kind: kind, fields: named))
         } else {
             out.append(Event(at: now, side: side, kind: kind, fields: fields))
         }

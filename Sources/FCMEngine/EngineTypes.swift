@@ -89,7 +89,7 @@ extension Field {
 /// plain list of messages.
 public struct HeldUpstreams: Sequence, Sendable, Equatable, Codable {
     private var slots: [HeldUpstream?] = []
-    private var index: [DeadlineHeap.Key: Int] = [:]
+    private var index: [MessageKey: Int] = [:]
 
     init(_ items: [HeldUpstream] = []) {
         for item in items { append(item) }
@@ -103,7 +103,7 @@ public struct HeldUpstreams: Sequence, Sendable, Equatable, Codable {
         slots.lazy.compactMap { $0 }.makeIterator()
     }
 
-    subscript(key: DeadlineHeap.Key) -> HeldUpstream? {
+    subscript(key: MessageKey) -> HeldUpstream? {
         index[key].flatMap { slots[$0] }
     }
 
@@ -115,7 +115,7 @@ public struct HeldUpstreams: Sequence, Sendable, Equatable, Codable {
 
     /// Removes the message with this key, if held.
     @discardableResult
-    mutating func remove(_ key: DeadlineHeap.Key) -> HeldUpstream? {
+    mutating func remove(_ key: MessageKey) -> HeldUpstream? {
         guard let position = index.removeValue(forKey: key) else { return nil }
         let item = slots[position]
         slots[position] = nil

@@ -58,10 +58,14 @@ public struct Installation: Sendable, Codable {
     /// The topics of one sender, sorted.
     public func topics(of sender: String) -> [String] { (topics[sender] ?? []).sorted() }
 
-    /// Whether one of the phone's own timers is due by `time`.
-    func hasTimerDue(by time: Millis) -> Bool {
-        (batch.map { $0.flushAt <= time } ?? false) || pending.contains { $0.expiresAt <= time }
-            || stored.contains { $0.expiresAt <= time }
+    /// When the phone's own timers next need the engine: the end of its batch window,
+    /// or the expiry of a message in its queue or its store. Nil when none runs.
+    var earliestDeadline: Millis? {
+        // By index, reading one field: a loop over the messages would copy each.
+        var earliest = batch?.flushAt ?? .max
+        for index in pending.indices { earliest = min(earliest, pending[index].expiresAt) }
+        for index in stored.indices { earliest = min(earliest, stored[index].expiresAt) }
+        return earliest == .max ? nil : earliest
     }
 
     enum CodingKeys: String, CodingKey {

@@ -205,6 +205,30 @@ struct SeveralDevicesTests {
         #expect(expired.map(\.device) == ["iphone"])
     }
 
+    @Test func theNextDeadlineIsTheEarliestTimerOfAnyPhoneAndFollowsEachChange() throws {
+        var fleet = Fleet(Self.pair + [DeviceSpec(DeviceSettings(name: "tablet", seed: 1))])
+        #expect(fleet.engine.nextDeadline == nil)
+        for phone in ["iphone", "tablet"] { fleet.run(.setNetwork(.offline), on: phone) }
+        for (phone, ttl) in [("tablet", Int64(50)), ("iphone", 20)] {
+            fleet.run(
+                .push(
+                    DownstreamRequest(
+                        sender: Harness.sender, to: fleet.token(of: phone), data: [KeyValue("k", "v")],
+                        timeToLive: ttl)))
+        }
+        #expect(fleet.engine.nextDeadline == 20_000)
+        // The iPhone takes its message: its timer goes, the tablet's is next.
+        fleet.run(.setNetwork(.online), on: "iphone", after: 1_000)
+        #expect(fleet.engine.nextDeadline == 50_000)
+        // A saved fleet finds the same deadline.
+        var restored = try JSONDecoder().decode(DeviceEngine.self, from: JSONEncoder().encode(fleet.engine))
+        #expect(restored.nextDeadline == 50_000)
+        var events: [Event] = []
+        restored.advance(to: 50_000, into: &events)
+        #expect(events.named("expired").map(\.device) == ["tablet"])
+        #expect(restored.nextDeadline == nil)
+    }
+
     @Test func aPhoneJoinsAndRegistersWithItsSenders() {
         var fleet = Fleet(Self.pair, senders: [Harness.sender, Harness.other])
         let events = fleet.run(.addDevice(DeviceSpec(DeviceSettings(name: "watch"), senders: [Harness.other])))
