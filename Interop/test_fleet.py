@@ -1,7 +1,8 @@
 """Several phones on one `serve`, driven by real SDKs: firebase-admin subscribes two
 phones' tokens and sends to the topic, then sends to three phones with
 send_each_for_multicast (one uninstalled); the legacy API's registration_ids across
-phones; a device group of two phones made and used with curl."""
+phones; a device group of two phones made and used with curl; `fcm-device exec` giving
+a suite every phone's tokens."""
 import json
 import os
 import subprocess
@@ -98,6 +99,27 @@ def curl_device_group(fleet):
     fleet.delivered("iphone", data={"k": "group"})
 
 
+# Run by `fcm-device exec`: FCM_EMULATOR_DEVICE_TOKENS names every phone with its tokens,
+# the same the control API reports.
+EXEC_CHECK = """
+import json, os, urllib.request
+given = json.loads(os.environ["FCM_EMULATOR_DEVICE_TOKENS"])
+with urllib.request.urlopen(os.environ["FCM_EMULATOR_CONTROL"] + "/devices", timeout=10) as reply:
+    devices = json.load(reply)["devices"]
+assert sorted(given) == ["iphone", "old-phone", "pixel"], given
+assert given == {d["name"]: d["tokens"] for d in devices}, (given, devices)
+assert json.loads(os.environ["FCM_EMULATOR_TOKENS"]) == given["pixel"]
+"""
+
+
+def exec_device_tokens(binary):
+    import sys
+
+    done = subprocess.run([binary, "exec", "--profile", FLEET_PROFILE, "--", sys.executable, "-c", EXEC_CHECK],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
 def run(binary):
     tests = [
         ("firebase-admin across three phones: a topic to two subscribers, send_each_for_multicast with one "
@@ -105,4 +127,11 @@ def run(binary):
         ("legacy registration_ids across phones: results in request order", legacy_multicast),
         ("curl: a device group of two phones, a message to its key", curl_device_group),
     ]
-    return run_each(tests, lambda: Fleet(binary))
+    results = run_each(tests, lambda: Fleet(binary))
+    name = "exec: FCM_EMULATOR_DEVICE_TOKENS has every phone's tokens, as GET devices shows them"
+    try:
+        exec_device_tokens(binary)
+        results.append((name, None))
+    except Exception as error:  # noqa: BLE001 - report every failure
+        results.append((name, repr(error)))
+    return results

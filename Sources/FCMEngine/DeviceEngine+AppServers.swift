@@ -238,7 +238,7 @@ extension DeviceEngine {
             .write(
                 id,
                 .upstream(
-                    message, token: message.token ?? devices[0].tokens[message.sender] ?? "",
+                    message, token: message.token ?? phone(0, { $0.tokens })[message.sender] ?? "",
                     category: message.category ?? configuration.device.app)))
     }
 

@@ -14,8 +14,30 @@ extension DeviceEngine {
     /// Runs `body` with the phone holding `token` in focus, or as it is when no
     /// phone ever held it.
     mutating func onDevice<R>(holding token: String, _ body: (inout DeviceEngine) -> R) -> R {
-        guard let index = tokenDevices[token] else { return body(&self) }
+        // One phone is in focus already, and events name no phone: no lookup (a token
+        // is long to hash, and this is on every message's way).
+        guard devices.count > 1, let index = tokenDevices[token] else { return body(&self) }
         return onDevice(index, body)
+    }
+
+    /// The phone that may hold `token`: with one phone, that phone (its own maps
+    /// answer whether it does); with several, the one it was issued on.
+    func candidate(holding token: String) -> Int? {
+        devices.count == 1 ? 0 : tokenDevices[token]
+    }
+
+    /// A field read from one phone where it lies. `devices[index].field` reads through
+    /// the array's getter, which copies the whole installation (every field retained
+    /// and released) before taking one field; the phones' fields are read on every
+    /// rule, so they are read here instead. `read` should only pick a field: work done
+    /// inside it (a lookup, a call) makes the compiler copy the phone again.
+    @inline(__always)
+    func phone<T>(_ index: Int, _ read: (borrowing Installation) -> T) -> T {
+        devices.withUnsafeBufferPointer { buffer in
+            precondition(buffer.indices.contains(index), "no phone at \(index)")
+            // A pointer's subscript addresses the element; a buffer's returns a copy.
+            return read(buffer.baseAddress.unsafelyUnwrapped[index])
+        }
     }
 
     /// The phone in focus.
@@ -45,26 +67,27 @@ extension DeviceEngine {
             for token in phone.tokenOwners.keys { tokenDevices[token] = index }
         }
         phoneDeadlines.rebuild(
-            devices.indices.compactMap { index in devices[index].earliestDeadline.map { (index, $0) } })
+            devices.indices.compactMap { index in phone(index) { $0.earliestDeadline }.map { (index, $0) } })
     }
 
     /// Brings one phone's entry in `phoneDeadlines` up to date after its queue, store
     /// or batch window changed.
     mutating func noteDeadline(of index: Int) {
-        phoneDeadlines.update(index, devices[index].earliestDeadline)
+        let (batch, pending, stored) = phone(index) { ($0.batch, $0.pending, $0.stored) }
+        phoneDeadlines.update(index, Installation.earliestDeadline(batch: batch, pending: pending, stored: stored))
     }
 
     /// The sender a token is currently valid for, on whichever phone holds it.
     public func activeOwner(of token: String) -> String? {
-        guard let index = tokenDevices[token], let owner = devices[index].tokenOwners[token],
-            devices[index].tokens[owner] == token
+        guard let index = candidate(holding: token), let owner = phone(index, { $0.tokenOwners })[token],
+            phone(index, { $0.tokens })[owner] == token
         else { return nil }
         return owner
     }
 
     /// The sender a token was ever issued to, on any phone.
     public func everOwner(of token: String) -> String? {
-        tokenDevices[token].flatMap { devices[$0].tokenOwners[token] }
+        candidate(holding: token).flatMap { index in phone(index) { $0.tokenOwners }[token] }
     }
 
     /// Every sender some phone registers with, in the order first seen.

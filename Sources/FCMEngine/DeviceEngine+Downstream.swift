@@ -123,8 +123,10 @@ extension DeviceEngine {
         }
         var found: [(index: Int, token: String)] = []
         for index in devices.indices {
-            guard devices[index].installed, let token = devices[index].tokens[request.sender] else { continue }
-            let subscribed = devices[index].topics[request.sender] ?? []
+            guard phone(index, { $0.installed }), let token = phone(index, { $0.tokens })[request.sender] else {
+                continue
+            }
+            let subscribed = phone(index) { $0.topics }[request.sender] ?? []
             let matches: Bool
             if let parsed {
                 matches = parsed.matches(subscribed)

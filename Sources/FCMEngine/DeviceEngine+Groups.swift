@@ -12,7 +12,7 @@ extension DeviceEngine {
     mutating func changeGroup(_ order: GroupOrder, phones: [String], into out: inout [Event]) {
         var order = order
         for name in phones {
-            guard let index = deviceIndex[name], let token = devices[index].tokens[order.sender] else {
+            guard let index = deviceIndex[name], let token = phone(index, { $0.tokens })[order.sender] else {
                 return refuse(
                     "group", "device \(name) has no token of sender \(order.sender)", side: .server, into: &out)
             }

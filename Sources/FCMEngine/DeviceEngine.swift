@@ -156,7 +156,7 @@ public struct DeviceEngine: Sendable, Codable {
         if inDevice && devices.count > 1 {
             var named: [Field] = []
             named.reserveCapacity(fields.count + 1)
-            named.append(.text("device", devices[focus].settings.name))
+            named.append(.text("device", phone(focus) { $0.name }))
             named.append(contentsOf: fields)
             out.append(Event(at: now, side: side, kind: kind, fields: named))
         } else {

@@ -60,7 +60,9 @@ public struct Installation: Sendable, Codable {
 
     /// When the phone's own timers next need the engine: the end of its batch window,
     /// or the expiry of a message in its queue or its store. Nil when none runs.
-    var earliestDeadline: Millis? {
+    var earliestDeadline: Millis? { Self.earliestDeadline(batch: batch, pending: pending, stored: stored) }
+
+    static func earliestDeadline(batch: SendBatch?, pending: [UpstreamMessage], stored: [StoredMessage]) -> Millis? {
         // By index, reading one field: a loop over the messages would copy each.
         var earliest = batch?.flushAt ?? .max
         for index in pending.indices { earliest = min(earliest, pending[index].expiresAt) }
