@@ -125,7 +125,7 @@ extension View {
             if index == selected { grid.paint(x: inner.x + 1, y: y, count: inner.width - 2, style: .selected) }
         }
         grid.put(
-            "↑↓ select · Enter show it · a add a device · [ ] previous / next · Esc close",
+            "↑↓ select · Enter show it · a add a device · [ ] prev / next · Esc close",
             x: inner.x + 1, y: inner.y + inner.height - 1, style: .dim, limit: inner.width - 2)
     }
 

@@ -172,6 +172,37 @@ struct TUIEndToEndTests {
         #expect(tmux.exitStatus() == "0")
     }
 
+    @Test func severalPhonesAreListedShownSteppedThroughAndJoined() throws {
+        let profile = CLI.profiles.appendingPathComponent("topic-fan-out.yaml").path
+        let tmux = try Tmux(width: 80, height: 24, arguments: ["--profile", profile])
+        #expect(tmux.waitFor("pixel (1/3, v lists)"), show(tmux))
+        #expect(tmux.waitFor("[tablet] onNewToken"), show(tmux))
+
+        try tmux.keys("v")
+        #expect(tmux.waitFor("Devices 3 · showing pixel"), show(tmux))
+        #expect(tmux.waitFor("Esc close"), show(tmux))
+        try tmux.keys("Down", "Enter")
+        #expect(tmux.waitFor("iphone (2/3, v lists)"), show(tmux))
+        try tmux.keys("]")
+        #expect(tmux.waitFor("tablet (3/3, v lists)"), show(tmux))
+
+        // Keys act on the phone shown: the tablet goes offline, the others stay online.
+        try tmux.keys("n")
+        #expect(tmux.waitFor("[tablet] networkChanged"), show(tmux))
+        try tmux.keys("v")
+        #expect(tmux.waitUntil { tmux.screen.contains("tablet") && tmux.screen.contains("offline") }, show(tmux))
+
+        try tmux.keys("a")
+        #expect(tmux.waitFor("Add a device"), show(tmux))
+        try tmux.keys("Enter")
+        #expect(tmux.waitFor("device-4 (4/4, v lists)"), show(tmux))
+        #expect(tmux.waitFor("[device-4] deviceAdded"), show(tmux))
+
+        try tmux.keys("q")
+        #expect(tmux.exitStatus() == "0")
+        #expect(tmux.terminalRestored)
+    }
+
     @Test func opensASavedProfile() throws {
         let profile = CLI.profiles.appendingPathComponent("ios-fcm-delivery.yaml").path
         let tmux = try Tmux(width: 80, height: 24, arguments: ["--profile", profile])
