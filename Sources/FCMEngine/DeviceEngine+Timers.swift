@@ -37,7 +37,12 @@ extension DeviceEngine {
         if let held = awaitingDeadlines.earliest, held <= now {
             retryUpstream(into: &out)
         }
-        for index in phonesDue { onDevice(index) { $0.expireStoreAndFlush(into: &out) } }
+        for index in phonesDue {
+            onDevice(index) { $0.expireStoreAndFlush(into: &out) }
+            // Read again from the phone itself, so that a due entry can never stay
+            // behind and bring the clock back here for ever.
+            noteDeadline(of: index)
+        }
     }
 
     /// The phone in focus: messages whose time to live ran out in its queue.
