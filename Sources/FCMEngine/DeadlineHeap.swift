@@ -15,6 +15,8 @@ struct DeadlineHeap<Key: Hashable & Sendable>: Sendable {
 
     /// The earliest current deadline.
     var earliest: Millis? { entries.first?.deadline }
+    /// How many entries the heap holds, stale ones included.
+    var entryCount: Int { entries.count }
     /// Whose deadline is the earliest.
     var earliestKey: Key? { entries.first?.key }
 
@@ -24,6 +26,10 @@ struct DeadlineHeap<Key: Hashable & Sendable>: Sendable {
         entries.append((deadline, key))
         siftUp(entries.count - 1)
         dropStale()
+        // Stale entries below the top wait until they reach it; when they outnumber
+        // the current ones, start over from the current ones, in the heap's own order
+        // (a dictionary's order differs from run to run, and ties must not).
+        if entries.count > 2 * deadlines.count + 64 { compact() }
     }
 
     mutating func remove(_ key: Key) {
@@ -42,11 +48,14 @@ struct DeadlineHeap<Key: Hashable & Sendable>: Sendable {
     /// part of the heap at or before `time` is visited.
     func due(by time: Millis) -> [Key] {
         var found: [Key] = []
+        // A key may have two current-looking entries: an old one becomes current again
+        // when its key gets the same deadline back.
+        var seen: Set<Key> = []
         var stack = entries.isEmpty ? [] : [0]
         while let index = stack.popLast() {
             let entry = entries[index]
             guard entry.deadline <= time else { continue }
-            if deadlines[entry.key] == entry.deadline { found.append(entry.key) }
+            if deadlines[entry.key] == entry.deadline, seen.insert(entry.key).inserted { found.append(entry.key) }
             if 2 * index + 1 < entries.count { stack.append(2 * index + 1) }
             if 2 * index + 2 < entries.count { stack.append(2 * index + 2) }
         }
@@ -58,6 +67,12 @@ struct DeadlineHeap<Key: Hashable & Sendable>: Sendable {
         deadlines = Dictionary(items, uniquingKeysWith: { _, last in last })
         entries = items.map { (deadline: $0.1, key: $0.0) }
         for index in stride(from: entries.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
+    }
+
+    private mutating func compact() {
+        var seen: Set<Key> = []
+        let current = entries.filter { deadlines[$0.key] == $0.deadline && seen.insert($0.key).inserted }
+        rebuild(current.map { ($0.key, $0.deadline) })
     }
 
     private mutating func dropStale() {

@@ -116,14 +116,18 @@ extension DeviceStore {
         }
     }
 
-    static func writeSnapshot(_ engine: DeviceEngine, seq: Int64, in db: Database, encoder: JSONEncoder) throws {
+    /// Replaces the snapshot; answers its size in bytes.
+    @discardableResult
+    static func writeSnapshot(_ engine: DeviceEngine, seq: Int64, in db: Database, encoder: JSONEncoder) throws
+        -> Int
+    {
         var image = engine
         image.inputs = InputRecord()
         let encoded = try encoder.encode(image)
         try db.execute(
             sql: "INSERT OR REPLACE INTO snapshot(id, seq, engine) VALUES (1, ?, ?)", arguments: [seq, encoded])
         try db.execute(sql: "DELETE FROM journal WHERE seq <= ?", arguments: [seq])
-        FreedMemory.release(after: encoded.count)
+        return encoded.count
     }
 
     /// The saved engine and the last sequence number, or a new engine.

@@ -41,6 +41,9 @@ public final class DeviceStore: @unchecked Sendable {
             }
             let database = try openDatabase(path)
             let (opening, lastSeq) = try load(database, path: path, configuration: configuration, seedNamed: seedNamed)
+            // Decoding a big saved fleet leaves as much garbage as saving it.
+            FreedMemory.release(
+                after: (try? database.read { try Int.fetchOne($0, sql: "SELECT length(engine) FROM snapshot") }) ?? 0)
             let writer = JournalWriter(
                 database: database, path: path, lastSeq: lastSeq, snapshotEvery: snapshotEvery,
                 commitDelayMicroseconds: UInt32(

@@ -9,13 +9,13 @@ enum FreedMemory {
     /// Returns freed pages to the system when `snapshotBytes` was large.
     static func release(after snapshotBytes: Int) {
         guard snapshotBytes >= largeSnapshotBytes else { return }
-        #if os(Linux)
+        #if canImport(Glibc)
             _ = glibcMallocTrim(0)
         #endif
     }
 }
 
-#if os(Linux)
+#if canImport(Glibc)
     /// glibc's `malloc_trim` (declared in malloc.h, which the Glibc module leaves out).
     @_silgen_name("malloc_trim")
     private func glibcMallocTrim(_ pad: Int) -> Int32

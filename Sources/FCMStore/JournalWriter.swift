@@ -154,14 +154,15 @@ final class JournalWriter: @unchecked Sendable {
         _ batch: [(seq: Int64, input: EngineInput)], _ image: (seq: Int64, engine: DeviceEngine)?,
         encoder: JSONEncoder
     ) throws {
-        try database.write { db in
+        let snapshotBytes = try database.write { db in
             let insert = try db.cachedStatement(sql: "INSERT INTO journal(seq, input) VALUES (?, ?)")
             for (seq, input) in batch {
                 try insert.execute(arguments: [seq, Data(try InputCoding.encode(input, json: encoder))])
             }
-            if let image {
-                try DeviceStore.writeSnapshot(image.engine, seq: image.seq, in: db, encoder: encoder)
-            }
+            guard let image else { return 0 }
+            return try DeviceStore.writeSnapshot(image.engine, seq: image.seq, in: db, encoder: encoder)
         }
+        // After the transaction, when the encoded snapshot is gone too.
+        FreedMemory.release(after: snapshotBytes)
     }
 }
