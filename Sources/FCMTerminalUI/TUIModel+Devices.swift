@@ -20,6 +20,9 @@ extension TUIModel {
             show(device: selected)
             overlay = nil
         case .character("a"), .character("+"): openAddDevice()
+        case .character("["), .character("]"):
+            stepDevice(key == .character("]") ? 1 : -1)
+            overlay = .devices(selected: shownDevice)
         case .escape, .character("q"), .character("v"): overlay = nil
         default: break
         }

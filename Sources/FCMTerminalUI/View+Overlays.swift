@@ -133,7 +133,7 @@ extension View {
         let message = model.shown.inbox[index]
         var lines: [(String, CellStyle)] = [
             ("id \(message.id)", .bold),
-            ("from \(message.sender)  via \(message.via)  at \(DurationText.stamp(message.at))", .dim),
+            ("from \(message.from ?? message.sender)  via \(message.via)  at \(DurationText.stamp(message.at))", .dim),
             (
                 "priority \(message.priority.rawValue)" + (message.collapseKey.map { "  collapse_key \($0)" } ?? ""),
                 .dim

@@ -132,7 +132,8 @@ extension View {
                 if let note = message.notification { payload.append("notification " + pairs(note)) }
                 return [
                     Row(
-                        text: "\(DurationText.stamp(message.at)) \(message.via) from \(message.sender)", style: .accent),
+                        text: "\(DurationText.stamp(message.at)) \(message.via) from \(message.from ?? message.sender)",
+                        style: .accent),
                     Row(text: "  " + (payload.isEmpty ? "(empty)" : payload.joined(separator: "  "))),
                 ]
             }

@@ -35,6 +35,16 @@ struct DevicesKeysTests {
         #expect(model.shown.device.name == "iphone")
     }
 
+    @Test func bracketsInTheListStepTheShownPhoneAndTheSelectionFollows() {
+        var model = Scenes.fresh(Scenes.threePhones)
+        Scenes.press(&model, [.character("v"), .character("]")])
+        #expect(model.shown.device.name == "iphone")
+        #expect(model.overlay == .devices(selected: 1))
+        Scenes.press(&model, [.character("["), .character("[")], from: 2_000)
+        #expect(model.shown.device.name == "tablet")
+        #expect(model.overlay == .devices(selected: 2))
+    }
+
     @Test func aPhoneAddedFromTheListRegistersAndIsShown() {
         var model = Scenes.fresh(Scenes.threePhones)
         Scenes.press(&model, [.character("v"), .character("a"), .control("u")] + Scenes.type("watch") + [.enter])

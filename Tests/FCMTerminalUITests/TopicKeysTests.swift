@@ -45,6 +45,17 @@ struct TopicKeysTests {
         #expect(accepted?["subscribers"] == .int(1))
     }
 
+    @Test func theInboxSaysATopicMessageCameFromItsTopic() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("T"), .enter])
+        Scenes.press(
+            &model,
+            [.character("p")] + Array(repeating: .down, count: 12) + [.right, .down] + Scenes.type("news")
+                + [.enter], from: 1_000)
+        let screen = View.render(model, width: 200, height: 50).lines.joined(separator: "\n")
+        #expect(screen.contains("onMessageReceived from /topics/news"), Comment(rawValue: screen))
+    }
+
     @Test func aTopicTargetWithoutANameIsExplained() {
         var model = Scenes.fresh()
         Scenes.press(&model, [.character("p")] + Array(repeating: .down, count: 12) + [.right, .enter])
