@@ -100,12 +100,15 @@ extension View {
     static func drawDevices(selected: Int, _ model: TUIModel, into grid: inout Grid) {
         let engine = model.engine
         let phones = engine.devices
+        let rows = max(0, grid.height - 2 - 2 - 3)
+        // A list longer than the box says where the selection is in it.
+        let position = phones.count > rows ? " · \(selected + 1) of \(phones.count)" : ""
         let inner = panel(
-            width: 110, height: grid.height - 2, title: "Devices \(phones.count) · showing \(model.shown.device.name)",
-            into: &grid)
+            width: 110, height: grid.height - 2,
+            title: "Devices \(phones.count) · showing \(model.shown.device.name)\(position)", into: &grid)
         let header = deviceColumns(["device", "platform", "app", "network", "tokens", "topics"])
         grid.put(header, x: inner.x + 1, y: inner.y, style: .dim, limit: inner.width - 2)
-        let rows = max(0, inner.height - 3)
+        assert(rows == max(0, inner.height - 3), "the rows counted for the title are the rows drawn")
         let first = max(0, min(selected - rows + 1, phones.count - rows))
         for offset in 0..<min(rows, phones.count - first) {
             let index = first + offset

@@ -76,7 +76,11 @@ struct DevicesKeysTests {
         Scenes.press(&model, [.character("v"), .end])
         let screen = View.render(model, width: 80, height: 24).text
         #expect(screen.contains("phone-10000"))
-        #expect(screen.contains("Devices 10000"))
+        #expect(screen.contains("Devices 10000 · showing phone-1 · 10000 of 10000"))
         #expect(!screen.contains("▸ phone-1 "))
+        // Three phones fit: the title says no position.
+        var three = Scenes.fresh(Scenes.threePhones)
+        Scenes.press(&three, [.character("v")])
+        #expect(!View.render(three, width: 80, height: 24).text.contains(" of 3"))
     }
 }
