@@ -8,6 +8,15 @@ public enum FormPurpose: String, Sendable {
     case goToTime = "Go to a time of the profile"
     case reinstallAs = "Reinstall the app as another platform or SDK"
     case topic = "Subscribe to a topic, or unsubscribe (the app's subscribeToTopic)"
+
+    /// Whether the form works on the phone the panes show (its queue, senders, app,
+    /// topics; a push's default token is that phone's).
+    var actsOnThePhoneShown: Bool {
+        switch self {
+        case .compose, .push, .addSender, .reinstallAs, .topic: true
+        case .addDevice, .saveProfile, .goToTime: false
+        }
+    }
 }
 
 /// One line of a form: free text, or a choice cycled with ←/→.

@@ -6,7 +6,10 @@ extension View {
     static func drawOverlay(_ overlay: Overlay, _ model: TUIModel, into grid: inout Grid) {
         switch overlay {
         case .help: model.play == nil ? drawHelp(into: &grid) : drawPlayHelp(into: &grid)
-        case .form(let form): drawForm(form, into: &grid)
+        case .form(let form):
+            // With several phones, a form that acts on one names it.
+            let named = model.engine.devices.count > 1 && form.purpose.actsOnThePhoneShown
+            drawForm(form, phone: named ? model.shown.device.name : nil, into: &grid)
         case .tokenDetail(let sender): drawTokenDetail(sender, model, into: &grid)
         case .messageDetail(let index): drawMessageDetail(index, model, into: &grid)
         case .eventDetail(let event): drawEventDetail(event, into: &grid)
@@ -95,9 +98,10 @@ extension View {
         grid.put("Esc or ? closes", x: inner.x + 1, y: inner.y + inner.height - 1, style: .dim)
     }
 
-    static func drawForm(_ form: Form, into grid: inout Grid) {
+    static func drawForm(_ form: Form, phone: String? = nil, into grid: inout Grid) {
         let errors = form.fields.filter { $0.error != nil }.count + (form.error == nil ? 0 : 1)
-        let inner = panel(width: 72, height: form.fields.count + errors + 5, title: form.purpose.rawValue, into: &grid)
+        let title = phone.map { "\($0) · " + form.purpose.rawValue } ?? form.purpose.rawValue
+        let inner = panel(width: 72, height: form.fields.count + errors + 5, title: title, into: &grid)
         var y = inner.y
         let labelWidth = 20
         let firstVisible = max(0, form.focused - (inner.height - 4))

@@ -45,6 +45,14 @@ struct DevicesKeysTests {
         #expect(model.overlay == .devices(selected: 2))
     }
 
+    @Test func aFormThatActsOnAPhoneNamesIt() {
+        var model = Scenes.fresh(Scenes.threePhones)
+        Scenes.press(&model, [.character("]"), .character("p")])
+        #expect(View.render(model, width: 80, height: 24).text.contains("iphone · Push downstream message"))
+        Scenes.press(&model, [.escape, .character("v"), .character("a")], from: 2_000)
+        #expect(!View.render(model, width: 80, height: 24).text.contains("iphone · Add a device"))
+    }
+
     @Test func aPhoneAddedFromTheListRegistersAndIsShown() {
         var model = Scenes.fresh(Scenes.threePhones)
         Scenes.press(&model, [.character("v"), .character("a"), .control("u")] + Scenes.type("watch") + [.enter])
