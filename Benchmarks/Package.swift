@@ -2,6 +2,19 @@
 import PackageDescription
 
 // Benchmarks run on purpose (`swift package benchmark`), never in `swift test`.
+
+/// One benchmark target: Benchmarks/NAME, on the products of this project it uses.
+func benchmark(_ name: String, uses products: [String], generatedProfile: Bool = false) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: (generatedProfile ? ["GeneratedProfile"] : [])
+            + [.product(name: "Benchmark", package: "benchmark")]
+            + products.map { .product(name: $0, package: "fcm-device") },
+        path: "Benchmarks/\(name)",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    )
+}
+
 let package = Package(
     name: "fcm-device-benchmarks",
     platforms: [.macOS(.v14)],
@@ -23,63 +36,11 @@ let package = Package(
         .executableTarget(
             name: "ReplayProfiler",
             dependencies: ["GeneratedProfile", .product(name: "FCMProfiles", package: "fcm-device")]),
-        .executableTarget(
-            name: "FrameRender",
-            dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "FCMEngine", package: "fcm-device"),
-                .product(name: "FCMProfiles", package: "fcm-device"),
-                .product(name: "FCMTerminalUI", package: "fcm-device"),
-            ],
-            path: "Benchmarks/FrameRender",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        .executableTarget(
-            name: "PlayMode",
-            dependencies: [
-                "GeneratedProfile",
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "FCMEngine", package: "fcm-device"),
-                .product(name: "FCMProfiles", package: "fcm-device"),
-                .product(name: "FCMTerminalUI", package: "fcm-device"),
-            ],
-            path: "Benchmarks/PlayMode",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        .executableTarget(
-            name: "ControlAPI",
-            dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "FCMEngine", package: "fcm-device"),
-                .product(name: "FCMProfiles", package: "fcm-device"),
-                .product(name: "FCMHTTPAPI", package: "fcm-device"),
-                .product(name: "FCMControlAPI", package: "fcm-device"),
-            ],
-            path: "Benchmarks/ControlAPI",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        .executableTarget(
-            name: "Fleet",
-            dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "FCMEngine", package: "fcm-device"),
-                .product(name: "FCMProfiles", package: "fcm-device"),
-                .product(name: "FCMTerminalUI", package: "fcm-device"),
-            ],
-            path: "Benchmarks/Fleet",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        .executableTarget(
-            name: "ReplayThroughput",
-            dependencies: [
-                "GeneratedProfile",
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "FCMEngine", package: "fcm-device"),
-                .product(name: "FCMProfiles", package: "fcm-device"),
-            ],
-            path: "Benchmarks/ReplayThroughput",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
+        benchmark("FrameRender", uses: ["FCMEngine", "FCMProfiles", "FCMTerminalUI"]),
+        benchmark("PlayMode", uses: ["FCMEngine", "FCMProfiles", "FCMTerminalUI"], generatedProfile: true),
+        benchmark("ControlAPI", uses: ["FCMEngine", "FCMProfiles", "FCMHTTPAPI", "FCMControlAPI"]),
+        benchmark("Fleet", uses: ["FCMEngine", "FCMProfiles", "FCMTerminalUI"]),
+        benchmark("ReplayThroughput", uses: ["FCMEngine", "FCMProfiles"], generatedProfile: true),
     ],
     swiftLanguageModes: [.v6]
 )

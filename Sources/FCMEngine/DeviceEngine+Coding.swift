@@ -13,13 +13,6 @@ extension DeviceEngine {
         case devices
     }
 
-    /// The one phone's fields as states before format 5 saved them, at the top level.
-    enum SinglePhoneKeys: String, CodingKey {
-        case names, tokenFactory, appState, network, doze, installed, senders, tokens, tokenOwners, issuedTokens
-        case installation, refreshes, pending, batch, usedIDs, stored, tray, inbox, deletedCount, unreachableSince
-        case lastInactiveDropAt, topics, pendingTopicChanges
-    }
-
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         configuration = try c.decode(EngineConfiguration.self, forKey: .configuration)
@@ -28,7 +21,8 @@ extension DeviceEngine {
         if let saved = try c.decodeIfPresent([Installation].self, forKey: .devices) {
             devices = saved
         } else {
-            devices = [try Self.singlePhone(decoder, settings: configuration.device)]
+            // Saved before format 5: the one phone's fields stand beside the server's.
+            devices = [try Installation(decoding: decoder, settings: configuration.device)]
         }
         now = try c.decode(Millis.self, forKey: .now)
         serviceUp = try c.decode(Bool.self, forKey: .serviceUp)
@@ -48,35 +42,6 @@ extension DeviceEngine {
         faults = try c.decodeIfPresent([Fault].self, forKey: .faults) ?? []
         nextFaultID = try c.decodeIfPresent(Int.self, forKey: .nextFaultID) ?? 0
         indexDevices()
-    }
-
-    /// The one phone of a state saved before format 5.
-    static func singlePhone(_ decoder: any Decoder, settings: DeviceSettings) throws -> Installation {
-        let c = try decoder.container(keyedBy: SinglePhoneKeys.self)
-        var phone = Installation(settings, senders: try c.decode([SenderConfig].self, forKey: .senders), index: 0)
-        phone.names = try c.decode(CallbackNames.self, forKey: .names)
-        phone.tokenFactory = try c.decode(TokenFactory.self, forKey: .tokenFactory)
-        phone.appState = try c.decode(AppState.self, forKey: .appState)
-        phone.network = try c.decode(Network.self, forKey: .network)
-        phone.doze = try c.decode(Bool.self, forKey: .doze)
-        phone.installed = try c.decode(Bool.self, forKey: .installed)
-        phone.tokens = try c.decode([String: String].self, forKey: .tokens)
-        phone.tokenOwners = try c.decode([String: String].self, forKey: .tokenOwners)
-        phone.issuedTokens = try c.decode([String: [String]].self, forKey: .issuedTokens)
-        phone.installation = try c.decode(Int.self, forKey: .installation)
-        phone.refreshes = try c.decode([String: Int].self, forKey: .refreshes)
-        phone.pending = try c.decode([UpstreamMessage].self, forKey: .pending)
-        phone.batch = try c.decodeIfPresent(SendBatch.self, forKey: .batch)
-        phone.usedIDs = try c.decode([String: Set<String>].self, forKey: .usedIDs)
-        phone.stored = try c.decode([StoredMessage].self, forKey: .stored)
-        phone.tray = try c.decode([TrayNotification].self, forKey: .tray)
-        phone.inbox = try c.decode([DeliveredMessage].self, forKey: .inbox)
-        phone.deletedCount = try c.decode(Int.self, forKey: .deletedCount)
-        phone.unreachableSince = try c.decodeIfPresent(Millis.self, forKey: .unreachableSince)
-        phone.lastInactiveDropAt = try c.decodeIfPresent(Millis.self, forKey: .lastInactiveDropAt)
-        phone.topics = try c.decodeIfPresent([String: Set<String>].self, forKey: .topics) ?? [:]
-        phone.pendingTopicChanges = try c.decodeIfPresent([TopicChange].self, forKey: .pendingTopicChanges) ?? []
-        return phone
     }
 
     public func encode(to encoder: any Encoder) throws {

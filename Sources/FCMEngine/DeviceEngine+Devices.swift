@@ -52,6 +52,11 @@ extension DeviceEngine {
         return copy
     }
 
+    /// What is wrong with `name` for a phone joining now, or nil.
+    public func deviceNameProblem(_ name: String) -> String? {
+        DeviceSpec.nameProblem(name) { deviceIndex[$0] != nil }
+    }
+
     /// The index of the named phone.
     public func deviceNumber(named name: String) -> Int? { deviceIndex[name] }
 
@@ -109,10 +114,7 @@ extension DeviceEngine {
         }
         let chosen = spec.senders.map { ids in known.filter { ids.contains($0.id) } } ?? configuration.senders
         for settings in spec.expanded {
-            if settings.name.isEmpty { return refuse("add_device", "a device needs a name", into: &out) }
-            if deviceIndex[settings.name] != nil {
-                return refuse("add_device", "a device is already named \(settings.name)", into: &out)
-            }
+            if let problem = deviceNameProblem(settings.name) { return refuse("add_device", problem, into: &out) }
             let index = devices.count
             devices.append(Installation(settings, senders: chosen, index: index))
             deviceIndex[settings.name] = index

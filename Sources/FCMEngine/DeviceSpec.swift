@@ -24,6 +24,16 @@ public struct DeviceSpec: Sendable, Equatable, Codable {
     }
 }
 
+extension DeviceSpec {
+    /// What is wrong with a new phone's name, or nil: a phone needs a name, and one
+    /// of its own (`isTaken` says whether another phone has it).
+    public static func nameProblem(_ name: String, isTaken: (String) -> Bool) -> String? {
+        if name.isEmpty { return "a device needs a name" }
+        if isTaken(name) { return "a device is already named \(name)" }
+        return nil
+    }
+}
+
 extension EngineConfiguration {
     /// Every phone the configuration starts, each with the senders it registers with.
     public var startingDevices: [(settings: DeviceSettings, senders: [SenderConfig])] {

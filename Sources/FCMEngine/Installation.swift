@@ -78,6 +78,39 @@ public struct Installation: Sendable, Codable {
 }
 
 extension Installation {
+    public init(from decoder: any Decoder) throws { try self.init(decoding: decoder, settings: nil) }
+
+    /// A phone as saved. `settings` stands in for a state saved before phones had
+    /// settings of their own (before format 5, the configuration's device); topics
+    /// came in format 4.
+    init(decoding decoder: any Decoder, settings saved: DeviceSettings?) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        settings = try saved ?? c.decode(DeviceSettings.self, forKey: .settings)
+        names = try c.decode(CallbackNames.self, forKey: .names)
+        tokenFactory = try c.decode(TokenFactory.self, forKey: .tokenFactory)
+        appState = try c.decode(AppState.self, forKey: .appState)
+        network = try c.decode(Network.self, forKey: .network)
+        doze = try c.decode(Bool.self, forKey: .doze)
+        installed = try c.decode(Bool.self, forKey: .installed)
+        senders = try c.decode([SenderConfig].self, forKey: .senders)
+        tokens = try c.decode([String: String].self, forKey: .tokens)
+        tokenOwners = try c.decode([String: String].self, forKey: .tokenOwners)
+        issuedTokens = try c.decode([String: [String]].self, forKey: .issuedTokens)
+        installation = try c.decode(Int.self, forKey: .installation)
+        refreshes = try c.decode([String: Int].self, forKey: .refreshes)
+        pending = try c.decode([UpstreamMessage].self, forKey: .pending)
+        batch = try c.decodeIfPresent(SendBatch.self, forKey: .batch)
+        usedIDs = try c.decode([String: Set<String>].self, forKey: .usedIDs)
+        stored = try c.decode([StoredMessage].self, forKey: .stored)
+        tray = try c.decode([TrayNotification].self, forKey: .tray)
+        inbox = try c.decode([DeliveredMessage].self, forKey: .inbox)
+        topics = try c.decodeIfPresent([String: Set<String>].self, forKey: .topics) ?? [:]
+        pendingTopicChanges = try c.decodeIfPresent([TopicChange].self, forKey: .pendingTopicChanges) ?? []
+        deletedCount = try c.decode(Int.self, forKey: .deletedCount)
+        unreachableSince = try c.decodeIfPresent(Millis.self, forKey: .unreachableSince)
+        lastInactiveDropAt = try c.decodeIfPresent(Millis.self, forKey: .lastInactiveDropAt)
+    }
+
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(settings, forKey: .settings)

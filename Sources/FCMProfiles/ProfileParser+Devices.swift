@@ -32,9 +32,10 @@ extension ProfileParser {
             // Phones without a seed of their own follow the first phone's, each apart.
             if map["seed"] == nil, index > 0 { spec.settings.seed = specs[0].settings.seed &+ UInt64(index) }
             for settings in spec.expanded {
-                guard names.insert(settings.name).inserted else {
-                    throw item.error("a device is already named \(settings.name); each needs a name of its own")
+                if let problem = DeviceSpec.nameProblem(settings.name, isTaken: names.contains) {
+                    throw item.error(problem)
                 }
+                names.insert(settings.name)
             }
             total += spec.count
             if total > maxDevices { throw item.error("at most \(maxDevices) devices in one profile") }

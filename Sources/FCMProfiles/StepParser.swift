@@ -176,8 +176,8 @@ extension ProfileParser {
         case "add_device":
             let spec = try parseDeviceSpec(value, senders: context.senders)
             for settings in spec.expanded {
-                if context.phones[settings.name] != nil {
-                    throw value.error("a device is already named \(settings.name)")
+                if let problem = DeviceSpec.nameProblem(settings.name, isTaken: { context.phones[$0] != nil }) {
+                    throw value.error(problem)
                 }
                 context.phones[settings.name] = PhoneContext(sdk: settings.sdk, platform: settings.platform)
                 context.phoneOrder.append(settings.name)

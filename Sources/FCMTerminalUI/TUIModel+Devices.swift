@@ -63,8 +63,8 @@ extension TUIModel {
 
     mutating func submitAddDevice(_ form: inout Form, at time: Millis) {
         let name = form.value("name").trimmingCharacters(in: .whitespaces)
-        if name.isEmpty { form.fail("name", "a device needs a name") }
-        if engine.deviceNumber(named: name) != nil { form.fail("name", "a device is already named \(name)") }
+        // The engine's rule, shown under the field instead of as a refusal.
+        if let problem = engine.deviceNameProblem(name) { form.fail("name", problem) }
         guard !form.hasErrors else { return }
         var settings = shown.device
         settings.name = name
@@ -73,7 +73,6 @@ extension TUIModel {
         settings.state = .foreground
         settings.network = .online
         settings.doze = false
-        settings.seed = settings.seed &+ UInt64(engine.devices.count)
         run(.addDevice(DeviceSpec(settings)), at: time)
         if let index = engine.deviceNumber(named: name) { show(device: index) }
     }

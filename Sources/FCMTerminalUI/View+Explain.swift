@@ -133,7 +133,7 @@ extension View {
     }
 
     static func deviceColumns(_ cells: [String]) -> String {
-        let widths = [17, 13, 13, 13, 8]
+        let widths = [20, 13, 13, 13, 8]
         return zip(cells, widths).map { TextWidth.middle($0, width: $1 - 2).padded($1) }.joined() + (cells.last ?? "")
     }
 }

@@ -59,6 +59,8 @@ struct DevicesKeysTests {
         #expect(model.engine.devices.map(\.name) == ["pixel", "iphone", "tablet", "watch"])
         #expect(model.shown.device.name == "watch")
         #expect(model.shown.tokens.count == 1)
+        // Made like the phone shown, same seed and all, yet a token of its own.
+        #expect(Set(model.engine.devices.compactMap { $0.tokens["123456789012"] }).count == 4)
         #expect(model.log.contains { $0.name == "deviceAdded" && $0.string("device") == "watch" })
     }
 

@@ -4,8 +4,10 @@ import FCMProfiles
 import FCMTerminalUI
 
 /// Many phones: a topic fan-out in the engine (deliveries per second, against the
-/// same number of one-token messages in the same run), the memory a fleet of idle
-/// phones takes, and a TUI frame with 10,000 phones.
+/// same number of one-token messages in the same run), a message to one phone of a
+/// fleet, and a TUI frame with 10,000 phones. The memory of idle phones is measured
+/// on a running `serve` instead (`fleet-memory.sh`): in one process, the fleets this
+/// file builds for the other benchmarks are counted too.
 func fleet(_ count: Int, subscribed: Bool) -> DeviceEngine {
     var config = EngineConfiguration(senders: [SenderConfig(id: "123456789012", key: "k")])
     config.devices = [DeviceSpec(DeviceSettings(name: "phone", seed: 1), count: count)]
@@ -88,22 +90,6 @@ nonisolated(unsafe) let benchmarks = {
         benchmark.measurement(
             deliveries, Int(100_000 / seconds(timedPushes(&engine, firstPhonePush, count: 100_000))))
         blackHole(engine.now)
-    }
-
-    Benchmark(
-        "Memory of 100,000 idle phones",
-        configuration: .init(
-            metrics: [.peakMemoryResident, .mallocCountTotal], maxDuration: .seconds(30), maxIterations: 3)
-    ) { _ in
-        blackHole(fleet(100_000, subscribed: false).devices.count)
-    }
-
-    Benchmark(
-        "Memory of one idle phone (baseline)",
-        configuration: .init(
-            metrics: [.peakMemoryResident, .mallocCountTotal], maxDuration: .seconds(10), maxIterations: 3)
-    ) { _ in
-        blackHole(fleet(1, subscribed: false).devices.count)
     }
 
     let yaml = """
