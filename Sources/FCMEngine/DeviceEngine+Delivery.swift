@@ -42,7 +42,10 @@ extension DeviceEngine {
                     .text("body", body),
                 ], into: &out)
         } else {
-            var fields: [Field] = [.text("id", message.id), .text("from", from)]
+            var fields: [Field] = []
+            fields.reserveCapacity(7)
+            fields.append(.text("id", message.id))
+            fields.append(.text("from", from))
             if !request.data.isEmpty || request.notification == nil { fields.append(Field("data", .map(request.data))) }
             if let notification = request.notification { fields.append(Field("notification", .map(notification))) }
             if let key = request.collapseKey { fields.append(.text("collapse_key", key)) }

@@ -23,7 +23,7 @@ extension DeviceEngine {
         var request = request
         // The service's own fields win over data pairs of the same name (the data is
         // copied only when it has one).
-        let isServiceKey = { (item: KeyValue) in ServiceLimits.serviceDataKeys.contains(item.key.lowercased()) }
+        let isServiceKey = { (item: KeyValue) in ServiceLimits.isServiceDataKey(item.key) }
         if request.data.contains(where: isServiceKey) { request.data.removeAll(where: isServiceKey) }
         let ttl = request.timeToLive ?? ServiceLimits.defaultDownstreamTimeToLive
         var message = StoredMessage(id: id, request: request, acceptedAt: now, timeToLive: ttl)
@@ -54,15 +54,18 @@ extension DeviceEngine {
     mutating func acceptForToken(_ message: StoredMessage, into out: inout [Event]) {
         let request = message.request
         var fields: [Field] = []
-        fields.reserveCapacity(9)
-        fields += [.text("sender", request.sender), .text("id", message.id), .text("token", request.to ?? "")]
+        fields.reserveCapacity(7)
+        fields.append(.text("sender", request.sender))
+        fields.append(.text("id", message.id))
+        fields.append(.text("token", request.to ?? ""))
         acceptedFields(request, ttl: message.timeToLive, into: &fields)
         emit(.server, .downstreamAccepted, fields, into: &out)
         if !request.dryRun { route(message, into: &out) }
     }
 
     func acceptedFields(_ request: DownstreamRequest, ttl: Int64, into fields: inout [Field]) {
-        fields += [.text("priority", request.effectivePriority.rawValue), .number("ttl", ttl)]
+        fields.append(.text("priority", request.effectivePriority.rawValue))
+        fields.append(.number("ttl", ttl))
         if let key = request.collapseKey { fields.append(.text("collapse_key", key)) }
         if request.dryRun { fields.append(.flag("dry_run", true)) }
     }
@@ -244,10 +247,13 @@ extension DeviceEngine {
     }
 
     /// Distinct collapse keys stored now, each counted once per registration token.
+    /// The store holds few messages, so the slots are compared in a list (no hashing).
     func storedCollapseSlots() -> Int {
-        var slots: Set<[String]> = []
+        var slots: [(token: String, key: String)] = []
         for message in stored {
-            if let key = collapseSlot(message.request) { slots.insert([message.request.to ?? "", key]) }
+            guard let key = collapseSlot(message.request) else { continue }
+            let token = message.request.to ?? ""
+            if !slots.contains(where: { $0.key == key && $0.token == token }) { slots.append((token, key)) }
         }
         return slots.count
     }

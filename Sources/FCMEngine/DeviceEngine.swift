@@ -91,7 +91,8 @@ public struct DeviceEngine: Sendable, Codable {
     /// Handles one command at `time` (clamped so time never runs backwards), after
     /// every timer due by then.
     public mutating func apply(_ command: Command, at time: Millis, into out: inout [Event]) {
-        inputs.record(.apply(command, at: max(time, now)))
+        // Checked here, so the input is not even made when nothing records it.
+        if inputs.isOn { inputs.record(.apply(command, at: max(time, now))) }
         runTimers(to: time, into: &out)
         perform(command, into: &out)
         runTimers(to: now, into: &out)

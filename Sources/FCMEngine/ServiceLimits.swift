@@ -39,16 +39,42 @@ public enum ServiceLimits {
     /// Whether a downstream data key is reserved by the service: `from`,
     /// `message_type`, or anything starting with `google` or `gcm`. Words the
     /// service itself uses, such as `collapse_key`, are allowed (its own value wins).
+    /// Letters compare without regard to ASCII case (keys are compared on every
+    /// message, so no lowercased copy is made).
     public static func isReservedDataKey(_ key: String) -> Bool {
-        let lower = key.lowercased()
-        return lower == "from" || lower == "message_type" || lower.hasPrefix("google") || lower.hasPrefix("gcm")
+        key.isASCIIWord("from") || key.isASCIIWord("message_type") || key.hasASCIIPrefix("google")
+            || key.hasASCIIPrefix("gcm")
     }
 
     /// Data keys the service fills in itself: a data pair of that name is accepted,
     /// and the app sees the service's value, not the pair.
-    public static let serviceDataKeys: Set<String> = ["collapse_key"]
+    public static let serviceDataKeys: [String] = ["collapse_key"]
+
+    /// Whether a data key is one the service fills in itself, in any ASCII case.
+    public static func isServiceDataKey(_ key: String) -> Bool {
+        serviceDataKeys.contains { key.isASCIIWord($0) }
+    }
 
     public static func isValidTimeToLive(_ seconds: Int64) -> Bool {
         (0...maxTimeToLive).contains(seconds)
+    }
+}
+
+extension String {
+    /// Whether the text starts with `prefix` (written in lowercase ASCII), taking
+    /// upper-case ASCII letters as their lower case.
+    func hasASCIIPrefix(_ prefix: String) -> Bool {
+        var bytes = utf8.makeIterator()
+        for expected in prefix.utf8 {
+            guard let byte = bytes.next() else { return false }
+            let folded = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+            guard folded == expected else { return false }
+        }
+        return true
+    }
+
+    /// Whether the text is `word` (written in lowercase ASCII), in any ASCII case.
+    func isASCIIWord(_ word: String) -> Bool {
+        utf8.count == word.utf8.count && hasASCIIPrefix(word)
     }
 }

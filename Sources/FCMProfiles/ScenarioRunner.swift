@@ -8,8 +8,11 @@ public struct ScenarioRunner: Sendable {
     public let steps: [Step]
     /// The next step to play.
     public private(set) var position = 0
-    /// Every event seen so far, for judging expectations.
+    /// Every event seen so far, for judging expectations; once no expectation is left
+    /// to play, nothing more is kept.
     public private(set) var seen: [Event] = []
+    /// The index of the last `expect` or `expect_none` step, -1 when there is none.
+    let lastExpectation: Int
     var claimed = Set<Int>()
     /// Every expectation judged so far, in order.
     public private(set) var checks: [CheckResult] = []
@@ -18,6 +21,13 @@ public struct ScenarioRunner: Sendable {
     /// time count as played (a resumed device played them before it stopped).
     public init(steps: [Step], after: Millis? = nil) {
         self.steps = steps
+        lastExpectation =
+            steps.lastIndex {
+                switch $0.action {
+                case .expect, .expectNone: true
+                default: false
+                }
+            } ?? -1
         if let after { position = steps.firstIndex { $0.at > after } ?? steps.count }
     }
 
@@ -27,11 +37,14 @@ public struct ScenarioRunner: Sendable {
     /// Whether every step has been played.
     public var finished: Bool { position >= steps.count }
 
+    /// Whether an expectation is still to be played, so events must be kept to judge it.
+    var judging: Bool { position <= lastExpectation }
+
     /// Shows the runner events that happened outside its own steps (app servers,
-    /// timers, the TUI), in the order they happened. Once every step has played there
-    /// is nothing left to judge, and nothing is kept.
-    public mutating func observe(_ events: [Event]) {
-        if !finished { seen += events }
+    /// timers, the TUI), in the order they happened. Once no expectation is left to
+    /// play there is nothing to judge, and nothing is kept.
+    public mutating func observe(_ events: some Collection<Event>) {
+        if judging { seen += events }
     }
 
     /// Plays every step due by `time` on `engine`, in order. Events the steps cause
@@ -54,30 +67,32 @@ public struct ScenarioRunner: Sendable {
     @discardableResult
     public mutating func playNext(on engine: inout DeviceEngine, into out: inout [Event]) -> CheckResult? {
         guard position < steps.count else { return nil }
-        let step = steps[position]
+        // Read in place: a step's action can be large, and copying it shows in replay.
+        let index = position
         position += 1
-        let at = max(step.at, engine.now)
-        var produced: [Event] = []
-        engine.advance(to: at, into: &produced)
+        let at = max(steps[index].at, engine.now)
+        var start = out.count
+        engine.advance(to: at, into: &out)
         var result: CheckResult?
-        switch step.action {
+        switch steps[index].action {
         case .command(let command):
-            engine.apply(command, at: at, into: &produced)
+            engine.apply(command, at: at, into: &out)
+        case .push(let push) where push.devices.isEmpty:
+            engine.apply(push.command(on: engine), at: at, into: &out)
         case .push(let push):
-            for command in push.commands(on: engine) { engine.apply(command, at: at, into: &produced) }
+            for command in push.commands(on: engine) { engine.apply(command, at: at, into: &out) }
         case .expect(let expectation), .expectNone(let expectation):
             // Judged after what this step's time brought is seen.
-            seen += produced
-            out += produced
-            produced = []
+            seen += out[start...]
+            start = out.count
+            let step = steps[index]
             let negated = if case .expectNone = step.action { true } else { false }
             let judged = negated ? judgeNone(expectation, step: step) : judge(expectation, step: step)
             checks.append(judged)
-            produced.append(judged.event(at: at))
+            out.append(judged.event(at: at))
             result = judged
         }
-        seen += produced
-        out += produced
+        if judging { seen += out[start...] }
         return result
     }
 

