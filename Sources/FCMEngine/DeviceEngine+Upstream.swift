@@ -16,11 +16,23 @@ extension DeviceEngine {
         case .failure(let problem):
             return sendFailure(id: id, error: "InvalidParameters", detail: problem.detail, into: &out)
         }
-        guard !usedIDs[sender, default: []].contains(id) else {
+        // The id is taken here (one lookup, not a check and a later insert), and given
+        // back on every way below that refuses the message.
+        guard usedIDs[sender, default: []].insert(id).inserted else {
             return sendFailure(
                 id: id, error: "InvalidParameters",
                 detail: "message id \(id) was already used for sender \(sender)", into: &out)
         }
+        if !finishSend(id, sender: sender, request, into: &out) {
+            usedIDs[sender]?.remove(id)
+            if usedIDs[sender]?.isEmpty == true { usedIDs[sender] = nil }
+        }
+    }
+
+    /// The rest of `send` once the id is the sender's: false when the message was
+    /// refused (its id is not used after all).
+    mutating func finishSend(_ id: String, sender: String, _ request: UpstreamRequest, into out: inout [Event]) -> Bool
+    {
         var data: [KeyValue] = []
         for item in request.data {
             switch item.value {
@@ -37,11 +49,12 @@ extension DeviceEngine {
         let size = upstreamSize(data)
         guard size <= ServiceLimits.maxPayloadBytes else {
             let unit = platform == .ios ? "characters" : "bytes"
-            return sendFailure(
+            sendFailure(
                 id: id, error: "MessageTooBig",
                 detail: "payload is \(size) \(unit); the limit is \(ServiceLimits.maxPayloadBytes)", into: &out)
+            return false
         }
-        guard let ttl = upstreamTimeToLive(request, into: &out) else { return }
+        guard let ttl = upstreamTimeToLive(request, into: &out) else { return false }
         let message = UpstreamMessage(sender: sender, id: id, timeToLive: ttl, data: data, sentAt: now)
         if connected {
             accept(message, into: &out)
@@ -50,10 +63,12 @@ extension DeviceEngine {
             sendFailure(
                 id: id, error: "SERVICE_NOT_AVAILABLE",
                 detail: "time to live 0 and no connection to the service", into: &out)
+            return false
         } else if pending.count >= ServiceLimits.pendingQueueLimit {
             sendFailure(
                 id: id, error: "TooManyMessages",
                 detail: "\(ServiceLimits.pendingQueueLimit) messages are already waiting", into: &out)
+            return false
         } else {
             accept(message, into: &out)
             pending.append(message)
@@ -61,6 +76,7 @@ extension DeviceEngine {
                 .device, .upstreamQueued,
                 [.text("id", id), .text("sender", sender), .number("pending", pending.count)], into: &out)
         }
+        return true
     }
 
     /// The payload size the device's SDK checks: UTF-8 bytes on Android, characters
@@ -69,9 +85,8 @@ extension DeviceEngine {
         platform == .ios ? ServiceLimits.iosUpstreamSize(data) : ServiceLimits.payloadSize(data)
     }
 
-    /// The library took the message: its id is used, and iOS GCM says it will send it.
+    /// The library took the message (its id is used), and iOS GCM says it will send it.
     mutating func accept(_ message: UpstreamMessage, into out: inout [Event]) {
-        usedIDs[message.sender, default: []].insert(message.id)
         if let willSend = names.willSend {
             emit(.device, willSend, [.text("id", message.id)], into: &out)
         }

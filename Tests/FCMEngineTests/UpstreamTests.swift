@@ -37,6 +37,16 @@ struct UpstreamTests {
         #expect(again[0].string("detail")?.contains("already used") == true)
     }
 
+    @Test func aRefusedMessageLeavesItsIdFreeToUse() {
+        var h = Harness()
+        let big = String(repeating: "x", count: 4096)
+        #expect(h.send("m-1", data: [DataItem("k", .string(big))]).first?.string("error") == "MessageTooBig")
+        #expect(h.send("m-1", ttl: -5).first?.string("error") == "InvalidParameters")
+        #expect(!h.engine.hasUsedMessageID("m-1"))
+        #expect(h.send("m-1").names.contains("upstreamForwarded"))
+        #expect(h.engine.hasUsedMessageID("m-1"))
+    }
+
     @Test func nonStringDataValuesAreDroppedWithAWarning() {
         var h = Harness()
         let events = h.send("m-1", data: [DataItem("n", .nonString(kind: "number")), DataItem("s", .string("ok"))])
