@@ -67,8 +67,8 @@ public struct Step: Sendable {
     }
 }
 
-/// What a step does.
-public enum StepAction: Sendable {
+/// What a step does. Boxed, so a step is cheap to copy as the runner reads it.
+public indirect enum StepAction: Sendable {
     case command(Command)
     /// A downstream message; its target token is resolved when it runs.
     case push(PushStep)
