@@ -29,7 +29,7 @@ struct ServeCommand: AsyncParsableCommand {
         if profile == nil { loaded.steps = [] }
         let output = LineWriter()
         let session = try await listen.openSession(loaded, profilePath: profile) { event in
-            output.write(TranscriptFormatter.json(event))
+            output.write(event)
         }
         output.write(session.listening.json)
         output.flush()
@@ -43,11 +43,22 @@ struct ServeCommand: AsyncParsableCommand {
 
 /// Writes whole lines to standard output from any thread, in batches: a busy server
 /// logs thousands of events a second, and a write per line would cost more than the
-/// events. Lines go out within 20 ms, or at once past 64 KiB, and on `flush()`.
+/// events. An event is kept as it is and written as a JSON line only when its batch
+/// goes out, off the thread that logged it (the engine's lock is held then). Lines
+/// go out within 20 ms, or at once past 4,096 waiting, and on `flush()`, in the order
+/// they were given.
 final class LineWriter: @unchecked Sendable {
+    enum Line {
+        case text(String)
+        case event(Event)
+    }
+
     private let lock = NSLock()
-    private var buffer = Data()
+    /// Held while a batch is taken and written, so batches go out in order.
+    private let writing = NSLock()
+    private var pending: [Line] = []
     private let timer: any DispatchSourceTimer
+    static let batchLines = 4_096
 
     init() {
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "fcm-device.log"))
@@ -57,10 +68,18 @@ final class LineWriter: @unchecked Sendable {
     }
 
     func write(_ line: String) {
+        add(.text(line))
+    }
+
+    /// An event, as a JSON line.
+    func write(_ event: Event) {
+        add(.event(event))
+    }
+
+    private func add(_ line: Line) {
         lock.lock()
-        buffer.append(contentsOf: line.utf8)
-        buffer.append(UInt8(ascii: "\n"))
-        let full = buffer.count > 65_536
+        pending.append(line)
+        let full = pending.count >= Self.batchLines
         lock.unlock()
         if full { flush() }
     }
@@ -70,14 +89,25 @@ final class LineWriter: @unchecked Sendable {
     private var outputClosed = false
 
     func flush() {
+        writing.lock()
+        defer { writing.unlock() }
         lock.lock()
-        let pending = buffer
-        buffer = Data()
+        let lines = pending
+        pending = []
         let closed = outputClosed
         lock.unlock()
-        guard !pending.isEmpty, !closed else { return }
+        guard !lines.isEmpty, !closed else { return }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(lines.count * 256)
+        for line in lines {
+            switch line {
+            case .text(let text): bytes += text.utf8
+            case .event(let event): bytes += TranscriptFormatter.json(event).utf8
+            }
+            bytes.append(UInt8(ascii: "\n"))
+        }
         do {
-            try FileHandle.standardOutput.write(contentsOf: pending)
+            try FileHandle.standardOutput.write(contentsOf: bytes)
         } catch {
             lock.withLock { outputClosed = true }
         }
