@@ -102,7 +102,12 @@ extension DeviceHost {
                 let effects = onEngine { engine, events in engine.httpFaults(path: path, into: &events) }
                 await box.durable()
                 return effects
-            })
+            },
+            sendNow: { [self] orders, done in
+                let outcome = send(orders)
+                box.whenDurable { done(outcome) }
+            },
+            hasFaults: { [self] in box.withEngine { !$0.faults.isEmpty } })
     }
 
     /// An HTTP call on the engine, under its lock, at the current time.

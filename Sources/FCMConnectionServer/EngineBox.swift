@@ -47,6 +47,13 @@ extension EngineBox {
         }
     }
 
+    /// Calls `action` once everything that has run so far is on disk (at once, here,
+    /// without a store; otherwise on the journal's thread).
+    public func whenDurable(_ action: @escaping @Sendable () -> Void) {
+        guard let store else { return action() }
+        store.whenDurable(store.appendedSeq, action)
+    }
+
     /// Returns once everything that has run so far is on disk (at once without a store).
     public func durable() async {
         guard let store else { return }

@@ -36,12 +36,12 @@ struct HTTPFrontChannel: ServerChildChannel {
 
     init(
         tlsFromStart: Bool, tls: NIOSSLContext, responder: @escaping HTTPChannelHandler.Responder,
-        rejected: @escaping @Sendable (RejectedRequest) -> Void
+        service: HTTPSendService, rejected: @escaping @Sendable (RejectedRequest) -> Void
     ) {
         self.tlsFromStart = tlsFromStart
         self.tls = tls
         self.rejected = rejected
-        http1 = HTTP1Channel(responder: responder)
+        http1 = HTTP1Channel(responder: responder, configuration: .directSends(service))
         http2 = HTTP2Channel(responder: responder)
     }
 
@@ -197,5 +197,12 @@ final class FailureReporter: ChannelInboundHandler, RemovableChannelHandler {
             "the handshake failed (\(reason)); is the client speaking TLS, and does it trust the emulator's CA?"
         default: "\(error)"
         }
+    }
+}
+
+extension HTTP1Channel.Configuration {
+    /// HTTP/1.1 with the send routes served on the connection's event loop.
+    static func directSends(_ service: HTTPSendService) -> Self {
+        .init(additionalChannelHandlers: [DirectSendHandler(service: service)])
     }
 }

@@ -138,11 +138,11 @@ final class HTTPListener: Sendable {
         if let tls {
             server = HTTPServerBuilder { responder in
                 HTTPFrontChannel(
-                    tlsFromStart: tlsFromStart, tls: tls, responder: responder,
+                    tlsFromStart: tlsFromStart, tls: tls, responder: responder, service: service,
                     rejected: { service.reportRejected($0) })
             }
         } else {
-            server = .http1()
+            server = .http1(configuration: .directSends(service))
         }
         let app = Application(
             responder: SendAPIResponder(service: service, control: control), server: server,

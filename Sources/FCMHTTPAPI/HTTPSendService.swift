@@ -51,6 +51,54 @@ public final class HTTPSendService: Sendable {
         return reply
     }
 
+    /// Answers a send (legacy `/fcm/send`, v1 `messages:send`) without suspending,
+    /// for a server that serves it on its own thread: `answer` is called once what the
+    /// device accepted is on disk, on whatever thread that is known. False, with
+    /// nothing done, when the request is not such a send, when faults are in scope,
+    /// or when the device cannot be reached this way: `respond` answers it then.
+    public func respondDirectly(_ request: HTTPRequestParts, answer: @escaping @Sendable (HTTPReply) -> Void) -> Bool {
+        guard request.method == "POST", let sendNow = device.sendNow, !device.hasFaults() else { return false }
+        let start: SendStart
+        switch Route(path: request.path) {
+        case .legacy?: start = legacyStart(request)
+        case .v1(let project)?: start = v1Start(request, project: project)
+        default: return false
+        }
+        let finish: @Sendable (HTTPReply) -> Void = { [self] reply in
+            if reply.status >= 400, !reply.fromDevice { rejected(RejectedRequest(request, reply)) }
+            answer(reply)
+        }
+        switch start {
+        case .reply(let reply): finish(reply)
+        case .send(let orders, let reply): sendNow(orders) { outcome in finish(reply(outcome)) }
+        }
+        return true
+    }
+
+    /// Whether a request may be a send `respondDirectly` answers (from its method and
+    /// path alone, as a server sees them before the body).
+    public static func mayRespondDirectly(method: String, path: String) -> Bool {
+        guard method == "POST" else { return false }
+        switch Route(path: path) {
+        case .legacy?, .v1?: return true
+        default: return false
+        }
+    }
+
+    /// A send as far as the device: answered at once, or orders for the device and
+    /// the answer to what it made of them.
+    enum SendStart {
+        case reply(HTTPReply)
+        case send([SendOrder], reply: @Sendable (SendOutcome) -> HTTPReply)
+    }
+
+    func run(_ start: SendStart) async -> HTTPReply {
+        switch start {
+        case .reply(let reply): return reply
+        case .send(let orders, let reply): return reply(await device.send(orders))
+        }
+    }
+
     /// Reports a refusal made before the service saw the request (a body too large).
     public func reportRejected(_ request: HTTPRequestParts, _ reply: HTTPReply) {
         rejected(RejectedRequest(request, reply))
@@ -102,30 +150,41 @@ public final class HTTPSendService: Sendable {
     // MARK: Legacy
 
     func legacy(_ request: HTTPRequestParts) async -> HTTPReply {
+        await run(legacyStart(request))
+    }
+
+    /// A legacy send up to the device: refused at once, or the orders to send and how
+    /// to answer what the device made of them.
+    func legacyStart(_ request: HTTPRequestParts) -> SendStart {
         guard let sender = legacySender(request.header("authorization")) else {
-            return .text(
-                401,
-                "Unauthorized: the Authorization header must be key=SERVER_KEY, the key of one of the device's senders\n"
-            )
+            return .reply(
+                .text(
+                    401,
+                    "Unauthorized: the Authorization header must be key=SERVER_KEY, the key of one of the device's senders\n"
+                ))
         }
         let batch: LegacyBatch
         switch LegacySendReader.read(request, sender: sender.id) {
         case .success(let read): batch = read
-        case .failure(let problem): return .text(400, problem.description + "\n")
+        case .failure(let problem): return .reply(.text(400, problem.description + "\n"))
         }
-        switch await device.send(batch.orders) {
-        case .serviceDown:
-            return .text(
-                503, "Unavailable: the messaging service is down\n",
-                headers: [KeyedHeader("Retry-After", String(Self.retryAfterSeconds))])
-        case .results(let results, let groups):
-            let dryRun = batch.orders.first?.request.dryRun ?? false
-            if batch.orders.count == 1, let delivery = groups.first ?? nil { return LegacyReply.group(delivery) }
-            if batch.plainText, let result = results.first { return LegacyReply.plainText(result, dryRun: dryRun) }
-            if let order = batch.orders.first, order.request.isTopicSend, let result = results.first {
-                return LegacyReply.topic(result, dryRun: dryRun)
+        return .send(batch.orders) { outcome in
+            switch outcome {
+            case .serviceDown:
+                return .text(
+                    503, "Unavailable: the messaging service is down\n",
+                    headers: [KeyedHeader("Retry-After", String(Self.retryAfterSeconds))])
+            case .results(let results, let groups):
+                let dryRun = batch.orders.first?.request.dryRun ?? false
+                if batch.orders.count == 1, let delivery = groups.first ?? nil { return LegacyReply.group(delivery) }
+                if batch.plainText, let result = results.first {
+                    return LegacyReply.plainText(result, dryRun: dryRun)
+                }
+                if let order = batch.orders.first, order.request.isTopicSend, let result = results.first {
+                    return LegacyReply.topic(result, dryRun: dryRun)
+                }
+                return LegacyReply.json(results, dryRun: dryRun, multicastID: Int64.random(in: 1...Int64.max))
             }
-            return LegacyReply.json(results, dryRun: dryRun, multicastID: Int64.random(in: 1...Int64.max))
         }
     }
 
@@ -141,30 +200,38 @@ public final class HTTPSendService: Sendable {
     // MARK: v1
 
     func v1(_ request: HTTPRequestParts, project: String) async -> HTTPReply {
+        await run(v1Start(request, project: project))
+    }
+
+    /// A v1 send up to the device, as `legacyStart` is for legacy.
+    func v1Start(_ request: HTTPRequestParts, project: String) -> SendStart {
         let now = clock()
         let sender: SenderConfig
         switch v1Sender(request, project: project, now: now) {
         case .success(let found): sender = found
-        case .failure(let error): return error.reply
+        case .failure(let error): return .reply(error.reply)
         }
         let order: SendOrder
         switch V1MessageReader.read(request.body, sender: sender.id, platform: platform, now: now) {
         case .success(let read): order = read
-        case .failure(let error): return error.reply
+        case .failure(let error): return .reply(error.reply)
         }
-        switch await device.send([order]) {
-        case .serviceDown: return V1Error(DownstreamError.unavailable).reply
-        case .results(let results, _):
-            switch results.first {
-            case .success(let id):
-                let shown = order.request.dryRun ? LegacyReply.dryRunMessageID : id
-                return .json(200, JSONValue.members(["name": .string("projects/\(project)/messages/\(shown)")]).json)
-            case .failure(let error):
-                var reply = V1Error(error).reply
-                reply.fromDevice = true
-                return reply
-            case nil:
-                return V1Error(httpStatus: 500, status: "INTERNAL", message: "no result", fcmCode: "INTERNAL").reply
+        return .send([order]) { outcome in
+            switch outcome {
+            case .serviceDown: return V1Error(DownstreamError.unavailable).reply
+            case .results(let results, _):
+                switch results.first {
+                case .success(let id):
+                    let shown = order.request.dryRun ? LegacyReply.dryRunMessageID : id
+                    return .json(
+                        200, JSONValue.members(["name": .string("projects/\(project)/messages/\(shown)")]).json)
+                case .failure(let error):
+                    var reply = V1Error(error).reply
+                    reply.fromDevice = true
+                    return reply
+                case nil:
+                    return V1Error(httpStatus: 500, status: "INTERNAL", message: "no result", fcmCode: "INTERNAL").reply
+                }
             }
         }
     }

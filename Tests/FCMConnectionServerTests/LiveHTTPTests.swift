@@ -78,6 +78,46 @@ struct LiveHTTPTests {
         try await server.stop()
     }
 
+    @Test("pipelined requests are answered in the order they came, sends and other routes mixed")
+    func pipelinedRequestsKeepTheirOrder() async throws {
+        let log = Log()
+        let (server, port, token) = try await start(log: log)
+        let headers = ["Authorization: key=k7", "Content-Type: application/json"]
+        let send = { (n: Int) in
+            Self.request("POST", "/fcm/send", headers: headers, body: #"{"to":"\#(token)","data":{"n":"\#(n)"}}"#)
+        }
+        let client = try RawClient(port: port)
+        client.write(send(1) + send(2) + Self.request("GET", "/healthz") + send(3) + Self.request("GET", "/healthz"))
+        var text = await client.reply(until: "ok\n")
+        if text.components(separatedBy: "ok\n").count < 3 { text += await client.reply(until: "ok\n") }
+        let replies = text.components(separatedBy: "HTTP/1.1 ").dropFirst()
+        #expect(replies.count == 5)
+        #expect(replies.map { $0.contains(#""success":1"#) } == [true, true, false, true, false])
+        #expect(replies.map { $0.hasSuffix("ok\n") } == [false, false, true, false, true])
+        #expect(
+            log.named("onMessageReceived").map { $0.fields.first { $0.name == "data" }?.value } == [
+                .map([KeyValue("n", "1")]), .map([KeyValue("n", "2")]), .map([KeyValue("n", "3")]),
+            ])
+        try await server.stop()
+    }
+
+    @Test("a send that asks to close the connection gets its reply, then the connection closes")
+    func connectionCloseAfterASend() async throws {
+        let log = Log()
+        let (server, port, token) = try await start(log: log)
+        let client = try RawClient(port: port)
+        client.write(
+            Self.request(
+                "POST", "/fcm/send", headers: ["Authorization: key=k7", "Connection: close"],
+                body: #"{"to":"\#(token)","data":{"k":"v"}}"#))
+        let reply = await client.reply(until: "]}")
+        #expect(reply.hasPrefix("HTTP/1.1 200 OK"))
+        #expect(reply.lowercased().contains("connection: close"))
+        var byte: UInt8 = 0
+        #expect(recv(client.socket, &byte, 1, 0) == 0, "the server closed the connection")
+        try await server.stop()
+    }
+
     @Test(
         "a reset or GOAWAY fault closes an HTTP/1.1 connection with no reply; the next request is served",
         arguments: [(Fault.Kind.reset, "connection reset"), (.goaway, "HTTP/2 GOAWAY")])
