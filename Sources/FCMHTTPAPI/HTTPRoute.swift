@@ -35,6 +35,10 @@ enum Route: Equatable {
         case "/iid/v1:batchAdd": self = .iidBatch(add: true)
         case "/iid/v1:batchRemove": self = .iidBatch(add: false)
         default:
+            if let project = Self.plainV1SendProject(path) {
+                self = .v1(project: project)
+                return
+            }
             let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
                 FormDecoding.decode($0) ?? ""
             }
@@ -57,5 +61,20 @@ enum Route: Equatable {
             default: return nil
             }
         }
+    }
+
+    /// The project of `/v1/projects/P/messages:send` when P needs no decoding (no `%`,
+    /// no `/`): the path every v1 send takes, read without splitting it. Any other
+    /// path is nil and read segment by segment.
+    static func plainV1SendProject(_ path: String) -> String? {
+        let prefix = "/v1/projects/".utf8
+        let suffix = "/messages:send".utf8
+        let bytes = path.utf8
+        guard bytes.count > prefix.count + suffix.count, bytes.starts(with: prefix),
+            bytes.reversed().starts(with: suffix.reversed())
+        else { return nil }
+        let project = bytes.dropFirst(prefix.count).dropLast(suffix.count)
+        guard !project.contains(UInt8(ascii: "/")), !project.contains(UInt8(ascii: "%")) else { return nil }
+        return String(Substring(project))
     }
 }

@@ -147,4 +147,23 @@ struct V1RouteTests {
         let unknown = await device.v1(#"{"message":{"token":"x"}}"#, bearer: bearer, project: "nobody")
         #expect(unknown.status == 403)
     }
+
+    @Test("the project in the path is read percent-decoded; a path with more or fewer segments is 404")
+    func projectInThePath() async throws {
+        let device = TestDevice()
+        let bearer = try await device.bearer()
+        let body = #"{"message":{"token":"\#(device.token())"}}"#
+        let encoded = TestDevice.project.utf8.map { "%" + String($0, radix: 16) }.joined()
+        let headers = ["Content-Type": "application/json", "authorization": "Bearer \(bearer)"]
+        let decoded = await device.post("/v1/projects/\(encoded)/messages:send", headers: headers, body: body)
+        #expect(decoded.status == 200, "\(decoded.body)")
+        for path in [
+            "/v1/projects//messages:send", "/v1/projects/a/b/messages:send", "/v1/projects/messages:send",
+            "/v1/projects/\(TestDevice.project)/messages:sendx",
+        ] {
+            let reply = await device.post(path, headers: headers, body: body)
+            #expect(reply.status == 404, "\(path)")
+        }
+        #expect(device.events(named: "downstreamAccepted").count == 1)
+    }
 }
