@@ -9,6 +9,9 @@ import NIOSSL
 // Usage: xmpp-load PATH/TO/fcm-device [downstream messages per run] [upstream messages per run]
 //        xmpp-load PATH/TO/fcm-device soak [TOTAL] [XMPP CONNECTIONS] [HTTP CLIENTS]
 //          (1,000,000 messages on 1,000 connections and 200 HTTP clients by default)
+//        xmpp-load PATH/TO/fcm-device one [MESSAGES] [ROUNDS]
+//          (downstream on one plain connection only, ROUNDS runs of MESSAGES on one
+//          server: 100,000 and 5 by default)
 
 let binary = CommandLine.arguments.dropFirst().first ?? "../.build/release/fcm-device"
 if CommandLine.arguments.dropFirst(2).first == "soak" {
@@ -18,7 +21,9 @@ if CommandLine.arguments.dropFirst(2).first == "soak" {
         httpClients: numbers.dropFirst(2).first ?? 200)
     exit(0)
 }
-let messages = Int(CommandLine.arguments.dropFirst(2).first ?? "200000") ?? 200_000
+let oneConnection = CommandLine.arguments.dropFirst(2).first == "one"
+let messages =
+    Int(CommandLine.arguments.dropFirst(oneConnection ? 3 : 2).first ?? "") ?? (oneConnection ? 100_000 : 200_000)
 let upstreamMessages = Int(CommandLine.arguments.dropFirst(3).first ?? "20000") ?? 20_000
 let serve = try ServeProcess(binary: binary)
 defer { serve.stop() }
@@ -85,6 +90,16 @@ func idleMemory(connections: Int) async throws -> Double {
     return Double(after - before) / Double(connections)
 }
 
+if CommandLine.arguments.dropFirst(2).first == "one" {
+    let rounds = Int(CommandLine.arguments.dropFirst(4).first ?? "5") ?? 5
+    var rates: [Int] = []
+    for _ in 0..<rounds { rates.append(Int(try await run(connections: 1, tls: false))) }
+    print(
+        "downstream, 1 connection, plain, \(messages) messages a run: \(rates.map(String.init).joined(separator: ", ")) msg/s"
+    )
+    serve.stop()
+    exit(0)
+}
 print("| run | messages/s |")
 print("| --- | --- |")
 for (connections, tls) in [(1, false), (10, false), (1, true), (10, true)] {

@@ -81,9 +81,10 @@ final class DurableFlushGate: ChannelOutboundHandler, RemovableChannelHandler {
         if !callbackPending { awaitDisk(context: context) }
     }
 
-    /// Asks the store to call back once the newest held item is on disk.
+    /// Asks the store to call back once the oldest held item is on disk: each commit
+    /// lets out what it made durable, not only the one that holds the newest.
     private func awaitDisk(context: ChannelHandlerContext) {
-        guard let last = waiting.last else { return }
+        guard let last = waiting.first else { return }
         callbackPending = true
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let loop = context.eventLoop
@@ -95,20 +96,29 @@ final class DurableFlushGate: ChannelOutboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// Passes on, in order, everything whose state is now on disk; waits again for
-    /// what came in meanwhile.
+    /// Passes on, in order, everything whose state is now on disk, and flushes what it
+    /// passed even when the flush that was asked for still waits behind newer writes:
+    /// what is on disk may leave, and holding it back for the rest would make one
+    /// connection wait for a whole burst's commits before any of its replies go out.
+    /// Waits again for what came in meanwhile.
     private func release(context: ChannelHandlerContext) {
         callbackPending = false
         guard !removed else { return }
         let durable = store.durableSeq
+        var unflushed = false
         while let first = waiting.first, first.seq <= durable {
             waiting.removeFirst()
             switch first {
-            case .write(let held): context.write(held.data, promise: held.promise)
-            case .flush: context.flush()
+            case .write(let held):
+                context.write(held.data, promise: held.promise)
+                unflushed = true
+            case .flush:
+                context.flush()
+                unflushed = false
             case .close(let mode, let promise, _): context.close(mode: mode, promise: promise)
             }
         }
+        if unflushed { context.flush() }
         if !waiting.isEmpty { awaitDisk(context: context) }
     }
 }

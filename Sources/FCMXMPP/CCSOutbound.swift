@@ -4,20 +4,30 @@ import FCMEngine
 public enum CCSOutbound {
     static func gcm(_ json: String, prefixed: Bool = false, attributes: String = "") -> String {
         let body = XMLEscape.text(json)
-        if prefixed {
-            return "<message\(attributes)><data:gcm xmlns:data=\"google:mobile:data\">\(body)</data:gcm></message>"
-        }
-        return "<message\(attributes)><gcm xmlns=\"google:mobile:data\">\(body)</gcm></message>"
+        let (open, close) =
+            prefixed
+            ? ("><data:gcm xmlns:data=\"google:mobile:data\">", "</data:gcm></message>")
+            : ("><gcm xmlns=\"google:mobile:data\">", "</gcm></message>")
+        var stanza = "<message"
+        stanza.reserveCapacity(64 + attributes.utf8.count + body.utf8.count)
+        stanza += attributes
+        stanza += open
+        stanza += body
+        stanza += close
+        return stanza
     }
 
     /// `{"from":TOKEN,"message_id":ID,"message_type":"ack"}`
+    /// Written in one string, the stanza every downstream message is answered with: no
+    /// JSON value built, and the XML escape applied only when a value needs it.
     public static func ack(messageID: String, from token: String) -> String {
-        gcm(
-            JSONValue.members([
-                "from": .string(token), "message_id": .string(messageID), "message_type": .string("ack"),
-            ])
-            .json,
-            attributes: " id=\"\"")
+        var json = #"{"from":"#
+        json.reserveCapacity(160 + token.utf8.count + messageID.utf8.count)
+        JSONText.appendString(token, to: &json)
+        json += #","message_id":"#
+        JSONText.appendString(messageID, to: &json)
+        json += #","message_type":"ack"}"#
+        return gcm(json, attributes: " id=\"\"")
     }
 
     public static func nack(messageID: String, from token: String, error: String, description: String) -> String {

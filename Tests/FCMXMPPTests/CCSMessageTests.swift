@@ -61,6 +61,10 @@ struct CCSMessageTests {
                 == #"<message id=""><gcm xmlns="google:mobile:data">{"from":"T","message_id":"m1","message_type":"ack"}</gcm></message>"#
         )
         #expect(
+            CCSOutbound.ack(messageID: #"m<&>"1\"#, from: "T")
+                == #"<message id=""><gcm xmlns="google:mobile:data">{"from":"T","message_id":"m&lt;&amp;&gt;\"1\\","message_type":"ack"}</gcm></message>"#,
+            "an id is escaped for JSON, then the JSON for XML")
+        #expect(
             CCSOutbound.nack(messageID: "m1", from: "T", error: "BAD_REGISTRATION", description: "x").contains(
                 "<data:gcm xmlns:data="))
         let upstream = CCSOutbound.upstream(
