@@ -3,6 +3,10 @@ import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Serves the send routes of an HTTP/1.1 connection (legacy `/fcm/send`, v1
 /// `messages:send`) on the connection's own event loop: the request is read here and
 /// handed to `HTTPSendService.respondDirectly`, and its reply written when the device's
@@ -31,8 +35,23 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var state = State.idle
     /// Requests handed to Hummingbird whose responses have not ended yet.
     private var withHummingbird = 0
-    /// Parts that came while a reply was on its way (a pipelining client), in order.
-    private var waiting = CircularBuffer<HTTPRequestPart>()
+    /// What came while a reply was on its way (a pipelining client), in order: request
+    /// parts, and events such as the end of the client's input, an error or a
+    /// shutdown, which must not overtake the reply either.
+    private var waiting = CircularBuffer<Inbound>()
+    /// A read the channel asked for while a reply was on its way: held, so that a
+    /// pipelining client is not read faster than it is answered.
+    private var readHeld = false
+    /// Hummingbird answered a request with `Connection: close`: nothing after it is served.
+    private var finished = false
+    /// The `Date` header, formatted once a second.
+    private var date = (second: 0, text: "")
+
+    private enum Inbound {
+        case part(HTTPRequestPart)
+        case event(Any)
+        case error(any Error)
+    }
 
     init(service: HTTPSendService) {
         self.service = service
@@ -40,11 +59,31 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
-        if case .answering = state {
-            waiting.append(part)
+        if isBusy {
+            waiting.append(.part(part))
         } else {
             take(part, context: context)
         }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if isBusy { waiting.append(.event(event)) } else { context.fireUserInboundEventTriggered(event) }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if isBusy { waiting.append(.error(error)) } else { context.fireErrorCaught(error) }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if isBusy { readHeld = true } else { context.read() }
+    }
+
+    /// A send's reply is on its way, or what came behind one still waits: what comes
+    /// now waits too. (A send whose body is still being read takes its parts, and an
+    /// error or the end of input then goes on at once: the request is incomplete.)
+    private var isBusy: Bool {
+        if case .answering = state { return true }
+        return !waiting.isEmpty
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -53,6 +92,7 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func take(_ part: HTTPRequestPart, context: ChannelHandlerContext) {
+        guard !finished else { return }
         switch (state, part) {
         case (.idle, .head(let head)):
             if withHummingbird == 0, Self.isDirect(head) {
@@ -82,9 +122,11 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Hands a part on to Hummingbird; a head starts a request it owes a response to.
     private func pass(_ part: HTTPRequestPart, context: ChannelHandlerContext) {
-        if case .head = part {
+        if case .head(let head) = part {
             withHummingbird += 1
             state = .passing
+            // Hummingbird serves nothing after a request that closes the connection.
+            if Self.asksToClose(head) { finished = true }
         }
         context.fireChannelRead(wrapInboundOut(part))
     }
@@ -105,7 +147,7 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let request = HTTPRequestParts(
             method: head.method.rawValue, path: String(pieces[0]), query: pieces.count > 1 ? String(pieces[1]) : "",
             headers: headers, body: Array(body.readableBytesView))
-        let closing = head.headerFields[.connection]?.lowercased().contains("close") ?? false
+        let closing = Self.asksToClose(head)
         state = .answering
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let loop = context.eventLoop
@@ -132,6 +174,7 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         let body = ByteBuffer(string: reply.body)
         fields[.contentLength] = String(body.readableBytes)
+        fields[.date] = currentDate()
         if closing { fields[.connection] = "close" }
         context.write(
             wrapOutboundOut(.head(HTTPResponse(status: .init(code: reply.status), headerFields: fields))), promise: nil)
@@ -146,15 +189,45 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
         resumeWaiting(context: context)
     }
 
-    /// Takes the parts that waited behind a reply, until one waits again. What went
-    /// on to Hummingbird is followed by a read-complete, as parts read from the socket
-    /// are: its channel hands reads on only then.
+    /// Takes what waited behind a reply, until a send waits again. What went on to
+    /// Hummingbird is followed by a read-complete, as parts read from the socket are:
+    /// its channel hands reads on only then. A read held meanwhile is let go once
+    /// nothing waits.
     private func resumeWaiting(context: ChannelHandlerContext) {
-        guard !waiting.isEmpty else { return }
-        while let part = waiting.popFirst() {
-            take(part, context: context)
-            if case .answering = state { break }
+        if !waiting.isEmpty {
+            while let next = waiting.popFirst() {
+                switch next {
+                case .part(let part): take(part, context: context)
+                case .event(let event): context.fireUserInboundEventTriggered(event)
+                case .error(let error): context.fireErrorCaught(error)
+                }
+                if case .answering = state { break }
+            }
+            context.fireChannelReadComplete()
         }
-        context.fireChannelReadComplete()
+        if readHeld, !isBusy {
+            readHeld = false
+            context.read()
+        }
+    }
+
+    /// Whether a request's `Connection` header holds the `close` option.
+    static func asksToClose(_ head: HTTPRequest) -> Bool {
+        guard let value = head.headerFields[.connection] else { return false }
+        return value.split(separator: ",").contains { option in
+            option.lowercased().filter { $0 != " " && $0 != "\t" } == "close"
+        }
+    }
+
+    /// `Date` as HTTP writes it (IMF-fixdate), formatted at most once a second.
+    private func currentDate() -> String {
+        var now = time(nil)
+        guard Int(now) != date.second else { return date.text }
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        var buffer = [Int8](repeating: 0, count: 40)
+        let count = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
+        date = (Int(now), String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        return date.text
     }
 }

@@ -64,7 +64,7 @@ enum Route: Equatable {
     }
 
     /// The project of `/v1/projects/P/messages:send` when P needs no decoding (no `%`,
-    /// no `/`): the path every v1 send takes, read without splitting it. Any other
+    /// `+` or `/`): the path every v1 send takes, read without splitting it. Any other
     /// path is nil and read segment by segment.
     static func plainV1SendProject(_ path: String) -> String? {
         let prefix = "/v1/projects/".utf8
@@ -74,7 +74,9 @@ enum Route: Equatable {
             bytes.reversed().starts(with: suffix.reversed())
         else { return nil }
         let project = bytes.dropFirst(prefix.count).dropLast(suffix.count)
-        guard !project.contains(UInt8(ascii: "/")), !project.contains(UInt8(ascii: "%")) else { return nil }
+        guard
+            !project.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") })
+        else { return nil }
         return String(Substring(project))
     }
 }

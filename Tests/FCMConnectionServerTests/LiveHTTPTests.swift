@@ -118,6 +118,24 @@ struct LiveHTTPTests {
         try await server.stop()
     }
 
+    @Test("a client that closes its side once its send is written still gets the reply, dated")
+    func halfClosedClientGetsItsReply() async throws {
+        let log = Log()
+        let (server, port, token) = try await start(log: log)
+        let client = try RawClient(port: port)
+        client.write(
+            Self.request(
+                "POST", "/fcm/send", headers: ["Authorization: key=k7", "Content-Type: application/json"],
+                body: #"{"to":"\#(token)","data":{"k":"v"}}"#))
+        shutdown(client.socket, Int32(SHUT_WR))
+        let reply = await client.reply(until: "]}")
+        #expect(reply.hasPrefix("HTTP/1.1 200 OK"))
+        #expect(reply.contains(#""success":1"#))
+        #expect(reply.lowercased().contains("\r\ndate: "), "\(reply)")
+        #expect(log.named("onMessageReceived").count == 1)
+        try await server.stop()
+    }
+
     @Test(
         "a reset or GOAWAY fault closes an HTTP/1.1 connection with no reply; the next request is served",
         arguments: [(Fault.Kind.reset, "connection reset"), (.goaway, "HTTP/2 GOAWAY")])
