@@ -3,14 +3,20 @@
 # (GET /healthz) as the baseline, then legacy /fcm/send and v1 messages:send, all
 # against one `fcm-device serve` (release build), in the same run.
 # Usage: Benchmarks/http-load.sh [SECONDS] [CONNECTIONS] [THREADS]
+# FCM_DEVICE=PATH runs that binary instead of building the release one (to compare
+# two builds in one session).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-10}
 connections=${2:-32}
 threads=${3:-1}
 command -v wrk > /dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
-swift build -c release --product fcm-device 2>&1 | tail -n 1
-binary=.build/release/fcm-device
+if [ -n "${FCM_DEVICE:-}" ]; then
+    binary=$FCM_DEVICE
+else
+    swift build -c release --product fcm-device 2>&1 | tail -n 1
+    binary=.build/release/fcm-device
+fi
 work=$(mktemp -d)
 trap 'kill "$server" 2> /dev/null || true; wait "$server" 2> /dev/null || true; rm -rf "$work"' EXIT
 "$binary" serve --ccs-port 0 --ccs-plain-port 0 --http-port 0 --state "$work/state" > "$work/log" &

@@ -39,7 +39,7 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// parts, and events such as the end of the client's input, an error or a
     /// shutdown, which must not overtake the reply either.
     private var waiting = CircularBuffer<Inbound>()
-    /// A read the channel asked for while a reply was on its way: held, so that a
+    /// A read the channel asked for while parts were queued: held, so that a
     /// pipelining client is not read faster than it is answered.
     private var readHeld = false
     /// Hummingbird answered a request with `Connection: close`: nothing after it is served.
@@ -74,8 +74,10 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if isBusy { waiting.append(.error(error)) } else { context.fireErrorCaught(error) }
     }
 
+    /// Reads go on while a reply is on its way (a client that waits for it sends
+    /// nothing more), but not while what a pipelining client sent is still queued.
     func read(context: ChannelHandlerContext) {
-        if isBusy { readHeld = true } else { context.read() }
+        if waiting.isEmpty { context.read() } else { readHeld = true }
     }
 
     /// A send's reply is on its way, or what came behind one still waits: what comes
@@ -205,7 +207,7 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
             context.fireChannelReadComplete()
         }
-        if readHeld, !isBusy {
+        if readHeld, waiting.isEmpty {
             readHeld = false
             context.read()
         }
