@@ -27,8 +27,9 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case reading(HTTPRequest, ByteBuffer)
         /// A send read, its reply on its way.
         case answering
-        /// A request going on to Hummingbird, part by part.
-        case passing
+        /// A request going on to Hummingbird, part by part (`closes`: it asked to
+        /// close the connection, so nothing after it is served).
+        case passing(closes: Bool)
     }
 
     let service: HTTPSendService
@@ -114,9 +115,10 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
             state = .reading(head, body)
         case (.reading(let head, let body), .end):
             answer(head, body: body, context: context)
-        case (.passing, .end):
+        case (.passing(let closes), .end):
             context.fireChannelRead(wrapInboundOut(part))
             state = .idle
+            finished = closes
         default:
             context.fireChannelRead(wrapInboundOut(part))
         }
@@ -126,9 +128,7 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func pass(_ part: HTTPRequestPart, context: ChannelHandlerContext) {
         if case .head(let head) = part {
             withHummingbird += 1
-            state = .passing
-            // Hummingbird serves nothing after a request that closes the connection.
-            if Self.asksToClose(head) { finished = true }
+            state = .passing(closes: Self.asksToClose(head))
         }
         context.fireChannelRead(wrapInboundOut(part))
     }

@@ -118,6 +118,21 @@ struct LiveHTTPTests {
         try await server.stop()
     }
 
+    @Test("a request with a body for another route that asks to close is answered, then the connection closes")
+    func connectionCloseOnAnotherRoute() async throws {
+        let (server, port, _) = try await start(log: Log())
+        let client = try RawClient(port: port)
+        client.write(
+            Self.request(
+                "POST", "/token", headers: ["Connection: close", "Content-Type: application/x-www-form-urlencoded"],
+                body: "grant_type=password"))
+        let reply = await client.reply(until: "\n\n")
+        #expect(reply.hasPrefix("HTTP/1.1 400"), "\(reply)")
+        var byte: UInt8 = 0
+        #expect(recv(client.socket, &byte, 1, 0) == 0, "the server closed the connection")
+        try await server.stop()
+    }
+
     @Test("a client that closes its side once its send is written still gets the reply, dated")
     func halfClosedClientGetsItsReply() async throws {
         let log = Log()
