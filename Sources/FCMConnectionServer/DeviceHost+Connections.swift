@@ -80,11 +80,15 @@ extension DeviceHost {
 
     /// The HTTP APIs' way to the engine: each reply waits until what it accepted is on disk.
     public var gateway: DeviceGateway {
-        DeviceGateway(
-            send: { [self] orders in
-                let outcome = send(orders)
-                await box.durable()
-                return outcome
+        let sendNow: @Sendable ([SendOrder], @escaping @Sendable (SendOutcome) -> Void) -> Void = {
+            [self] orders, done in
+            let outcome = send(orders)
+            box.whenDurable { done(outcome) }
+        }
+        let hasFaults: @Sendable () -> Bool = { [self] in box.withEngine { !$0.faults.isEmpty } }
+        return DeviceGateway(
+            send: { orders in
+                await withCheckedContinuation { continuation in sendNow(orders) { continuation.resume(returning: $0) } }
             },
             topics: { [self] order in
                 let outcome = onEngine { engine, events in engine.manageTopics(order, into: &events) }
@@ -98,16 +102,12 @@ extension DeviceHost {
             },
             groupKey: { [self] sender, name in box.withEngine { $0.groupKey(sender: sender, name: name) } },
             faults: { [self] path in
-                guard box.withEngine({ !$0.faults.isEmpty }) else { return [] }
+                guard hasFaults() else { return [] }
                 let effects = onEngine { engine, events in engine.httpFaults(path: path, into: &events) }
                 await box.durable()
                 return effects
             },
-            sendNow: { [self] orders, done in
-                let outcome = send(orders)
-                box.whenDurable { done(outcome) }
-            },
-            hasFaults: { [self] in box.withEngine { !$0.faults.isEmpty } })
+            sendNow: sendNow, hasFaults: hasFaults)
     }
 
     /// An HTTP call on the engine, under its lock, at the current time.

@@ -134,21 +134,20 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     static func isDirect(_ head: HTTPRequest) -> Bool {
-        guard head.headerFields[.expect] == nil, let target = head.path else { return false }
-        let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        return HTTPSendService.mayRespondDirectly(method: head.method.rawValue, path: String(path))
+        guard head.headerFields[.expect] == nil else { return false }
+        return HTTPSendService.mayRespondDirectly(method: head.method.rawValue, path: target(head).path)
+    }
+
+    /// A request target's path and query (empty without one).
+    static func target(_ head: HTTPRequest) -> (path: String, query: String) {
+        let pieces = (head.path ?? "/").split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        return (String(pieces[0]), pieces.count > 1 ? String(pieces[1]) : "")
     }
 
     private func answer(_ head: HTTPRequest, body: ByteBuffer, context: ChannelHandlerContext) {
-        let target = head.path ?? "/"
-        let pieces = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        var headers: [String: String] = [:]
-        for field in head.headerFields where headers[field.name.canonicalName] == nil {
-            headers[field.name.canonicalName] = field.value
-        }
+        let (path, query) = Self.target(head)
         let request = HTTPRequestParts(
-            method: head.method.rawValue, path: String(pieces[0]), query: pieces.count > 1 ? String(pieces[1]) : "",
-            headers: headers, body: Array(body.readableBytesView))
+            method: head.method.rawValue, path: path, query: query, fields: head.headerFields, body: body)
         let closing = Self.asksToClose(head)
         state = .answering
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)

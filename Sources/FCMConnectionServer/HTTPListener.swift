@@ -32,13 +32,9 @@ struct SendAPIResponder: HTTPResponder {
             service.reportRejected(HTTPRequestParts(method: request.method.rawValue, path: request.uri.path), reply)
             return Self.response(reply)
         }
-        var headers: [String: String] = [:]
-        for field in request.headers where headers[field.name.canonicalName] == nil {
-            headers[field.name.canonicalName] = field.value
-        }
         let parts = HTTPRequestParts(
-            method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "", headers: headers,
-            body: Array(body.readableBytesView))
+            method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "",
+            fields: request.headers, body: body)
         if ControlService.handles(parts.path) {
             switch await control.answer(parts) {
             case .reply(let reply): return Self.response(reply)
@@ -169,5 +165,17 @@ final class HTTPListener: Sendable {
     func stop() async {
         await group.triggerGracefulShutdown()
         _ = try? await running.value
+    }
+}
+
+extension HTTPRequestParts {
+    /// A request as the send and control services read it: header names in canonical
+    /// (lowercase) form, the first of repeated fields kept.
+    init(method: String, path: String, query: String, fields: HTTPFields, body: ByteBuffer) {
+        var headers: [String: String] = [:]
+        for field in fields where headers[field.name.canonicalName] == nil {
+            headers[field.name.canonicalName] = field.value
+        }
+        self.init(method: method, path: path, query: query, headers: headers, body: Array(body.readableBytesView))
     }
 }

@@ -46,7 +46,11 @@ public final class HTTPSendService: Sendable {
     /// The reply to a request; a refusal that never reached the device is reported
     /// (the device's own refusals are its events already).
     public func respond(_ request: HTTPRequestParts) async -> HTTPReply {
-        let reply = await answer(request)
+        reported(request, await answer(request))
+    }
+
+    /// `reply`, once a refusal the device did not make is reported.
+    func reported(_ request: HTTPRequestParts, _ reply: HTTPReply) -> HTTPReply {
         if reply.status >= 400, !reply.fromDevice { rejected(RejectedRequest(request, reply)) }
         return reply
     }
@@ -64,10 +68,7 @@ public final class HTTPSendService: Sendable {
         case .v1(let project)?: start = v1Start(request, project: project)
         default: return false
         }
-        let finish: @Sendable (HTTPReply) -> Void = { [self] reply in
-            if reply.status >= 400, !reply.fromDevice { rejected(RejectedRequest(request, reply)) }
-            answer(reply)
-        }
+        let finish: @Sendable (HTTPReply) -> Void = { [self] reply in answer(reported(request, reply)) }
         switch start {
         case .reply(let reply): finish(reply)
         case .send(let orders, let reply): sendNow(orders) { outcome in finish(reply(outcome)) }

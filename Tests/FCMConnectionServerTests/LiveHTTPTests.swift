@@ -60,6 +60,13 @@ struct LiveHTTPTests {
         return text + "\r\n" + body
     }
 
+    /// A legacy data message to `token` with the test sender's key, and `headers` besides.
+    static func legacySend(to token: String, data: String = #"{"k":"v"}"#, headers: [String] = []) -> String {
+        request(
+            "POST", "/fcm/send", headers: ["Authorization: key=k7", "Content-Type: application/json"] + headers,
+            body: #"{"to":"\#(token)","data":\#(data)}"#)
+    }
+
     @Test("legacy send over a real socket, twice on one keep-alive connection")
     func legacyKeepAlive() async throws {
         let log = Log()
@@ -82,10 +89,7 @@ struct LiveHTTPTests {
     func pipelinedRequestsKeepTheirOrder() async throws {
         let log = Log()
         let (server, port, token) = try await start(log: log)
-        let headers = ["Authorization: key=k7", "Content-Type: application/json"]
-        let send = { (n: Int) in
-            Self.request("POST", "/fcm/send", headers: headers, body: #"{"to":"\#(token)","data":{"n":"\#(n)"}}"#)
-        }
+        let send = { (n: Int) in Self.legacySend(to: token, data: #"{"n":"\#(n)"}"#) }
         let client = try RawClient(port: port)
         client.write(send(1) + send(2) + Self.request("GET", "/healthz") + send(3) + Self.request("GET", "/healthz"))
         var text = await client.reply(until: "ok\n")
@@ -106,15 +110,11 @@ struct LiveHTTPTests {
         let log = Log()
         let (server, port, token) = try await start(log: log)
         let client = try RawClient(port: port)
-        client.write(
-            Self.request(
-                "POST", "/fcm/send", headers: ["Authorization: key=k7", "Connection: close"],
-                body: #"{"to":"\#(token)","data":{"k":"v"}}"#))
+        client.write(Self.legacySend(to: token, headers: ["Connection: close"]))
         let reply = await client.reply(until: "]}")
         #expect(reply.hasPrefix("HTTP/1.1 200 OK"))
         #expect(reply.lowercased().contains("connection: close"))
-        var byte: UInt8 = 0
-        #expect(recv(client.socket, &byte, 1, 0) == 0, "the server closed the connection")
+        #expect(client.closedByServer(), "the server closed the connection")
         try await server.stop()
     }
 
@@ -128,8 +128,7 @@ struct LiveHTTPTests {
                 body: "grant_type=password"))
         let reply = await client.reply(until: "\n\n")
         #expect(reply.hasPrefix("HTTP/1.1 400"), "\(reply)")
-        var byte: UInt8 = 0
-        #expect(recv(client.socket, &byte, 1, 0) == 0, "the server closed the connection")
+        #expect(client.closedByServer(), "the server closed the connection")
         try await server.stop()
     }
 
@@ -138,10 +137,7 @@ struct LiveHTTPTests {
         let log = Log()
         let (server, port, token) = try await start(log: log)
         let client = try RawClient(port: port)
-        client.write(
-            Self.request(
-                "POST", "/fcm/send", headers: ["Authorization: key=k7", "Content-Type: application/json"],
-                body: #"{"to":"\#(token)","data":{"k":"v"}}"#))
+        client.write(Self.legacySend(to: token))
         shutdown(client.socket, Int32(SHUT_WR))
         let reply = await client.reply(until: "]}")
         #expect(reply.hasPrefix("HTTP/1.1 200 OK"))

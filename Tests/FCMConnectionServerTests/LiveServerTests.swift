@@ -42,6 +42,12 @@ final class RawClient: @unchecked Sendable {
         }
     }
 
+    /// Whether the server has closed the connection (a read finds its end, not data).
+    func closedByServer() -> Bool {
+        var byte: UInt8 = 0
+        return recv(socket, &byte, 1, 0) == 0
+    }
+
     /// What arrives within `milliseconds` (nothing, if the server holds it back).
     func available(within milliseconds: Int32) -> String {
         var text = ""
