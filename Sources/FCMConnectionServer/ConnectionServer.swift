@@ -120,7 +120,8 @@ public final class ConnectionServer: @unchecked Sendable {
                 let https = try options.tls?.httpsContext()
                 let listener = try await ServerError.naming("the HTTP port", options.bind, port) {
                     try await HTTPListener.start(
-                        service: service, control: control, bind: options.bind, port: port, tls: https, on: group)
+                        service: service, control: control, releases: host.releases, bind: options.bind, port: port,
+                        tls: https, on: group)
                 }
                 server.http = listener
                 server.httpPort = listener.port
@@ -128,8 +129,8 @@ public final class ConnectionServer: @unchecked Sendable {
                     guard let https else { throw ServerError.missingTLS }
                     let secure = try await ServerError.naming("the HTTPS port", options.bind, httpsPort) {
                         try await HTTPListener.start(
-                            service: service, control: control, bind: options.bind, port: httpsPort, tls: https,
-                            tlsFromStart: true, on: group)
+                            service: service, control: control, releases: host.releases, bind: options.bind,
+                            port: httpsPort, tls: https, tlsFromStart: true, on: group)
                     }
                     server.https = secure
                     server.httpsPort = secure.port
@@ -181,7 +182,8 @@ public final class ConnectionServer: @unchecked Sendable {
                 do {
                     if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     if let store = host.box.store {
-                        try channel.pipeline.syncOperations.addHandler(DurableFlushGate(store: store))
+                        try channel.pipeline.syncOperations.addHandler(
+                            DurableFlushGate(store: store, releases: host.releases))
                     }
                     try channel.pipeline.syncOperations.addHandler(connection)
                     return channel.eventLoop.makeSucceededVoidFuture()

@@ -80,15 +80,15 @@ extension DeviceHost {
 
     /// The HTTP APIs' way to the engine: each reply waits until what it accepted is on disk.
     public var gateway: DeviceGateway {
-        let sendNow: @Sendable ([SendOrder], @escaping @Sendable (SendOutcome) -> Void) -> Void = {
-            [self] orders, done in
-            let outcome = send(orders)
-            box.whenDurable { done(outcome) }
+        let sendNow: @Sendable ([SendOrder]) -> DurableOutcome = { [self] orders in
+            DurableOutcome(send(orders), point: box.durablePoint)
         }
-        let hasFaults: @Sendable () -> Bool = { [self] in box.withEngine { !$0.faults.isEmpty } }
+        let hasFaults: @Sendable () -> Bool = { [box] in box.hasFaults }
         return DeviceGateway(
-            send: { orders in
-                await withCheckedContinuation { continuation in sendNow(orders) { continuation.resume(returning: $0) } }
+            send: { [self] orders in
+                let sent = sendNow(orders)
+                await box.durable(sent.point)
+                return sent.outcome
             },
             topics: { [self] order in
                 let outcome = onEngine { engine, events in engine.manageTopics(order, into: &events) }
@@ -117,7 +117,7 @@ extension DeviceHost {
         var events: [Event] = []
         box.engine.advance(to: now, into: &events)
         let outcome = body(&box.engine, &events)
-        box.journal()
+        box.settle()
         for event in events { log(event) }
         if box.engine.nextDeadline != box.armedDeadline || box.engine.hasEffects || box.scenarioPlaying {
             let produced = events

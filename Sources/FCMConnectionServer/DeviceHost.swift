@@ -29,12 +29,15 @@ public final class DeviceHost: @unchecked Sendable {
 
     /// Whether the engine came from a state file (its tokens exist already).
     let resumed: Bool
+    /// Replies and stanzas held until the journal is on disk, gathered per event loop.
+    let releases: DurableReleases
 
     public init(
         engine: DeviceEngine, loop: any EventLoop, store: DeviceStore? = nil, resumed: Bool = false,
         log: @escaping @Sendable (Event) -> Void
     ) {
         box = EngineBox(engine, store: store)
+        releases = DurableReleases(store: store)
         // A resumed device's clock goes on from where it stopped.
         clock = SessionClock(startingAt: engine.now)
         self.loop = loop

@@ -33,6 +33,9 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     let service: HTTPSendService
+    let releases: DurableReleases
+    /// This connection's loop's queue of what waits for the journal.
+    private var loopReleases: LoopReleases?
     private var state = State.idle
     /// Requests handed to Hummingbird whose responses have not ended yet.
     private var withHummingbird = 0
@@ -54,8 +57,13 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case error(any Error)
     }
 
-    init(service: HTTPSendService) {
+    init(service: HTTPSendService, releases: DurableReleases) {
         self.service = service
+        self.releases = releases
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        loopReleases = releases.queue(on: context.eventLoop)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -149,18 +157,12 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let request = HTTPRequestParts(
             method: head.method.rawValue, path: path, query: query, fields: head.headerFields, body: body)
         let closing = Self.asksToClose(head)
-        state = .answering
-        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        let loop = context.eventLoop
-        let taken = service.respondDirectly(request) { reply in
-            loop.execute {
-                let (handler, context) = bound.value
-                handler.reply(reply, closing: closing, context: context)
-            }
+        if let loopReleases, let held = service.respondDirectly(request) {
+            state = .answering
+            loopReleases.after(held.point) { [self] in reply(held.reply, closing: closing, context: context) }
+            return
         }
-        guard !taken else { return }
         // Faults are in scope, or the device cannot be reached directly: Hummingbird's way.
-        state = .idle
         pass(.head(head), context: context)
         pass(.body(body), context: context)
         take(.end(nil), context: context)

@@ -30,13 +30,21 @@ final class DurableFlushGate: ChannelOutboundHandler, RemovableChannelHandler {
     }
 
     private let store: DeviceStore
+    private let releases: DurableReleases
+    /// This connection's loop's queue of what waits for the journal.
+    private var loopReleases: LoopReleases?
     private var waiting = CircularBuffer<Waiting>()
-    /// A callback from the store is on its way (one at a time per connection).
+    /// A release is queued on the loop (one at a time per connection).
     private var callbackPending = false
     private var removed = false
 
-    init(store: DeviceStore) {
+    init(store: DeviceStore, releases: DurableReleases) {
         self.store = store
+        self.releases = releases
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        loopReleases = releases.queue(on: context.eventLoop)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -81,19 +89,12 @@ final class DurableFlushGate: ChannelOutboundHandler, RemovableChannelHandler {
         if !callbackPending { awaitDisk(context: context) }
     }
 
-    /// Asks the store to call back once the oldest held item is on disk: each commit
-    /// lets out what it made durable, not only the one that holds the newest.
+    /// Asks to be called back once the oldest held item is on disk: each commit lets
+    /// out what it made durable, not only the one that holds the newest.
     private func awaitDisk(context: ChannelHandlerContext) {
-        guard let last = waiting.first else { return }
+        guard let first = waiting.first, let loopReleases else { return }
         callbackPending = true
-        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        let loop = context.eventLoop
-        store.whenDurable(last.seq) {
-            loop.execute {
-                let (gate, context) = bound.value
-                gate.release(context: context)
-            }
-        }
+        loopReleases.after(first.seq) { [self] in release(context: context) }
     }
 
     /// Passes on, in order, everything whose state is now on disk, and flushes what it

@@ -1,6 +1,7 @@
 import FCMEngine
 import FCMStore
 import Foundation
+import Synchronization
 
 /// The one engine of a running device, behind a lock: the server's event loop and,
 /// when the TUI runs the listeners, the TUI's thread both work on it. The lock is
@@ -23,40 +24,51 @@ public final class EngineBox: @unchecked Sendable {
     }
     private var playing = false
     public let store: DeviceStore?
+    /// Whether any fault was in scope when the lock was last let go: the HTTP send
+    /// path asks before every request, and taking the lock for it made two event
+    /// loops queue for the engine twice per send.
+    private let faultsInScope: Atomic<Bool>
 
     init(_ engine: DeviceEngine, store: DeviceStore?) {
         self.engine = engine
         self.store = store
+        faultsInScope = Atomic(!engine.faults.isEmpty)
         self.engine.inputs.isOn = store != nil
     }
 
-    /// Hands the calls recorded since the last time to the store (under the lock).
-    func journal() {
+    /// Ends an access to the engine (under the lock): hands the calls recorded since
+    /// the last one to the store, and notes whether faults are in scope now.
+    func settle() {
+        faultsInScope.store(!engine.faults.isEmpty, ordering: .releasing)
         guard let store else { return }
         let inputs = engine.inputs.take()
         if !inputs.isEmpty { store.append(inputs, engine: engine) }
     }
+
+    /// Whether any fault is in scope, read without the lock (as of the last access).
+    public var hasFaults: Bool { faultsInScope.load(ordering: .acquiring) }
 }
 
 extension EngineBox {
     /// Runs `body` on the engine under the lock.
     public func withEngine<T>(_ body: (inout DeviceEngine) -> T) -> T {
         lock.withLock {
-            defer { journal() }
+            defer { settle() }
             return body(&engine)
         }
     }
 
-    /// Calls `action` once everything that has run so far is on disk (at once, here,
-    /// without a store; otherwise on the journal's thread).
-    public func whenDurable(_ action: @escaping @Sendable () -> Void) {
-        guard let store else { return action() }
-        store.whenDurable(store.appendedSeq, action)
+    /// The point of the journal that holds everything that has run so far (0 without a store).
+    public var durablePoint: Int64 { store?.appendedSeq ?? 0 }
+
+    /// Returns once the journal is on disk up to `point` (at once without a store).
+    public func durable(_ point: Int64) async {
+        guard let store else { return }
+        await store.durable(point)
     }
 
     /// Returns once everything that has run so far is on disk (at once without a store).
     public func durable() async {
-        guard let store else { return }
-        await store.durable(store.appendedSeq)
+        await durable(durablePoint)
     }
 }

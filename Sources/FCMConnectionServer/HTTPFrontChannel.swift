@@ -36,12 +36,12 @@ struct HTTPFrontChannel: ServerChildChannel {
 
     init(
         tlsFromStart: Bool, tls: NIOSSLContext, responder: @escaping HTTPChannelHandler.Responder,
-        service: HTTPSendService, rejected: @escaping @Sendable (RejectedRequest) -> Void
+        service: HTTPSendService, releases: DurableReleases, rejected: @escaping @Sendable (RejectedRequest) -> Void
     ) {
         self.tlsFromStart = tlsFromStart
         self.tls = tls
         self.rejected = rejected
-        http1 = HTTP1Channel(responder: responder, configuration: .directSends(service))
+        http1 = HTTP1Channel(responder: responder, configuration: .directSends(service, releases: releases))
         http2 = HTTP2Channel(responder: responder)
     }
 
@@ -202,7 +202,7 @@ final class FailureReporter: ChannelInboundHandler, RemovableChannelHandler {
 
 extension HTTP1Channel.Configuration {
     /// HTTP/1.1 with the send routes served on the connection's event loop.
-    static func directSends(_ service: HTTPSendService) -> Self {
-        .init(additionalChannelHandlers: [DirectSendHandler(service: service)])
+    static func directSends(_ service: HTTPSendService, releases: DurableReleases) -> Self {
+        .init(additionalChannelHandlers: [DirectSendHandler(service: service, releases: releases)])
     }
 }

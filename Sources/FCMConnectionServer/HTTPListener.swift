@@ -123,7 +123,8 @@ final class HTTPListener: Sendable {
     /// plain port that also takes `CONNECT` tunnels (the HTTPS proxy); with
     /// `tlsFromStart` true it is the direct TLS port. Without `tls`, plain HTTP/1.1 only.
     static func start(
-        service: HTTPSendService, control: ControlService, bind: String, port: Int, tls: NIOSSLContext?,
+        service: HTTPSendService, control: ControlService, releases: DurableReleases, bind: String, port: Int,
+        tls: NIOSSLContext?,
         tlsFromStart: Bool = false, on loops: any EventLoopGroup
     ) async throws
         -> HTTPListener
@@ -134,11 +135,11 @@ final class HTTPListener: Sendable {
         if let tls {
             server = HTTPServerBuilder { responder in
                 HTTPFrontChannel(
-                    tlsFromStart: tlsFromStart, tls: tls, responder: responder, service: service,
+                    tlsFromStart: tlsFromStart, tls: tls, responder: responder, service: service, releases: releases,
                     rejected: { service.reportRejected($0) })
             }
         } else {
-            server = .http1(configuration: .directSends(service))
+            server = .http1(configuration: .directSends(service, releases: releases))
         }
         let app = Application(
             responder: SendAPIResponder(service: service, control: control), server: server,

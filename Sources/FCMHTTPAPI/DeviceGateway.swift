@@ -13,9 +13,10 @@ public struct DeviceGateway: Sendable {
     public var groupKey: @Sendable (_ sender: String, _ name: String) async -> String?
     /// What faults in scope do to a request on this path (each use counted).
     public var faults: @Sendable (_ path: String) async -> [FaultEffect]
-    /// Downstream messages sent at once, the outcome handed on once it is on disk
-    /// (from any thread); nil where the device is reached only by `send`.
-    public var sendNow: (@Sendable ([SendOrder], @escaping @Sendable (SendOutcome) -> Void) -> Void)?
+    /// Downstream messages sent at once, on the caller's thread: the device's outcome,
+    /// and how far its journal must be on disk before the outcome may be told; nil
+    /// where the device is reached only by `send`.
+    public var sendNow: (@Sendable ([SendOrder]) -> DurableOutcome)?
     /// Whether any fault is in scope (then every request takes the general way).
     public var hasFaults: @Sendable () -> Bool
 
@@ -25,7 +26,7 @@ public struct DeviceGateway: Sendable {
         groups: @escaping @Sendable (GroupOrder) async -> GroupOutcome,
         groupKey: @escaping @Sendable (_ sender: String, _ name: String) async -> String?,
         faults: @escaping @Sendable (_ path: String) async -> [FaultEffect],
-        sendNow: (@Sendable ([SendOrder], @escaping @Sendable (SendOutcome) -> Void) -> Void)? = nil,
+        sendNow: (@Sendable ([SendOrder]) -> DurableOutcome)? = nil,
         hasFaults: @escaping @Sendable () -> Bool = { true }
     ) {
         self.faults = faults
@@ -36,4 +37,23 @@ public struct DeviceGateway: Sendable {
         self.groups = groups
         self.groupKey = groupKey
     }
+}
+
+/// What the device made of a send, before it is on disk, and the point of its
+/// journal that must be on disk before anyone is told (0 when nothing is journaled).
+public struct DurableOutcome: Sendable {
+    public var outcome: SendOutcome
+    public var point: Int64
+
+    public init(_ outcome: SendOutcome, point: Int64) {
+        self.outcome = outcome
+        self.point = point
+    }
+}
+
+/// A reply made at once, to be handed over once the device's journal is on disk up
+/// to `point`.
+public struct HeldReply: Sendable {
+    public var reply: HTTPReply
+    public var point: Int64
 }

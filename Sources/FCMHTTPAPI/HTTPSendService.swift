@@ -24,6 +24,7 @@ public final class HTTPSendService: Sendable {
     let notice: @Sendable (Event) -> Void
     /// Refuse assertions signed by keys the emulator did not make.
     let verifyCredentials: Bool
+    let multicastIDs = MulticastIDs()
 
     public init(
         senders: [SenderConfig], platform: Platform, key: ServiceAccountKey, tokens: AccessTokens = AccessTokens(),
@@ -56,24 +57,24 @@ public final class HTTPSendService: Sendable {
     }
 
     /// Answers a send (legacy `/fcm/send`, v1 `messages:send`) without suspending,
-    /// for a server that serves it on its own thread: `answer` is called once what the
-    /// device accepted is on disk, on whatever thread that is known. False, with
+    /// for a server that serves it on its own thread: the reply is made here, and the
+    /// server holds it until the device's journal is on disk up to its point. Nil, with
     /// nothing done, when the request is not such a send, when faults are in scope,
     /// or when the device cannot be reached this way: `respond` answers it then.
-    public func respondDirectly(_ request: HTTPRequestParts, answer: @escaping @Sendable (HTTPReply) -> Void) -> Bool {
-        guard request.method == "POST", let sendNow = device.sendNow, !device.hasFaults() else { return false }
+    public func respondDirectly(_ request: HTTPRequestParts) -> HeldReply? {
+        guard request.method == "POST", let sendNow = device.sendNow, !device.hasFaults() else { return nil }
         let start: SendStart
         switch Route(path: request.path) {
         case .legacy?: start = legacyStart(request)
         case .v1(let project)?: start = v1Start(request, project: project)
-        default: return false
+        default: return nil
         }
-        let finish: @Sendable (HTTPReply) -> Void = { [self] reply in answer(reported(request, reply)) }
         switch start {
-        case .reply(let reply): finish(reply)
-        case .send(let orders, let reply): sendNow(orders) { outcome in finish(reply(outcome)) }
+        case .reply(let reply): return HeldReply(reply: reported(request, reply), point: 0)
+        case .send(let orders, let reply):
+            let sent = sendNow(orders)
+            return HeldReply(reply: reported(request, reply(sent.outcome)), point: sent.point)
         }
-        return true
     }
 
     /// Whether a request may be a send `respondDirectly` answers (from its method and
@@ -169,7 +170,7 @@ public final class HTTPSendService: Sendable {
         case .success(let read): batch = read
         case .failure(let problem): return .reply(.text(400, problem.description + "\n"))
         }
-        return .send(batch.orders) { outcome in
+        return .send(batch.orders) { [multicastIDs] outcome in
             switch outcome {
             case .serviceDown:
                 return .text(
@@ -184,7 +185,7 @@ public final class HTTPSendService: Sendable {
                 if let order = batch.orders.first, order.request.isTopicSend, let result = results.first {
                     return LegacyReply.topic(result, dryRun: dryRun)
                 }
-                return LegacyReply.json(results, dryRun: dryRun, multicastID: Int64.random(in: 1...Int64.max))
+                return LegacyReply.json(results, dryRun: dryRun, multicastID: multicastIDs.next())
             }
         }
     }

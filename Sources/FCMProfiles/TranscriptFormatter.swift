@@ -35,19 +35,33 @@ public enum TranscriptFormatter {
     /// `{"at":MS,"side":"device","event":NAME,...fields}`; with `seq`, the control
     /// API's sequence number first.
     public static func json(_ event: Event, seq: Int64? = nil) -> String {
-        var out = ""
-        out.reserveCapacity(512)
-        out += seq.map { "{\"seq\":\($0)," } ?? "{"
-        out += "\"at\":\(event.at),\"side\":\"\(event.side.rawValue)\",\"event\":"
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(512)
+        appendJSON(event, seq: seq, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `json(event, seq:)` as UTF-8, added to `out` (for a log written in batches).
+    public static func appendJSON(_ event: Event, seq: Int64? = nil, to out: inout [UInt8]) {
+        if let seq {
+            out += #"{"seq":"#.utf8
+            JSONText.appendInt(seq, to: &out)
+            out += #","at":"#.utf8
+        } else {
+            out += #"{"at":"#.utf8
+        }
+        JSONText.appendInt(event.at, to: &out)
+        out += #","side":"#.utf8
+        JSONText.appendString(event.side.rawValue, to: &out)
+        out += #","event":"#.utf8
         JSONText.appendString(event.name, to: &out)
         for field in event.fields {
-            out += ","
+            out.append(UInt8(ascii: ","))
             JSONText.appendString(field.name, to: &out)
-            out += ":"
+            out.append(UInt8(ascii: ":"))
             JSONText.append(field.value, to: &out)
         }
-        out += "}"
-        return out
+        out.append(UInt8(ascii: "}"))
     }
 
     /// A check result as a transcript line.

@@ -102,7 +102,7 @@ final class LineWriter: @unchecked Sendable {
         for line in lines {
             switch line {
             case .text(let text): bytes += text.utf8
-            case .event(let event): bytes += TranscriptFormatter.json(event).utf8
+            case .event(let event): TranscriptFormatter.appendJSON(event, to: &bytes)
             }
             bytes.append(UInt8(ascii: "\n"))
         }

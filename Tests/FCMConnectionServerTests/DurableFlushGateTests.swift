@@ -27,7 +27,8 @@ struct DurableFlushGateTests {
         defer { store.close(final: engine) }
         let channel = NIOAsyncTestingChannel()
         try await channel.testingEventLoop.executeInContext {
-            try channel.pipeline.syncOperations.addHandler(DurableFlushGate(store: store))
+            try channel.pipeline.syncOperations.addHandler(
+                DurableFlushGate(store: store, releases: DurableReleases(store: store)))
         }
         store.writer.pause()
         let first = store.append([.advance(to: 1)], engine: engine)

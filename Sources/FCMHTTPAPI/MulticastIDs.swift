@@ -1,0 +1,22 @@
+import Synchronization
+
+/// The `multicast_id`s of legacy replies: positive, distinct within a run, and as
+/// unpredictable-looking as the service's. Each is a counter, from a random start,
+/// passed through SplitMix64's mixer (a one-to-one map on 64 bits): no system call
+/// per reply, as drawing each one from the system's generator made.
+final class MulticastIDs: Sendable {
+    private let counter: Atomic<UInt64>
+
+    init(start: UInt64 = UInt64.random(in: 0...UInt64.max)) {
+        counter = Atomic(start)
+    }
+
+    func next() -> Int64 {
+        var mixed = counter.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).newValue
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        mixed ^= mixed >> 31
+        // Positive, never zero: the top bit cleared, and 0 moved to 1.
+        return max(1, Int64(bitPattern: mixed >> 1))
+    }
+}
