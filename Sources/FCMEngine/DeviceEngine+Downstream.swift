@@ -152,8 +152,17 @@ extension DeviceEngine {
         messageCounter += 1
         var rng = SeededGenerator(seed: configuration.device.seed ^ (messageCounter &* 0x9E37_79B9))
         let stamp = (1_700_000_000_000 + now) * 1_000 + Int64(messageCounter % 1_000)
-        let hex = String(rng.next(), radix: 16)
-        return "0:\(stamp)%" + String(repeating: "0", count: 16 - hex.count) + hex
+        // `0:STAMP%HEX16`, written as bytes: every downstream message takes one.
+        var bytes: [UInt8] = [UInt8(ascii: "0"), UInt8(ascii: ":")]
+        bytes.reserveCapacity(40)
+        JSONText.appendInt(stamp, to: &bytes)
+        bytes.append(UInt8(ascii: "%"))
+        let random = rng.next()
+        for shift in stride(from: 60, through: 0, by: -4) {
+            let nibble = UInt8((random >> UInt64(shift)) & 0xF)
+            bytes.append(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     mutating func route(_ message: StoredMessage, into out: inout [Event]) {

@@ -65,7 +65,9 @@ public final class AccessTokens: @unchecked Sendable {
         return grant.expires > now ? .valid(project: grant.project) : .expired
     }
 
+    /// SHA-256 of the token's UTF-8, read in place (every v1 send is checked here).
     static func digest(_ token: String) -> Data {
-        Data(SHA256.hash(data: Data(token.utf8)))
+        var token = token
+        return token.withUTF8 { Data(SHA256.hash(data: UnsafeRawBufferPointer($0))) }
     }
 }

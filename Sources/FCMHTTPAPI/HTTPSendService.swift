@@ -225,8 +225,12 @@ public final class HTTPSendService: Sendable {
                 switch results.first {
                 case .success(let id):
                     let shown = order.request.dryRun ? LegacyReply.dryRunMessageID : id
-                    return .json(
-                        200, JSONValue.members(["name": .string("projects/\(project)/messages/\(shown)")]).json)
+                    var out: [UInt8] = []
+                    out.reserveCapacity(48 + project.utf8.count + shown.utf8.count)
+                    out += #"{"name":"#.utf8
+                    JSONText.appendString("projects/\(project)/messages/\(shown)", to: &out)
+                    out.append(UInt8(ascii: "}"))
+                    return .json(200, String(decoding: out, as: UTF8.self))
                 case .failure(let error):
                     var reply = V1Error(error).reply
                     reply.fromDevice = true

@@ -45,11 +45,13 @@ public struct XMLElement: Sendable, Equatable {
 /// Escaping for text and attribute values written into the stream.
 public enum XMLEscape {
     public static func text(_ raw: String) -> String {
-        // Most text needs no escaping: return it as it is.
-        if !raw.utf8.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") })
-        {
-            return raw
+        // Most text needs no escaping: return it as it is (scanning its contiguous
+        // UTF-8 where it can, as every stanza written passes here).
+        let special = { (byte: UInt8) in
+            byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">")
         }
+        let found = raw.utf8.withContiguousStorageIfAvailable { $0.contains(where: special) }
+        if !(found ?? raw.utf8.contains(where: special)) { return raw }
         var out = ""
         out.reserveCapacity(raw.utf8.count)
         for character in raw {
