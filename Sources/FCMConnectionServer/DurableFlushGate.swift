@@ -29,7 +29,6 @@ final class DurableFlushGate: ChannelOutboundHandler, RemovableChannelHandler {
         }
     }
 
-    private let store: DeviceStore
     private let releases: DurableReleases
     /// This connection's loop's queue of what waits for the journal.
     private var loopReleases: LoopReleases?
@@ -38,8 +37,8 @@ final class DurableFlushGate: ChannelOutboundHandler, RemovableChannelHandler {
     private var callbackPending = false
     private var removed = false
 
-    init(store: DeviceStore, releases: DurableReleases) {
-        self.store = store
+    /// Nothing is held when `releases` has no store (nothing is saved).
+    init(releases: DurableReleases) {
         self.releases = releases
     }
 
@@ -48,6 +47,7 @@ final class DurableFlushGate: ChannelOutboundHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard let store = releases.store else { return context.write(data, promise: promise) }
         let seq = store.appendedSeq
         if waiting.isEmpty && store.isDurable(seq) {
             context.write(data, promise: promise)
@@ -105,7 +105,7 @@ final class DurableFlushGate: ChannelOutboundHandler, RemovableChannelHandler {
     private func release(context: ChannelHandlerContext) {
         callbackPending = false
         guard !removed else { return }
-        let durable = store.durableSeq
+        let durable = releases.store?.durableSeq ?? .max
         var unflushed = false
         while let first = waiting.first, first.seq <= durable {
             waiting.removeFirst()

@@ -4,9 +4,9 @@ import NIOCore
 
 /// What waits for the journal, gathered per event loop: however many connections of
 /// a loop hold replies, the journal calls back once per loop and commit, and that
-/// call lets out, in order, everything the commit made durable. (One callback per
-/// connection woke the loop once for each: a commit of 30 HTTP sends cost 30 wakeups
-/// on the journal's thread, between that commit and the next.)
+/// call lets out everything the commit made durable. (One callback per connection
+/// woke the loop once for each: a commit of 30 HTTP sends cost 30 wakeups on the
+/// journal's thread, between that commit and the next.)
 final class DurableReleases: Sendable {
     /// Nil when nothing is saved: then nothing waits.
     let store: DeviceStore?
@@ -28,46 +28,71 @@ final class DurableReleases: Sendable {
     }
 }
 
-/// One event loop's actions waiting for the journal; used on that loop only.
+/// One event loop's actions waiting for the journal; used on that loop only. Each
+/// connection has at most one action here at a time (its own writes keep their order
+/// behind it), so actions of different connections need no order among themselves:
+/// whatever is on disk goes, and nothing waits behind another connection's commit.
 final class LoopReleases: @unchecked Sendable {
     private let store: DeviceStore?
     private let loop: any EventLoop
-    private var waiting = CircularBuffer<(point: Int64, action: () -> Void)>()
+    private var waiting: [(point: Int64, action: () -> Void)] = []
     /// A callback from the journal is on its way (one at a time per loop).
-    private var callbackPending = false
+    private var awaitingDisk = false
+    /// A pass over what is already on disk is queued on the loop.
+    private var passQueued = false
+    /// Actions are running: what they queue is looked at once they are done.
+    private var releasing = false
 
     init(store: DeviceStore?, loop: any EventLoop) {
         self.store = store
         self.loop = loop
     }
 
-    /// Runs `action` on the loop once the journal is on disk up to `point`: never
-    /// inside this call, and after every action queued before it.
+    /// Runs `action` on the loop once the journal is on disk up to `point`, never
+    /// inside this call.
     func after(_ point: Int64, _ action: @escaping () -> Void) {
-        loop.assertInEventLoop()
+        loop.preconditionInEventLoop()
         waiting.append((point, action))
-        if !callbackPending { awaitDisk() }
+        if !releasing { arm() }
     }
 
-    private func awaitDisk() {
-        guard let first = waiting.first else { return }
-        callbackPending = true
-        let loop = self.loop
-        guard let store else {
-            loop.execute { self.release(upTo: .max) }
-            return
+    private var durable: Int64 { store?.durableSeq ?? .max }
+
+    /// Queues a pass for what is on disk already, or asks the journal to call back
+    /// when the lowest point still waiting is.
+    private func arm() {
+        let durable = self.durable
+        guard let lowest = waiting.lazy.map(\.point).min() else { return }
+        if lowest <= durable {
+            guard !passQueued else { return }
+            passQueued = true
+            loop.execute {
+                self.passQueued = false
+                self.release()
+            }
+        } else if !awaitingDisk, let store {
+            awaitingDisk = true
+            store.whenDurable(lowest) {
+                self.loop.execute {
+                    self.awaitingDisk = false
+                    self.release()
+                }
+            }
         }
-        store.whenDurable(first.point) { loop.execute { self.release(upTo: store.durableSeq) } }
     }
 
-    /// Runs what `durable` lets out, in order; waits again for the rest (an action may
-    /// queue more: it waits its turn).
-    private func release(upTo durable: Int64) {
-        callbackPending = false
-        while let first = waiting.first, first.point <= durable {
-            waiting.removeFirst()
-            first.action()
+    /// Runs every action whose point is on disk, then waits again for the rest.
+    private func release() {
+        let durable = self.durable
+        var ready: [() -> Void] = []
+        waiting.removeAll { entry in
+            guard entry.point <= durable else { return false }
+            ready.append(entry.action)
+            return true
         }
-        if !waiting.isEmpty, !callbackPending { awaitDisk() }
+        releasing = true
+        for action in ready { action() }
+        releasing = false
+        arm()
     }
 }

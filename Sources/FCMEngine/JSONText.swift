@@ -63,11 +63,9 @@ public enum JSONText {
         }
     }
 
-    /// Whether any byte needs an escape; scans the contiguous UTF-8 when it can.
+    /// Whether any byte needs an escape.
     static func needsEscaping(_ text: String) -> Bool {
-        let special = { (byte: UInt8) in byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 }
-        if let found = text.utf8.withContiguousStorageIfAvailable({ $0.contains(where: special) }) { return found }
-        return text.utf8.contains(where: special)
+        text.containsUTF8 { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }
     }
 
     static func writeString<Out: JSONOutput>(_ text: String, to out: inout Out) {
@@ -119,15 +117,27 @@ extension Array: JSONOutput where Element == UInt8 {
     mutating func add(ascii byte: UInt8) { append(byte) }
     mutating func add(_ scalar: Unicode.Scalar) { append(contentsOf: UTF8.encode(scalar)!) }
 
-    /// Digits written in place, most significant first, with no string between.
+    /// Digits made on the stack, least significant first, and added in one go.
     mutating func add(_ number: Int64) {
         if number < 0 { append(UInt8(ascii: "-")) }
         var magnitude = number.magnitude
-        let start = count
-        repeat {
-            append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        self[start...].reverse()
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
+    }
+}
+
+extension String {
+    /// Whether any UTF-8 byte matches, scanning the contiguous storage when there is one
+    /// (the escapes of every line and stanza written ask this first).
+    public func containsUTF8(where matches: (UInt8) -> Bool) -> Bool {
+        if let found = utf8.withContiguousStorageIfAvailable({ $0.contains(where: matches) }) { return found }
+        return utf8.contains(where: matches)
     }
 }

@@ -1,9 +1,10 @@
 import Synchronization
 
-/// The `multicast_id`s of legacy replies: positive, distinct within a run, and as
-/// unpredictable-looking as the service's. Each is a counter, from a random start,
-/// passed through SplitMix64's mixer (a one-to-one map on 64 bits): no system call
-/// per reply, as drawing each one from the system's generator made.
+/// The `multicast_id`s of legacy replies: positive, random-looking as the service's,
+/// and as unlikely to repeat as random draws (the mixer is one-to-one on 64 bits; the
+/// top bit is dropped for a positive number). Each is a counter, from a random start,
+/// passed through SplitMix64's mixer: no system call per reply, as drawing each one
+/// from the system's generator made.
 final class MulticastIDs: Sendable {
     private let counter: Atomic<UInt64>
 

@@ -1,3 +1,5 @@
+import FCMEngine
+
 /// One XML element of a stanza, with its attributes in order, children and text.
 public struct XMLElement: Sendable, Equatable {
     /// The name as written, prefix included (`message`, `data:gcm`).
@@ -45,13 +47,10 @@ public struct XMLElement: Sendable, Equatable {
 /// Escaping for text and attribute values written into the stream.
 public enum XMLEscape {
     public static func text(_ raw: String) -> String {
-        // Most text needs no escaping: return it as it is (scanning its contiguous
-        // UTF-8 where it can, as every stanza written passes here).
-        let special = { (byte: UInt8) in
-            byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">")
+        // Most text needs no escaping: return it as it is.
+        if !raw.containsUTF8(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") }) {
+            return raw
         }
-        let found = raw.utf8.withContiguousStorageIfAvailable { $0.contains(where: special) }
-        if !(found ?? raw.utf8.contains(where: special)) { return raw }
         var out = ""
         out.reserveCapacity(raw.utf8.count)
         for character in raw {

@@ -28,7 +28,7 @@ struct DurableFlushGateTests {
         let channel = NIOAsyncTestingChannel()
         try await channel.testingEventLoop.executeInContext {
             try channel.pipeline.syncOperations.addHandler(
-                DurableFlushGate(store: store, releases: DurableReleases(store: store)))
+                DurableFlushGate(releases: DurableReleases(store: store)))
         }
         store.writer.pause()
         let first = store.append([.advance(to: 1)], engine: engine)

@@ -16,18 +16,21 @@ struct DurableReleasesTests {
         var ran: [String] = []
     }
 
-    @Test("each commit lets out what it made durable, in the order queued; nothing runs inside the call that queues it")
-    func releasedInOrderAsCommitsLand() async throws {
+    /// A store whose commits are held, a test loop, its queue, and a record of what ran.
+    func heldStore() throws -> (DeviceStore, NIOAsyncTestingEventLoop, LoopReleases, Order) {
         let store = try DurableFlushGateTests().openStore()
-        defer { store.close(final: engine) }
         let loop = NIOAsyncTestingEventLoop()
-        let queue = DurableReleases(store: store).queue(on: loop)
-        let order = Order()
         store.writer.pause()
+        return (store, loop, DurableReleases(store: store).queue(on: loop), Order())
+    }
+
+    @Test("each commit lets out what it made durable; nothing runs inside the call that queues it")
+    func releasedAsCommitsLand() async throws {
+        let (store, loop, queue, order) = try heldStore()
+        defer { store.close(final: engine) }
         let first = store.append([.advance(to: 1)], engine: engine)
         try await loop.executeInContext {
             queue.after(first) { order.ran.append("first") }
-            queue.after(0) { order.ran.append("nothing to wait for, behind first") }
             #expect(order.ran.isEmpty)
         }
         await loop.run()
@@ -38,11 +41,55 @@ struct DurableReleasesTests {
         let second = store.append([.advance(to: 2)], engine: engine)
         try await loop.executeInContext { queue.after(second) { order.ran.append("second") } }
         await loop.run()
-        #expect(order.ran == ["first", "nothing to wait for, behind first"])
+        #expect(order.ran == ["first"])
         store.writer.resume()
         await store.durable(second)
         await loop.run()
-        #expect(order.ran == ["first", "nothing to wait for, behind first", "second"])
+        #expect(order.ran == ["first", "second"])
+    }
+
+    @Test("a reply with nothing to wait for does not wait behind another connection's commit")
+    func noHeadOfLineWait() async throws {
+        let (store, loop, queue, order) = try heldStore()
+        defer { store.close(final: engine) }
+        let pending = store.append([.advance(to: 1)], engine: engine)
+        try await loop.executeInContext {
+            queue.after(pending) { order.ran.append("waits for its commit") }
+            queue.after(0) { order.ran.append("refused at once") }
+            #expect(order.ran.isEmpty)
+        }
+        await loop.run()
+        #expect(order.ran == ["refused at once"])
+        store.writer.resume()
+        await store.durable(pending)
+        await loop.run()
+        #expect(order.ran == ["refused at once", "waits for its commit"])
+    }
+
+    @Test("what an action queues (the next pipelined reply) waits for its own point")
+    func actionQueuesMore() async throws {
+        let (store, loop, queue, order) = try heldStore()
+        defer { store.close(final: engine) }
+        let first = store.append([.advance(to: 1)], engine: engine)
+        let engine = self.engine
+        try await loop.executeInContext {
+            queue.after(first) {
+                order.ran.append("first")
+                queue.after(first) { order.ran.append("behind it, already on disk") }
+                // Held here: the loop may run this as soon as the first commit lands.
+                store.writer.pause()
+                let later = store.append([.advance(to: 2)], engine: engine)
+                queue.after(later) { order.ran.append("behind it, not on disk yet") }
+            }
+        }
+        store.writer.resume()
+        await store.durable(first)
+        await loop.run()
+        #expect(order.ran == ["first", "behind it, already on disk"])
+        store.writer.resume()
+        await store.durable(store.appendedSeq)
+        await loop.run()
+        #expect(order.ran == ["first", "behind it, already on disk", "behind it, not on disk yet"])
     }
 
     @Test("without a store nothing waits, but the action still runs on a later turn of the loop")
@@ -66,5 +113,22 @@ struct DurableReleasesTests {
         let other = NIOAsyncTestingEventLoop()
         #expect(releases.queue(on: one) === releases.queue(on: one))
         #expect(releases.queue(on: one) !== releases.queue(on: other))
+    }
+}
+
+/// The HTTP send path asks whether faults are in scope without taking the engine's lock.
+@Suite("Faults in scope, read without the lock")
+struct FaultFlagTests {
+    @Test("the flag follows faults added and cleared through the engine, and a started engine's own")
+    func followsTheEngine() {
+        var started = DeviceEngine(WriteAheadTests.configuration)
+        let box = EngineBox(started, store: nil)
+        #expect(!box.hasFaults)
+        box.withEngine { _ = $0.apply(.addFault(Fault(path: "/fcm/send", kind: .reset, count: 1)), at: 0) }
+        #expect(box.hasFaults)
+        box.withEngine { _ = $0.apply(.clearFaults, at: 1) }
+        #expect(!box.hasFaults)
+        _ = started.apply(.addFault(Fault(path: "/fcm/send", kind: .reset, count: 1)), at: 0)
+        #expect(EngineBox(started, store: nil).hasFaults, "an engine that comes with faults starts with the flag up")
     }
 }

@@ -8,7 +8,7 @@ import Testing
 struct JSONTextTests {
     static let document = JSONValue.members([
         "quote\"": .string("line\nbreak\ttab\r\u{1}\\"), "empty": .string(""), "unicode": .string("é 🙂 日本"),
-        "numbers": .array([.int(0), .int(-7), .int(Int64.max), .int(Int64.min)]),
+        "numbers": .array([.int(0), .int(-7), .number("1.5e3")]),
         "flags": .array([.bool(true), .bool(false), .null]), "nested": .members(["a": .array([])]),
     ])
 
@@ -22,7 +22,7 @@ struct JSONTextTests {
         #expect(text.contains(#""quote\"":"line\nbreak\ttab\r\u0001\\""#))
         let parsed = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
         #expect(parsed["unicode"] as? String == "é 🙂 日本")
-        #expect((parsed["numbers"] as? [Any])?.count == 4)
+        #expect((parsed["numbers"] as? [Any])?.count == 3)
     }
 
     @Test("whole numbers are written digit by digit, signs and extremes included")

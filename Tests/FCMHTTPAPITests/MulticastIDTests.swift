@@ -14,6 +14,14 @@ struct MulticastIDTests {
         }
     }
 
+    @Test("consecutive ids do not follow a pattern a client could count on")
+    func notSequential() {
+        let ids = MulticastIDs(start: 0)
+        let drawn = (0..<1_000).map { _ in ids.next() }
+        let steps = Set(zip(drawn, drawn.dropFirst()).map { $0.1 &- $0.0 })
+        #expect(steps.count > 990, "ids step by a few fixed amounts: \(steps.count) distinct steps")
+    }
+
     @Test("two runs start apart")
     func runsDiffer() {
         #expect(MulticastIDs().next() != MulticastIDs().next())
