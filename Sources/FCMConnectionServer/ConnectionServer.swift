@@ -181,9 +181,7 @@ public final class ConnectionServer: @unchecked Sendable {
                 let connection = CCSConnection(host: host, number: number, keys: keys, maxStanzaBytes: stanzaLimit)
                 do {
                     if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
-                    if host.box.store != nil {
-                        try channel.pipeline.syncOperations.addHandler(DurableFlushGate(releases: host.releases))
-                    }
+                    try channel.pipeline.syncOperations.addHandler(DurableFlushGate(releases: host.releases))
                     try channel.pipeline.syncOperations.addHandler(connection)
                     return channel.eventLoop.makeSucceededVoidFuture()
                 } catch {

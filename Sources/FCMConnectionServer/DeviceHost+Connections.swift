@@ -80,15 +80,15 @@ extension DeviceHost {
 
     /// The HTTP APIs' way to the engine: each reply waits until what it accepted is on disk.
     public var gateway: DeviceGateway {
-        let sendNow: @Sendable ([SendOrder]) -> DurableOutcome = { [self] orders in
-            DurableOutcome(send(orders), point: box.durablePoint)
+        let sendNow: @Sendable ([SendOrder]) -> Durable<SendOutcome> = { [self] orders in
+            Durable(send(orders), point: box.durablePoint)
         }
         let hasFaults: @Sendable () -> Bool = { [box] in box.hasFaults }
         return DeviceGateway(
             send: { [self] orders in
                 let sent = sendNow(orders)
                 await box.durable(sent.point)
-                return sent.outcome
+                return sent.value
             },
             topics: { [self] order in
                 let outcome = onEngine { engine, events in engine.manageTopics(order, into: &events) }

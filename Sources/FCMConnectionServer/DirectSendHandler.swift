@@ -159,7 +159,7 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let closing = Self.asksToClose(head)
         if let loopReleases, let held = service.respondDirectly(request) {
             state = .answering
-            loopReleases.after(held.point) { [self] in reply(held.reply, closing: closing, context: context) }
+            loopReleases.after(held.point) { [self] in reply(held.value, closing: closing, context: context) }
             return
         }
         // Faults are in scope, or the device cannot be reached directly: Hummingbird's way.

@@ -124,8 +124,7 @@ final class HTTPListener: Sendable {
     /// `tlsFromStart` true it is the direct TLS port. Without `tls`, plain HTTP/1.1 only.
     static func start(
         service: HTTPSendService, control: ControlService, releases: DurableReleases, bind: String, port: Int,
-        tls: NIOSSLContext?,
-        tlsFromStart: Bool = false, on loops: any EventLoopGroup
+        tls: NIOSSLContext?, tlsFromStart: Bool = false, on loops: any EventLoopGroup
     ) async throws
         -> HTTPListener
     {

@@ -16,7 +16,7 @@ public struct DeviceGateway: Sendable {
     /// Downstream messages sent at once, on the caller's thread: the device's outcome,
     /// and how far its journal must be on disk before the outcome may be told; nil
     /// where the device is reached only by `send`.
-    public var sendNow: (@Sendable ([SendOrder]) -> DurableOutcome)?
+    public var sendNow: (@Sendable ([SendOrder]) -> Durable<SendOutcome>)?
     /// Whether any fault is in scope (then every request takes the general way).
     public var hasFaults: @Sendable () -> Bool
 
@@ -26,7 +26,7 @@ public struct DeviceGateway: Sendable {
         groups: @escaping @Sendable (GroupOrder) async -> GroupOutcome,
         groupKey: @escaping @Sendable (_ sender: String, _ name: String) async -> String?,
         faults: @escaping @Sendable (_ path: String) async -> [FaultEffect],
-        sendNow: (@Sendable ([SendOrder]) -> DurableOutcome)? = nil,
+        sendNow: (@Sendable ([SendOrder]) -> Durable<SendOutcome>)? = nil,
         hasFaults: @escaping @Sendable () -> Bool = { true }
     ) {
         self.faults = faults
@@ -39,21 +39,14 @@ public struct DeviceGateway: Sendable {
     }
 }
 
-/// What the device made of a send, before it is on disk, and the point of its
-/// journal that must be on disk before anyone is told (0 when nothing is journaled).
-public struct DurableOutcome: Sendable {
-    public var outcome: SendOutcome
+/// Something told only once the device's journal is on disk up to `point` (0 when
+/// nothing was journaled): what the device made of a send, or the reply to it.
+public struct Durable<Value: Sendable>: Sendable {
+    public var value: Value
     public var point: Int64
 
-    public init(_ outcome: SendOutcome, point: Int64) {
-        self.outcome = outcome
+    public init(_ value: Value, point: Int64) {
+        self.value = value
         self.point = point
     }
-}
-
-/// A reply made at once, to be handed over once the device's journal is on disk up
-/// to `point`.
-public struct HeldReply: Sendable {
-    public var reply: HTTPReply
-    public var point: Int64
 }

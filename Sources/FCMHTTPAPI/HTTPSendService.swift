@@ -61,7 +61,7 @@ public final class HTTPSendService: Sendable {
     /// server holds it until the device's journal is on disk up to its point. Nil, with
     /// nothing done, when the request is not such a send, when faults are in scope,
     /// or when the device cannot be reached this way: `respond` answers it then.
-    public func respondDirectly(_ request: HTTPRequestParts) -> HeldReply? {
+    public func respondDirectly(_ request: HTTPRequestParts) -> Durable<HTTPReply>? {
         guard request.method == "POST", let sendNow = device.sendNow, !device.hasFaults() else { return nil }
         let start: SendStart
         switch Route(path: request.path) {
@@ -70,10 +70,10 @@ public final class HTTPSendService: Sendable {
         default: return nil
         }
         switch start {
-        case .reply(let reply): return HeldReply(reply: reported(request, reply), point: 0)
+        case .reply(let reply): return Durable(reported(request, reply), point: 0)
         case .send(let orders, let reply):
             let sent = sendNow(orders)
-            return HeldReply(reply: reported(request, reply(sent.outcome)), point: sent.point)
+            return Durable(reported(request, reply(sent.value)), point: sent.point)
         }
     }
 
@@ -225,12 +225,8 @@ public final class HTTPSendService: Sendable {
                 switch results.first {
                 case .success(let id):
                     let shown = order.request.dryRun ? LegacyReply.dryRunMessageID : id
-                    var out: [UInt8] = []
-                    out.reserveCapacity(48 + project.utf8.count + shown.utf8.count)
-                    out += #"{"name":"#.utf8
-                    JSONText.appendString("projects/\(project)/messages/\(shown)", to: &out)
-                    out.append(UInt8(ascii: "}"))
-                    return .json(200, String(decoding: out, as: UTF8.self))
+                    return .json(
+                        200, JSONValue.members(["name": .string("projects/\(project)/messages/\(shown)")]).json)
                 case .failure(let error):
                     var reply = V1Error(error).reply
                     reply.fromDevice = true

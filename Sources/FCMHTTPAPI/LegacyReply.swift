@@ -8,31 +8,23 @@ public enum LegacyReply {
     /// 200 with `multicast_id`, counts and one result per target, in request order.
     public static func json(_ results: [Result<String, DownstreamError>], dryRun: Bool, multicastID: Int64) -> HTTPReply
     {
-        let success = results.count { if case .success = $0 { true } else { false } }
-        // Written straight as bytes: it is the reply to every legacy send.
-        var out: [UInt8] = []
-        out.reserveCapacity(96 + 64 * results.count)
-        out += #"{"multicast_id":"#.utf8
-        JSONText.appendInt(dryRun ? -1 : multicastID, to: &out)
-        out += #","success":"#.utf8
-        JSONText.appendInt(Int64(success), to: &out)
-        out += #","failure":"#.utf8
-        JSONText.appendInt(Int64(results.count - success), to: &out)
-        out += #","canonical_ids":0,"results":["#.utf8
-        for (index, result) in results.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
+        var success = 0
+        var items: [JSONValue] = []
+        items.reserveCapacity(results.count)
+        for result in results {
             switch result {
             case .success(let id):
-                out += #"{"message_id":"#.utf8
-                JSONText.appendString(dryRun ? dryRunMessageID : id, to: &out)
+                success += 1
+                items.append(.members(["message_id": .string(dryRun ? dryRunMessageID : id)]))
             case .failure(let error):
-                out += #"{"error":"#.utf8
-                JSONText.appendString(error.legacyName, to: &out)
+                items.append(.members(["error": .string(error.legacyName)]))
             }
-            out.append(UInt8(ascii: "}"))
         }
-        out += "]}".utf8
-        return .json(200, String(decoding: out, as: UTF8.self))
+        let body = JSONValue.members([
+            "multicast_id": .int(dryRun ? -1 : multicastID), "success": .int(success),
+            "failure": .int(results.count - success), "canonical_ids": .int(0), "results": .array(items),
+        ])
+        return .json(200, body.json)
     }
 
     /// A message to a topic or a condition: `{"message_id": N}` with a number, or
