@@ -198,11 +198,11 @@ def main():
             subscribed_total += len(topics.acknowledged)
             acked = set(xmpp.acked) | set(http.accepted)
             unacked = [mid for mid in xmpp.sent if mid not in set(xmpp.acked)]
-            device = saved(binary, state)
+            device = saved(binary, state)["devices"][0]
             lost_topics = sorted(set(topics.acknowledged) - set(device["topics"][SENDER]))
             if lost_topics:
                 raise AssertionError("round %d: subscriptions acknowledged but lost: %s" % (number, lost_topics[:5]))
-            inbox = device["inbox"]
+            inbox = [message["id"] for message in device["inbox"]]
             missing = sorted(acked - set(inbox))
             if missing:
                 raise AssertionError("round %d: acknowledged but not delivered after the restart: %s"

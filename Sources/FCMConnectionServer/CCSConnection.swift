@@ -21,12 +21,15 @@ final class CCSConnection: ChannelInboundHandler, @unchecked Sendable {
 
     var domain: String { session.domain }
 
-    init(host: DeviceHost, number: ConnectionID, keys: [String: String], maxStanzaBytes: Int) {
+    init(host: DeviceHost, number: ConnectionID, maxStanzaBytes: Int) {
         self.host = host
         self.number = number
         parser = XMLStreamParser(maxStanzaBytes: maxStanzaBytes)
         session = XMPPSession(
-            keys: keys, streamID: String(format: "%016llX", UInt64(number) &* 0x9E37_79B9_7F4A_7C15),
+            login: { [box = host.box] sender, key in
+                box.read { $0.appServerSenders.sender(id: sender, key: key) != nil }
+            },
+            streamID: String(format: "%016llX", UInt64(number) &* 0x9E37_79B9_7F4A_7C15),
             resource: "fcm-device-\(number)")
     }
 

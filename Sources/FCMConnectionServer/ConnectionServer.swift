@@ -79,28 +79,27 @@ public final class ConnectionServer: @unchecked Sendable {
         server.connectionCount = max(
             ConnectionRules.scenarioConnections.upperBound, engine.links.byID.keys.max() ?? 0)
         host.box.withEngine { $0.useLoginTimeout(Millis(options.loginTimeout.nanoseconds / 1_000_000)) }
-        let keys = Dictionary(uniqueKeysWithValues: engine.senders.map { ($0.id, $0.key) })
         do {
             if let port = options.ccsPort {
                 guard let tls = options.tls else { throw ServerError.missingTLS }
                 let context = try tls.serverContext()
                 let channel = try await ServerError.naming("the XMPP (CCS) TLS port", options.bind, port) {
                     try await server.listen(
-                        options.bind, port, keys: keys, stanzaLimit: options.maxStanzaBytes, tls: context)
+                        options.bind, port, stanzaLimit: options.maxStanzaBytes, tls: context)
                 }
                 server.ccsPort = channel.localAddress?.port
             }
             if let port = options.ccsPlainPort {
                 let channel = try await ServerError.naming("the XMPP (CCS) plain port", options.bind, port) {
                     try await server.listen(
-                        options.bind, port, keys: keys, stanzaLimit: options.maxStanzaBytes, tls: nil)
+                        options.bind, port, stanzaLimit: options.maxStanzaBytes, tls: nil)
                 }
                 server.ccsPlainPort = channel.localAddress?.port
             }
             if let port = options.httpPort {
                 guard let key = options.serviceAccountKey else { throw ServerError.missingServiceAccountKey }
                 let service = HTTPSendService(
-                    senders: engine.senders, platform: engine.device.platform, key: key,
+                    key: key,
                     tokens: try Self.accessTokens(kept: options.store), verifyCredentials: options.verifyCredentials,
                     rejected: { [host] refusal in host.report(refusal.event(at: host.now)) },
                     notice: { [host] event in
@@ -111,7 +110,7 @@ public final class ConnectionServer: @unchecked Sendable {
                     device: host.gateway
                 )
                 let control = ControlService(
-                    senders: engine.senders, log: events, token: options.controlToken,
+                    log: events, token: options.controlToken,
                     closedBecause: options.bindsLoopback || options.controlToken != nil
                         ? nil
                         : "the control API is closed: the emulator listens on \(options.bind), beyond this machine; "
@@ -166,7 +165,7 @@ public final class ConnectionServer: @unchecked Sendable {
     }
 
     func listen(
-        _ address: String, _ port: Int, keys: [String: String], stanzaLimit: Int, tls: NIOSSLContext?
+        _ address: String, _ port: Int, stanzaLimit: Int, tls: NIOSSLContext?
     )
         async throws
         -> any Channel
@@ -178,7 +177,7 @@ public final class ConnectionServer: @unchecked Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { [self] channel in
                 let number = nextNumber()
-                let connection = CCSConnection(host: host, number: number, keys: keys, maxStanzaBytes: stanzaLimit)
+                let connection = CCSConnection(host: host, number: number, maxStanzaBytes: stanzaLimit)
                 do {
                     if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     try channel.pipeline.syncOperations.addHandler(DurableFlushGate(releases: host.releases))

@@ -75,7 +75,8 @@ extension DeviceHost {
                 }.get()
                 await box.durable()
                 return produced ?? []
-            })
+            },
+            appServers: { [box] in box.read { $0.appServerSenders } })
     }
 
     /// The HTTP APIs' way to the engine: each reply waits until what it accepted is on disk.
@@ -107,7 +108,8 @@ extension DeviceHost {
                 await box.durable()
                 return effects
             },
-            sendNow: sendNow, hasFaults: hasFaults)
+            sendNow: sendNow, hasFaults: hasFaults,
+            appServers: { [box] in box.read { $0.appServerSenders } })
     }
 
     /// An HTTP call on the engine, under its lock, at the current time.

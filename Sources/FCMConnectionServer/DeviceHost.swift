@@ -3,6 +3,7 @@ import FCMHTTPAPI
 import FCMProfiles
 import FCMStore
 import FCMXMPP
+import Foundation
 import NIOCore
 
 /// The one emulated device and its connection server, shared by every app-server
@@ -64,6 +65,10 @@ public final class DeviceHost: @unchecked Sendable {
             } else {
                 engine.start(at: 0, into: &events)
             }
+            // This session runs on the real clock: the engine reads app servers'
+            // absolute times (`apns-expiration`) against it.
+            let unixMillis = Int64((Date().timeIntervalSince1970 * 1_000).rounded())
+            engine.apply(.setWallClock(unixMillis: unixMillis), at: time, into: &events)
         }
     }
 

@@ -58,6 +58,11 @@ extension EngineBox {
         }
     }
 
+    /// Reads the engine under the lock, changing nothing (so nothing to settle).
+    public func read<T>(_ body: (borrowing DeviceEngine) -> T) -> T {
+        lock.withLock { body(engine) }
+    }
+
     /// The point of the journal that holds everything that has run so far (0 without a store).
     public var durablePoint: Int64 { store?.appendedSeq ?? 0 }
 

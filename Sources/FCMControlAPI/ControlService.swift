@@ -6,18 +6,23 @@ import Foundation
 /// How the control API reaches the running device. The engine decides what each
 /// action does; these calls only carry it there and back.
 public struct ControlGateway: Sendable {
-    /// The device as it stands (a copy).
+    /// The device as it stands, for reading a request's body against it (a copy,
+    /// taken for that request and dropped).
     public var engine: @Sendable () async -> DeviceEngine
     /// Runs a profile action (a command or a push) at the session's current time and
     /// answers the events it produced, once they are on disk.
     public var perform: @Sendable (StepAction) async -> [Event]
+    /// The senders app servers may act for now (asked at every request).
+    public var appServers: @Sendable () -> AppServerSenders
 
     public init(
         engine: @escaping @Sendable () async -> DeviceEngine,
-        perform: @escaping @Sendable (StepAction) async -> [Event]
+        perform: @escaping @Sendable (StepAction) async -> [Event],
+        appServers: @escaping @Sendable () -> AppServerSenders
     ) {
         self.engine = engine
         self.perform = perform
+        self.appServers = appServers
     }
 }
 
@@ -30,7 +35,6 @@ public final class ControlService: Sendable {
     /// The longest a caller may wait for an event.
     public static let maxWait: Duration = .seconds(60)
 
-    let senders: [SenderConfig]
     let log: EventLog
     let device: ControlGateway
     /// When set, every call must carry `Authorization: Bearer TOKEN`.
@@ -40,9 +44,8 @@ public final class ControlService: Sendable {
     let closedBecause: String?
 
     public init(
-        senders: [SenderConfig], log: EventLog, token: String?, closedBecause: String? = nil, device: ControlGateway
+        log: EventLog, token: String?, closedBecause: String? = nil, device: ControlGateway
     ) {
-        self.senders = senders
         self.log = log
         self.token = token
         self.closedBecause = closedBecause
@@ -55,7 +58,7 @@ public final class ControlService: Sendable {
     public func respond(_ request: HTTPRequestParts) async -> HTTPReply {
         if let closedBecause { return Self.error(403, closedBecause) }
         if let token {
-            let presented = request.header("authorization").flatMap(Self.bearer)
+            let presented = HTTPSendService.bearer(request)
             guard let presented, ConstantTime.equals(presented, token) else {
                 return Self.error(401, "the control API needs Authorization: Bearer CONTROL_TOKEN (--control-token)")
             }
@@ -64,9 +67,12 @@ public final class ControlService: Sendable {
         guard let project = rest.first.map(String.init), !project.isEmpty else {
             return Self.error(404, "name the project: \(Self.prefix)PROJECT/…")
         }
-        guard senders.contains(where: { $0.project == project || $0.id == project }) else {
-            let known = senders.map { $0.project ?? $0.id }.joined(separator: ", ")
-            return Self.error(404, "no project \(project) here; this device's projects are \(known)")
+        let senders = device.appServers()
+        guard senders.sender(project: project) != nil else {
+            return Self.error(
+                404,
+                "no project \(project) here: no phone registers with a sender of that project or id; "
+                    + "the projects are \(senders.projectNames)")
         }
         let route = rest.dropFirst().map(String.init)
         switch (request.method, route) {
@@ -97,20 +103,20 @@ public final class ControlService: Sendable {
 
     func devices() async -> HTTPReply {
         let engine = await device.engine()
-        let reports = engine.devices.map { phone in DeviceReport.json(engine.focused(on: phone.name) ?? engine) }
-        return .json(200, JSONValue.members(["devices": .array(reports)]).json)
+        let reports = engine.devices.indices.map { engine.snapshot(ofPhoneAt: $0) }
+        return .json(200, JSONValue.members(["clock": .int(engine.now), "devices": .array(reports)]).json)
     }
 
     func device(named name: String) async -> HTTPReply {
         let engine = await device.engine()
-        guard let focused = Self.phone(name, in: engine) else { return Self.noDevice(name, in: engine) }
-        return .json(200, DeviceReport.json(focused).json)
+        guard let index = Self.phoneIndex(name, in: engine) else { return Self.noDevice(name, in: engine) }
+        return .json(200, engine.snapshot(ofPhoneAt: index).json)
     }
 
-    /// The engine focused on the named phone; `default` and `0` name the first.
-    static func phone(_ name: String, in engine: DeviceEngine) -> DeviceEngine? {
-        if name == "default" || name == "0" { return engine.focused(on: engine.devices[0].name) }
-        return engine.focused(on: name)
+    /// The index of the named phone; `default` and `0` name the first.
+    static func phoneIndex(_ name: String, in engine: DeviceEngine) -> Int? {
+        if name == "default" || name == "0" { return 0 }
+        return engine.deviceNumber(named: name)
     }
 
     static func noDevice(_ name: String, in engine: DeviceEngine) -> HTTPReply {
@@ -152,7 +158,8 @@ public final class ControlService: Sendable {
 
     func action(_ request: HTTPRequestParts, device name: String) async -> HTTPReply {
         let engine = await device.engine()
-        guard let phone = Self.phone(name, in: engine)?.device.name else { return Self.noDevice(name, in: engine) }
+        guard let index = Self.phoneIndex(name, in: engine) else { return Self.noDevice(name, in: engine) }
+        let phone = engine.devices[index].name
         let text = String(decoding: request.body, as: UTF8.self)
         let action: StepAction
         do {
@@ -227,14 +234,6 @@ public final class ControlService: Sendable {
         }
         check.judge(hits.first, among: log.entries(after: check.after, limit: 100_000) { $0.name == expectation.event })
         return .json(200, check.replyJSON)
-    }
-}
-
-extension ControlService {
-    /// The token of a `Bearer …` header value.
-    static func bearer(_ header: String) -> String? {
-        guard header.utf8.count > 7, header.prefix(7).lowercased() == "bearer " else { return nil }
-        return header.dropFirst(7).trimmingCharacters(in: .whitespaces)
     }
 }
 

@@ -45,6 +45,11 @@ public indirect enum Command: Sendable, Equatable, Codable {
     /// A test suite or a profile makes the service fail on purpose.
     case addFault(Fault)
     case clearFaults
+    /// The UNIX time (milliseconds) is this now: the engine reads absolute times an
+    /// app server sends (`apns-expiration`) on its own clock from here on. A shell
+    /// that runs on the real clock says so when it starts; a replay keeps
+    /// `WallClock`'s fixed default, so it replays the same every time.
+    case setWallClock(unixMillis: Int64)
     /// Back to the profile's start: the same tokens, nothing held, no topics, groups
     /// or faults; app-server connections ended.
     case reset

@@ -11,6 +11,8 @@ extension DeviceEngine {
         case groups, faults, nextFaultID, startConfiguration
         /// Since state format 5: the phones, each an `Installation`.
         case devices
+        /// Since the wall clock: the engine's reading of the UNIX time.
+        case wallClock
     }
 
     public init(from decoder: any Decoder) throws {
@@ -41,6 +43,7 @@ extension DeviceEngine {
         groups = try c.decodeIfPresent([DeviceGroup].self, forKey: .groups) ?? []
         faults = try c.decodeIfPresent([Fault].self, forKey: .faults) ?? []
         nextFaultID = try c.decodeIfPresent(Int.self, forKey: .nextFaultID) ?? 0
+        wallClock = try c.decodeIfPresent(WallClock.self, forKey: .wallClock) ?? .replayDefault
         indexDevices()
     }
 
@@ -60,5 +63,6 @@ extension DeviceEngine {
         try c.encode(groups, forKey: .groups)
         try c.encode(faults, forKey: .faults)
         try c.encode(nextFaultID, forKey: .nextFaultID)
+        try c.encode(wallClock, forKey: .wallClock)
     }
 }

@@ -40,13 +40,9 @@ extension DeviceEngine {
         }
     }
 
-    /// The phone in focus.
-    public var current: Installation { devices[focus] }
-
-    /// The engine as seen from the named phone: its device-side fields are that
-    /// phone's. Nil when no phone has the name.
-    public func focused(on name: String) -> DeviceEngine? {
-        guard let index = deviceIndex[name] else { return nil }
+    /// The engine as seen from the phone at `index`: its device-side fields are
+    /// that phone's. For the per-phone views below.
+    func viewed(from index: Int) -> DeviceEngine {
         var copy = self
         copy.focus = index
         return copy
@@ -67,8 +63,10 @@ extension DeviceEngine {
     mutating func indexDevices() {
         deviceIndex.removeAll(keepingCapacity: true)
         tokenDevices.removeAll(keepingCapacity: true)
+        registeredSenders = AppServerSenders()
         for (index, phone) in devices.enumerated() {
             deviceIndex[phone.name] = index
+            for sender in phone.senders { registeredSenders.add(sender) }
             for token in phone.tokenOwners.keys { tokenDevices[token] = index }
         }
         phoneDeadlines.rebuild(
@@ -118,6 +116,7 @@ extension DeviceEngine {
             let index = devices.count
             devices.append(Installation(settings, senders: chosen, index: index))
             deviceIndex[settings.name] = index
+            for sender in chosen { registeredSenders.add(sender) }
             onDevice(index) { engine in
                 engine.emit(
                     .device, .deviceAdded,

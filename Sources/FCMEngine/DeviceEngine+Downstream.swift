@@ -6,21 +6,24 @@ extension DeviceEngine {
     /// shares: a profile's or the TUI's `push`, a message on an app server's CCS
     /// connection, the HTTP APIs' `send(_:into:)`.
     @discardableResult
-    mutating func admit(_ request: DownstreamRequest, into out: inout [Event]) -> Result<String, DownstreamError> {
-        let id = request.messageID ?? (request.isTopicSend ? nextTopicMessageID() : nextMessageID())
-        if let problem = validate(request) ?? injectedError(for: request, into: &out) {
+    mutating func admit(_ sent: DownstreamRequest, into out: inout [Event]) -> Result<String, DownstreamError> {
+        // A message for one token is shaped for the phone that holds it before it is
+        // checked; a topic's copies are shaped phone by phone as they are routed.
+        let checked = sent.isTopicSend ? sent : shaped(sent, forPhoneAt: candidate(holding: sent.to ?? ""))
+        let id = checked.messageID ?? (checked.isTopicSend ? nextTopicMessageID() : nextMessageID())
+        if let problem = validate(checked) ?? injectedError(for: checked, into: &out) {
             // A token's refusal names the phone the token was issued on, if any.
-            onDevice(holding: request.isTopicSend ? "" : request.to ?? "") { engine in
+            onDevice(holding: checked.isTopicSend ? "" : checked.to ?? "") { engine in
                 engine.emit(
                     .server, .downstreamRejected,
                     [
-                        .text("sender", request.sender), .text("id", id), .text("error", problem.legacyName),
+                        .text("sender", checked.sender), .text("id", id), .text("error", problem.legacyName),
                         .text("ccs", problem.ccsCode), .text("detail", problem.detail),
                     ], into: &out)
             }
             return .failure(problem)
         }
-        var request = request
+        var request = checked
         // The service's own fields win over data pairs of the same name (the data is
         // copied only when it has one).
         let isServiceKey = { (item: KeyValue) in ServiceLimits.isServiceDataKey(item.key) }
@@ -45,9 +48,30 @@ extension DeviceEngine {
         message.from = request.topic.map { TopicName.prefix + $0 }
         for (index, token) in subscribers {
             message.request.to = token
-            onDevice(index) { $0.route(message, into: &out) }
+            guard request.overrides != nil else {
+                onDevice(index) { $0.route(message, into: &out) }
+                continue
+            }
+            var copy = message
+            copy.request = shaped(message.request, forPhoneAt: index)
+            if copy.request.data.contains(where: isServiceKey) { copy.request.data.removeAll(where: isServiceKey) }
+            copy.timeToLive = copy.request.timeToLive ?? ServiceLimits.defaultDownstreamTimeToLive
+            onDevice(index) { $0.route(copy, into: &out) }
         }
         return .success(id)
+    }
+
+    /// A v1 message as the phone at `index` gets it: the block of its platform
+    /// applied (`android` or `apns`), expirations read on the engine's wall clock.
+    /// Without a phone (a token no phone holds), the blocks are only dropped.
+    func shaped(_ request: DownstreamRequest, forPhoneAt index: Int?) -> DownstreamRequest {
+        guard request.overrides != nil else { return request }
+        guard let index else {
+            var bare = request
+            bare.overrides = nil
+            return bare
+        }
+        return request.shaped(for: phone(index) { $0.platform }, wallClock: wallClock, at: now)
     }
 
     /// A message for one token, taken: the event, then delivery or storage.

@@ -2,12 +2,12 @@
 /// place: the rules of one phone are written against these.
 extension DeviceEngine {
     /// The phone in focus: its settings as they are now.
-    public internal(set) var device: DeviceSettings {
+    var device: DeviceSettings {
         _read { yield phone(focus) { $0.settings } }
         _modify { yield &devices[focus].settings }
     }
 
-    public internal(set) var names: CallbackNames {
+    var names: CallbackNames {
         _read { yield phone(focus) { $0.names } }
         _modify { yield &devices[focus].names }
     }
@@ -17,34 +17,34 @@ extension DeviceEngine {
         _modify { yield &devices[focus].tokenFactory }
     }
 
-    public internal(set) var appState: AppState {
+    var appState: AppState {
         _read { yield phone(focus) { $0.appState } }
         _modify { yield &devices[focus].appState }
     }
 
-    public internal(set) var network: Network {
+    var network: Network {
         _read { yield phone(focus) { $0.network } }
         _modify { yield &devices[focus].network }
     }
 
-    public internal(set) var doze: Bool {
+    var doze: Bool {
         _read { yield phone(focus) { $0.doze } }
         _modify { yield &devices[focus].doze }
     }
 
-    public internal(set) var installed: Bool {
+    var installed: Bool {
         _read { yield phone(focus) { $0.installed } }
         _modify { yield &devices[focus].installed }
     }
 
     /// The senders the phone in focus registers with.
-    public internal(set) var senders: [SenderConfig] {
+    var senders: [SenderConfig] {
         _read { yield phone(focus) { $0.senders } }
         _modify { yield &devices[focus].senders }
     }
 
     /// Sender ID → the current token of the phone in focus.
-    public internal(set) var tokens: [String: String] {
+    var tokens: [String: String] {
         _read { yield phone(focus) { $0.tokens } }
         _modify { yield &devices[focus].tokens }
     }
@@ -54,7 +54,7 @@ extension DeviceEngine {
         _modify { yield &devices[focus].tokenOwners }
     }
 
-    public internal(set) var issuedTokens: [String: [String]] {
+    var issuedTokens: [String: [String]] {
         _read { yield phone(focus) { $0.issuedTokens } }
         _modify { yield &devices[focus].issuedTokens }
     }
@@ -70,7 +70,7 @@ extension DeviceEngine {
     }
 
     /// The pending queue of the phone in focus (at most 20).
-    public internal(set) var pending: [UpstreamMessage] {
+    var pending: [UpstreamMessage] {
         _read { yield phone(focus) { $0.pending } }
         _modify {
             yield &devices[focus].pending
@@ -78,7 +78,7 @@ extension DeviceEngine {
         }
     }
 
-    public internal(set) var batch: SendBatch? {
+    var batch: SendBatch? {
         _read { yield phone(focus) { $0.batch } }
         _modify {
             // Ids join an open window often; only a window opening or closing moves a deadline.
@@ -94,7 +94,7 @@ extension DeviceEngine {
     }
 
     /// Messages the connection server stores for the phone in focus, oldest first.
-    public internal(set) var stored: [StoredMessage] {
+    var stored: [StoredMessage] {
         _read { yield phone(focus) { $0.stored } }
         _modify {
             yield &devices[focus].stored
@@ -102,27 +102,27 @@ extension DeviceEngine {
         }
     }
 
-    public internal(set) var tray: [TrayNotification] {
+    var tray: [TrayNotification] {
         _read { yield phone(focus) { $0.tray } }
         _modify { yield &devices[focus].tray }
     }
 
-    public internal(set) var inbox: [DeliveredMessage] {
+    var inbox: [DeliveredMessage] {
         _read { yield phone(focus) { $0.inbox } }
         _modify { yield &devices[focus].inbox }
     }
 
-    public internal(set) var topics: [String: Set<String>] {
+    var topics: [String: Set<String>] {
         _read { yield phone(focus) { $0.topics } }
         _modify { yield &devices[focus].topics }
     }
 
-    public internal(set) var pendingTopicChanges: [TopicChange] {
+    var pendingTopicChanges: [TopicChange] {
         _read { yield phone(focus) { $0.pendingTopicChanges } }
         _modify { yield &devices[focus].pendingTopicChanges }
     }
 
-    public internal(set) var deletedCount: Int {
+    var deletedCount: Int {
         _read { yield phone(focus) { $0.deletedCount } }
         _modify { yield &devices[focus].deletedCount }
     }

@@ -29,7 +29,7 @@ public struct StoreUsage: Sendable, Equatable {
 
 extension DeviceEngine {
     /// What the connection server holds for the device now, oldest first.
-    public var heldMessages: [HeldMessage] {
+    var heldMessages: [HeldMessage] {
         stored.map { message in
             HeldMessage(
                 id: message.id, sender: message.request.sender, reason: holdReason(message.request),
@@ -39,7 +39,7 @@ extension DeviceEngine {
     }
 
     /// The store's counts against its limits.
-    public var storeUsage: StoreUsage {
+    var storeUsage: StoreUsage {
         StoreUsage(
             nonCollapsible: stored.count { collapseSlot($0.request) == nil },
             nonCollapsibleLimit: configuration.store.nonCollapsibleLimit, collapseKeys: storedCollapseSlots(),

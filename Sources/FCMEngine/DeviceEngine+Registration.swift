@@ -33,6 +33,7 @@ extension DeviceEngine {
             return refuse("add_sender", "sender \(sender.id) is already registered", into: &out)
         }
         senders.append(sender)
+        registeredSenders.add(sender)
         if installed { issueToken(for: sender, into: &out) }
     }
 
@@ -41,6 +42,7 @@ extension DeviceEngine {
             return refuse("remove_sender", "sender \(id) is not registered", into: &out)
         }
         senders.remove(at: index)
+        registeredSenders.remove(id)
         tokens[id] = nil
         topics[id] = nil
         pendingTopicChanges.removeAll { $0.sender == id }

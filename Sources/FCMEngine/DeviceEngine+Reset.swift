@@ -11,6 +11,7 @@ extension DeviceEngine {
         fresh.links.loginTimeout = links.loginTimeout
         fresh.inputs = inputs
         fresh.now = time
+        fresh.wallClock = wallClock
         for id in open { fresh.links.effects.append(.endStream(id)) }
         self = fresh
         emit(.server, .deviceReset, [.number("connections_ended", open.count)], into: &out)

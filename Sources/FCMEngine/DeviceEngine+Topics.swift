@@ -4,10 +4,10 @@
 /// refresh keeps them.
 extension DeviceEngine {
     /// Every topic the phone in focus is subscribed to, over all senders.
-    public var topicCount: Int { phone(focus) { $0.topicCount } }
+    var topicCount: Int { phone(focus) { $0.topicCount } }
 
     /// The topics of one sender on the phone in focus, sorted.
-    public func topics(of sender: String) -> [String] { phone(focus) { $0.topics(of: sender) } }
+    func topics(of sender: String) -> [String] { phone(focus) { $0.topics(of: sender) } }
 
     /// The app subscribes or unsubscribes (the default sender unless one is named).
     /// While the device cannot reach the service the SDK keeps the change and makes

@@ -250,7 +250,7 @@ extension DeviceEngine {
 
 extension DeviceEngine {
     /// Whether an upstream message id was already taken (by any sender) in this installation.
-    public func hasUsedMessageID(_ id: String) -> Bool {
+    func hasUsedMessageID(_ id: String) -> Bool {
         usedIDs.values.contains { $0.contains(id) }
     }
 }

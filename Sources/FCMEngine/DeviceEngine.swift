@@ -12,9 +12,12 @@ public struct DeviceEngine: Sendable, Codable {
     var deviceIndex: [String: Int] = [:]
     /// Every token ever issued → the index of the phone it was issued on.
     var tokenDevices: [String: Int] = [:]
+    /// Every sender some phone registers with (`appServerSenders`); rebuilt with the
+    /// other maps over phones.
+    var registeredSenders = AppServerSenders()
     /// The phone the device-side fields (`tokens`, `stored`, …) read and write: the
     /// first unless a rule is acting on another.
-    public internal(set) var focus = 0
+    var focus = 0
     /// Whether a rule is acting on one phone now (its events then name it, when
     /// there are several).
     var inDevice = false
@@ -22,6 +25,8 @@ public struct DeviceEngine: Sendable, Codable {
     /// The time of the last command or timer handled.
     public internal(set) var now: Millis = 0
     public internal(set) var serviceUp = true
+    /// The engine's reading of the UNIX time (`Command.setWallClock`).
+    public internal(set) var wallClock = WallClock.replayDefault
 
     // Upstream held by the connection server.
     /// Upstream messages the connection server holds until the app server acks.
@@ -66,9 +71,9 @@ public struct DeviceEngine: Sendable, Codable {
     }
 
     /// The device can talk to the connection server.
-    public var connected: Bool { installed && network == .online && serviceUp }
+    var connected: Bool { installed && network == .online && serviceUp }
 
-    public var platform: Platform { device.platform }
+    var platform: Platform { device.platform }
 
     /// Registers every sender on every phone: the first `onNewToken` of each.
     public mutating func start(at time: Millis = 0, into out: inout [Event]) {
@@ -121,6 +126,7 @@ public struct DeviceEngine: Sendable, Codable {
         case .appServer(let input): appServer(input, into: &out)
         case .addFault(let fault): addFault(fault, into: &out)
         case .clearFaults: clearFaults(into: &out)
+        case .setWallClock(let unixMillis): setWallClock(unixMillis: unixMillis)
         case .reset: reset(into: &out)
         default: onDevice(0) { $0.performOnDevice(command, into: &out) }
         }

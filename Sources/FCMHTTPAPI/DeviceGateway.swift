@@ -19,6 +19,8 @@ public struct DeviceGateway: Sendable {
     public var sendNow: (@Sendable ([SendOrder]) -> Durable<SendOutcome>)?
     /// Whether any fault is in scope (then every request takes the general way).
     public var hasFaults: @Sendable () -> Bool
+    /// The senders app servers may act for now (asked at every request).
+    public var appServers: @Sendable () -> AppServerSenders
 
     public init(
         send: @escaping @Sendable ([SendOrder]) async -> SendOutcome,
@@ -27,8 +29,10 @@ public struct DeviceGateway: Sendable {
         groupKey: @escaping @Sendable (_ sender: String, _ name: String) async -> String?,
         faults: @escaping @Sendable (_ path: String) async -> [FaultEffect],
         sendNow: (@Sendable ([SendOrder]) -> Durable<SendOutcome>)? = nil,
-        hasFaults: @escaping @Sendable () -> Bool = { true }
+        hasFaults: @escaping @Sendable () -> Bool = { true },
+        appServers: @escaping @Sendable () -> AppServerSenders
     ) {
+        self.appServers = appServers
         self.faults = faults
         self.sendNow = sendNow
         self.hasFaults = hasFaults

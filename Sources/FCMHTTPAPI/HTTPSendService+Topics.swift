@@ -56,10 +56,10 @@ extension HTTPSendService {
     /// The IID API takes the server key (`key=`) or a bearer token from the token endpoint.
     func iidSender(_ request: HTTPRequestParts) -> SenderConfig? {
         if let sender = legacySender(request.header("authorization")) { return sender }
-        guard let header = request.header("authorization"), header.prefix(7).lowercased() == "bearer ",
-            case .valid(let project) = tokens.check(HeaderText.trimmed(header.dropFirst(7)), now: clock())
-        else { return nil }
-        return senders.first { $0.project == project || $0.id == project }
+        guard let bearer = Self.bearer(request), case .valid(let project) = tokens.check(bearer, now: clock()) else {
+            return nil
+        }
+        return senders.sender(project: project)
     }
 
     static let iidUnauthorized = iidError(

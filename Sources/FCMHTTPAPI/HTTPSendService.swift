@@ -11,8 +11,6 @@ public final class HTTPSendService: Sendable {
     public static let maxBodyBytes = 1 << 20
     public static let grantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
-    let senders: [SenderConfig]
-    let platform: Platform
     let key: ServiceAccountKey
     public let tokens: AccessTokens
     let device: DeviceGateway
@@ -27,7 +25,7 @@ public final class HTTPSendService: Sendable {
     let multicastIDs = MulticastIDs()
 
     public init(
-        senders: [SenderConfig], platform: Platform, key: ServiceAccountKey, tokens: AccessTokens = AccessTokens(),
+        key: ServiceAccountKey, tokens: AccessTokens = AccessTokens(),
         verifyCredentials: Bool = false, clock: @escaping @Sendable () -> Date = { Date() },
         rejected: @escaping @Sendable (RejectedRequest) -> Void = { _ in },
         notice: @escaping @Sendable (Event) -> Void = { _ in },
@@ -35,14 +33,17 @@ public final class HTTPSendService: Sendable {
     ) {
         self.verifyCredentials = verifyCredentials
         self.notice = notice
-        self.senders = senders
-        self.platform = platform
         self.key = key
         self.tokens = tokens
         self.clock = clock
         self.rejected = rejected
         self.device = device
     }
+
+    /// The senders app servers may act for, asked of the device at each request: a
+    /// sender any phone registers with, added or removed while the device runs, is
+    /// accepted or refused at once.
+    var senders: AppServerSenders { device.appServers() }
 
     /// The reply to a request; a refusal that never reached the device is reported
     /// (the device's own refusals are its events already).
@@ -162,7 +163,7 @@ public final class HTTPSendService: Sendable {
             return .reply(
                 .text(
                     401,
-                    "Unauthorized: the Authorization header must be key=SERVER_KEY, the key of one of the device's senders\n"
+                    "Unauthorized: the Authorization header must be key=SERVER_KEY, the key of a sender some phone registers with\n"
                 ))
         }
         let batch: LegacyBatch
@@ -193,10 +194,15 @@ public final class HTTPSendService: Sendable {
     /// The sender whose server key the `key=` header carries (compared in constant time).
     func legacySender(_ header: String?) -> SenderConfig? {
         guard let header, header.utf8.count > 4, header.prefix(4).lowercased() == "key=" else { return nil }
-        let presented = HeaderText.trimmed(header.dropFirst(4))
-        var found: SenderConfig?
-        for sender in senders where ConstantTime.equals(sender.key, presented) && found == nil { found = sender }
-        return found
+        return senders.sender(key: HeaderText.trimmed(header.dropFirst(4)))
+    }
+
+    /// The token of an `Authorization: Bearer TOKEN` header, if it is one.
+    public static func bearer(_ request: HTTPRequestParts) -> String? {
+        guard let header = request.header("authorization"), header.prefix(7).lowercased() == "bearer " else {
+            return nil
+        }
+        return HeaderText.trimmed(header.dropFirst(7))
     }
 
     // MARK: v1
@@ -214,7 +220,7 @@ public final class HTTPSendService: Sendable {
         case .failure(let error): return .reply(error.reply)
         }
         let order: SendOrder
-        switch V1MessageReader.read(request.body, sender: sender.id, platform: platform, now: now) {
+        switch V1MessageReader.read(request.body, sender: sender.id) {
         case .success(let read): order = read
         case .failure(let error): return .reply(error.reply)
         }
@@ -241,7 +247,7 @@ public final class HTTPSendService: Sendable {
     /// The sender a v1 call acts for: its bearer token must be valid and granted to
     /// `project` (or that sender's id).
     func v1Sender(_ request: HTTPRequestParts, project: String, now: Date) -> Result<SenderConfig, V1Error> {
-        guard let header = request.header("authorization"), header.prefix(7).lowercased() == "bearer " else {
+        guard let bearer = Self.bearer(request) else {
             return .failure(
                 V1Error(
                     httpStatus: 401, status: "UNAUTHENTICATED",
@@ -250,7 +256,7 @@ public final class HTTPSendService: Sendable {
                 ))
         }
         let granted: String
-        switch tokens.check(HeaderText.trimmed(header.dropFirst(7)), now: now) {
+        switch tokens.check(bearer, now: now) {
         case .valid(let project): granted = project
         case .expired:
             return .failure(
@@ -267,8 +273,7 @@ public final class HTTPSendService: Sendable {
                         "Request had invalid authentication credentials: this access token was not issued by this emulator."
                 ))
         }
-        guard let sender = senders.first(where: { $0.project == project || $0.id == project }),
-            granted == sender.id || granted == sender.project
+        guard let sender = senders.sender(project: project), granted == sender.id || granted == sender.project
         else {
             return .failure(
                 V1Error(
@@ -301,11 +306,11 @@ public final class HTTPSendService: Sendable {
         switch JWTAssertion.verify(assertion, key: key, now: now, strict: verifyCredentials) {
         case .failure(let error): return error.reply
         case .success(let verified):
-            guard senders.contains(where: { $0.project == verified.project || $0.id == verified.project }) else {
-                let known = senders.map { $0.project ?? $0.id }.joined(separator: ", ")
+            let senders = senders
+            guard senders.sender(project: verified.project) != nil else {
                 return GrantError.invalidGrant(
-                    "the service account's project \(verified.project) is none of this device's senders (\(known)); "
-                        + "give a sender `project: \(verified.project)` in the profile"
+                    "the service account's project \(verified.project) is the project of no sender a phone registers "
+                        + "with (\(senders.projectNames)); give a sender `project: \(verified.project)` in the profile"
                 ).reply
             }
             if let unverified = verified.unverifiedKey {

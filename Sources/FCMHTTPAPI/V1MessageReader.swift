@@ -2,19 +2,18 @@ import FCMDownstreamJSON
 import FCMEngine
 import Foundation
 
-/// Reads an HTTP v1 `{"message": {…}, "validate_only": …}` body into one order,
-/// applying the override block of the device's platform (`android` or `apns`).
+/// Reads an HTTP v1 `{"message": {…}, "validate_only": …}` body into one order. The
+/// `android` and `apns` blocks are read and checked here and kept on the order: the
+/// engine applies the block of each phone's platform when a copy reaches it.
 public enum V1MessageReader {
-    public static func read(_ body: [UInt8], sender: String, platform: Platform, now: Date = Date())
-        -> Result<SendOrder, V1Error>
-    {
+    public static func read(_ body: [UInt8], sender: String) -> Result<SendOrder, V1Error> {
         let root: JSONObject
         switch LegacyFields.object(body) {
         case .success(let object): root = object
         case .failure(let problem): return .failure(.invalidArgument("Invalid JSON payload received. \(problem)"))
         }
         do {
-            return .success(try order(root, sender: sender, platform: platform, now: now))
+            return .success(try order(root, sender: sender))
         } catch let error as V1Error {
             return .failure(error)
         } catch {
@@ -22,7 +21,7 @@ public enum V1MessageReader {
         }
     }
 
-    static func order(_ root: JSONObject, sender: String, platform: Platform, now: Date) throws -> SendOrder {
+    static func order(_ root: JSONObject, sender: String) throws -> SendOrder {
         guard case .object(let message) = root["message"] else {
             throw V1Error.invalidArgument("Invalid JSON payload received. \"message\" must be an object.")
         }
@@ -49,18 +48,16 @@ public enum V1MessageReader {
         if let notification = message["notification"] {
             request.notification = LegacyFields.stringPairs(try object(notification, at: "message.notification"))
         }
-        switch platform {
-        case .android:
-            if let android = message["android"] { try applyAndroid(android, to: &request) }
-        case .ios:
-            if let apns = message["apns"] { try applyAPNs(apns, to: &request, now: now) }
-        }
+        let android = try message["android"].map(readAndroid)
+        let apns = try message["apns"].map(readAPNs)
+        if android != nil || apns != nil { request.overrides = PlatformOverrides(android: android, apns: apns) }
         return SendOrder(request, byInstallation: targets.first == "fid")
     }
 
-    static func applyAndroid(_ value: JSONValue, to request: inout DownstreamRequest) throws {
+    static func readAndroid(_ value: JSONValue) throws -> MessageOverride {
         let android = try object(value, at: "message.android")
-        request.collapseKey = try string(android, "collapse_key", at: "message.android") ?? request.collapseKey
+        var request = MessageOverride()
+        request.collapseKey = try string(android, "collapse_key", at: "message.android")
         if let priority = try string(android, "priority", at: "message.android") {
             switch priority.uppercased() {
             case "HIGH": request.priority = "high"
@@ -78,15 +75,17 @@ public enum V1MessageReader {
             }
             request.timeToLive = seconds
         }
-        if let data = try stringMap(android["data"], at: "message.android.data") { request.data = data }
+        request.data = try stringMap(android["data"], at: "message.android.data")
         if let notification = android["notification"] {
-            let fields = LegacyFields.stringPairs(try object(notification, at: "message.android.notification"))
-            request.notification = merged(request.notification ?? [], fields)
+            request.notification = LegacyFields.stringPairs(
+                try object(notification, at: "message.android.notification"))
         }
+        return request
     }
 
-    static func applyAPNs(_ value: JSONValue, to request: inout DownstreamRequest, now: Date) throws {
+    static func readAPNs(_ value: JSONValue) throws -> MessageOverride {
         let apns = try object(value, at: "message.apns")
+        var request = MessageOverride()
         if let headers = try stringMap(apns["headers"], at: "message.apns.headers") {
             for header in headers {
                 switch header.key.lowercased() {
@@ -100,14 +99,14 @@ public enum V1MessageReader {
                     guard let expiry = Int64(header.value) else {
                         throw V1Error.invalidArgument("apns-expiration must be a UNIX time in seconds")
                     }
-                    request.timeToLive = expiry == 0 ? 0 : max(0, expiry - Int64(now.timeIntervalSince1970))
+                    request.expiresAtUnixSeconds = expiry
                 default: break
                 }
             }
         }
-        guard let payloadValue = apns["payload"] else { return }
+        guard let payloadValue = apns["payload"] else { return request }
         let payload = try object(payloadValue, at: "message.apns.payload")
-        guard let apsValue = payload["aps"] else { return }
+        guard let apsValue = payload["aps"] else { return request }
         let aps = try object(apsValue, at: "message.apns.payload.aps")
         if let alert = aps["alert"] {
             var fields: [KeyValue] = []
@@ -117,10 +116,11 @@ public enum V1MessageReader {
                 let map = try object(alert, at: "message.apns.payload.aps.alert")
                 fields = LegacyFields.stringPairs(map).filter { map[$0.key]?.string != nil }
             }
-            request.notification = merged(request.notification ?? [], fields)
+            request.notification = fields
         }
-        request.contentAvailable = request.contentAvailable || aps["content-available"]?.int64 == 1
-        request.mutableContent = request.mutableContent || aps["mutable-content"]?.int64 == 1
+        request.contentAvailable = aps["content-available"]?.int64 == 1
+        request.mutableContent = aps["mutable-content"]?.int64 == 1
+        return request
     }
 
     // MARK: Typed access
@@ -149,11 +149,5 @@ public enum V1MessageReader {
                 "Invalid value at '\(path)[\(member.key)].value' (TYPE_STRING), \(member.value.text)")
         }
         return LegacyFields.stringPairs(map)
-    }
-
-    /// `base` with `overrides` replacing fields of the same name.
-    static func merged(_ base: [KeyValue], _ overrides: [KeyValue]) -> [KeyValue] {
-        let replaced = Set(overrides.map(\.key))
-        return (base.filter { !replaced.contains($0.key) } + overrides).sorted { $0.key < $1.key }
     }
 }

@@ -99,14 +99,15 @@ public struct PushStep: Sendable {
 
     /// The commands this step makes, one per phone it names, each target resolved
     /// among the tokens `engine` has issued so far.
+    /// A step that names no phone is for the profile's first phone.
     public func commands(on engine: DeviceEngine) -> [Command] {
-        guard !devices.isEmpty else { return [command(on: engine)] }
-        return devices.map { name in command(on: engine.focused(on: name) ?? engine) }
+        guard !devices.isEmpty else { return [command(on: engine, phoneAt: 0)] }
+        return devices.map { name in command(on: engine, phoneAt: engine.deviceNumber(named: name) ?? 0) }
     }
 
-    func command(on engine: DeviceEngine) -> Command {
+    func command(on engine: DeviceEngine, phoneAt index: Int) -> Command {
         var request = request
-        let issued = engine.issuedTokens[tokenOwner] ?? []
+        let issued = engine.issuedTokens(of: tokenOwner, onPhoneAt: index)
         switch target {
         case .latest: request.to = issued.last
         case .previous: request.to = issued.count >= 2 ? issued[issued.count - 2] : nil

@@ -151,7 +151,7 @@ public enum ProfileWriter {
         case .unsubscribe(let topic, let sender): return topicStep("unsubscribe", topic, sender)
         case .addFault(let fault): return "fault: " + faultText(fault)
         case .clearFaults: return "clear_faults: true"
-        case .reset: return nil
+        case .reset, .setWallClock: return nil
         case .addDevice(let spec): return "add_device: " + deviceSpecText(spec)
         case .group(let order, let phones):
             var parts = ["sender: \(quoted(order.sender))", "operation: \(order.operation.rawValue)"]

@@ -78,7 +78,7 @@ public struct ScenarioRunner: Sendable {
         case .command(let command):
             engine.apply(command, at: at, into: &out)
         case .push(let push) where push.devices.isEmpty:
-            engine.apply(push.command(on: engine), at: at, into: &out)
+            engine.apply(push.command(on: engine, phoneAt: 0), at: at, into: &out)
         case .push(let push):
             for command in push.commands(on: engine) { engine.apply(command, at: at, into: &out) }
         case .expect(let expectation), .expectNone(let expectation):

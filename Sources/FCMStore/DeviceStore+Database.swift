@@ -149,7 +149,7 @@ extension DeviceStore {
             }
             engine.useAppServer(configuration.appServer)
             let (replayed, lastSeq) = try replayJournal(after: snapshotSeq, on: &engine, in: db, path: path)
-            let started = lastSeq > 0 || !engine.tokens.isEmpty
+            let started = lastSeq > 0 || engine.hasIssuedTokens
             return (started ? .resumed(engine, inputs: replayed) : .new(engine), lastSeq)
         }
     }

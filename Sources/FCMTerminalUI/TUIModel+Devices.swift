@@ -50,8 +50,8 @@ extension TUIModel {
                 purpose: .addDevice,
                 fields: [
                     FormField("name", suggestDeviceName()),
-                    FormField("platform", shown.device.platform.rawValue, choices: Platform.allCases.map(\.rawValue)),
-                    FormField("sdk", shown.device.sdk.rawValue, choices: SDK.allCases.map(\.rawValue)),
+                    FormField("platform", shown.settings.platform.rawValue, choices: Platform.allCases.map(\.rawValue)),
+                    FormField("sdk", shown.settings.sdk.rawValue, choices: SDK.allCases.map(\.rawValue)),
                 ]))
     }
 
@@ -66,12 +66,12 @@ extension TUIModel {
         // The engine's rule, shown under the field instead of as a refusal.
         if let problem = engine.deviceNameProblem(name) { form.fail("name", problem) }
         guard !form.hasErrors else { return }
-        var settings = shown.device
+        var settings = shown.settings
         settings.name = name
         settings.platform = Platform(rawValue: form.value("platform")) ?? settings.platform
         settings.sdk = SDK(rawValue: form.value("sdk")) ?? settings.sdk
-        settings.state = .foreground
-        settings.network = .online
+        settings.state = AppState.foreground
+        settings.network = Network.online
         settings.doze = false
         run(.addDevice(DeviceSpec(settings)), at: time)
         if let index = engine.deviceNumber(named: name) { show(device: index) }

@@ -33,7 +33,7 @@ extension TUIModel {
     }
 
     mutating func handleHeld(selected: Int, _ key: Key) -> [Effect] {
-        let held = shown.heldMessages
+        let held = shownHeld
         switch key {
         case .up: overlay = .held(selected: max(0, selected - 1))
         case .down: overlay = .held(selected: max(0, min(held.count - 1, selected + 1)))

@@ -57,7 +57,7 @@ extension TUIModel {
 
     /// Installs the app anew on another platform or with another SDK.
     mutating func openReinstallAs() {
-        let device = shown.device
+        let device = shown.settings
         overlay = .form(
             Form(
                 purpose: .reinstallAs,
@@ -105,7 +105,7 @@ extension TUIModel {
             guard !form.hasErrors, let ttl else { return [] }
             let sender = form.value("sender")
             let request = UpstreamRequest(
-                to: UpstreamRequest.address(sender: sender, sdk: shown.device.sdk), messageID: id,
+                to: UpstreamRequest.address(sender: sender, sdk: shown.settings.sdk), messageID: id,
                 timeToLive: ttl, data: pairs.map { DataItem($0.key, .string($0.value)) })
             used(suggested: id)
             run(.send(request), at: time)
@@ -184,7 +184,7 @@ extension TUIModel {
             submitAddDevice(&form, at: time)
         case .reinstallAs:
             let platform = Platform(rawValue: form.value("platform")) ?? shown.platform
-            let sdk = SDK(rawValue: form.value("sdk")) ?? shown.device.sdk
+            let sdk = SDK(rawValue: form.value("sdk")) ?? shown.settings.sdk
             run(.reinstallAs(platform: platform, sdk: sdk), at: time)
             if status == nil {
                 status =

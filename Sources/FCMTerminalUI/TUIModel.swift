@@ -57,7 +57,7 @@ public struct TUIModel: Sendable {
     public init(profile: Profile, linkedEngine: DeviceEngine) {
         self.profile = profile
         engine = linkedEngine
-        if !linkedEngine.tokens.isEmpty { resumedTokens = linkedEngine.tokens }
+        if !linkedEngine.devices[0].tokens.isEmpty { resumedTokens = linkedEngine.devices[0].tokens }
     }
 
     /// A model that plays `profile`'s timeline (play mode), paused at +0.
@@ -69,11 +69,13 @@ public struct TUIModel: Sendable {
         showPlayback()
     }
 
-    /// The engine as the shown phone sees it: every device pane reads this.
-    public var shown: DeviceEngine {
-        guard shownDevice > 0, engine.devices.indices.contains(shownDevice) else { return engine }
-        return engine.focused(on: engine.devices[shownDevice].name) ?? engine
+    /// The phone the device panes show: every device pane reads this.
+    public var shown: Installation {
+        engine.devices[engine.devices.indices.contains(shownDevice) ? shownDevice : 0]
     }
+
+    /// What the connection server holds for the shown phone, oldest first.
+    var shownHeld: [HeldMessage] { engine.heldMessages(ofPhoneAt: shownDevice) }
 
     public var now: Millis { play?.playback.time ?? engine.now }
 
@@ -103,7 +105,7 @@ public struct TUIModel: Sendable {
         // A key acts on the phone the panes show.
         let command =
             command.isDeviceCommand && engine.devices.count > 1
-            ? .on(device: shown.device.name, command) : command
+            ? .on(device: shown.settings.name, command) : command
         var events: [Event] = []
         engine.apply(command, at: max(time, engine.now), into: &events)
         recorded.append((engine.now, command))
@@ -181,7 +183,7 @@ public struct TUIModel: Sendable {
     func suggestMessageID() -> String {
         // A resumed device may have used the first ones in an earlier session.
         var next = messageCounter
-        repeat { next += 1 } while shown.hasUsedMessageID("m-\(next)")
+        repeat { next += 1 } while engine.hasUsedMessageID("m-\(next)", onPhoneAt: shownDevice)
         return "m-\(next)"
     }
 

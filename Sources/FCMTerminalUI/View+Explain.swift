@@ -35,14 +35,13 @@ extension View {
     }
 
     static func drawHeld(selected: Int, _ model: TUIModel, into grid: inout Grid) {
-        let engine = model.shown
-        let held = engine.heldMessages
-        let usage = engine.storeUsage
+        let held = model.shownHeld
+        let usage = model.engine.storeUsage(ofPhoneAt: model.shownDevice)
         let inner = panel(width: 100, height: grid.height - 2, title: "Held on the connection server", into: &grid)
         let counts =
             "non-collapsible \(usage.nonCollapsible)/\(usage.nonCollapsibleLimit)   "
             + "collapse keys \(usage.collapseKeys)/\(usage.collapseKeyLimit)   "
-            + "upstream awaiting an ack \(engine.awaitingAck.count)"
+            + "upstream awaiting an ack \(model.engine.awaitingAck.count)"
         grid.put(counts, x: inner.x + 1, y: inner.y, style: .bold, limit: inner.width - 2)
         let wide = inner.width >= 96
         let header = heldColumns(["id", "sender", "held because", "collapse key", "ttl left"], wide: wide)
@@ -105,7 +104,7 @@ extension View {
         let position = phones.count > rows ? " · \(selected + 1) of \(phones.count)" : ""
         let inner = panel(
             width: 110, height: grid.height - 2,
-            title: "Devices \(phones.count) · showing \(model.shown.device.name)\(position)", into: &grid)
+            title: "Devices \(phones.count) · showing \(model.shown.settings.name)\(position)", into: &grid)
         let header = deviceColumns(["device", "platform", "app", "network", "tokens", "topics"])
         grid.put(header, x: inner.x + 1, y: inner.y, style: .dim, limit: inner.width - 2)
         assert(rows == max(0, inner.height - 3), "the rows counted for the title are the rows drawn")

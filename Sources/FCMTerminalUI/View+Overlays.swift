@@ -9,7 +9,7 @@ extension View {
         case .form(let form):
             // With several phones, a form that acts on one names it.
             let named = model.engine.devices.count > 1 && form.purpose.actsOnThePhoneShown
-            drawForm(form, phone: named ? model.shown.device.name : nil, into: &grid)
+            drawForm(form, phone: named ? model.shown.settings.name : nil, into: &grid)
         case .tokenDetail(let sender): drawTokenDetail(sender, model, into: &grid)
         case .messageDetail(let index): drawMessageDetail(index, model, into: &grid)
         case .eventDetail(let event): drawEventDetail(event, into: &grid)

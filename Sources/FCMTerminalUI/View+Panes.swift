@@ -26,7 +26,7 @@ extension View {
             // items on screen are formatted (the inbox holds up to a thousand).
             let per = pane.rowsPerItem
             let count = model.itemCount(pane)
-            let total = count * per + (pane == .queue && !model.shown.awaitingAck.isEmpty ? 1 : 0)
+            let total = count * per + (pane == .queue && !model.engine.awaitingAck.isEmpty ? 1 : 0)
             let lastSelectedRow = min((model.selected(pane) + 1) * per - 1, max(0, total - 1))
             start = max(0, min(lastSelectedRow - inner.height + 1, total - inner.height))
             let first = start / per
@@ -73,7 +73,7 @@ extension View {
             return "\(name) \(engine.tray.count)"
         case .inbox: return "Inbox \(engine.inbox.count)"
         case .held:
-            let usage = engine.storeUsage
+            let usage = model.engine.storeUsage(ofPhoneAt: model.shownDevice)
             return "Held on the server \(engine.stored.count) · non-collapsible \(usage.nonCollapsible)/"
                 + "\(usage.nonCollapsibleLimit) · keys \(usage.collapseKeys)/\(usage.collapseKeyLimit)"
         case .server:
@@ -85,7 +85,8 @@ extension View {
     static func emptyText(_ pane: Pane, _ model: TUIModel) -> String {
         switch pane {
         case .senders: return model.shown.installed ? "no senders: a adds one" : "app uninstalled: u reinstalls"
-        case .queue: return model.shown.connected ? "empty: the device is connected" : "empty"
+        case .queue:
+            return model.engine.isConnected(phoneAt: model.shownDevice) ? "empty: the device is connected" : "empty"
         case .events: return model.eventFilter.isEmpty ? "no events yet" : "no event matches the filter"
         case .tray: return "no notifications"
         case .inbox: return "no messages delivered yet"
@@ -110,14 +111,15 @@ extension View {
                 let left = max(0, message.expiresAt - model.now)
                 return Row(text: "\(message.id)  ttl \(countdown(left))  → \(message.sender)")
             }
-            if !engine.awaitingAck.isEmpty, items.upperBound == engine.pending.count {
-                rows.append(Row(text: "server holds \(engine.awaitingAck.count) for the app server's ack", style: .dim))
+            if !model.engine.awaitingAck.isEmpty, items.upperBound == engine.pending.count {
+                rows.append(
+                    Row(text: "server holds \(model.engine.awaitingAck.count) for the app server's ack", style: .dim))
             }
             return rows
         case .events, .server:
             return []
         case .held:
-            return model.shown.heldMessages[items].map { message in
+            return model.shownHeld[items].map { message in
                 heldRow(message, now: model.now, wide: width >= 96)
             }
         case .tray:

@@ -66,7 +66,7 @@ public enum View {
     /// Two lines: who the device is and the clock; then its state.
     static func header(_ model: TUIModel, into grid: inout Grid) {
         let engine = model.shown
-        let device = engine.device
+        let device = engine.settings
         grid.fill(x: 0, y: 0, width: grid.width, height: 1, style: .header)
         let clock = playPosition(model) ?? String(DurationText.stamp(model.now).dropLast(4))
         let count = model.engine.devices.count
@@ -85,12 +85,12 @@ public enum View {
             engine.installed ? "app \(engine.appState.rawValue)" : "app uninstalled", engine.installed ? .ok : .error)
         segment(engine.network == .online ? "online" : "offline", engine.network == .online ? .ok : .warning)
         segment(engine.doze ? "dozing" : "awake", engine.doze ? .warning : .ok)
-        segment(engine.serviceUp ? "service up" : "service DOWN", engine.serviceUp ? .ok : .error)
+        segment(model.engine.serviceUp ? "service up" : "service DOWN", model.engine.serviceUp ? .ok : .error)
         if let listeners = model.networkSummary {
             segment(listeners, .ok)
-            segment("app server: \(engine.configuration.appServer.rawValue)", .dim)
+            segment("app server: \(model.engine.configuration.appServer.rawValue)", .dim)
         } else {
-            segment("app server: \(engine.configuration.appServer.rawValue)", .dim)
+            segment("app server: \(model.engine.configuration.appServer.rawValue)", .dim)
             segment("not serving network ports", .dim)
         }
     }

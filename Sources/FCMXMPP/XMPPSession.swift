@@ -31,13 +31,23 @@ public struct XMPPSession: Sendable {
     public private(set) var domain = "fcm.googleapis.com"
     let streamID: String
     let resource: String
-    /// Sender ID → server key.
-    let keys: [String: String]
+    /// Whether a sender's server key lets it log in: asked of the device at each
+    /// login, so a sender added or removed while it runs is let in or kept out at once.
+    let login: @Sendable (_ sender: String, _ key: String) -> Bool
 
-    public init(keys: [String: String], streamID: String, resource: String) {
-        self.keys = keys
+    public init(
+        login: @escaping @Sendable (_ sender: String, _ key: String) -> Bool, streamID: String, resource: String
+    ) {
+        self.login = login
         self.streamID = streamID
         self.resource = resource
+    }
+
+    /// A session whose senders and keys are fixed (sender ID → server key).
+    public init(keys: [String: String], streamID: String, resource: String) {
+        self.init(
+            login: { sender, key in keys[sender].map { ConstantTime.equals($0, key) } ?? false }, streamID: streamID,
+            resource: resource)
     }
 
     public static let saslNamespace = "urn:ietf:params:xml:ns:xmpp-sasl"
@@ -102,7 +112,7 @@ public struct XMPPSession: Sendable {
         guard stanza.attribute("mechanism") == "PLAIN" else {
             return [.write("<failure xmlns=\"\(Self.saslNamespace)\"><invalid-mechanism/></failure>")]
         }
-        guard let sender = Self.plainSender(stanza.text, keys: keys) else {
+        guard let sender = Self.plainSender(stanza.text, login: login) else {
             return [.write("<failure xmlns=\"\(Self.saslNamespace)\"><not-authorized/></failure>")]
         }
         self.sender = sender
@@ -113,7 +123,7 @@ public struct XMPPSession: Sendable {
     /// The sender a SASL PLAIN message authenticates, if its key is right.
     /// authcid: `SENDER`, `SENDER@fcm.googleapis.com` or `SENDER@gcm.googleapis.com`;
     /// authzid: empty or a bare JID of the same sender.
-    public static func plainSender(_ base64: String, keys: [String: String]) -> String? {
+    public static func plainSender(_ base64: String, login: (_ sender: String, _ key: String) -> Bool) -> String? {
         let trimmed = base64.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let data = Data(base64Encoded: trimmed) else { return nil }
         let parts = data.split(separator: 0, maxSplits: 2, omittingEmptySubsequences: false).map {
@@ -121,7 +131,7 @@ public struct XMPPSession: Sendable {
         }
         guard parts.count == 3 else { return nil }
         let sender = bareSender(parts[1])
-        guard let key = keys[sender], ConstantTime.equals(key, parts[2]) else { return nil }
+        guard login(sender, parts[2]) else { return nil }
         if !parts[0].isEmpty && bareSender(parts[0]) != sender { return nil }
         return sender
     }

@@ -94,14 +94,16 @@ struct ExecCommand: AsyncParsableCommand {
     static func environment(session: DeviceSession, folder: String) throws -> [String: String] {
         let server = session.server
         let engine = server.host.engine
-        guard let first = engine.senders.first, let http = server.httpPort else {
+        // The single-phone variables are the first phone's (a profile's default phone).
+        let phone = engine.devices[0]
+        guard let first = phone.senders.first ?? engine.appServerSenders.all.first, let http = server.httpPort else {
             throw ValidationError("the profile has no sender, or the HTTP port is closed")
         }
         let project = first.project ?? first.id
         let host = "127.0.0.1"
         var tokens = JSONObject()
-        for sender in engine.senders {
-            tokens.members.append((key: sender.id, value: .string(engine.tokens[sender.id] ?? "")))
+        for sender in phone.senders {
+            tokens.members.append((key: sender.id, value: .string(phone.tokens[sender.id] ?? "")))
         }
         // Every phone's tokens by name, for suites that drive several phones.
         var phones = JSONObject()
@@ -122,7 +124,7 @@ struct ExecCommand: AsyncParsableCommand {
             "FCM_EMULATOR_PROJECT": project,
             "FCM_EMULATOR_SENDER": first.id,
             "FCM_EMULATOR_SERVER_KEY": first.key,
-            "FCM_EMULATOR_TOKEN": engine.tokens[first.id] ?? "",
+            "FCM_EMULATOR_TOKEN": phone.tokens[first.id] ?? "",
             "FCM_EMULATOR_TOKENS": JSONValue.object(tokens).json,
             "FCM_EMULATOR_DEVICE_TOKENS": JSONValue.object(phones).json,
             "FCM_EMULATOR_CCS_HOST": "\(host):\(server.ccsPort ?? 0)",

@@ -42,73 +42,67 @@ struct StateCommand: ParsableCommand {
         print(json ? Self.json(engine, path: path) : Self.text(engine, path: path))
     }
 
-    /// One phone's part of the JSON: its name, tokens, queue, store, inbox, tray and topics.
-    static func phoneJSON(_ phone: Installation) -> JSONValue {
-        .members([
-            "name": .string(phone.name), "platform": .string(phone.platform.rawValue),
-            "installed": .bool(phone.installed), "appState": .string(phone.appState.rawValue),
-            "network": .string(phone.network.rawValue), "doze": .bool(phone.doze),
-            "tokens": .strings(phone.senders.map { KeyValue($0.id, phone.tokens[$0.id] ?? "") }),
-            "pending": .strings(phone.pending.map(\.id)), "stored": .strings(phone.stored.map(\.id)),
-            "inbox": .strings(phone.inbox.map(\.id)), "tray": .strings(phone.tray.map(\.id)),
-            "deleted": .int(Int64(phone.deletedCount)),
-            "topics": .object(JSONObject(phone.senders.map { (key: $0.id, value: .strings(phone.topics(of: $0.id))) })),
-        ])
-    }
-
+    /// The connection server's part and every phone's snapshot, the same document
+    /// the control API's `GET devices` answers for each phone.
     static func json(_ engine: DeviceEngine, path: String) -> String {
-        let tokens = engine.senders.map { KeyValue($0.id, engine.tokens[$0.id] ?? "") }
-        let topics = JSONObject(engine.senders.map { (key: $0.id, value: .strings(engine.topics(of: $0.id))) })
-        return JSONValue.members([
-            "devices": .array(engine.devices.map(phoneJSON)),
-            "state": .string(path), "clock": .int(engine.now), "tokens": .strings(tokens),
-            "pending": .strings(engine.pending.map(\.id)),
+        JSONValue.members([
+            "state": .string(path), "clock": .int(engine.now), "service": .string(engine.serviceUp ? "up" : "down"),
             "awaitingAck": .strings(engine.awaitingAck.map(\.message.id)),
-            "stored": .strings(engine.stored.map(\.id)), "inbox": .strings(engine.inbox.map(\.id)),
-            "tray": .strings(engine.tray.map(\.id)), "owedReceipts": .strings(engine.owedReceipts.map(\.id)),
-            "deleted": .int(engine.deletedCount), "topics": .object(topics),
+            "owedReceipts": .strings(engine.owedReceipts.map(\.id)),
+            "devices": .array(engine.devices.indices.map { engine.snapshot(ofPhoneAt: $0) }),
         ]).json
     }
 
+    /// The same facts as text: the server's lines, then each phone's (the first 50).
     static func text(_ engine: DeviceEngine, path: String) -> String {
-        let device = engine.device
         var lines = [
             "state     \(path)",
-            "device    \(device.name) (\(device.platform.rawValue), \(device.sdk.rawValue)), "
-                + "\(engine.appState.rawValue), \(engine.network.rawValue)\(engine.doze ? ", dozing" : "")",
             "clock     \(String(format: "%.3f", Double(engine.now) / 1_000)) s",
+            "service   \(engine.serviceUp ? "up" : "down"); \(engine.awaitingAck.count) upstream awaiting an app "
+                + "server's ack, \(engine.owedReceipts.count) receipts owed to app servers",
         ]
-        for sender in engine.senders {
-            lines.append("token     \(sender.id)  \(engine.tokens[sender.id] ?? "(none)")")
+        for index in engine.devices.indices.prefix(50) {
+            lines += phoneLines(engine.snapshot(ofPhoneAt: index))
         }
-        lines += [
-            "upstream  \(engine.pending.count) pending on the device, \(engine.awaitingAck.count) awaiting an app server's ack",
-            "stored    \(engine.stored.count) downstream messages held for the device",
-            "delivered \(engine.inbox.count) kept (newest last: \(engine.inbox.suffix(3).map(\.id).joined(separator: ", ")))",
-            "tray      \(engine.tray.count) notifications",
-            "receipts  \(engine.owedReceipts.count) owed to app servers (not acknowledged yet)",
-            "topics    \(engine.topicCount) subscriptions"
-                + (engine.topicCount == 0
-                    ? ""
-                    : " (" + engine.senders.flatMap { engine.topics(of: $0.id) }.prefix(5).joined(separator: ", ")
-                        + (engine.topicCount > 5 ? ", …" : "") + ")"),
-        ]
-        if engine.devices.count > 1 {
-            lines.append("devices   \(engine.devices.count) phones (the lines above are the first's):")
-            for phone in engine.devices.prefix(50) {
-                let conditions =
-                    phone.installed
-                    ? "\(phone.appState.rawValue), \(phone.network.rawValue)\(phone.doze ? ", dozing" : "")"
-                    : "uninstalled"
-                lines.append(
-                    "  \(phone.name)  \(phone.platform.rawValue)/\(phone.settings.sdk.rawValue), \(conditions); "
-                        + "\(phone.pending.count) pending, \(phone.stored.count) stored, \(phone.inbox.count) delivered, "
-                        + "\(phone.topicCount) topics")
-            }
-            if engine.devices.count > 50 {
-                lines.append("  … and \(engine.devices.count - 50) more (--json lists all)")
-            }
+        if engine.devices.count > 50 {
+            lines.append("… and \(engine.devices.count - 50) more phones (--json lists all)")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// One phone's lines, read off its snapshot.
+    static func phoneLines(_ snapshot: JSONValue) -> [String] {
+        guard case .object(let phone) = snapshot else { return [] }
+        func text(_ key: String) -> String { phone[key]?.string ?? "" }
+        func count(_ key: String) -> Int {
+            if case .array(let items)? = phone[key] { return items.count }
+            return 0
+        }
+        let conditions =
+            phone["installed"] == .bool(false)
+            ? "uninstalled"
+            : text("appState") + ", " + text("network") + (phone["doze"] == .bool(true) ? ", dozing" : "")
+        var lines = ["device    \(text("name")) (\(text("platform")), \(text("sdk"))), \(conditions)"]
+        for member in phone["tokens"]?.object?.members ?? [] {
+            lines.append("token     \(member.key)  \(member.value.string ?? "(none)")")
+        }
+        let topics = (phone["topics"]?.object?.members ?? []).flatMap { member -> [String] in
+            guard case .array(let names) = member.value else { return [] }
+            return names.compactMap(\.string)
+        }
+        let newest: [String] = {
+            guard case .array(let items)? = phone["inbox"] else { return [] }
+            return items.suffix(3).compactMap { $0.object?["id"]?.string }
+        }()
+        lines += [
+            "upstream  \(count("pending")) pending on the device",
+            "stored    \(count("held")) downstream messages held for the device",
+            "delivered \(count("inbox")) kept (newest last: \(newest.joined(separator: ", ")))",
+            "tray      \(count("tray")) notifications",
+            "topics    \(topics.count) subscriptions"
+                + (topics.isEmpty
+                    ? "" : " (" + topics.prefix(5).joined(separator: ", ") + (topics.count > 5 ? ", …" : "") + ")"),
+        ]
+        return lines
     }
 }

@@ -14,16 +14,26 @@ final class EmbeddedCCS {
     let connection: CCSConnection
     nonisolated(unsafe) static var logged: [Event] = []
 
-    init(appServer: AppServerMode = .none) throws {
-        let loop = EmbeddedEventLoop()
+    convenience init(appServer: AppServerMode = .none) throws {
         var configuration = EngineConfiguration(
             device: DeviceSettings(app: "com.example.app", seed: 1),
             senders: [SenderConfig(id: "123456789", key: "secret-key")])
         configuration.appServer = appServer
-        host = DeviceHost(engine: DeviceEngine(configuration), loop: loop) { _ in }
+        try self.init(configuration)
+    }
+
+    /// A device started from `configuration`, and a first connection to it.
+    convenience init(_ configuration: EngineConfiguration) throws {
+        let host = DeviceHost(engine: DeviceEngine(configuration), loop: EmbeddedEventLoop()) { _ in }
         host.start()
-        connection = CCSConnection(host: host, number: 1, keys: ["123456789": "secret-key"], maxStanzaBytes: 65_536)
-        channel = EmbeddedChannel(handler: connection, loop: loop)
+        try self.init(host: host, number: 1)
+    }
+
+    /// Another connection to a running device.
+    init(host: DeviceHost, number: ConnectionID) throws {
+        self.host = host
+        connection = CCSConnection(host: host, number: number, maxStanzaBytes: 65_536)
+        channel = EmbeddedChannel(handler: connection, loop: host.loop as! EmbeddedEventLoop)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
     }
 
@@ -47,16 +57,16 @@ final class EmbeddedCCS {
     static let header =
         "<stream:stream to='fcm.googleapis.com' xmlns:stream='http://etherx.jabber.org/streams' xmlns='jabber:client' version='1.0'>"
 
-    func login() throws {
+    func login(sender: String = "123456789", key: String = "secret-key") throws {
         try send(Self.header)
-        let plain = Data("\0123456789\0secret-key".utf8).base64EncodedString()
+        let plain = Data("\0\(sender)\0\(key)".utf8).base64EncodedString()
         try send("<auth mechanism='PLAIN' xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>\(plain)</auth>")
         try send("<?xml version='1.0'?>" + Self.header)
         try send("<iq type='set' id='b'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></iq>")
         try send("<iq type='set' id='s'><session xmlns='urn:ietf:params:xml:ns:xmpp-session'/></iq>")
     }
 
-    var token: String { host.engine.tokens["123456789"]! }
+    var token: String { host.engine.devices[0].tokens["123456789"]! }
 }
 
 @Suite("CCS connection (EmbeddedChannel)")
@@ -80,7 +90,7 @@ struct EmbeddedConnectionTests {
         )
         let reply = try ccs.received()
         #expect(reply.contains(#"{"from":"\#(ccs.token)","message_id":"m1","message_type":"ack"}"#))
-        #expect(ccs.host.engine.inbox.last?.id == "m1")
+        #expect(ccs.host.engine.devices[0].inbox.last?.id == "m1")
     }
 
     @Test func badTokenIsNackedBadRegistration() throws {

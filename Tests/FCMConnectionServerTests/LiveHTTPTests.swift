@@ -29,7 +29,8 @@ struct LiveHTTPTests {
             log.add($0)
         }
         try await server.startDevice()
-        let token = try await server.host.loop.submit { [host = server.host] in host.engine.tokens["777"]! }.get()
+        let token = try await server.host.loop.submit { [host = server.host] in host.engine.devices[0].tokens["777"]! }
+            .get()
         return (server, try #require(server.httpPort), token)
     }
 

@@ -114,7 +114,8 @@ struct LiveServerTests {
         let server = try await start()
         let port = try #require(server.ccsPlainPort)
         #expect(port > 0)
-        let token = try await server.host.loop.submit { [host = server.host] in host.engine.tokens["555"]! }.get()
+        let token = try await server.host.loop.submit { [host = server.host] in host.engine.devices[0].tokens["555"]! }
+            .get()
         let client = try RawClient(port: port)
         client.login()
         client.write(#"<message><gcm xmlns="google:mobile:data">{"to":"\#(token)","message_id":"m1"}</gcm></message>"#)
@@ -127,7 +128,8 @@ struct LiveServerTests {
         let port = try #require(server.ccsPlainPort)
         let clients = try (0..<50).map { _ in try RawClient(port: port) }
         for client in clients { client.login() }
-        let token = try await server.host.loop.submit { [host = server.host] in host.engine.tokens["555"]! }.get()
+        let token = try await server.host.loop.submit { [host = server.host] in host.engine.devices[0].tokens["555"]! }
+            .get()
         for (index, client) in clients.enumerated() {
             client.write(
                 #"<message><gcm xmlns="google:mobile:data">{"to":"\#(token)","message_id":"c\#(index)"}</gcm></message>"#

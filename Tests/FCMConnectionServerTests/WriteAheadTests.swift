@@ -39,7 +39,7 @@ struct WriteAheadTests {
         }
         let server = try await ConnectionServer.start(engine: engine, options: options) { log.add($0) }
         try await server.startDevice()
-        let token = server.host.box.withEngine { $0.tokens["555"] ?? "" }
+        let token = server.host.box.withEngine { $0.devices[0].tokens["555"] ?? "" }
         return Running(server: server, store: store, token: token)
     }
 
@@ -107,7 +107,7 @@ struct WriteAheadTests {
         #expect(log.named("onNewToken").isEmpty)
         #expect(log.named("tokenResumed").first?.string("token") == first.token)
         #expect(log.named("stateResumed").count == 1)
-        let inbox = second.server.host.box.withEngine { $0.inbox.map(\.id) }
+        let inbox = second.server.host.box.withEngine { $0.devices[0].inbox.map(\.id) }
         #expect(inbox == ids)
         try await second.server.stop()
     }

@@ -15,19 +15,21 @@ final class ControlledDevice: @unchecked Sendable {
     var service: ControlService!
     var time: Millis = 0
 
-    init(token: String? = nil) {
-        let config = EngineConfiguration(
-            device: DeviceSettings(name: "Pixel 8", platform: .android, sdk: .fcm, state: .foreground, seed: 4),
-            senders: [SenderConfig(id: Self.sender, key: "k", project: "demo-project")])
+    static let configuration = EngineConfiguration(
+        device: DeviceSettings(name: "Pixel 8", platform: .android, sdk: .fcm, state: .foreground, seed: 4),
+        senders: [SenderConfig(id: sender, key: "k", project: "demo-project")])
+
+    init(token: String? = nil, configuration config: EngineConfiguration = ControlledDevice.configuration) {
         engine = DeviceEngine(config)
         var events: [Event] = []
         engine.start(at: 0, into: &events)
         for event in events { log.append(event) }
         service = ControlService(
-            senders: config.senders, log: log, token: token,
+            log: log, token: token,
             device: ControlGateway(
                 engine: { [unowned self] in lock.withLock { engine } },
-                perform: { [unowned self] action in perform(action) }))
+                perform: { [unowned self] action in perform(action) },
+                appServers: { [unowned self] in lock.withLock { engine.appServerSenders } }))
     }
 
     func perform(_ action: StepAction) -> [Event] {
@@ -45,14 +47,15 @@ final class ControlledDevice: @unchecked Sendable {
         return events
     }
 
-    func call(_ method: String, _ route: String, query: String = "", body: String = "", bearer: String? = nil)
-        async -> (status: Int, json: [String: Any])
-    {
+    func call(
+        _ method: String, _ route: String, query: String = "", body: String = "", bearer: String? = nil,
+        project: String = "demo-project"
+    ) async -> (status: Int, json: [String: Any]) {
         var headers = ["Content-Type": "application/json"]
         if let bearer { headers["Authorization"] = "Bearer \(bearer)" }
         let reply = await service.respond(
             HTTPRequestParts(
-                method: method, path: "/emulator/v1/projects/demo-project/" + route, query: query, headers: headers,
+                method: method, path: "/emulator/v1/projects/\(project)/" + route, query: query, headers: headers,
                 body: Array(body.utf8)))
         let object = (try? JSONSerialization.jsonObject(with: Data(reply.body.utf8))) as? [String: Any] ?? [:]
         return (reply.status, object)
@@ -150,7 +153,7 @@ struct ControlAPITests {
         #expect(first["name"] as? String == "Pixel 8")
         #expect(
             (first["tokens"] as? [String: String])?[ControlledDevice.sender]
-                == device.engine.tokens[ControlledDevice.sender])
+                == device.engine.devices[0].tokens[ControlledDevice.sender])
         #expect((first["topics"] as? [String: [String]])?[ControlledDevice.sender] == ["news"])
         let inbox = first["inbox"] as? [[String: Any]] ?? []
         #expect(inbox.last?["from"] as? String == "/topics/news")
@@ -179,7 +182,7 @@ struct ControlAPITests {
         let wrongProject = await device.service.respond(
             HTTPRequestParts(method: "GET", path: "/emulator/v1/projects/other/devices"))
         #expect(wrongProject.status == 404)
-        #expect(device.engine.network == .online)
+        #expect(device.engine.devices[0].network == .online)
     }
 
     @Test("with a control token, calls without it are refused")
@@ -216,15 +219,15 @@ struct ControlFaultTests {
     @Test("reset returns the device to its start: the same token, nothing delivered, twice in a row")
     func reset() async {
         let device = ControlledDevice()
-        let token = device.engine.tokens[ControlledDevice.sender]
+        let token = device.engine.devices[0].tokens[ControlledDevice.sender]
         _ = await device.call("POST", "devices/default/actions", body: #"{"refresh_token": true}"#)
         _ = await device.call("POST", "devices/default/actions", body: #"{"subscribe": "news"}"#)
         let first = await device.call("POST", "reset")
         #expect(ControlledDevice.names(first.json) == ["deviceReset", "onNewToken"])
         let second = await device.call("POST", "reset")
         #expect(ControlledDevice.names(second.json) == ["deviceReset", "onNewToken"])
-        #expect(device.engine.tokens[ControlledDevice.sender] == token)
-        #expect(device.engine.topicCount == 0)
+        #expect(device.engine.devices[0].tokens[ControlledDevice.sender] == token)
+        #expect(device.engine.devices[0].topicCount == 0)
     }
 }
 

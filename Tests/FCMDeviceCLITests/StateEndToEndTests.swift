@@ -15,7 +15,8 @@ struct StateEndToEndTests {
     }
 
     func token(_ state: String) throws -> String {
-        let tokens = try #require(try saved(state)["tokens"] as? [String: String])
+        let devices = try #require(try saved(state)["devices"] as? [[String: Any]])
+        let tokens = try #require(devices.first?["tokens"] as? [String: String])
         return try #require(tokens["123456789012"])
     }
 

@@ -6,10 +6,10 @@ struct DeadlineTests {
     /// What `nextDeadline` must be: the earliest of every timer, found the slow way.
     func scanned(_ engine: DeviceEngine) -> Millis? {
         var times: [Millis] = []
-        if let flush = engine.batch?.flushAt { times.append(flush) }
-        times += engine.pending.map(\.expiresAt)
+        if let flush = engine.devices[0].batch?.flushAt { times.append(flush) }
+        times += engine.devices[0].pending.map(\.expiresAt)
         times += engine.awaitingAck.map { min($0.nextRetryAt, $0.message.expiresAt) }
-        times += engine.stored.map(\.expiresAt)
+        times += engine.devices[0].stored.map(\.expiresAt)
         return times.min()
     }
 

@@ -11,19 +11,19 @@ struct DeliveryTests {
         let received = events.named("onMessageReceived").first
         #expect(received?["notification"] == .map(Self.note))
         #expect(received?["data"] == .map([KeyValue("room", "PT-DK")]))
-        #expect(h.engine.tray.isEmpty)
+        #expect(h.engine.devices[0].tray.isEmpty)
     }
 
     @Test func androidBackgroundNotificationGoesToTheTrayDataOnlyOnTap() {
         var h = Harness(state: .background)
         let events = h.push(data: [KeyValue("room", "PT-DK")], notification: Self.note, id: "n1")
         #expect(events.names == ["downstreamAccepted", "notificationPosted"])
-        #expect(h.engine.tray.count == 1)
+        #expect(h.engine.devices[0].tray.count == 1)
         let tapped = h.run(.tap(.last), after: 2_000)
         #expect(tapped.names == ["notificationTapped", "appStateChanged"])
         #expect(tapped[0]["data"] == .map([KeyValue("room", "PT-DK")]))
-        #expect(h.engine.appState == .foreground)
-        #expect(h.engine.inbox.last?.id == "n1")
+        #expect(h.engine.devices[0].appState == .foreground)
+        #expect(h.engine.devices[0].inbox.last?.id == "n1")
     }
 
     @Test func androidBackgroundDataOnlyReachesOnMessageReceived() {
@@ -73,7 +73,7 @@ struct DeliveryTests {
         h.send("q1")
         let events = h.run(.uninstall)
         #expect(events.names == ["uninstalled", "discarded"])
-        #expect(h.engine.tray.isEmpty)
-        #expect(h.engine.pending.isEmpty)
+        #expect(h.engine.devices[0].tray.isEmpty)
+        #expect(h.engine.devices[0].pending.isEmpty)
     }
 }

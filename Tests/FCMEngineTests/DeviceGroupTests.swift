@@ -89,7 +89,7 @@ struct DeviceGroupTests {
 
     @Test func onlyTheSendersOwnValidTokensJoin() {
         var h = Harness(senders: [Harness.sender, Harness.other])
-        guard case .refused(let why) = h.group(.create, tokens: [h.engine.tokens[Harness.other]!]) else {
+        guard case .refused(let why) = h.group(.create, tokens: [h.engine.devices[0].tokens[Harness.other]!]) else {
             Issue.record("another sender's token joined")
             return
         }

@@ -25,7 +25,7 @@ struct DownstreamAcceptanceTests {
 
     @Test func tokenOfAnotherSenderIsMismatchSenderId() {
         var h = Harness(senders: [Harness.sender, Harness.other])
-        let events = h.push(to: h.engine.tokens[Harness.other], sender: Harness.sender)
+        let events = h.push(to: h.engine.devices[0].tokens[Harness.other], sender: Harness.sender)
         #expect(events.first?.string("error") == "MismatchSenderId")
     }
 
@@ -113,10 +113,10 @@ struct StorageTests {
     @Test func pastOneHundredNonCollapsibleAllStoredAreDiscardedAndOnDeletedMessagesFollows() {
         var h = Harness(network: .offline)
         for n in 1...100 { h.push(id: "m-\(n)") }
-        #expect(h.engine.stored.count == 100)
+        #expect(h.engine.devices[0].stored.count == 100)
         let overflow = h.push(id: "m-101")
         #expect(overflow.named("discarded").first?["count"] == .int(101))
-        #expect(h.engine.stored.isEmpty)
+        #expect(h.engine.devices[0].stored.isEmpty)
         let events = h.run(.setNetwork(.online), after: 1_000)
         #expect(events.names == ["networkChanged", "onDeletedMessages"])
         #expect(events[1]["total_deleted"] == .int(101))
@@ -138,21 +138,21 @@ struct StorageTests {
         h.push(collapseKey: "score", id: "mine")
         let events = h.push(collapseKey: "score", sender: Harness.other, id: "theirs")
         #expect(events.named("collapsed").isEmpty)
-        #expect(h.engine.stored.map(\.id) == ["mine", "theirs"])
+        #expect(h.engine.devices[0].stored.map(\.id) == ["mine", "theirs"])
         #expect(
             h.push(collapseKey: "score", sender: Harness.other, id: "theirs-2").named("collapsed").first?
                 .string("id") == "theirs")
-        #expect(h.engine.stored.map(\.id) == ["mine", "theirs-2"])
+        #expect(h.engine.devices[0].stored.map(\.id) == ["mine", "theirs-2"])
     }
 
     @Test func notificationMessagesAreAlwaysCollapsible() {
         var h = Harness(network: .offline)
         for n in 1...101 { h.push(notification: [KeyValue("title", "n\(n)")], id: "n-\(n)") }
         #expect(h.named("discarded").isEmpty)
-        #expect(h.engine.stored.map(\.id) == ["n-101"])
+        #expect(h.engine.devices[0].stored.map(\.id) == ["n-101"])
         #expect(h.named("collapsed").last?.string("collapse_key") == "com.example.app")
         h.push(id: "plain")
-        #expect(h.engine.stored.map(\.id) == ["n-101", "plain"])
+        #expect(h.engine.devices[0].stored.map(\.id) == ["n-101", "plain"])
         let delivered = h.run(.setNetwork(.online)).named("onMessageReceived")
         #expect(delivered.compactMap { $0.string("id") } == ["n-101", "plain"])
     }
@@ -162,21 +162,21 @@ struct StorageTests {
         for n in 1...100 { h.push(id: "m-\(n)") }
         h.push(notification: [KeyValue("title", "t")], collapseKey: "news", id: "note")
         #expect(h.named("discarded").isEmpty)
-        #expect(h.engine.stored.count == 101)
+        #expect(h.engine.devices[0].stored.count == 101)
     }
 
     @Test func atMostFourCollapseKeysAreStoredTheOldestGoes() {
         var h = Harness(network: .offline)
         for key in ["a", "b", "c", "d", "e"] { h.push(collapseKey: key, id: key) }
         #expect(h.named("discarded").first?.string("id") == "a")
-        #expect(h.engine.stored.map(\.id) == ["b", "c", "d", "e"])
+        #expect(h.engine.devices[0].stored.map(\.id) == ["b", "c", "d", "e"])
     }
 
     @Test func collapseEvictionCanDropTheIncomingMessageInstead() {
         var h = Harness(network: .offline, store: StorePolicy(eviction: .incoming))
         for key in ["a", "b", "c", "d", "e"] { h.push(collapseKey: key, id: key) }
         #expect(h.named("discarded").first?.string("id") == "e")
-        #expect(h.engine.stored.map(\.id) == ["a", "b", "c", "d"])
+        #expect(h.engine.devices[0].stored.map(\.id) == ["a", "b", "c", "d"])
     }
 
     @Test func ttlExpiryDiscardsAStoredMessage() {
@@ -192,7 +192,7 @@ struct StorageTests {
         var h = Harness(network: .offline)
         let events = h.push(ttl: 0)
         #expect(events.named("discarded").first?.string("reason") == "ttl-zero")
-        #expect(h.engine.stored.isEmpty)
+        #expect(h.engine.devices[0].stored.isEmpty)
     }
 
     @Test func deviceUnreachableForOverAMonthGetsMessagesAcceptedAndDropped() {

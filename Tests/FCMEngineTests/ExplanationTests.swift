@@ -37,16 +37,16 @@ struct ExplanationTests {
         var h = Harness(network: .offline)
         h.push(id: "m-1")
         h.push(notification: [KeyValue("title", "Hi")], collapseKey: "score", ttl: 60, id: "m-2")
-        let held = h.engine.heldMessages
+        let held = h.engine.heldMessages(ofPhoneAt: 0)
         #expect(held.map(\.id) == ["m-1", "m-2"])
         #expect(held.map(\.reason) == ["offline", "offline"])
         #expect(held.map(\.collapseKey) == [nil, "score"])
         #expect(held[1].expiresAt == 60_000)
         #expect(
-            h.engine.storeUsage
+            h.engine.storeUsage(ofPhoneAt: 0)
                 == StoreUsage(nonCollapsible: 1, nonCollapsibleLimit: 100, collapseKeys: 1, collapseKeyLimit: 4))
         h.run(.setNetwork(.online))
         h.run(.setDoze(true))
-        #expect(h.engine.heldMessages.isEmpty)
+        #expect(h.engine.heldMessages(ofPhoneAt: 0).isEmpty)
     }
 }

@@ -148,8 +148,8 @@ struct FaultTests {
         let events = h.run(.reset, after: 5_000)
         #expect(events.names == ["deviceReset", "onNewToken"])
         #expect(h.token == first)
-        #expect(h.engine.topicCount == 0 && h.engine.stored.isEmpty && h.engine.faults.isEmpty)
-        #expect(h.engine.network == .online)
+        #expect(h.engine.devices[0].topicCount == 0 && h.engine.devices[0].stored.isEmpty && h.engine.faults.isEmpty)
+        #expect(h.engine.devices[0].network == .online)
         #expect(h.engine.now == 5_000)
         #expect(h.push().names == ["downstreamAccepted", "onMessageReceived"])
     }

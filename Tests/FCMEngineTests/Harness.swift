@@ -22,7 +22,7 @@ struct Harness {
         engine.start(at: 0, into: &events)
     }
 
-    var token: String { engine.tokens[Harness.sender]! }
+    var token: String { engine.devices[0].tokens[Harness.sender]! }
 
     /// Applies a command at the current time (after moving it on by `after` ms).
     @discardableResult
@@ -42,7 +42,7 @@ struct Harness {
     mutating func send(_ id: String, ttl: Int64? = nil, data: [DataItem] = [DataItem("k", .string("v"))])
         -> [Event]
     {
-        let to = UpstreamRequest.address(sender: Harness.sender, sdk: engine.device.sdk)
+        let to = UpstreamRequest.address(sender: Harness.sender, sdk: engine.devices[0].settings.sdk)
         return run(.send(UpstreamRequest(to: to, messageID: id, timeToLive: ttl, data: data)))
     }
 
@@ -53,7 +53,8 @@ struct Harness {
         id: String? = nil, receipt: Bool = false, contentAvailable: Bool = false
     ) -> [Event] {
         let request = DownstreamRequest(
-            sender: sender, to: to ?? engine.tokens[sender] ?? engine.issuedTokens[sender]?.last, messageID: id,
+            sender: sender, to: to ?? engine.devices[0].tokens[sender] ?? engine.devices[0].issuedTokens[sender]?.last,
+            messageID: id,
             data: data, notification: notification, collapseKey: collapseKey, priority: priority, timeToLive: ttl,
             deliveryReceiptRequested: receipt, contentAvailable: contentAvailable)
         return run(.push(request))

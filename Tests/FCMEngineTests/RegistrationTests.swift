@@ -13,8 +13,8 @@ struct RegistrationTests {
 
     @Test func fcmTokensLookRealAndShareTheInstanceID() {
         let h = Harness(senders: [Harness.sender, Harness.other])
-        let a = h.engine.tokens[Harness.sender]!
-        let b = h.engine.tokens[Harness.other]!
+        let a = h.engine.devices[0].tokens[Harness.sender]!
+        let b = h.engine.devices[0].tokens[Harness.other]!
         #expect(a.count == TokenFactory.fcmLength)
         #expect(a.contains(":APA91b"))
         #expect(a.prefix(12) == b.prefix(12))
@@ -37,16 +37,16 @@ struct RegistrationTests {
         var engine = DeviceEngine(config)
         var out: [Event] = []
         engine.start(into: &out)
-        #expect(engine.tokens["1"] == "fixed-token")
+        #expect(engine.devices[0].tokens["1"] == "fixed-token")
     }
 
     @Test func atMostOneHundredSendersTheHundredAndFirstIsRefused() {
         var h = Harness(senders: (1...100).map { String(1000 + $0) })
-        #expect(h.engine.tokens.count == 100)
+        #expect(h.engine.devices[0].tokens.count == 100)
         let events = h.run(.addSender(SenderConfig(id: "999", key: "k")))
         #expect(events.names == ["commandRefused"])
         #expect(events[0].string("detail")?.contains("100") == true)
-        #expect(h.engine.senders.count == 100)
+        #expect(h.engine.devices[0].senders.count == 100)
     }
 
     @Test func refreshTokenIssuesANewTokenAndTheOldOneIsNotRegistered() {
@@ -63,7 +63,7 @@ struct RegistrationTests {
         var h = Harness(senders: [Harness.sender, Harness.other])
         let old = h.token
         h.run(.uninstall)
-        #expect(h.engine.tokens.isEmpty)
+        #expect(h.engine.devices[0].tokens.isEmpty)
         let rejected = h.push(to: old).named("downstreamRejected")
         #expect(rejected.first?.string("error") == "NotRegistered")
         #expect(rejected.first?.string("ccs") == "DEVICE_UNREGISTERED")
@@ -81,7 +81,7 @@ struct RegistrationTests {
 
     @Test func removeSenderRetiresItsToken() {
         var h = Harness(senders: [Harness.sender, Harness.other])
-        let old = h.engine.tokens[Harness.other]!
+        let old = h.engine.devices[0].tokens[Harness.other]!
         h.run(.removeSender(Harness.other))
         #expect(
             h.push(to: old, sender: Harness.other).named("downstreamRejected").first?.string("error") == "NotRegistered"
@@ -100,8 +100,8 @@ struct RegistrationTests {
         #expect(events.names.prefix(2) == ["uninstalled", "installed"])
         #expect(events[1]["platform"] == .string("ios"))
         #expect(events.named("didReceiveRegistrationToken").count == 1)
-        #expect(h.engine.platform == .ios)
-        #expect(h.engine.names == CallbackNames(platform: .ios, sdk: .gcm))
+        #expect(h.engine.devices[0].platform == .ios)
+        #expect(h.engine.devices[0].names == CallbackNames(platform: .ios, sdk: .gcm))
         #expect(h.token != old)
         #expect(h.token.hasPrefix("APA91b"))
         #expect(h.token.count == TokenFactory.gcmLength)

@@ -17,7 +17,7 @@ struct Fleet {
     }
 
     func token(of phone: String, sender: String = Harness.sender) -> String? {
-        engine.focused(on: phone)?.tokens[sender]
+        engine.phone(named: phone)?.tokens[sender]
     }
 
     @discardableResult
@@ -69,18 +69,18 @@ struct SeveralDevicesTests {
         #expect(received.count == 1)
         #expect(received.first?.device == "iphone")
         #expect(events.named("onMessageReceived").isEmpty)
-        #expect(fleet.engine.focused(on: "iphone")?.inbox.count == 1)
-        #expect(fleet.engine.focused(on: "pixel")?.inbox.isEmpty == true)
+        #expect(fleet.engine.phone(named: "iphone")?.inbox.count == 1)
+        #expect(fleet.engine.phone(named: "pixel")?.inbox.isEmpty == true)
     }
 
     @Test func aDeviceCommandActsOnTheNamedPhoneAndTheFirstByDefault() {
         var fleet = Fleet(Self.pair)
         fleet.run(.setNetwork(.offline), on: "iphone")
-        #expect(fleet.engine.focused(on: "iphone")?.network == .offline)
-        #expect(fleet.engine.focused(on: "pixel")?.network == .online)
+        #expect(fleet.engine.phone(named: "iphone")?.network == .offline)
+        #expect(fleet.engine.phone(named: "pixel")?.network == .online)
         fleet.run(.setDoze(true))
-        #expect(fleet.engine.focused(on: "pixel")?.doze == true)
-        #expect(fleet.engine.focused(on: "iphone")?.doze == false)
+        #expect(fleet.engine.phone(named: "pixel")?.doze == true)
+        #expect(fleet.engine.phone(named: "iphone")?.doze == false)
     }
 
     @Test func aCommandForAPhoneThatDoesNotExistIsRefusedByName() {
@@ -95,8 +95,8 @@ struct SeveralDevicesTests {
         fleet.run(.setNetwork(.offline), on: "pixel")
         let stored = fleet.push(to: fleet.token(of: "pixel")).named("stored")
         #expect(stored.first?.device == "pixel")
-        #expect(fleet.engine.focused(on: "pixel")?.stored.count == 1)
-        #expect(fleet.engine.focused(on: "iphone")?.stored.isEmpty == true)
+        #expect(fleet.engine.phone(named: "pixel")?.stored.count == 1)
+        #expect(fleet.engine.phone(named: "iphone")?.stored.isEmpty == true)
         let back = fleet.run(.setNetwork(.online), on: "pixel", after: 1_000).named("onMessageReceived")
         #expect(back.count == 1 && back.first?.device == "pixel")
     }
@@ -135,8 +135,8 @@ struct SeveralDevicesTests {
             TopicOrder(sender: Harness.sender, topic: "news", tokens: tokens, change: .add, api: .iid),
             into: &fleet.events)
         #expect(outcome == .results([nil, .invalidArgument, nil]))
-        #expect(fleet.engine.focused(on: "pixel")?.topics(of: Harness.sender) == ["news"])
-        #expect(fleet.engine.focused(on: "iphone")?.topics(of: Harness.sender) == ["news"])
+        #expect(fleet.engine.phone(named: "pixel")?.topics(of: Harness.sender) == ["news"])
+        #expect(fleet.engine.phone(named: "iphone")?.topics(of: Harness.sender) == ["news"])
         let subscribed = fleet.events.named("topicSubscribed").filter { $0.side == .server }
         #expect(subscribed.map(\.device) == ["pixel", "iphone"])
     }
@@ -157,7 +157,7 @@ struct SeveralDevicesTests {
         #expect((try? results[0].get()) != nil)
         #expect(results[1] == .failure(.notRegistered(iphone)))
         #expect(results[2] == .failure(.invalidRegistration("bogus")))
-        #expect(fleet.engine.focused(on: "pixel")?.inbox.count == 1)
+        #expect(fleet.engine.phone(named: "pixel")?.inbox.count == 1)
     }
 
     @Test func aDeviceGroupSpansPhones() {
@@ -177,8 +177,8 @@ struct SeveralDevicesTests {
             return
         }
         #expect(groups.first??.success == 2)
-        #expect(fleet.engine.focused(on: "pixel")?.inbox.count == 1)
-        #expect(fleet.engine.focused(on: "iphone")?.stored.count == 1)
+        #expect(fleet.engine.phone(named: "pixel")?.inbox.count == 1)
+        #expect(fleet.engine.phone(named: "iphone")?.stored.count == 1)
     }
 
     @Test func upstreamFromASecondPhoneCarriesThatPhonesTokenAndApp() {
@@ -234,7 +234,7 @@ struct SeveralDevicesTests {
         let events = fleet.run(.addDevice(DeviceSpec(DeviceSettings(name: "watch"), senders: [Harness.other])))
         #expect(events.names == ["deviceAdded", "onNewToken"])
         #expect(events.allSatisfy { $0.device == "watch" })
-        #expect(fleet.engine.focused(on: "watch")?.senders.map(\.id) == [Harness.other])
+        #expect(fleet.engine.phone(named: "watch")?.senders.map(\.id) == [Harness.other])
         let again = fleet.run(.addDevice(DeviceSpec(DeviceSettings(name: "pixel"))))
         #expect(again.names == ["commandRefused"])
         #expect(again.first?.string("detail") == "a device is already named pixel")
@@ -263,8 +263,8 @@ struct SeveralDevicesTests {
         let data = try JSONEncoder().encode(fleet.engine)
         var restored = try JSONDecoder().decode(DeviceEngine.self, from: data)
         #expect(restored.devices.map(\.name) == ["pixel", "iphone"])
-        #expect(restored.focused(on: "iphone")?.topics(of: Harness.sender) == ["news"])
-        #expect(restored.focused(on: "pixel")?.stored.count == 1)
+        #expect(restored.phone(named: "iphone")?.topics(of: Harness.sender) == ["news"])
+        #expect(restored.phone(named: "pixel")?.stored.count == 1)
         // Tokens still find their phones after decoding.
         let events = restored.apply(.on(device: "pixel", .setNetwork(.online)), at: 10)
         #expect(events.named("onMessageReceived").first?.device == "pixel")

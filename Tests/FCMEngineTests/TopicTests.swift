@@ -33,18 +33,18 @@ struct TopicSubscriptionTests {
         #expect(events.names == ["topicSubscribed"])
         #expect(events[0].string("sender") == Harness.sender)
         #expect(events[0].string("topic") == "news")
-        #expect(h.engine.topics(of: Harness.sender) == ["news"])
-        #expect(h.engine.topics(of: Harness.other).isEmpty)
+        #expect(h.engine.devices[0].topics(of: Harness.sender) == ["news"])
+        #expect(h.engine.devices[0].topics(of: Harness.other).isEmpty)
     }
 
     @Test func subscriptionAskedForOfflineIsMadeOnReconnection() {
         var h = Harness()
         h.run(.setNetwork(.offline))
         #expect(h.run(.subscribe(topic: "news", sender: nil)).names == ["topicQueued"])
-        #expect(h.engine.topicCount == 0)
+        #expect(h.engine.devices[0].topicCount == 0)
         let back = h.run(.setNetwork(.online))
         #expect(back.names.contains("topicSubscribed"))
-        #expect(h.engine.topics(of: Harness.sender) == ["news"])
+        #expect(h.engine.devices[0].topics(of: Harness.sender) == ["news"])
     }
 
     @Test(arguments: ["", "bad name", "a/b", String(repeating: "x", count: 901), "émoji"])
@@ -52,7 +52,7 @@ struct TopicSubscriptionTests {
         var h = Harness()
         let events = h.run(.subscribe(topic: name, sender: nil))
         #expect(events.names == ["commandRefused"])
-        #expect(h.engine.topicCount == 0)
+        #expect(h.engine.devices[0].topicCount == 0)
     }
 
     @Test func anAppInstanceHoldsAtMost2000Topics() {
@@ -61,7 +61,7 @@ struct TopicSubscriptionTests {
         let events = h.run(.subscribe(topic: "one-more", sender: nil))
         #expect(events.first?.name == "topicRefused")
         #expect(events.first?.string("error") == "TOO_MANY_TOPICS")
-        #expect(h.engine.topicCount == 2000)
+        #expect(h.engine.devices[0].topicCount == 2000)
         let token = h.token
         #expect(h.manage(.add, "via-server", tokens: [token]) == .results([.tooManyTopics]))
     }
@@ -70,23 +70,23 @@ struct TopicSubscriptionTests {
         var h = Harness()
         h.run(.subscribe(topic: "news", sender: nil))
         h.run(.refreshToken(sender: nil))
-        #expect(h.engine.topics(of: Harness.sender) == ["news"])
+        #expect(h.engine.devices[0].topics(of: Harness.sender) == ["news"])
         h.run(.uninstall)
         h.run(.reinstall)
-        #expect(h.engine.topicCount == 0)
+        #expect(h.engine.devices[0].topicCount == 0)
     }
 
     @Test func iidBatchAnswersPerTokenInOrder() {
         var h = Harness(senders: [Harness.sender, Harness.other])
         let old = h.token
         h.run(.refreshToken(sender: Harness.sender))
-        let tokens = [h.token, "garbage", old, h.engine.tokens[Harness.other]!]
+        let tokens = [h.token, "garbage", old, h.engine.devices[0].tokens[Harness.other]!]
         let outcome = h.manage(.add, "/topics/news", tokens: tokens)
         #expect(outcome == .results([nil, .invalidArgument, .notFound, .invalidArgument]))
-        #expect(h.engine.topics(of: Harness.sender) == ["news"])
+        #expect(h.engine.devices[0].topics(of: Harness.sender) == ["news"])
         #expect(h.named("topicRefused").count == 3)
         #expect(h.manage(.remove, "news", tokens: [h.token]) == .results([nil]))
-        #expect(h.engine.topicCount == 0)
+        #expect(h.engine.devices[0].topicCount == 0)
     }
 
     @Test func v1CreateOfAnExistingSubscriptionIsAlreadyExistsAndDeleteHonoursAllowMissing() {
@@ -112,14 +112,15 @@ struct TopicSubscriptionTests {
             return
         }
         #expect(tooMany.contains("1000"))
-        #expect(h.engine.topicCount == 0)
+        #expect(h.engine.devices[0].topicCount == 0)
     }
 
     @Test func topicCallsWhileTheServiceIsDownChangeNothing() {
         var h = Harness()
         h.run(.setService(up: false))
-        #expect(h.manage(.add, "news", tokens: [h.engine.issuedTokens[Harness.sender]!.last!]) == .serviceDown)
-        #expect(h.engine.topicCount == 0)
+        #expect(
+            h.manage(.add, "news", tokens: [h.engine.devices[0].issuedTokens[Harness.sender]!.last!]) == .serviceDown)
+        #expect(h.engine.devices[0].topicCount == 0)
     }
 
     @Test func subscriptionsSurviveSavingAndLoading() throws {
@@ -129,8 +130,8 @@ struct TopicSubscriptionTests {
         h.run(.subscribe(topic: "sport", sender: nil))
         let data = try JSONEncoder().encode(h.engine)
         let loaded = try JSONDecoder().decode(DeviceEngine.self, from: data)
-        #expect(loaded.topics == h.engine.topics)
-        #expect(loaded.pendingTopicChanges.map(\.topic) == ["sport"])
+        #expect(loaded.devices[0].topics == h.engine.devices[0].topics)
+        #expect(loaded.devices[0].pendingTopicChanges.map(\.topic) == ["sport"])
     }
 }
 

@@ -42,9 +42,9 @@ struct UpstreamTests {
         let big = String(repeating: "x", count: 4096)
         #expect(h.send("m-1", data: [DataItem("k", .string(big))]).first?.string("error") == "MessageTooBig")
         #expect(h.send("m-1", ttl: -5).first?.string("error") == "InvalidParameters")
-        #expect(!h.engine.hasUsedMessageID("m-1"))
+        #expect(!h.engine.hasUsedMessageID("m-1", onPhoneAt: 0))
         #expect(h.send("m-1").names.contains("upstreamForwarded"))
-        #expect(h.engine.hasUsedMessageID("m-1"))
+        #expect(h.engine.hasUsedMessageID("m-1", onPhoneAt: 0))
     }
 
     @Test func nonStringDataValuesAreDroppedWithAWarning() {
@@ -138,7 +138,7 @@ struct PendingQueueTests {
         #expect(refused.names == ["onSendError"])
         #expect(refused[0].string("error") == "TooManyMessages")
         #expect(refused[0].at == 0)
-        #expect(h.engine.pending.count == 20)
+        #expect(h.engine.devices[0].pending.count == 20)
     }
 
     @Test func serviceDownQueuesToo() {
@@ -171,7 +171,7 @@ struct PendingQueueTests {
         let events = h.run(.setNetwork(.online), after: 1_000)
         let ids = events.named("upstreamForwarded").compactMap { $0.string("id") }
         #expect(ids == ["m-1", "m-2", "m-3"])
-        #expect(h.engine.pending.isEmpty)
+        #expect(h.engine.devices[0].pending.isEmpty)
     }
 
     @Test func iosFcmUsesSendDataMessageFailure() {

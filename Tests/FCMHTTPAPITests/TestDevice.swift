@@ -20,18 +20,22 @@ final class TestDevice: @unchecked Sendable {
     var clock = Date(timeIntervalSince1970: 1_800_000_000)
     var service: HTTPSendService!
 
-    init(platform: Platform = .android, verifyCredentials: Bool = true) {
-        let config = EngineConfiguration(
+    /// One phone of `platform` registered with both senders; or, with `devices`, a
+    /// fleet whose phones register with the senders their specs name.
+    init(platform: Platform = .android, devices: [DeviceSpec] = [], verifyCredentials: Bool = true) {
+        var config = EngineConfiguration(
             device: DeviceSettings(platform: platform, sdk: .fcm, state: .foreground, network: .online, seed: 3),
             senders: [
                 SenderConfig(id: Self.sender, key: Self.key, project: Self.project),
                 SenderConfig(id: Self.other, key: "other-key"),
             ],
             batch: BatchPolicy(), appServer: .echo, store: StorePolicy())
+        config.devices = devices
         engine = DeviceEngine(config)
         engine.start(at: 0, into: &events)
+        engine.apply(.setWallClock(unixMillis: Int64(clock.timeIntervalSince1970 * 1_000)), at: 0, into: &events)
         service = HTTPSendService(
-            senders: config.senders, platform: platform, key: Self.accountKey, verifyCredentials: verifyCredentials,
+            key: Self.accountKey, verifyCredentials: verifyCredentials,
             clock: { [unowned self] in lock.withLock { clock } },
             rejected: { [unowned self] refusal in lock.withLock { refusals.append(refusal) } },
             notice: { [unowned self] event in lock.withLock { events.append(event) } },
@@ -42,17 +46,23 @@ final class TestDevice: @unchecked Sendable {
                 groupKey: { [unowned self] sender, name in
                     lock.withLock { engine.groupKey(sender: sender, name: name) }
                 },
-                faults: { [unowned self] path in lock.withLock { engine.httpFaults(path: path, into: &events) } }
+                faults: { [unowned self] path in lock.withLock { engine.httpFaults(path: path, into: &events) } },
+                appServers: { [unowned self] in lock.withLock { engine.appServerSenders } }
             ))
     }
 
     func rejections() -> [RejectedRequest] { lock.withLock { refusals } }
 
-    func token(_ sender: String = TestDevice.sender) -> String { lock.withLock { engine.tokens[sender]! } }
+    func token(_ sender: String = TestDevice.sender, phone: Int = 0) -> String {
+        lock.withLock { engine.devices[phone].tokens[sender]! }
+    }
+
+    /// Reads the engine under the test's lock.
+    func read<T>(_ body: (DeviceEngine) -> T) -> T { lock.withLock { body(engine) } }
 
     /// The newest token issued to the sender, valid or not.
     func lastIssuedToken(_ sender: String = TestDevice.sender) -> String {
-        lock.withLock { engine.issuedTokens[sender]!.last! }
+        lock.withLock { engine.devices[0].issuedTokens[sender]!.last! }
     }
 
     func apply(_ command: Command) {

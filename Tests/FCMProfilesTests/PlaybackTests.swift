@@ -56,14 +56,16 @@ struct PlaybackTests {
         var seen: [Int: (events: [Event], stored: [String], time: Millis)] = [:]
         while !playback.finished {
             playback.stepForward()
-            seen[playback.position] = (playback.events, playback.engine.stored.map(\.id), playback.time)
+            seen[playback.position] = (playback.events, playback.engine.devices[0].stored.map(\.id), playback.time)
         }
         // Back one step at a time across several checkpoints.
         for _ in 0..<140 {
             playback.stepBack()
             let want = seen[playback.position]
             #expect(playback.events == want?.events, "events differ at step \(playback.position)")
-            #expect(playback.engine.stored.map(\.id) == want?.stored, "store differs at step \(playback.position)")
+            #expect(
+                playback.engine.devices[0].stored.map(\.id) == want?.stored,
+                "store differs at step \(playback.position)")
             #expect(playback.time == want?.time)
         }
         // And forward again from there to the end, as first played.

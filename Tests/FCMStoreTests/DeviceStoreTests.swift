@@ -35,7 +35,7 @@ struct DeviceStoreTests {
         }
         #expect(inputs > 300)
         StoreFixture.expectSame(driver.engine, restored)
-        #expect(!driver.engine.inbox.isEmpty && !driver.engine.tokens.isEmpty)
+        #expect(!driver.engine.devices[0].inbox.isEmpty && !driver.engine.devices[0].tokens.isEmpty)
         #expect(!driver.engine.owedReceipts.isEmpty)
 
         // Both go on with the same calls: the same events, ids and tokens come out.
@@ -111,7 +111,7 @@ struct DeviceStoreTests {
             Issue.record("--fresh resumed the old device")
             return
         }
-        #expect(engine.tokens.isEmpty && engine.inbox.isEmpty && engine.now == 0)
+        #expect(engine.devices[0].tokens.isEmpty && engine.devices[0].inbox.isEmpty && engine.now == 0)
     }
 
     @Test("a second emulator on the same state is refused, naming the holder")
@@ -155,7 +155,7 @@ struct DeviceStoreTests {
         }
         #expect(restored.configuration.device.seed == 11)
         #expect(restored.configuration.appServer == .echo)
-        #expect(restored.tokens == driver.engine.tokens)
+        #expect(restored.devices[0].tokens == driver.engine.devices[0].tokens)
         reopened.close(final: restored)
     }
 
@@ -238,7 +238,7 @@ struct StateFormatTests {
             .appendingPathComponent("Fixtures/format-2.sqlite")
         try FileManager.default.copyItem(atPath: fixture.path, toPath: state.path)
         let peeked = try #require(try DeviceStore.peek(path: state.path))
-        #expect(peeked.tokens["123456789012"]?.isEmpty == false)
+        #expect(peeked.devices[0].tokens["123456789012"]?.isEmpty == false)
         #expect(peeked.links.byID.isEmpty)
         let (store, opening) = try DeviceStore.open(
             path: state.path, configuration: peeked.configuration, seedNamed: true, fresh: false,
@@ -252,12 +252,12 @@ struct StateFormatTests {
         // Fixtures/format-2-profile.yaml`, killed with SIGKILL 2.5 s in): a snapshot and
         // eight journal entries.
         #expect(inputs == 8)
-        #expect(engine.tokens == peeked.tokens)
-        #expect(engine.tokens["123456789012"]?.hasPrefix("9NPw3EzNVGy:APA91b") == true)
+        #expect(engine.devices[0].tokens == peeked.devices[0].tokens)
+        #expect(engine.devices[0].tokens["123456789012"]?.hasPrefix("9NPw3EzNVGy:APA91b") == true)
         #expect(engine.awaitingAck.map(\.message.id).sorted() == ["m-1", "m-2"])
-        #expect(engine.pending.map(\.id) == ["m-3"])
-        #expect(engine.stored.map(\.id) == ["d-1"])
-        #expect(engine.network == .offline)
+        #expect(engine.devices[0].pending.map(\.id) == ["m-3"])
+        #expect(engine.devices[0].stored.map(\.id) == ["d-1"])
+        #expect(engine.devices[0].network == .offline)
         store.close(final: engine)
         let database = try DatabaseQueue(path: state.path)
         let format = try database.read { db in

@@ -43,16 +43,19 @@ enum StoreFixture {
     static func expectSame(_ a: DeviceEngine, _ b: DeviceEngine, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(a.now == b.now, sourceLocation: sourceLocation)
         #expect(a.configuration == b.configuration, sourceLocation: sourceLocation)
-        #expect(a.appState == b.appState && a.network == b.network && a.doze == b.doze, sourceLocation: sourceLocation)
-        #expect(a.serviceUp == b.serviceUp && a.installed == b.installed, sourceLocation: sourceLocation)
-        #expect(a.senders == b.senders, sourceLocation: sourceLocation)
-        #expect(a.tokens == b.tokens && a.issuedTokens == b.issuedTokens, sourceLocation: sourceLocation)
-        #expect(a.pending == b.pending, sourceLocation: sourceLocation)
+        #expect(a.serviceUp == b.serviceUp, sourceLocation: sourceLocation)
+        #expect(a.devices.count == b.devices.count, sourceLocation: sourceLocation)
+        for (x, y) in zip(a.devices, b.devices) {
+            #expect(
+                x.appState == y.appState && x.network == y.network && x.doze == y.doze, sourceLocation: sourceLocation)
+            #expect(x.installed == y.installed && x.senders == y.senders, sourceLocation: sourceLocation)
+            #expect(x.tokens == y.tokens && x.issuedTokens == y.issuedTokens, sourceLocation: sourceLocation)
+            #expect(x.pending == y.pending && x.batch == y.batch, sourceLocation: sourceLocation)
+            #expect(x.stored == y.stored && x.tray == y.tray && x.inbox == y.inbox, sourceLocation: sourceLocation)
+            #expect(x.deletedCount == y.deletedCount, sourceLocation: sourceLocation)
+        }
         #expect(a.awaitingAck == b.awaitingAck, sourceLocation: sourceLocation)
-        #expect(a.batch == b.batch, sourceLocation: sourceLocation)
         #expect(a.realAppServers == b.realAppServers, sourceLocation: sourceLocation)
-        #expect(a.stored == b.stored && a.tray == b.tray && a.inbox == b.inbox, sourceLocation: sourceLocation)
-        #expect(a.deletedCount == b.deletedCount, sourceLocation: sourceLocation)
         #expect(a.owedReceipts == b.owedReceipts, sourceLocation: sourceLocation)
         #expect(a.nextDeadline == b.nextDeadline, sourceLocation: sourceLocation)
     }
@@ -99,7 +102,7 @@ struct SessionDriver {
             engine.apply(.send(request), at: time, into: &events)
         case 2, 3:
             let request = DownstreamRequest(
-                sender: sender, to: engine.tokens[sender], messageID: "down-\(step)",
+                sender: sender, to: engine.devices[0].tokens[sender], messageID: "down-\(step)",
                 data: [KeyValue("n", String(step))],
                 notification: random.next() % 3 == 0 ? [KeyValue("title", "t\(step)")] : nil,
                 collapseKey: random.next() % 4 == 0 ? "score" : nil, timeToLive: Int64(random.next() % 30),
@@ -122,7 +125,8 @@ struct SessionDriver {
             }
         case 4:
             let orders = [
-                SendOrder(DownstreamRequest(sender: sender, to: engine.tokens[sender], data: [KeyValue("h", "1")])),
+                SendOrder(
+                    DownstreamRequest(sender: sender, to: engine.devices[0].tokens[sender], data: [KeyValue("h", "1")])),
                 SendOrder(DownstreamRequest(sender: sender, to: "not-a-token", data: [KeyValue("h", "2")])),
             ]
             engine.advance(to: time, into: &events)

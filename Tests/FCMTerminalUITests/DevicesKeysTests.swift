@@ -19,29 +19,29 @@ struct DevicesKeysTests {
     @Test func choosingAPhoneShowsItsPanesAndKeysActOnIt() {
         var model = Scenes.fresh(Scenes.threePhones)
         Scenes.press(&model, [.character("v"), .down, .enter])
-        #expect(model.shown.device.name == "iphone")
+        #expect(model.shown.settings.name == "iphone")
         #expect(View.render(model, width: 80, height: 24).lines[0].contains("iphone (2/3"))
         Scenes.press(&model, [.character("n")], from: 2_000)
-        #expect(model.engine.focused(on: "iphone")?.network == .offline)
-        #expect(model.engine.focused(on: "pixel")?.network == .online)
+        #expect(model.engine.phone(named: "iphone")?.network == .offline)
+        #expect(model.engine.phone(named: "pixel")?.network == .online)
         #expect(model.recorded.last?.command == .on(device: "iphone", .setNetwork(.offline)))
     }
 
     @Test func bracketsStepBetweenPhonesAndWrapAround() {
         var model = Scenes.fresh(Scenes.threePhones)
         Scenes.press(&model, [.character("[")])
-        #expect(model.shown.device.name == "tablet")
+        #expect(model.shown.settings.name == "tablet")
         Scenes.press(&model, [.character("]"), .character("]")], from: 2_000)
-        #expect(model.shown.device.name == "iphone")
+        #expect(model.shown.settings.name == "iphone")
     }
 
     @Test func bracketsInTheListStepTheShownPhoneAndTheSelectionFollows() {
         var model = Scenes.fresh(Scenes.threePhones)
         Scenes.press(&model, [.character("v"), .character("]")])
-        #expect(model.shown.device.name == "iphone")
+        #expect(model.shown.settings.name == "iphone")
         #expect(model.overlay == .devices(selected: 1))
         Scenes.press(&model, [.character("["), .character("[")], from: 2_000)
-        #expect(model.shown.device.name == "tablet")
+        #expect(model.shown.settings.name == "tablet")
         #expect(model.overlay == .devices(selected: 2))
     }
 
@@ -57,7 +57,7 @@ struct DevicesKeysTests {
         var model = Scenes.fresh(Scenes.threePhones)
         Scenes.press(&model, [.character("v"), .character("a"), .control("u")] + Scenes.type("watch") + [.enter])
         #expect(model.engine.devices.map(\.name) == ["pixel", "iphone", "tablet", "watch"])
-        #expect(model.shown.device.name == "watch")
+        #expect(model.shown.settings.name == "watch")
         #expect(model.shown.tokens.count == 1)
         // Made like the phone shown, same seed and all, yet a token of its own.
         #expect(Set(model.engine.devices.compactMap { $0.tokens["123456789012"] }).count == 4)

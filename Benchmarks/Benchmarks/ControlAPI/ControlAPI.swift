@@ -52,11 +52,11 @@ final class BusyDevice: @unchecked Sendable {
         for n in 0..<50 { engine.apply(.subscribe(topic: "t\(n)", sender: nil), at: 0, into: &events) }
         for n in 0..<100 {
             let request = DownstreamRequest(
-                sender: sender.id, to: engine.tokens[sender.id], data: [KeyValue("n", "\(n)")])
+                sender: sender.id, to: engine.devices[0].tokens[sender.id], data: [KeyValue("n", "\(n)")])
             engine.apply(.push(request), at: 0, into: &events)
         }
         service = ControlService(
-            senders: [sender], log: log, token: nil,
+            log: log, token: nil,
             device: ControlGateway(
                 engine: { [unowned self] in lock.withLock { engine } },
                 perform: { [unowned self] action in
@@ -66,6 +66,7 @@ final class BusyDevice: @unchecked Sendable {
                     }
                     for event in produced { log.append(event) }
                     return produced
-                }))
+                },
+                appServers: { [unowned self] in lock.withLock { engine.appServerSenders } }))
     }
 }

@@ -1,0 +1,33 @@
+/// What shells read of one phone. Every call names the phone (by its index in
+/// `devices`); none reads a phone "in focus".
+extension DeviceEngine {
+    /// Whether any phone was ever given a token (the device has started).
+    public var hasIssuedTokens: Bool { !tokenDevices.isEmpty }
+
+    /// The phone with this name, or nil.
+    public func phone(named name: String) -> Installation? {
+        deviceIndex[name].map { devices[$0] }
+    }
+
+    /// The tokens the phone at `index` was given for `sender`, oldest first (read in
+    /// place: a push step asks this for every message it plays).
+    public func issuedTokens(of sender: String, onPhoneAt index: Int) -> [String] {
+        phone(index) { $0.issuedTokens[sender] } ?? []
+    }
+
+    /// Whether the phone at `index` can talk to the connection server now.
+    public func isConnected(phoneAt index: Int) -> Bool { viewed(from: index).connected }
+
+    /// The messages the connection server holds for the phone at `index`, oldest
+    /// first, each with why it is held.
+    public func heldMessages(ofPhoneAt index: Int) -> [HeldMessage] { viewed(from: index).heldMessages }
+
+    /// The phone's store counted against its limits.
+    public func storeUsage(ofPhoneAt index: Int) -> StoreUsage { viewed(from: index).storeUsage }
+
+    /// Whether the app on the phone at `index` already used this upstream message id
+    /// (for any sender) since it was installed.
+    public func hasUsedMessageID(_ id: String, onPhoneAt index: Int) -> Bool {
+        viewed(from: index).hasUsedMessageID(id)
+    }
+}

@@ -1,0 +1,64 @@
+/// The one view of a phone as JSON: what `state --json` lists under `devices`, what
+/// the control API's `GET devices` and `GET devices/NAME` answer, and what `state`'s
+/// text is made from. One writer, so the two never describe a phone differently.
+extension DeviceEngine {
+    /// The phone at `index` as it stands: conditions, tokens, topics, its upstream
+    /// queue, what the connection server holds for it, the tray, the delivered
+    /// messages kept (at most `inboxLimit`) and the device groups it is in.
+    public func snapshot(ofPhoneAt index: Int) -> JSONValue {
+        let phone = devices[index]
+        let settings = phone.settings
+        let tokens = JSONObject(
+            phone.senders.map { (key: $0.id, value: phone.tokens[$0.id].map(JSONValue.string) ?? .null) })
+        let topics = JSONObject(phone.senders.map { (key: $0.id, value: .strings(phone.topics(of: $0.id))) })
+        let held = heldMessages(ofPhoneAt: index).map { message -> JSONValue in
+            var members: [(key: String, value: JSONValue)] = [
+                (key: "id", value: .string(message.id)), (key: "sender", value: .string(message.sender)),
+                (key: "reason", value: message.reason.map(JSONValue.string) ?? .null),
+                (key: "priority", value: .string(message.priority.rawValue)),
+                (key: "expiresAt", value: .int(message.expiresAt)),
+            ]
+            if let key = message.collapseKey { members.append((key: "collapseKey", value: .string(key))) }
+            return .object(JSONObject(members))
+        }
+        let tray = phone.tray.map { note -> JSONValue in
+            .members([
+                "id": .string(note.id), "from": .string(note.sender), "title": .string(note.title),
+                "body": .string(note.body), "data": .strings(note.data),
+            ])
+        }
+        let inbox = phone.inbox.map { message -> JSONValue in
+            var members: [(key: String, value: JSONValue)] = [
+                (key: "id", value: .string(message.id)), (key: "from", value: .string(message.from ?? message.sender)),
+                (key: "at", value: .int(message.at)), (key: "via", value: .string(message.via)),
+                (key: "data", value: .strings(message.data)),
+            ]
+            if let notification = message.notification {
+                members.append((key: "notification", value: .strings(notification)))
+            }
+            return .object(JSONObject(members))
+        }
+        let own = Set(phone.issuedTokens.values.joined())
+        let groups = groups.filter { group in group.members.contains(where: own.contains) }.map { group -> JSONValue in
+            .members([
+                "name": .string(group.name), "sender": .string(group.sender), "notification_key": .string(group.key),
+                "members": .strings(group.members),
+            ])
+        }
+        return .members([
+            "name": .string(settings.name), "platform": .string(settings.platform.rawValue),
+            "sdk": .string(settings.sdk.rawValue), "app": .string(settings.app),
+            "installed": .bool(phone.installed), "appState": .string(phone.appState.rawValue),
+            "network": .string(phone.network.rawValue), "doze": .bool(phone.doze),
+            "service": .string(serviceUp ? "up" : "down"), "connected": .bool(isConnected(phoneAt: index)),
+            "tokens": .object(tokens), "topics": .object(topics), "pending": .strings(phone.pending.map(\.id)),
+            "held": .array(held), "deleted": .int(phone.deletedCount), "tray": .array(tray),
+            "inbox": .array(inbox), "groups": .array(groups),
+        ])
+    }
+
+    /// The named phone's snapshot; nil when no phone has the name.
+    public func snapshot(named name: String) -> JSONValue? {
+        deviceIndex[name].map { snapshot(ofPhoneAt: $0) }
+    }
+}

@@ -1,0 +1,81 @@
+/// The per-platform blocks of an HTTP v1 message (`android`, `apns`), kept on the
+/// request as the app server sent them. The engine applies the block of the platform
+/// of each phone a copy reaches (`DownstreamRequest.shaped(for:wallClock:)`), so a
+/// topic, condition or group send across a mixed fleet is shaped phone by phone.
+public struct PlatformOverrides: Sendable, Equatable, Codable {
+    public var android: MessageOverride?
+    public var apns: MessageOverride?
+
+    public init(android: MessageOverride? = nil, apns: MessageOverride? = nil) {
+        self.android = android
+        self.apns = apns
+    }
+
+    /// The block for a phone of `platform`, if the message has one.
+    public func block(for platform: Platform) -> MessageOverride? {
+        switch platform {
+        case .android: android
+        case .ios: apns
+        }
+    }
+}
+
+/// What one platform block changes in the message, already read and checked.
+public struct MessageOverride: Sendable, Equatable, Codable {
+    public var collapseKey: String?
+    /// `high` or `normal`.
+    public var priority: String?
+    /// Seconds (Android's `ttl`).
+    public var timeToLive: Int64?
+    /// APNs's `apns-expiration`: a UNIX time in seconds; 0 means now or never.
+    public var expiresAtUnixSeconds: Int64?
+    /// Replaces the message's data (Android's `data`).
+    public var data: [KeyValue]?
+    /// Fields that replace the message's notification fields of the same name.
+    public var notification: [KeyValue]?
+    public var contentAvailable: Bool
+    public var mutableContent: Bool
+
+    public init(
+        collapseKey: String? = nil, priority: String? = nil, timeToLive: Int64? = nil,
+        expiresAtUnixSeconds: Int64? = nil, data: [KeyValue]? = nil, notification: [KeyValue]? = nil,
+        contentAvailable: Bool = false, mutableContent: Bool = false
+    ) {
+        self.collapseKey = collapseKey
+        self.priority = priority
+        self.timeToLive = timeToLive
+        self.expiresAtUnixSeconds = expiresAtUnixSeconds
+        self.data = data
+        self.notification = notification
+        self.contentAvailable = contentAvailable
+        self.mutableContent = mutableContent
+    }
+}
+
+extension DownstreamRequest {
+    /// The message as a phone of `platform` gets it: its platform's block applied,
+    /// the blocks dropped. An expiration becomes a time to live on `wallClock`, the
+    /// engine's own reading of the UNIX time.
+    public func shaped(for platform: Platform, wallClock: WallClock, at now: Millis) -> DownstreamRequest {
+        guard let overrides else { return self }
+        var shaped = self
+        shaped.overrides = nil
+        guard let block = overrides.block(for: platform) else { return shaped }
+        if let key = block.collapseKey { shaped.collapseKey = key }
+        if let priority = block.priority { shaped.priority = priority }
+        if let ttl = block.timeToLive { shaped.timeToLive = ttl }
+        if let expiry = block.expiresAtUnixSeconds {
+            shaped.timeToLive = expiry == 0 ? 0 : max(0, expiry - wallClock.unixSeconds(at: now))
+        }
+        if let data = block.data { shaped.data = data }
+        if let fields = block.notification {
+            let replaced = Set(fields.map(\.key))
+            shaped.notification = ((notification ?? []).filter { !replaced.contains($0.key) } + fields).sorted {
+                $0.key < $1.key
+            }
+        }
+        shaped.contentAvailable = contentAvailable || block.contentAvailable
+        shaped.mutableContent = mutableContent || block.mutableContent
+        return shaped
+    }
+}

@@ -1,0 +1,59 @@
+import FCMControlAPI
+import FCMEngine
+import Foundation
+import Testing
+
+/// The control API answers for the project of any sender some phone registers with,
+/// asked live, and describes each phone with the engine's one snapshot.
+@Suite("Control API across a fleet")
+struct ControlFleetTests {
+    static func split() -> EngineConfiguration {
+        var configuration = EngineConfiguration(
+            device: DeviceSettings(name: "pixel", seed: 4),
+            senders: [
+                SenderConfig(id: ControlledDevice.sender, key: "k", project: "demo-project"),
+                SenderConfig(id: "222", key: "k2", project: "second-project"),
+            ])
+        configuration.devices = [
+            DeviceSpec(DeviceSettings(name: "pixel", seed: 4), senders: [ControlledDevice.sender]),
+            DeviceSpec(DeviceSettings(name: "iphone", platform: .ios, seed: 4), senders: ["222"]),
+        ]
+        return configuration
+    }
+
+    @Test func theProjectOfASenderOnlyTheSecondPhoneHasIsServed() async {
+        let device = ControlledDevice(configuration: Self.split())
+        let devices = await device.call("GET", "devices", project: "second-project")
+        #expect(devices.status == 200)
+        #expect((devices.json["devices"] as? [[String: Any]])?.map { $0["name"] as? String } == ["pixel", "iphone"])
+    }
+
+    @Test func aSenderAddedAtRunTimeIsServedAndOneRemovedIsNot() async {
+        let device = ControlledDevice(configuration: Self.split())
+        #expect(await device.call("GET", "devices", project: "late-project").status == 404)
+        let added = await device.call(
+            "POST", "devices/iphone/actions",
+            body: #"{"add_sender": {"id": "555", "key": "k5", "project": "late-project"}}"#)
+        #expect(added.status == 200)
+        #expect(await device.call("GET", "devices", project: "late-project").status == 200)
+        let removed = await device.call("POST", "devices/iphone/actions", body: #"{"remove_sender": "555"}"#)
+        #expect(removed.status == 200)
+        let refused = await device.call("GET", "devices", project: "late-project")
+        #expect(refused.status == 404)
+        let message = (refused.json["error"] as? [String: Any])?["message"] as? String ?? ""
+        #expect(message.contains("demo-project") && message.contains("second-project"), "\(message)")
+    }
+
+    @Test func aPhoneIsDescribedByTheEnginesSnapshot() async throws {
+        let device = ControlledDevice(configuration: Self.split())
+        let reply = await device.call("GET", "devices/iphone")
+        #expect(reply.status == 200)
+        let tokens = reply.json["tokens"] as? [String: String]
+        #expect(tokens?.keys.sorted() == ["222"])
+        #expect(reply.json["platform"] as? String == "ios")
+        // The same document `state --json` lists for the phone: the engine's one snapshot.
+        let snapshot = device.lock.withLock { device.engine.snapshot(named: "iphone")?.json ?? "" }
+        let expected = try JSONSerialization.jsonObject(with: Data(snapshot.utf8)) as? NSDictionary
+        #expect(expected == reply.json as NSDictionary)
+    }
+}
