@@ -17,10 +17,9 @@ public struct ServerOptions: Sendable {
     public var ccsPlainPort: Int? = 5236
     public var tls: TLSIdentity?
     public var maxStanzaBytes = 65_536
-    /// A connection without a session (authenticated and bound) this long after it
-    /// opened gets `connection-timeout` and is closed: slow or idle clients cannot
-    /// hold connections forever.
-    public var loginTimeout = TimeAmount.seconds(30)
+    /// A shorter time for a connection to reach a session than the engine's rule
+    /// (`ConnectionRules.loginTimeout`, 30 s), for tests; nil keeps the rule.
+    public var loginTimeout: TimeAmount?
     /// The HTTP send APIs (legacy, v1, token endpoint); nil leaves them closed. With
     /// `tls`, the port is also an HTTPS proxy for the hosts the SDKs call.
     public var httpPort: Int?
@@ -78,7 +77,9 @@ public final class ConnectionServer: @unchecked Sendable {
         // device remembers.
         server.connectionCount = max(
             ConnectionRules.scenarioConnections.upperBound, engine.links.byID.keys.max() ?? 0)
-        host.box.withEngine { $0.useLoginTimeout(Millis(options.loginTimeout.nanoseconds / 1_000_000)) }
+        if let timeout = options.loginTimeout {
+            host.box.withEngine { $0.useLoginTimeout(Millis(timeout.nanoseconds / 1_000_000)) }
+        }
         do {
             if let port = options.ccsPort {
                 guard let tls = options.tls else { throw ServerError.missingTLS }

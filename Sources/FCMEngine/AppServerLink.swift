@@ -24,6 +24,9 @@ public enum AppServerInput: Sendable, Equatable, Codable {
 public enum CCSMessage: Sendable, Equatable, Codable {
     /// An ack of an upstream message or of a delivery receipt (`dr2:…`).
     case ack(messageID: String)
+    /// A nack from the app server. CCS defines none (servers ack upstream); the
+    /// engine decides what one means (`DeviceEngine.receive`).
+    case nack(messageID: String)
     /// A downstream message with its `message_id`.
     case downstream(DownstreamRequest, messageID: String)
     /// A message whose JSON CCS refuses before it reaches the device (bad JSON,

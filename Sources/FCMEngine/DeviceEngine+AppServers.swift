@@ -71,6 +71,23 @@ extension DeviceEngine {
             } else {
                 takeAck(sender: sender, id: messageID, into: &out)
             }
+        case .nack(let messageID):
+            // CCS has no nack from an app server: the message was delivered to it, so
+            // it is settled as an ack settles it (never re-sent), and a warning says so.
+            emit(
+                .server, .warning,
+                [
+                    .text("sender", sender), .text("id", messageID),
+                    .text(
+                        "detail",
+                        "an app server nacked \(messageID); CCS takes only acks from app servers, so it counts as an ack"
+                    ),
+                ], into: &out)
+            if messageID.hasPrefix(OwedReceipt.idPrefix) {
+                ackReceipt(sender: sender, id: messageID, into: &out)
+            } else {
+                takeAck(sender: sender, id: messageID, into: &out)
+            }
         case .downstream(let request, let messageID):
             let token = request.to ?? ""
             switch link.draining ? nil : connectionFault(sender: sender, into: &out) {

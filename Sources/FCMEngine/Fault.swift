@@ -108,6 +108,10 @@ public struct Fault: Sendable, Equatable, Codable {
             }
             if let retryAfter, !(0...3_600).contains(retryAfter) { return "retry_after is 0 to 3600 seconds" }
         case .error(let name):
+            if path != nil, token == nil, sender == nil, topic == nil {
+                return
+                    "an error fault fails messages: scope it by token, sender or topic (path is for status and latency)"
+            }
             if Self.errors[name] == nil && Self.topicCallError(name) == nil {
                 let names = Self.errors.keys.sorted() + Self.topicErrorNames
                 return "error \(name) is not one a fault gives (\(names.joined(separator: ", ")))"

@@ -9,6 +9,8 @@ public enum ServiceLimits {
     public static let maxTopicsPerInstance = 2000
     /// Tokens one topic-management call may name.
     public static let maxTopicBatch = 1000
+    /// Tokens one legacy multicast (`registration_ids`) may name.
+    public static let maxRegistrationIDs = 1000
     /// The longest time to live a message may ask for: 28 days, in seconds.
     public static let maxTimeToLive: Int64 = 2_419_200
     /// The time to live when a downstream message gives none: 4 weeks.
@@ -24,6 +26,20 @@ public enum ServiceLimits {
     /// Upstream retry backoff: first delay and ceiling.
     public static let firstRetryDelay: Millis = Span.second
     public static let maxRetryDelay: Millis = Span.hour
+
+    /// Why a legacy multicast to `count` tokens is refused, or nil (the legacy API's
+    /// words for it).
+    public static func registrationIDsProblem(count: Int) -> String? {
+        if count == 0 { return "\"registration_ids\" is empty" }
+        guard count <= maxRegistrationIDs else {
+            return "Number of messages on bulk (\(count)) exceeds maximum allowed (\(maxRegistrationIDs))"
+        }
+        return nil
+    }
+
+    /// Why a CCS message naming `registration_ids` is refused: XMPP has no multicast,
+    /// a message names one target.
+    public static let ccsMulticastProblem = "InvalidJson: XMPP has no multicast; send \"to\" one target"
 
     /// The size the service counts: bytes of every key and value.
     public static func payloadSize(_ pairs: [KeyValue]) -> Int {

@@ -113,36 +113,20 @@ extension HTTPSendService {
         }
     }
 
-    /// The status of the IID API's one-token call for an error.
-    static func iidStatus(_ error: TopicError) -> Int {
-        switch error {
-        case .notFound: 404
-        case .internalError: 500
-        case .resourceExhausted, .tooManyTopics: 429
-        case .invalidArgument, .alreadyExists: 400
-        }
-    }
+    /// The status of the IID API's one-token call for an error (the engine's table).
+    static func iidStatus(_ error: TopicError) -> Int { ErrorTable.iidStatus(error) }
 
     static func v1TopicError(_ error: TopicError, token: String, topic: String) -> V1Error {
         let shown = TokenText.short(token)
-        return switch error {
-        case .notFound:
-            V1Error(
-                httpStatus: 404, status: "NOT_FOUND",
-                message: "no subscription of \(shown) to \(topic), or the token is no longer valid")
-        case .invalidArgument:
-            V1Error.invalidArgument("\(shown) is not a registration token of this project")
-        case .alreadyExists:
-            V1Error(httpStatus: 409, status: "ALREADY_EXISTS", message: "\(shown) is already subscribed to \(topic)")
-        case .tooManyTopics:
-            V1Error(
-                httpStatus: 429, status: "RESOURCE_EXHAUSTED",
-                message: "the app instance is subscribed to \(ServiceLimits.maxTopicsPerInstance) topics already")
-        case .internalError:
-            V1Error(httpStatus: 500, status: "INTERNAL", message: "a fault made on purpose (\(shown), \(topic))")
-        case .resourceExhausted:
-            V1Error(
-                httpStatus: 429, status: "RESOURCE_EXHAUSTED", message: "a fault made on purpose (\(shown), \(topic))")
-        }
+        let message =
+            switch error {
+            case .notFound: "no subscription of \(shown) to \(topic), or the token is no longer valid"
+            case .invalidArgument: "\(shown) is not a registration token of this project"
+            case .alreadyExists: "\(shown) is already subscribed to \(topic)"
+            case .tooManyTopics:
+                "the app instance is subscribed to \(ServiceLimits.maxTopicsPerInstance) topics already"
+            case .internalError, .resourceExhausted: "a fault made on purpose (\(shown), \(topic))"
+            }
+        return V1Error(ErrorTable.v1(error), message: message)
     }
 }

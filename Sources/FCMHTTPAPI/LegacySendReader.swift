@@ -15,9 +15,6 @@ public struct LegacyBadRequest: Error, Equatable, CustomStringConvertible {
 
 /// Reads legacy send bodies: JSON, or the old form-encoded `registration_id=…&data.k=v`.
 public enum LegacySendReader {
-    /// `registration_ids` may name at most this many tokens.
-    public static let maxRegistrationIDs = 1_000
-
     public static func read(_ request: HTTPRequestParts, sender: String) -> Result<LegacyBatch, LegacyBadRequest> {
         switch request.mediaType {
         case "application/json": return json(request.body, sender: sender)
@@ -72,11 +69,8 @@ public enum LegacySendReader {
             throw LegacyBadRequest(description: "Must use either \"registration_ids\" field or \"to\", not both")
         }
         guard case .array(let tokens) = ids else { throw LegacyFields.typeError("registration_ids", "Array", ids) }
-        guard !tokens.isEmpty else { throw LegacyBadRequest(description: "\"registration_ids\" is empty") }
-        guard tokens.count <= maxRegistrationIDs else {
-            throw LegacyBadRequest(
-                description:
-                    "Number of messages on bulk (\(tokens.count)) exceeds maximum allowed (\(maxRegistrationIDs))")
+        if let problem = ServiceLimits.registrationIDsProblem(count: tokens.count) {
+            throw LegacyBadRequest(description: problem)
         }
         return try tokens.map { token in
             guard case .string(let text) = token else {

@@ -23,21 +23,14 @@ public struct V1Error: Error, Equatable, Sendable {
         V1Error(httpStatus: 400, status: "INVALID_ARGUMENT", message: message, fcmCode: "INVALID_ARGUMENT")
     }
 
-    /// The v1 answer to a message the device refused.
+    /// The v1 answer to a message the device refused, by the engine's error table.
     public init(_ error: DownstreamError) {
-        let code = error.v1Code
-        switch code {
-        case "UNREGISTERED": self.init(httpStatus: 404, status: "NOT_FOUND", message: error.detail, fcmCode: code)
-        case "SENDER_ID_MISMATCH":
-            self.init(httpStatus: 403, status: "PERMISSION_DENIED", message: error.detail, fcmCode: code)
-        case "UNAVAILABLE": self.init(httpStatus: 503, status: "UNAVAILABLE", message: error.detail, fcmCode: code)
-        case "QUOTA_EXCEEDED":
-            self.init(httpStatus: 429, status: "RESOURCE_EXHAUSTED", message: error.detail, fcmCode: code)
-        case "THIRD_PARTY_AUTH_ERROR":
-            self.init(httpStatus: 401, status: "UNAUTHENTICATED", message: error.detail, fcmCode: code)
-        case "INTERNAL": self.init(httpStatus: 500, status: "INTERNAL", message: error.detail, fcmCode: code)
-        default: self.init(httpStatus: 400, status: "INVALID_ARGUMENT", message: error.detail, fcmCode: code)
-        }
+        self.init(error.v1Status, message: error.detail)
+    }
+
+    /// An answer the engine's error table gives, with this message.
+    public init(_ status: V1Status, message: String) {
+        self.init(httpStatus: status.http, status: status.rpc, message: message, fcmCode: status.fcmCode)
     }
 
     public var reply: HTTPReply {

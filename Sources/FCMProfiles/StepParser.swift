@@ -280,17 +280,12 @@ extension ProfileParser {
         } else {
             kind = .latency(try map.required("latency").duration(), jitter: try map["jitter"]?.duration() ?? 0)
         }
-        var fault = Fault(
+        let fault = Fault(
             path: try map["path"]?.scalarText(), token: try map["token"]?.scalarText(),
             sender: try map["sender"].map { node throws(ProfileError) in try knownSender(node, context: context) },
             topic: try map["topic"].map { node throws(ProfileError) in try topicName(node) }, kind: kind,
             count: try map["count"].map { node throws(ProfileError) in Int(try node.int(in: 1...1_000_000)) },
             duration: try map["duration"]?.duration())
-        if case .error = kind, fault.path != nil, fault.token == nil, fault.sender == nil, fault.topic == nil {
-            fault.path = nil
-            throw node.error(
-                "an error fault fails messages: scope it by token, sender or topic (path is for status and latency)")
-        }
         if let problem = fault.problem { throw node.error(problem) }
         return fault
     }

@@ -22,7 +22,8 @@ public enum CCSReader {
                     description: LegacyFields.typeError("message_type", "String", type).description)
             }
             switch type {
-            case "ack", "nack": return .ack(messageID: messageID)
+            case "ack": return .ack(messageID: messageID)
+            case "nack": return .nack(messageID: messageID)
             default:
                 return .refused(
                     messageID: messageID, error: "BAD_ACK",
@@ -34,7 +35,7 @@ public enum CCSReader {
             request.to = try LegacyFields.string(fields, "to")
             request.condition = try LegacyFields.string(fields, "condition")
             if request.to == nil, request.condition == nil, fields["registration_ids"] != nil {
-                throw LegacyFields.TypeError("InvalidJson: XMPP has no multicast; send \"to\" one target")
+                throw LegacyFields.TypeError(ServiceLimits.ccsMulticastProblem)
             }
             return .downstream(request, messageID: messageID)
         } catch {

@@ -17,7 +17,7 @@ struct LiveHostileTests {
         let tokens: [String: String]
     }
 
-    func start(loginTimeout: TimeAmount = .seconds(30)) async throws -> Running {
+    func start(loginTimeout: TimeAmount? = nil) async throws -> Running {
         let configuration = EngineConfiguration(
             device: DeviceSettings(seed: 8), senders: Self.senders, appServer: .none)
         var options = ServerOptions()

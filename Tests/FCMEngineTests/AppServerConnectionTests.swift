@@ -81,6 +81,17 @@ struct AppServerConnectionTests {
         #expect(h.engine.links.byID[1]?.unacked.isEmpty == true)
     }
 
+    @Test func anAppServersNackOfAnUpstreamMessageSettlesItAsAnAckWithAWarning() {
+        var h = Harness(appServer: .none)
+        h.connect(1)
+        h.send("m-1")
+        let events = h.link(.received(1, .nack(messageID: "m-1")))
+        #expect(events.named("warning").first?.string("detail")?.contains("nacked m-1") == true)
+        #expect(events.named("appServerAck").count == 1)
+        #expect(h.engine.awaitingAck.isEmpty)
+        #expect(h.engine.links.byID[1]?.unacked.isEmpty == true)
+    }
+
     @Test func atMostOneThousandConnectionsPerSender() {
         var h = Harness(appServer: .none)
         for id in 1...ConnectionRules.connectionsPerSender {

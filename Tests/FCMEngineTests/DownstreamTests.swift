@@ -271,3 +271,32 @@ struct DozeTests {
         #expect(h.push().named("stored").count == 1)
     }
 }
+
+@Suite("Request limits")
+struct RequestLimitTests {
+    @Test func aLegacyMulticastNamesOneToOneThousandTokens() {
+        #expect(ServiceLimits.registrationIDsProblem(count: 0) == "\"registration_ids\" is empty")
+        #expect(ServiceLimits.registrationIDsProblem(count: 1) == nil)
+        #expect(ServiceLimits.registrationIDsProblem(count: 1_000) == nil)
+        #expect(
+            ServiceLimits.registrationIDsProblem(count: 1_001)
+                == "Number of messages on bulk (1001) exceeds maximum allowed (1000)")
+    }
+
+    @Test func theErrorTableAnswersEachRefusalOnV1AsGoogleDoes() {
+        #expect(
+            DownstreamError.notRegistered("t").v1Status
+                == V1Status(http: 404, rpc: "NOT_FOUND", fcmCode: "UNREGISTERED"))
+        #expect(
+            DownstreamError.mismatchSenderID("t").v1Status
+                == V1Status(http: 403, rpc: "PERMISSION_DENIED", fcmCode: "SENDER_ID_MISMATCH"))
+        #expect(DownstreamError.invalidTtl(-1).v1Status.http == 400)
+        #expect(
+            ErrorTable.v1(faultStatus: 429) == V1Status(http: 429, rpc: "RESOURCE_EXHAUSTED", fcmCode: "QUOTA_EXCEEDED")
+        )
+        #expect(ErrorTable.v1(faultStatus: 504).rpc == "DEADLINE_EXCEEDED")
+        #expect(ErrorTable.legacyText(faultStatus: 503) == "Unavailable")
+        #expect(ErrorTable.iidStatus(.notFound) == 404)
+        #expect(ErrorTable.v1(.alreadyExists).http == 409)
+    }
+}

@@ -119,6 +119,7 @@ struct FaultTests {
         (Fault(token: "t", kind: .status(503, retryAfter: nil)), "give it a path"),
         (Fault(path: "/fcm/send", kind: .status(418, retryAfter: nil)), "not one a fault gives"),
         (Fault(sender: "1", kind: .error("Teapot")), "not one a fault gives"),
+        (Fault(path: "/fcm/send", kind: .error("Unavailable")), "scope it by token, sender or topic"),
         (Fault(path: "/v1", kind: .latency(90_000, jitter: 0)), "at most 60s"),
         (Fault(path: "/v1", kind: .status(503, retryAfter: nil), count: 0), "at least 1"),
         (Fault(token: "t", kind: .reset), "give it a path (HTTP) or a sender"),

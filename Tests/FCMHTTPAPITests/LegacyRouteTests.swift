@@ -76,7 +76,7 @@ struct LegacyRouteTests {
     @Test("malformed bodies are 400 with a reason naming what is wrong")
     func badRequests() async throws {
         let device = TestDevice()
-        let tooMany = (0...LegacySendReader.maxRegistrationIDs).map { "\"t\($0)\"" }.joined(separator: ",")
+        let tooMany = (0...ServiceLimits.maxRegistrationIDs).map { "\"t\($0)\"" }.joined(separator: ",")
         let cases = [
             ("{not json", "JSON_PARSING_ERROR"),
             (#"{"to":5}"#, #"Field "to" must be a JSON java.lang.String"#),
