@@ -63,12 +63,7 @@ extension DeviceHost {
                     let time = now
                     var produced: [Event] = []
                     run { engine, events in
-                        switch action {
-                        case .command(let command): engine.apply(command, at: time, into: &events)
-                        case .push(let push):
-                            for command in push.commands(on: engine) { engine.apply(command, at: time, into: &events) }
-                        case .expect, .expectNone: break
-                        }
+                        action.perform(on: &engine, at: time, into: &events)
                         produced = events
                     }
                     return produced

@@ -2,6 +2,7 @@ import FCMEngine
 import FCMHTTPAPI
 import FCMProfiles
 import Foundation
+import Synchronization
 
 /// How the control API reaches the running device. The engine decides what each
 /// action does; these calls only carry it there and back.
@@ -37,6 +38,10 @@ public final class ControlService: Sendable {
 
     let log: EventLog
     let device: ControlGateway
+    /// The one judge of expectations, as a profile's runner uses it: an `expect` met
+    /// by an event claims it, so two `expect`s of one event need two events. Reset
+    /// with the device.
+    let judge = Mutex(ExpectationJudge())
     /// When set, every call must carry `Authorization: Bearer TOKEN`.
     let token: String?
     /// Why the control API is closed, when it is (listening beyond this machine
@@ -83,7 +88,9 @@ public final class ControlService: Sendable {
         case ("POST", ["faults"]): return await addFault(request)
         case ("DELETE", ["faults"]): return await run(.clearFaults)
         case ("GET", ["faults"]): return await faults()
-        case ("POST", ["reset"]): return await run(.reset)
+        case ("POST", ["reset"]):
+            judge.withLock { $0.forget() }
+            return await run(.reset)
         case ("POST", _) where route.count == 3 && route[0] == "devices" && route[2] == "actions":
             return await action(request, device: FormDecodingName.decode(route[1]))
         default:
@@ -227,12 +234,28 @@ public final class ControlService: Sendable {
         case .failure(let problem): return Self.error(400, problem.description)
         }
         let expectation = check.expectation
-        let matching: @Sendable (Event) -> Bool = { expectation.matches($0) && $0.side != .check }
-        var hits = log.entries(after: check.after, limit: 1, matching: matching)
-        if hits.isEmpty, !check.negated, let wait = check.wait {
-            hits = await log.wait(after: check.after, limit: 1, timeout: wait, matching: matching)
+        let negated = check.negated
+        // Judged by the one judge on what the log holds; an `expect` not met yet may
+        // wait for an event it could claim.
+        let judgedUpTo = log.lastSeq
+        var verdict = judge.withLock { judge in
+            judge.judge(
+                expectation, negated: negated,
+                among: log.entries(after: check.after, limit: 100_000) { $0.name == expectation.event }.lazy.map {
+                    (key: $0.seq, event: $0.event)
+                })
         }
-        check.judge(hits.first, among: log.entries(after: check.after, limit: 100_000) { $0.name == expectation.event })
+        if !verdict.held, !negated, let wait = check.wait {
+            let waited = await log.wait(after: max(check.after, judgedUpTo), limit: 1, timeout: wait) { event in
+                expectation.matches(event) && event.side != .check
+            }
+            if let hit = waited.first {
+                verdict = judge.withLock { judge in
+                    judge.judge(expectation, negated: false, among: [(key: hit.seq, event: hit.event)])
+                }
+            }
+        }
+        check.judge(verdict)
         return .json(200, check.replyJSON)
     }
 }

@@ -47,23 +47,12 @@ struct ExpectationCall {
         return .success(call)
     }
 
-    /// Held when the event happened (`expect`) or did not (`expect_none`); otherwise
-    /// says what happened instead.
-    mutating func judge(_ hit: EventLog.Entry?, among sameName: [EventLog.Entry]) {
-        matchedSeq = hit?.seq
-        if negated {
-            held = hit == nil
-            if let hit { detail = "it happened: seq \(hit.seq) " + TranscriptFormatter.summary(hit.event) }
-        } else {
-            held = hit != nil
-            if hit == nil {
-                detail =
-                    sameName.isEmpty
-                    ? "no \(expectation.event) event happened"
-                    : "what happened instead: "
-                        + sameName.suffix(3).map { "seq \($0.seq) " + TranscriptFormatter.summary($0.event) }
-                        .joined(separator: "; ")
-            }
+    /// Takes the one judge's verdict; a failure says what happened instead.
+    mutating func judge(_ verdict: ExpectationJudge.Verdict) {
+        held = verdict.held
+        matchedSeq = verdict.decisive?.key
+        detail = ExpectationJudge.detail(verdict, expectation, negated: negated) { seq, _ in
+            negated ? "(seq \(seq))" : "seq \(seq)"
         }
     }
 

@@ -11,7 +11,7 @@ extension HTTPSendService {
         guard let project = request.header("project_id"), !project.isEmpty else {
             return Self.iidError(400, "the project_id header (the sender ID) is missing")
         }
-        guard project == sender.id || project == sender.project else {
+        guard sender.isNamed(byProject: project) else {
             return Self.iidError(401, "project_id \(project) is not the sender these credentials belong to")
         }
         if request.method == "GET" {

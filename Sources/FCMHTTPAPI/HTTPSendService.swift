@@ -273,7 +273,7 @@ public final class HTTPSendService: Sendable {
                         "Request had invalid authentication credentials: this access token was not issued by this emulator."
                 ))
         }
-        guard let sender = senders.sender(project: project), granted == sender.id || granted == sender.project
+        guard let sender = senders.sender(project: project), sender.isNamed(byProject: granted)
         else {
             return .failure(
                 V1Error(

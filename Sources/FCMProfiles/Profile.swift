@@ -76,6 +76,23 @@ public indirect enum StepAction: Sendable {
     case expectNone(Expectation)
 }
 
+extension StepAction {
+    /// The one way a step acts on the device, for a profile's runner and the control
+    /// API alike: a command is applied; a push resolves its target among the tokens
+    /// issued so far, one message per phone it names. Expectations do nothing here
+    /// (`ExpectationJudge` judges them).
+    public func perform(on engine: inout DeviceEngine, at time: Millis, into out: inout [Event]) {
+        switch self {
+        case .command(let command): engine.apply(command, at: time, into: &out)
+        case .push(let push) where push.devices.isEmpty:
+            engine.apply(push.command(on: engine, phoneAt: 0), at: time, into: &out)
+        case .push(let push):
+            for command in push.commands(on: engine) { engine.apply(command, at: time, into: &out) }
+        case .expect, .expectNone: break
+        }
+    }
+}
+
 /// A downstream message from a profile, before its target is known.
 public struct PushStep: Sendable {
     public var request: DownstreamRequest

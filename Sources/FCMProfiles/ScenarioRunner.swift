@@ -13,7 +13,7 @@ public struct ScenarioRunner: Sendable {
     public private(set) var seen: [Event] = []
     /// The index of the last `expect` or `expect_none` step, -1 when there is none.
     let lastExpectation: Int
-    var claimed = Set<Int>()
+    var judge = ExpectationJudge()
     /// Every expectation judged so far, in order.
     public private(set) var checks: [CheckResult] = []
 
@@ -75,19 +75,15 @@ public struct ScenarioRunner: Sendable {
         engine.advance(to: at, into: &out)
         var result: CheckResult?
         switch steps[index].action {
-        case .command(let command):
-            engine.apply(command, at: at, into: &out)
-        case .push(let push) where push.devices.isEmpty:
-            engine.apply(push.command(on: engine, phoneAt: 0), at: at, into: &out)
-        case .push(let push):
-            for command in push.commands(on: engine) { engine.apply(command, at: at, into: &out) }
+        case .command, .push:
+            steps[index].action.perform(on: &engine, at: at, into: &out)
         case .expect(let expectation), .expectNone(let expectation):
             // Judged after what this step's time brought is seen.
             seen += out[start...]
             start = out.count
             let step = steps[index]
             let negated = if case .expectNone = step.action { true } else { false }
-            let judged = negated ? judgeNone(expectation, step: step) : judge(expectation, step: step)
+            let judged = judge(expectation, step: step, negated: negated)
             checks.append(judged)
             out.append(judged.event(at: at))
             result = judged
@@ -109,32 +105,14 @@ public struct ScenarioRunner: Sendable {
         seen = events
     }
 
-    mutating func judge(_ expectation: Expectation, step: Step) -> CheckResult {
-        if let index = seen.indices.first(where: {
-            !claimed.contains($0) && seen[$0].side != .check && expectation.matches(seen[$0])
-        }) {
-            claimed.insert(index)
-            return CheckResult(step: step, expectation: expectation, negated: false, passed: true)
-        }
-        let sameName = seen.filter { $0.name == expectation.event }
-        let detail: String
-        if sameName.isEmpty {
-            detail = "no \(expectation.event) event happened by \(DurationText.stamp(step.at))"
-        } else {
-            let shown = sameName.suffix(3).map { "\(DurationText.stamp($0.at)) \(TranscriptFormatter.summary($0))" }
-            detail = "what happened instead: " + shown.joined(separator: "; ")
-        }
-        return CheckResult(
-            step: step, expectation: expectation, negated: false, passed: false, detail: detail)
-    }
-
-    func judgeNone(_ expectation: Expectation, step: Step) -> CheckResult {
-        guard let hit = seen.first(where: { $0.side != .check && expectation.matches($0) }) else {
-            return CheckResult(step: step, expectation: expectation, negated: true, passed: true)
-        }
-        return CheckResult(
-            step: step, expectation: expectation, negated: true, passed: false,
-            detail: "it happened at \(DurationText.stamp(hit.at)): \(TranscriptFormatter.summary(hit))")
+    mutating func judge(_ expectation: Expectation, step: Step, negated: Bool) -> CheckResult {
+        let events = seen
+        let verdict = judge.judge(
+            expectation, negated: negated, among: events.indices.lazy.map { (key: Int64($0), event: events[$0]) })
+        let detail = ExpectationJudge.detail(
+            verdict, expectation, negated: negated, by: DurationText.stamp(step.at),
+            label: { _, event in negated ? "at \(DurationText.stamp(event.at))" : DurationText.stamp(event.at) })
+        return CheckResult(step: step, expectation: expectation, negated: negated, passed: verdict.held, detail: detail)
     }
 }
 

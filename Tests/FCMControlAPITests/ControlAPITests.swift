@@ -36,12 +36,7 @@ final class ControlledDevice: @unchecked Sendable {
         var events: [Event] = []
         lock.withLock {
             time += 1_000
-            switch action {
-            case .command(let command): engine.apply(command, at: time, into: &events)
-            case .push(let push):
-                for command in push.commands(on: engine) { engine.apply(command, at: time, into: &events) }
-            case .expect, .expectNone: break
-            }
+            action.perform(on: &engine, at: time, into: &events)
         }
         for event in events { log.append(event) }
         return events
@@ -139,6 +134,28 @@ struct ControlAPITests {
         #expect((failed.json["detail"] as? String)?.contains("what happened instead") == true)
         let none = await device.call("POST", "expectations", body: #"{"expect_none": {"event": "onMessageReceived"}}"#)
         #expect(none.json["held"] as? Bool == true)
+    }
+
+    @Test("one event meets one expect, as in a profile; a reset lets events be claimed again")
+    func oneEventMeetsOneExpect() async {
+        let device = ControlledDevice()
+        _ = await device.call(
+            "POST", "devices/default/actions",
+            body: #"{"push": {"sender": "123456789012", "id": "d-1", "data": {"k": "v"}}}"#)
+        let expect = #"{"expect": {"event": "onMessageReceived"}}"#
+        let first = await device.call("POST", "expectations", body: expect)
+        #expect(first.json["held"] as? Bool == true)
+        let second = await device.call("POST", "expectations", body: expect)
+        #expect(second.json["held"] as? Bool == false)
+        #expect((second.json["detail"] as? String)?.contains("what happened instead") == true)
+        _ = await device.call(
+            "POST", "devices/default/actions",
+            body: #"{"push": {"sender": "123456789012", "id": "d-2", "data": {"k": "v"}}}"#)
+        let third = await device.call("POST", "expectations", body: expect)
+        #expect(third.json["held"] as? Bool == true)
+        _ = await device.call("POST", "reset")
+        let again = await device.call("POST", "expectations", body: expect)
+        #expect(again.json["held"] as? Bool == true)
     }
 
     @Test("the device shows its tokens, topics, tray and inbox")
