@@ -102,7 +102,7 @@ struct ControlAPITests {
         let device = ControlledDevice()
         let after = device.log.lastSeq
         async let waited = device.call("GET", "events", query: "after=\(after)&type=onMessageReceived&wait=10s")
-        try await Task.sleep(for: .milliseconds(50))
+        try await device.log.untilSomeoneWaits()
         _ = device.perform(
             .push(
                 PushStep(
@@ -262,7 +262,7 @@ struct EventStreamTests {
             return
         }
         async let first = stream.next(after: stream.start)
-        try await Task.sleep(for: .milliseconds(50))
+        try await device.log.untilSomeoneWaits()
         _ = device.perform(.command(.setNetwork(.offline)))
         let (text, last) = try #require(await first)
         #expect(text.hasPrefix("id: \(last)\nevent: networkChanged\ndata: {\"seq\":\(last),"))
@@ -286,6 +286,18 @@ struct EventStreamTests {
                 continue
             }
             #expect(reply.status == status)
+        }
+    }
+}
+
+extension EventLog {
+    /// Returns once a caller waits on the log (a long poll or a stream has started),
+    /// so what a test does next happens during the wait, not before it.
+    func untilSomeoneWaits(within limit: Duration = .seconds(10)) async throws {
+        let deadline = ContinuousClock.now + limit
+        while waiting == 0 {
+            guard ContinuousClock.now < deadline else { throw CancellationError() }
+            await Task.yield()
         }
     }
 }

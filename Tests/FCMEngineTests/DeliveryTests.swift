@@ -77,3 +77,22 @@ struct DeliveryTests {
         #expect(h.engine.devices[0].pending.isEmpty)
     }
 }
+
+@Suite("A stopped Android app")
+struct StoppedAndroidAppTests {
+    @Test func aNotificationMessageToAStoppedAndroidAppIsHeldNotShownUntilTheAppRuns() {
+        var h = Harness(platform: .android, state: .stopped)
+        let events = h.push(data: [KeyValue("room", "PT-DK")], notification: [KeyValue("title", "Goal")], id: "n-1")
+        // A force-stopped app gets nothing: no tray notification, no callback; the
+        // connection server holds the message.
+        #expect(events.named("stored").first?.string("reason") == "app stopped")
+        #expect(events.named("notificationPosted").isEmpty && events.named("onMessageReceived").isEmpty)
+        #expect(h.engine.devices[0].tray.isEmpty)
+        #expect(h.engine.heldMessages(ofPhoneAt: 0).map(\.id) == ["n-1"])
+        // Started in the background, the notification reaches the tray with its data.
+        let started = h.run(.setAppState(.background), after: 1_000)
+        #expect(started.named("notificationPosted").first?.string("id") == "n-1")
+        #expect(h.engine.devices[0].tray.map(\.id) == ["n-1"])
+        #expect(h.engine.heldMessages(ofPhoneAt: 0).isEmpty)
+    }
+}
