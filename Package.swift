@@ -10,7 +10,8 @@ let package = Package(
         .library(name: "FCMProfiles", targets: ["FCMProfiles"]),
         .library(name: "FCMTerminalUI", targets: ["FCMTerminalUI"]),
         // For the fuzz targets in Fuzz/ (a package of their own, built with sanitizers).
-        .library(name: "FCMDownstreamJSON", targets: ["FCMDownstreamJSON"]),
+        .library(name: "FCMJSON", targets: ["FCMJSON"]),
+        .library(name: "FCMLegacyFields", targets: ["FCMLegacyFields"]),
         .library(name: "FCMXMPP", targets: ["FCMXMPP"]),
         .library(name: "FCMHTTPAPI", targets: ["FCMHTTPAPI"]),
         .library(name: "FCMControlAPI", targets: ["FCMControlAPI"]),
@@ -31,15 +32,17 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
+        // JSON: the value, the strict reader and the one writer. Owned by no rule.
+        .target(name: "FCMJSON"),
         // The rules of a client app instance and its connection server: pure, no I/O.
-        .target(name: "FCMEngine"),
+        .target(name: "FCMEngine", dependencies: ["FCMJSON"]),
         // YAML device profiles, headless replay on a virtual clock, transcripts.
         .target(
             name: "FCMProfiles",
-            dependencies: ["FCMEngine", .product(name: "Yams", package: "Yams")]
+            dependencies: ["FCMEngine", "FCMJSON", .product(name: "Yams", package: "Yams")]
         ),
         // The TUI as a pure model, update and view: state to a grid of cells.
-        .target(name: "FCMTerminalUI", dependencies: ["FCMEngine", "FCMProfiles"]),
+        .target(name: "FCMTerminalUI", dependencies: ["FCMEngine", "FCMJSON", "FCMProfiles"]),
         // The system ncursesw, through a small C shim.
         .systemLibrary(name: "CNCurses", path: "Sources/CNCurses", providers: [.apt(["libncursesw5-dev"])]),
         // Records termination signals for the TUI's main loop.
@@ -51,31 +54,33 @@ let package = Package(
         // The system libexpat: a streaming XML parser for XMPP.
         .systemLibrary(name: "CExpat", path: "Sources/CExpat", providers: [.apt(["libexpat1-dev"])]),
         // XMPP framing and the CCS session rules, pure: bytes and events in, replies out.
-        .target(name: "FCMXMPP", dependencies: ["CExpat", "FCMEngine", "FCMDownstreamJSON"]),
-        // The downstream JSON fields that CCS and the HTTP legacy API share.
-        .target(name: "FCMDownstreamJSON", dependencies: ["FCMEngine"]),
+        .target(name: "FCMXMPP", dependencies: ["CExpat", "FCMEngine", "FCMJSON", "FCMLegacyFields"]),
+        // The downstream message fields that CCS and the HTTP legacy API share, read
+        // with the service's strict types.
+        .target(name: "FCMLegacyFields", dependencies: ["FCMEngine", "FCMJSON"]),
         // The HTTP send APIs as plain values: legacy and v1 bodies, the OAuth2 grant.
         .target(
             name: "FCMHTTPAPI",
             dependencies: [
-                "FCMEngine", "FCMDownstreamJSON",
+                "FCMEngine", "FCMJSON", "FCMLegacyFields",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // The device's state in SQLite (GRDB): a snapshot and a write-ahead journal of
         // the calls made on the engine since.
-        .target(name: "FCMControlAPI", dependencies: ["FCMEngine", "FCMProfiles", "FCMHTTPAPI"]),
+        .target(name: "FCMControlAPI", dependencies: ["FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI"]),
         .target(
             name: "FCMStore",
-            dependencies: ["FCMEngine", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["FCMEngine", "FCMJSON", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // The emulated connection server on SwiftNIO: listeners, TLS, the shared device,
         // and the TUI's link to it.
         .target(
             name: "FCMConnectionServer",
             dependencies: [
-                "FCMXMPP", "FCMEngine", "FCMProfiles", "FCMHTTPAPI", "FCMStore", "FCMTerminalUI", "FCMControlAPI",
+                "FCMXMPP", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI", "FCMStore", "FCMTerminalUI",
+                "FCMControlAPI",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -96,8 +101,8 @@ let package = Package(
         .executableTarget(
             name: "fcm-device",
             dependencies: [
-                "FCMEngine", "FCMProfiles", "FCMTerminalUI", "FCMCursesBackend", "FCMConnectionServer", "FCMHTTPAPI",
-                "FCMStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "FCMEngine", "FCMJSON", "FCMProfiles", "FCMTerminalUI", "FCMCursesBackend", "FCMConnectionServer",
+                "FCMHTTPAPI", "FCMStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // A load generator for `fcm-device serve` (run on purpose; see BENCHMARKS.md).
@@ -110,25 +115,27 @@ let package = Package(
             ],
             path: "Benchmarks/XMPPLoad"
         ),
-        .testTarget(name: "FCMEngineTests", dependencies: ["FCMEngine"]),
+        .testTarget(name: "FCMEngineTests", dependencies: ["FCMEngine", "FCMJSON"]),
         .testTarget(
             name: "FCMStoreTests",
             dependencies: ["FCMStore", "FCMEngine", .product(name: "GRDB", package: "GRDB.swift")],
             // Fixtures/format-2.sqlite: a state file written by the release before format 3
             // (from Fixtures/format-2-profile.yaml), for the migration test.
             exclude: ["Fixtures"]),
-        .testTarget(name: "FCMProfilesTests", dependencies: ["FCMProfiles", "FCMEngine"]),
+        .testTarget(name: "FCMProfilesTests", dependencies: ["FCMProfiles", "FCMEngine", "FCMJSON"]),
         .testTarget(
-            name: "FCMTerminalUITests", dependencies: ["FCMTerminalUI", "FCMEngine", "FCMProfiles"],
+            name: "FCMTerminalUITests", dependencies: ["FCMTerminalUI", "FCMEngine", "FCMJSON", "FCMProfiles"],
             exclude: ["Snapshots"]),
-        .testTarget(name: "FCMXMPPTests", dependencies: ["FCMXMPP", "FCMEngine"]),
+        .testTarget(name: "FCMXMPPTests", dependencies: ["FCMXMPP", "FCMEngine", "FCMJSON"]),
         .testTarget(
-            name: "FCMControlAPITests", dependencies: ["FCMControlAPI", "FCMHTTPAPI", "FCMEngine", "FCMProfiles"]),
-        .testTarget(name: "FCMHTTPAPITests", dependencies: ["FCMHTTPAPI", "FCMEngine", "FCMDownstreamJSON"]),
+            name: "FCMControlAPITests",
+            dependencies: ["FCMControlAPI", "FCMHTTPAPI", "FCMEngine", "FCMJSON", "FCMProfiles"]),
+        .testTarget(
+            name: "FCMHTTPAPITests", dependencies: ["FCMHTTPAPI", "FCMEngine", "FCMJSON", "FCMLegacyFields"]),
         .testTarget(
             name: "FCMConnectionServerTests",
             dependencies: [
-                "FCMConnectionServer", "FCMXMPP", "FCMEngine", "FCMProfiles", "FCMHTTPAPI", "FCMStore",
+                "FCMConnectionServer", "FCMXMPP", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI", "FCMStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -72,9 +72,11 @@ class Serve:
 class XMPPSender(threading.Thread):
     """An app server on one CCS connection: sends ids in order, at most 20 unacked."""
 
-    def __init__(self, port, token, ids):
+    def __init__(self, port, token, ids, sender=SENDER, key=KEY):
         super().__init__(daemon=True)
+        # token: one token for every id, or a dict from each id to its target's token
         self.port, self.token, self.ids = port, token, ids
+        self.sender, self.key = sender, key
         self.sent, self.acked = [], []
         self.error = None
 
@@ -91,7 +93,7 @@ class XMPPSender(threading.Thread):
             sock = socket.create_connection(("127.0.0.1", self.port), timeout=5)
             sock.sendall(HEADER.encode())
             self.read_until(sock, "</stream:features>")
-            plain = base64.b64encode(("\0%s@fcm.googleapis.com\0%s" % (SENDER, KEY)).encode()).decode()
+            plain = base64.b64encode(("\0%s@fcm.googleapis.com\0%s" % (self.sender, self.key)).encode()).decode()
             sock.sendall(("<auth mechanism='PLAIN' xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>%s</auth>" % plain).encode())
             self.read_until(sock, "<success")
             sock.sendall(HEADER.encode())
@@ -102,7 +104,8 @@ class XMPPSender(threading.Thread):
             while pending or len(self.acked) < len(self.sent):
                 while pending and len(self.sent) - len(self.acked) < 20:
                     mid = pending.pop(0)
-                    body = json.dumps({"to": self.token, "message_id": mid, "data": {"n": mid}})
+                    to = self.token[mid] if isinstance(self.token, dict) else self.token
+                    body = json.dumps({"to": to, "message_id": mid, "data": {"n": mid}})
                     sock.sendall(('<message id=""><gcm xmlns="google:mobile:data">%s</gcm></message>' % body).encode())
                     self.sent.append(mid)
                     time.sleep(0.002)
@@ -162,17 +165,16 @@ class TopicSender(threading.Thread):
                 return
 
 
-def saved(binary, state):
-    out = subprocess.run([binary, "state", "--state", state, "--json"], capture_output=True, text=True, timeout=30)
+def saved(binary, state, profile=None):
+    command = [binary, "state", "--state", state, "--json"] + (["--profile", profile] if profile else [])
+    out = subprocess.run(command, capture_output=True, text=True, timeout=30)
     if out.returncode != 0:
         raise AssertionError("fcm-device state failed: " + out.stderr)
     return json.loads(out.stdout)
 
 
-def main():
-    binary = sys.argv[1]
-    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 20
-    rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else time.time_ns())
+def single_phase(binary, rounds, rng):
+    """The single-phone rounds: returns (acknowledged messages, subscriptions) checked."""
     state = tempfile.mkdtemp(prefix="fcm-crash-")
     first_token, unacked, resent, total_acked, subscribed_total = None, [], set(), 0, 0
     try:
@@ -218,13 +220,25 @@ def main():
                   "subscriptions; all %d delivered, every subscription kept"
                   % (number, len(xmpp.acked), len(http.accepted), len(unacked), len(topics.acknowledged), len(acked)),
                   flush=True)
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+    return total_acked, subscribed_total
+
+
+def main():
+    binary = sys.argv[1]
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 20
+    rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else time.time_ns())
+    fleet_rounds = max(3, rounds // 4)
+    try:
+        total_acked, subscribed_total = single_phase(binary, rounds, rng)
+        fleet = fleet_phase(binary, fleet_rounds, rng)
     except AssertionError as failure:
         print("crash: FAIL " + str(failure))
         return 1
-    finally:
-        shutil.rmtree(state, ignore_errors=True)
-    print("crash: %d rounds passed (%d acknowledged messages and %d subscriptions checked)"
-          % (rounds, total_acked, subscribed_total))
+    print("crash: %d rounds passed (%d acknowledged messages and %d subscriptions checked), then %d fleet rounds "
+          "(%d acknowledged copies, %d subscriptions, %d groups and %d control actions checked)"
+          % ((rounds, total_acked, subscribed_total, fleet_rounds) + fleet))
     return 0
 
 

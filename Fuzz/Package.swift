@@ -12,7 +12,8 @@ let package = Package(
             name: "fuzz-json",
             dependencies: [
                 "FuzzDriver",
-                .product(name: "FCMDownstreamJSON", package: "fcm-device"),
+                .product(name: "FCMJSON", package: "fcm-device"),
+                .product(name: "FCMLegacyFields", package: "fcm-device"),
                 .product(name: "FCMEngine", package: "fcm-device"),
                 .product(name: "FCMXMPP", package: "fcm-device"),
             ]),

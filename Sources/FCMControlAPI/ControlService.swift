@@ -1,5 +1,6 @@
 import FCMEngine
 import FCMHTTPAPI
+import FCMJSON
 import FCMProfiles
 import Foundation
 import Synchronization

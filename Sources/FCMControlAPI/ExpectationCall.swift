@@ -1,5 +1,6 @@
 import FCMEngine
 import FCMHTTPAPI
+import FCMJSON
 import FCMProfiles
 
 /// `POST expectations`: `{"expect": {"event": …, field: value}}` or `{"expect_none": …}`

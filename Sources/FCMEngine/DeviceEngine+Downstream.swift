@@ -1,3 +1,5 @@
+import FCMJSON
+
 /// Downstream acceptance: the connection server's validation, then delivery now,
 /// storage for later, or discarding.
 extension DeviceEngine {

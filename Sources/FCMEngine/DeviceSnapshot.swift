@@ -1,3 +1,5 @@
+import FCMJSON
+
 /// The one view of a phone as JSON: what `state --json` lists under `devices`, what
 /// the control API's `GET devices` and `GET devices/NAME` answer, and what `state`'s
 /// text is made from. One writer, so the two never describe a phone differently.

@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMJSON
 
 /// The replies of status faults, each in the body its API uses when the real
 /// service fails that way. The engine chose the fault; this only shapes it.

@@ -1,5 +1,6 @@
-import FCMDownstreamJSON
 import FCMEngine
+import FCMJSON
+import FCMLegacyFields
 
 /// Device groups as app servers manage them (legacy): `POST /fcm/notification` with
 /// `operation` create, add or remove, and `GET ?notification_key_name=N` to look a

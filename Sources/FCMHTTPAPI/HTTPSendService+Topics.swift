@@ -1,5 +1,6 @@
-import FCMDownstreamJSON
 import FCMEngine
+import FCMJSON
+import FCMLegacyFields
 import Foundation
 
 /// Topic management as app servers call it: the Instance ID API (`iid/v1:batchAdd`,

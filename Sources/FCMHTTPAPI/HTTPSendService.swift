@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMJSON
 import Foundation
 
 /// The HTTP send APIs of the emulated connection server: legacy `/fcm/send` (and

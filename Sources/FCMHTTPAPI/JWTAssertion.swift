@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMJSON
 import Foundation
 
 /// An OAuth2 JWT-bearer assertion (RFC 7523) as google-auth signs it, checked

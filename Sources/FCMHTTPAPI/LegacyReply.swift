@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMJSON
 
 /// The legacy API's answers, shaped as the real ones.
 public enum LegacyReply {

@@ -1,5 +1,6 @@
-import FCMDownstreamJSON
 import FCMEngine
+import FCMJSON
+import FCMLegacyFields
 
 /// A legacy `/fcm/send` body read into orders, one per target in request order.
 public struct LegacyBatch: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Crypto
 import FCMEngine
+import FCMJSON
 import Foundation
 import _CryptoExtras
 

@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMJSON
 
 /// An HTTP v1 error in the google.rpc shape, with the FCM error code detail.
 public struct V1Error: Error, Equatable, Sendable {

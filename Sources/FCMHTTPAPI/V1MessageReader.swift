@@ -1,5 +1,6 @@
-import FCMDownstreamJSON
 import FCMEngine
+import FCMJSON
+import FCMLegacyFields
 import Foundation
 
 /// Reads an HTTP v1 `{"message": {…}, "validate_only": …}` body into one order. The

@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMJSON
 
 /// Writes a device and the commands taken in a session as a profile that `replay`
 /// reproduces.

@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMJSON
 
 /// Writes events as the human transcript (one aligned line each) or as JSON lines.
 public enum TranscriptFormatter {

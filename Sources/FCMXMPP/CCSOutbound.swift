@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMJSON
 
 /// The stanzas the emulated connection server writes, in CCS's own forms.
 public enum CCSOutbound {

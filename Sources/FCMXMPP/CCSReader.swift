@@ -1,5 +1,5 @@
-import FCMDownstreamJSON
 import FCMEngine
+import FCMLegacyFields
 
 /// Reads the JSON of a CCS message (what an app server sent inside
 /// `<gcm xmlns="google:mobile:data">`) with the service's strict types.

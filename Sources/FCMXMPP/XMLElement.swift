@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMJSON
 
 /// One XML element of a stanza, with its attributes in order, children and text.
 public struct XMLElement: Sendable, Equatable {

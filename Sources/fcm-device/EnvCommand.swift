@@ -1,6 +1,7 @@
 import ArgumentParser
 import FCMConnectionServer
 import FCMEngine
+import FCMJSON
 import Foundation
 
 /// `fcm-device env`: the variables that send an unmodified app server's HTTPS calls

@@ -2,6 +2,7 @@ import ArgumentParser
 import FCMConnectionServer
 import FCMEngine
 import FCMHTTPAPI
+import FCMJSON
 import FCMProfiles
 import Foundation
 

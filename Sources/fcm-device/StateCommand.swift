@@ -1,6 +1,7 @@
 import ArgumentParser
 import FCMConnectionServer
 import FCMEngine
+import FCMJSON
 import FCMProfiles
 import FCMStore
 import Foundation

@@ -1,3 +1,4 @@
+import FCMJSON
 import Foundation
 import Testing
 

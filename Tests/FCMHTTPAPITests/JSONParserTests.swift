@@ -1,5 +1,6 @@
-import FCMDownstreamJSON
 import FCMEngine
+import FCMJSON
+import FCMLegacyFields
 import Foundation
 import Testing
 

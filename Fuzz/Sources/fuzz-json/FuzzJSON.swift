@@ -1,5 +1,5 @@
-import FCMDownstreamJSON
 import FCMEngine
+import FCMLegacyFields
 import FCMXMPP
 import FuzzDriver
 

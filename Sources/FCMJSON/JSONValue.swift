@@ -47,11 +47,6 @@ public enum JSONValue: Equatable, Sendable {
         .object(JSONObject(members.map { (key: $0.key, value: $0.value) }))
     }
 
-    /// An object of string values, in order.
-    public static func strings(_ pairs: [KeyValue]) -> JSONValue {
-        .object(JSONObject(pairs.map { (key: $0.key, value: .string($0.value)) }))
-    }
-
     /// An array of strings.
     public static func strings(_ items: [String]) -> JSONValue { .array(items.map { .string($0) }) }
 }

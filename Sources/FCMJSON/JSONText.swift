@@ -1,20 +1,19 @@
 /// The one JSON writer: compact text with keys in order, for documents
-/// (`JSONValue`) and for event fields (`FieldValue`). It writes into a `String`, or
+/// (`JSONValue`) and, through the engine's extension, for event fields. It writes into a `String`, or
 /// into UTF-8 bytes where the text goes to a socket or a file (a busy server writes
 /// thousands of lines a second, and appending bytes costs a fraction of appending
 /// to a string piece by piece).
 public enum JSONText {
     public static func append(_ value: JSONValue, to out: inout String) { write(value, to: &out) }
     public static func append(_ value: JSONValue, to out: inout [UInt8]) { write(value, to: &out) }
-    public static func append(_ value: FieldValue, to out: inout String) { write(value, to: &out) }
-    public static func append(_ value: FieldValue, to out: inout [UInt8]) { write(value, to: &out) }
     public static func appendString(_ text: String, to out: inout String) { writeString(text, to: &out) }
     public static func appendString(_ text: String, to out: inout [UInt8]) { writeString(text, to: &out) }
 
     /// A whole number, in decimal.
     public static func appendInt(_ number: Int64, to out: inout [UInt8]) { out.add(number) }
 
-    static func write<Out: JSONOutput>(_ value: JSONValue, to out: inout Out) {
+    @inlinable
+    public static func write<Out: JSONOutput>(_ value: JSONValue, to out: inout Out) {
         switch value {
         case .null: out.add("null")
         case .bool(let flag): out.add(flag ? "true" : "false")
@@ -39,36 +38,14 @@ public enum JSONText {
         }
     }
 
-    static func write<Out: JSONOutput>(_ value: FieldValue, to out: inout Out) {
-        switch value {
-        case .string(let text): writeString(text, to: &out)
-        case .int(let number): out.add(number)
-        case .bool(let flag): out.add(flag ? "true" : "false")
-        case .list(let items):
-            out.add(ascii: UInt8(ascii: "["))
-            for (index, item) in items.enumerated() {
-                if index > 0 { out.add(ascii: UInt8(ascii: ",")) }
-                writeString(item, to: &out)
-            }
-            out.add(ascii: UInt8(ascii: "]"))
-        case .map(let pairs):
-            out.add(ascii: UInt8(ascii: "{"))
-            for (index, pair) in pairs.enumerated() {
-                if index > 0 { out.add(ascii: UInt8(ascii: ",")) }
-                writeString(pair.key, to: &out)
-                out.add(ascii: UInt8(ascii: ":"))
-                writeString(pair.value, to: &out)
-            }
-            out.add(ascii: UInt8(ascii: "}"))
-        }
-    }
-
     /// Whether any byte needs an escape.
-    static func needsEscaping(_ text: String) -> Bool {
+    @inlinable
+    public static func needsEscaping(_ text: String) -> Bool {
         text.containsUTF8 { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }
     }
 
-    static func writeString<Out: JSONOutput>(_ text: String, to out: inout Out) {
+    @inlinable
+    public static func writeString<Out: JSONOutput>(_ text: String, to out: inout Out) {
         out.add(ascii: UInt8(ascii: "\""))
         // Most text needs no escaping: copy it whole.
         if !needsEscaping(text) {
@@ -94,7 +71,7 @@ public enum JSONText {
 }
 
 /// Where `JSONText` writes: a string, or UTF-8 bytes.
-protocol JSONOutput {
+public protocol JSONOutput {
     mutating func add(_ text: String)
     mutating func add(ascii byte: UInt8)
     mutating func add(_ scalar: Unicode.Scalar)
@@ -102,23 +79,23 @@ protocol JSONOutput {
 }
 
 extension String: JSONOutput {
-    mutating func add(_ text: String) { self += text }
-    mutating func add(ascii byte: UInt8) { unicodeScalars.append(Unicode.Scalar(byte)) }
-    mutating func add(_ scalar: Unicode.Scalar) { unicodeScalars.append(scalar) }
-    mutating func add(_ number: Int64) { self += String(number) }
+    @inlinable public mutating func add(_ text: String) { self += text }
+    @inlinable public mutating func add(ascii byte: UInt8) { unicodeScalars.append(Unicode.Scalar(byte)) }
+    @inlinable public mutating func add(_ scalar: Unicode.Scalar) { unicodeScalars.append(scalar) }
+    @inlinable public mutating func add(_ number: Int64) { self += String(number) }
 }
 
 extension Array: JSONOutput where Element == UInt8 {
-    mutating func add(_ text: String) {
+    @inlinable public mutating func add(_ text: String) {
         var text = text
         text.withUTF8 { append(contentsOf: $0) }
     }
 
-    mutating func add(ascii byte: UInt8) { append(byte) }
-    mutating func add(_ scalar: Unicode.Scalar) { append(contentsOf: UTF8.encode(scalar)!) }
+    @inlinable public mutating func add(ascii byte: UInt8) { append(byte) }
+    @inlinable public mutating func add(_ scalar: Unicode.Scalar) { append(contentsOf: UTF8.encode(scalar)!) }
 
     /// Digits made on the stack, least significant first, and added in one go.
-    mutating func add(_ number: Int64) {
+    @inlinable public mutating func add(_ number: Int64) {
         if number < 0 { append(UInt8(ascii: "-")) }
         var magnitude = number.magnitude
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
@@ -136,6 +113,7 @@ extension Array: JSONOutput where Element == UInt8 {
 extension String {
     /// Whether any UTF-8 byte matches, scanning the contiguous storage when there is one
     /// (the escapes of every line and stanza written ask this first).
+    @inlinable
     public func containsUTF8(where matches: (UInt8) -> Bool) -> Bool {
         if let found = utf8.withContiguousStorageIfAvailable({ $0.contains(where: matches) }) { return found }
         return utf8.contains(where: matches)

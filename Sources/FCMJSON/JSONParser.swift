@@ -1,5 +1,3 @@
-import FCMEngine
-
 /// A strict JSON parser (RFC 8259) for message bodies: UTF-8 only, nesting limited,
 /// errors that say what is wrong and at which byte. It is faster than Foundation's
 /// for the small objects messages are, and keeps numbers exact.

@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMJSON
 
 /// The downstream fields that XMPP (CCS) and the HTTP legacy API share, read from a
 /// parsed JSON object with the service's strict types. Targets (`to`,
