@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "FCMLegacyFields", targets: ["FCMLegacyFields"]),
         .library(name: "FCMXMPP", targets: ["FCMXMPP"]),
         .library(name: "FCMHTTPAPI", targets: ["FCMHTTPAPI"]),
+        .library(name: "FCMCredentials", targets: ["FCMCredentials"]),
         .library(name: "FCMControlAPI", targets: ["FCMControlAPI"]),
     ],
     dependencies: [
@@ -58,14 +59,20 @@ let package = Package(
         // The downstream message fields that CCS and the HTTP legacy API share, read
         // with the service's strict types.
         .target(name: "FCMLegacyFields", dependencies: ["FCMEngine", "FCMJSON"]),
-        // The HTTP send APIs as plain values: legacy and v1 bodies, the OAuth2 grant.
+        // Service-account keys, signed JWT assertions and the access tokens the token
+        // endpoint issues (RSA through swift-crypto).
         .target(
-            name: "FCMHTTPAPI",
+            name: "FCMCredentials",
             dependencies: [
-                "FCMEngine", "FCMJSON", "FCMLegacyFields",
+                "FCMEngine", "FCMJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
+        ),
+        // The HTTP send APIs as plain values: legacy and v1 bodies, the OAuth2 grant.
+        .target(
+            name: "FCMHTTPAPI",
+            dependencies: ["FCMEngine", "FCMJSON", "FCMLegacyFields", "FCMCredentials"]
         ),
         // The device's state in SQLite (GRDB): a snapshot and a write-ahead journal of
         // the calls made on the engine since.
@@ -74,12 +81,12 @@ let package = Package(
             name: "FCMStore",
             dependencies: ["FCMEngine", "FCMJSON", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        // The emulated connection server on SwiftNIO: listeners, TLS, the shared device,
-        // and the TUI's link to it.
+        // The emulated connection server on SwiftNIO: the listeners (CCS, HTTP, the
+        // HTTPS proxy) around the one shared device.
         .target(
             name: "FCMConnectionServer",
             dependencies: [
-                "FCMXMPP", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI", "FCMStore", "FCMTerminalUI",
+                "FCMXMPP", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI", "FCMCredentials", "FCMStore",
                 "FCMControlAPI",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -97,12 +104,27 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]
         ),
+        // The composition root of a running emulator: the state folder, the device's
+        // file, TLS material and trust stores, the server, the session's clock and the
+        // TUI's link to it.
+        .target(
+            name: "FCMSession",
+            dependencies: [
+                "FCMConnectionServer", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI", "FCMCredentials",
+                "FCMStore", "FCMTerminalUI",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // The executable: argument parsing only.
         .executableTarget(
             name: "fcm-device",
             dependencies: [
                 "FCMEngine", "FCMJSON", "FCMProfiles", "FCMTerminalUI", "FCMCursesBackend", "FCMConnectionServer",
-                "FCMHTTPAPI", "FCMStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "FCMSession", "FCMHTTPAPI", "FCMCredentials", "FCMStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // A load generator for `fcm-device serve` (run on purpose; see BENCHMARKS.md).
@@ -135,7 +157,8 @@ let package = Package(
         .testTarget(
             name: "FCMConnectionServerTests",
             dependencies: [
-                "FCMConnectionServer", "FCMXMPP", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI", "FCMStore",
+                "FCMConnectionServer", "FCMSession", "FCMXMPP", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI",
+                "FCMCredentials", "FCMStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -19,6 +19,7 @@ Prints one line per round, then `crash: N rounds passed` or what went wrong; exi
 on the first failure. Standard library only.
 """
 import base64
+import http.client
 import json
 import os
 import random
@@ -225,17 +226,440 @@ def single_phase(binary, rounds, rng):
     return total_acked, subscribed_total
 
 
+# The fleet phase: three phones on one connection server, two senders, the second
+# registered on two of the phones only.
+SENDER2 = "987654321098"
+KEY2 = "second-server-key"
+KEYS = {SENDER: KEY, SENDER2: KEY2}
+PHONES = {SENDER: ["pixel", "iphone", "tablet"], SENDER2: ["pixel", "iphone"]}
+# The control API takes a sender's project or its sender ID, for any phone.
+PROJECTS = ["demo-project", SENDER, "second-project", SENDER2]
+FLEET_PER_ROUND = 200
+# Each phone names a seed, drawn anew for every run of the test (a fleet whose seeds are left
+# random is refused on restart, "saved for other device settings"). An offline phone, and
+# an iPhone in the background, hold every data message; the store limit is raised so that
+# an overflow (FCM then deletes them all, by rule, not a loss) cannot happen.
+FLEET_PROFILE = """version: 1
+description: The crash test's fleet; three phones, two senders, the second on two phones only.
+devices:
+  - { name: pixel, platform: android, seed: %d }
+  - { name: iphone, platform: ios, seed: %d }
+  - { name: tablet, platform: android, seed: %d, senders: ["%s"] }
+senders:
+  - id: "%s"
+    key: %s
+    project: demo-project
+  - id: "%s"
+    key: %s
+    project: second-project
+server:
+  store_limit: 100000
+"""
+
+
+def fleet_profile(rng):
+    return FLEET_PROFILE % (rng.randrange(1, 2 ** 62), rng.randrange(1, 2 ** 62), rng.randrange(1, 2 ** 62),
+                            SENDER, SENDER, KEY, SENDER2, KEY2)
+
+
+class FleetServe(Serve):
+    """`serve --profile` on the fleet: waits for every phone's token for every sender it has."""
+
+    def __init__(self, binary, state, profile):
+        self.proc = subprocess.Popen(
+            [binary, "serve", "--profile", profile, "--state", state, "--ccs-port", "0", "--ccs-plain-port", "0",
+             "--http-port", "0", "--commit-delay-ms", str(COMMIT_DELAY_MS)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        if not line:
+            raise AssertionError("serve --profile did not start: " + self.proc.stderr.read())
+        self.listening = json.loads(line)
+        self.tokens, self.resumed, wanted = {}, True, sum(len(phones) for phones in PHONES.values())
+        for line in self.proc.stdout:
+            event = json.loads(line)
+            if event.get("event") in ("onNewToken", "didReceiveRegistrationToken", "tokenResumed"):
+                self.tokens.setdefault(event["device"], {})[event["sender"]] = event["token"]
+                self.resumed = self.resumed and event["event"] == "tokenResumed"
+                if sum(len(tokens) for tokens in self.tokens.values()) == wanted:
+                    break
+        else:
+            self.proc.wait(timeout=10)
+            raise AssertionError("serve --profile stopped before every phone had its tokens: " + self.proc.stderr.read())
+        threading.Thread(target=self.proc.stdout.read, daemon=True).start()
+
+
+def post(port, path, body, headers=None):
+    request = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path), data=json.dumps(body).encode(),
+                                     headers=dict(headers or {}, **{"Content-Type": "application/json"}))
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return json.loads(response.read())
+
+
+def legacy(sender):
+    return {"Authorization": "key=" + KEYS[sender]}
+
+
+class FleetThread(threading.Thread):
+    """An app server or a test suite on the HTTP port, one request at a time, until serve is gone.
+    `refused` collects what no request here should get: a status other than 200, a failed result."""
+
+    def __init__(self, port, rng, tokens):
+        super().__init__(daemon=True)
+        self.port, self.rng, self.tokens = port, rng, tokens
+        self.refused = []
+        self.inflight = None
+
+    def call(self, path, body, headers=None, inflight=None):
+        """The answer, or None once serve is gone; `inflight` is what a request cut off by the
+        kill might still have done."""
+        self.inflight = inflight
+        try:
+            answer = post(self.port, path, body, headers)
+        except urllib.error.HTTPError as error:
+            self.refused.append("%s answered %d" % (path, error.code))
+            return None
+        except (OSError, ValueError, http.client.HTTPException):
+            return None
+        self.inflight = None
+        return answer
+
+    def run(self):
+        try:
+            self.work()
+        except Exception as error:  # a malformed answer, or a bug here: either way the round fails
+            self.refused.append("%s: %r" % (type(self).__name__, error))
+
+
+class FleetHTTP(FleetThread):
+    """One sender's app server on the HTTP legacy API: each request to several of its phones' tokens."""
+
+    def __init__(self, port, rng, tokens, sender, count):
+        super().__init__(port, rng, tokens)
+        self.sender, self.count = sender, count
+        self.accepted = []  # (phone, message_id)
+
+    def work(self):
+        phones = PHONES[self.sender]
+        for n in range(self.count):
+            targets = self.rng.sample(phones, self.rng.randint(2, len(phones)))
+            reply = self.call("/fcm/send", {"registration_ids": [self.tokens[phone][self.sender] for phone in targets],
+                                            "data": {"h": str(n)}}, legacy(self.sender))
+            if reply is None:
+                return
+            for phone, result in zip(targets, reply["results"]):
+                if "message_id" in result:
+                    self.accepted.append((phone, result["message_id"]))
+                else:
+                    self.refused.append("a send to %s's token: %s" % (phone, result))
+
+
+class FleetTopics(FleetThread):
+    """Both senders' app servers on topics: an IID batchAdd of some of the sender's phones to a new
+    topic every fourth call, in between legacy sends to a topic acknowledged before (this round
+    or an earlier one)."""
+
+    def __init__(self, port, rng, tokens, prefix, count, earlier):
+        super().__init__(port, rng, tokens)
+        self.prefix, self.count, self.topics = prefix, count, {key: set(phones) for key, phones in earlier.items()}
+        self.subscribed = []  # (phone, sender, topic)
+        self.sent = []  # (sender, topic, message_id, the phones subscribed when it was sent)
+
+    def work(self):
+        for n in range(self.count):
+            if n % 4 == 0 or not self.topics:
+                sender, topic = (SENDER, SENDER2)[n // 4 % 2], "%s-%d" % (self.prefix, n)
+                phones = self.rng.sample(PHONES[sender], self.rng.randint(1, len(PHONES[sender])))
+                reply = self.call("/iid/v1:batchAdd", {"to": "/topics/" + topic, "registration_tokens":
+                                                       [self.tokens[phone][sender] for phone in phones]}, legacy(sender))
+                if reply is None:
+                    return
+                for phone, result in zip(phones, reply["results"]):
+                    if result == {}:
+                        self.subscribed.append((phone, sender, topic))
+                        self.topics.setdefault((sender, topic), set()).add(phone)
+                    else:
+                        self.refused.append("subscribing %s to %s: %s" % (phone, topic, result))
+            else:
+                sender, topic = self.rng.choice(sorted(self.topics))
+                reply = self.call("/fcm/send", {"to": "/topics/" + topic, "data": {"t": "%s-%d" % (self.prefix, n)}},
+                                  legacy(sender))
+                if reply is None:
+                    return
+                if "message_id" not in reply:
+                    self.refused.append("a send to /topics/%s: %s" % (topic, reply))
+                    continue
+                self.sent.append((sender, topic, str(reply["message_id"]), frozenset(self.topics[(sender, topic)])))
+
+
+class FleetGroups(FleetThread):
+    """Both senders' app servers on legacy device groups: a new group each (of two or three of its
+    phones), then sends to the notification keys of groups made this round or before, each with
+    a unique marker in its data (legacy HTTP cannot choose the ids of a group's copies)."""
+
+    def __init__(self, port, rng, tokens, prefix, count, earlier):
+        super().__init__(port, rng, tokens)
+        self.prefix, self.count, self.groups = prefix, count, dict(earlier)
+        self.created = {}  # (sender, name) -> (notification_key, phones)
+        self.sent = []  # (sender, marker, phones)
+
+    def work(self):
+        for sender in (SENDER, SENDER2):
+            name = "%s-%s" % (self.prefix, sender)
+            phones = frozenset(self.rng.sample(PHONES[sender], self.rng.randint(2, len(PHONES[sender]))))
+            reply = self.call("/fcm/notification", {"operation": "create", "notification_key_name": name,
+                                                    "registration_ids": [self.tokens[p][sender] for p in phones]},
+                              dict(legacy(sender), project_id=sender))
+            if reply is None:
+                return
+            if "notification_key" not in reply:
+                self.refused.append("creating group %s: %s" % (name, reply))
+                continue
+            self.created[(sender, name)] = self.groups[(sender, name)] = (reply["notification_key"], phones)
+        for n in range(self.count):
+            if not self.groups:
+                return
+            (sender, name), (key, phones) = self.rng.choice(sorted(self.groups.items()))
+            marker = "%s-%d" % (self.prefix, n)
+            reply = self.call("/fcm/send", {"to": key, "data": {"g": marker}}, legacy(sender))
+            if reply is None:
+                return
+            if reply.get("success") != len(phones) or reply.get("failure") != 0:
+                self.refused.append("a send to group %s of %d: %s" % (name, len(phones), reply))
+                continue
+            self.sent.append((sender, marker, phones))
+
+
+class FleetControl(FleetThread):
+    """A test suite on the control API: phones to the background and back, offline and back."""
+
+    ACTIONS = [("state", "background"), ("state", "foreground"), ("network", "offline"), ("network", "online")]
+
+    def __init__(self, port, rng, count):
+        super().__init__(port, rng, None)
+        self.count = count
+        self.answered = []  # (phone, key, value), in order
+
+    def work(self):
+        for _ in range(self.count):
+            phone, (key, value) = self.rng.choice(PHONES[SENDER]), self.rng.choice(self.ACTIONS)
+            path = "/emulator/v1/projects/%s/devices/%s/actions" % (self.rng.choice(PROJECTS), phone)
+            if self.call(path, {key: value}, inflight=(phone, key, value)) is None:
+                return
+            self.answered.append((phone, key, value))
+            time.sleep(self.rng.uniform(0.002, 0.015))
+
+
+class Fleet:
+    """Everything acknowledged to the fleet's app servers and test suite since the first round
+    (an inbox only grows, so every round checks all of it), and the checks against `state`."""
+
+    def __init__(self):
+        self.tokens = None
+        self.direct = {}  # message id -> (phone, sender): a CCS ack or a legacy result for that phone's token
+        self.ccs = {}  # every CCS message id sent -> (phone, sender), acknowledged or not
+        self.resent = set()
+        self.topics = {}  # (sender, topic) -> phones whose subscription was acknowledged
+        self.topic_copies = []  # (phone, message id, sender, topic)
+        self.groups = {}  # (sender, name) -> (notification_key, phones)
+        self.group_copies = []  # (phone, sender, marker)
+        self.conditions = {phone: {"state": "foreground", "network": "online"} for phone in PHONES[SENDER]}
+
+    def check(self, label, saved_state, settled=False):
+        """Fails unless every acknowledged copy is in its phone's inbox or held for it; returns
+        how many entries are held."""
+        devices = {device["name"]: device for device in saved_state["devices"]}
+        if sorted(devices) != sorted(PHONES[SENDER]):
+            raise AssertionError("%s: the state file has the phones %s" % (label, sorted(devices)))
+        found, where, markers, unknown_held, held = {}, {}, {}, {}, 0
+        known = set(self.ccs) | set(self.direct) | {mid for _, mid, _, _ in self.topic_copies}
+        for name, device in devices.items():
+            if device["tokens"] != self.tokens[name]:
+                raise AssertionError("%s: %s's tokens changed in the state file: %s" % (label, name, device["tokens"]))
+            if device.get("deleted"):
+                raise AssertionError("%s: %s's stored messages were deleted (%d)" % (label, name, device["deleted"]))
+            markers[name] = {}
+            for message in device["inbox"]:
+                found.setdefault((name, message["id"]), []).append(message["from"])
+                where.setdefault(message["id"], set()).add(name)
+                marker = (message.get("data") or {}).get("g")
+                if marker is not None:
+                    markers[name][marker] = markers[name].get(marker, 0) + 1
+            for message in device["held"]:
+                held += 1
+                found.setdefault((name, message["id"]), []).append(message["sender"])
+                where.setdefault(message["id"], set()).add(name)
+                if message["id"] not in known:
+                    unknown_held[(name, message["sender"])] = unknown_held.get((name, message["sender"]), 0) + 1
+        if settled and held:
+            raise AssertionError("%s: %d messages still held with every phone online in the foreground" % (label, held))
+        problems = []
+        for mid, (phone, sender) in sorted(self.direct.items()):
+            if (phone, mid) not in found:
+                problems.append("%s to %s (from %s) acknowledged but neither delivered nor held" % (mid, phone, sender))
+            elif any(origin != sender for origin in found[(phone, mid)]):
+                problems.append("%s on %s comes from %s, not %s" % (mid, phone, found[(phone, mid)], sender))
+        for mid, (phone, _) in sorted(self.ccs.items()):
+            if where.get(mid, {phone}) != {phone}:
+                problems.append("%s, sent to %s, reached %s" % (mid, phone, sorted(where[mid])))
+        for phone, mid, sender, topic in self.topic_copies:
+            if (phone, mid) not in found:
+                problems.append("topic %s message %s acknowledged but lost on %s" % (topic, mid, phone))
+            elif any(origin not in ("/topics/" + topic, sender) for origin in found[(phone, mid)]):
+                problems.append("topic message %s on %s comes from %s" % (mid, phone, found[(phone, mid)]))
+        doubled = sorted("%s on %s" % (mid, phone) for (phone, mid), entries in found.items()
+                         if len(entries) > 1 and mid not in self.resent)
+        doubled += sorted("group copy %s on %s" % (marker, phone) for phone in markers
+                          for marker, n in markers[phone].items() if n > 1)
+        if doubled:
+            problems.append("delivered or held twice without a retry: " + ", ".join(doubled[:5]))
+        # A group's copies have ids the app server never learns: one missing from a member's inbox
+        # must be one of the held entries from its sender whose id the test does not know.
+        missing = {}
+        for phone, sender, marker in self.group_copies:
+            if markers[phone].get(marker, 0) == 0:
+                missing.setdefault((phone, sender), []).append(marker)
+        for (phone, sender), lost in sorted(missing.items()):
+            if len(lost) > unknown_held.get((phone, sender), 0):
+                problems.append("%d copies of group sends by %s acknowledged but neither in %s's inbox nor held "
+                                "(%d held with unknown ids), among %s"
+                                % (len(lost), sender, phone, unknown_held.get((phone, sender), 0), lost[:5]))
+        for (phone, sender, topic) in sorted((p, s, t) for (s, t), phones in self.topics.items() for p in phones):
+            if topic not in devices[phone]["topics"].get(sender, []):
+                problems.append("%s's subscription to %s (sender %s) acknowledged but lost" % (phone, topic, sender))
+        for (sender, name), (key, phones) in sorted(self.groups.items()):
+            members = sorted(self.tokens[phone][sender] for phone in phones)
+            for phone in sorted(phones):
+                entries = [group for group in devices[phone].get("groups", [])
+                           if group.get("sender") == sender and group.get("name") == name]
+                if not entries or entries[0].get("notification_key") != key or sorted(entries[0].get("members", [])) != members:
+                    problems.append("group %s of %s (members %s) acknowledged but not kept on %s: %s"
+                                    % (name, sender, sorted(phones), phone, entries))
+        if problems:
+            raise AssertionError("%s: %s" % (label, "; ".join(problems[:6])))
+        return held
+
+
+def fleet_phase(binary, rounds, rng, profile):
+    """The fleet rounds, then a last start that brings every phone online to the foreground and
+    checks that what was held arrives. Returns (copies, subscriptions, groups, control actions)."""
+    state = tempfile.mkdtemp(prefix="fcm-crash-fleet-")
+    fleet, unacked, copies_total, controls_total = Fleet(), {SENDER: [], SENDER2: []}, 0, 0
+    try:
+        for number in range(1, rounds + 1):
+            label = "fleet round %d" % number
+            serve = FleetServe(binary, state, profile)
+            if fleet.tokens is None:
+                fleet.tokens = serve.tokens
+                shape = {phone: sorted(tokens) for phone, tokens in serve.tokens.items()}
+                wanted = {phone: sorted(s for s in PHONES if phone in PHONES[s]) for phone in PHONES[SENDER]}
+                if shape != wanted:
+                    raise AssertionError("%s: the phones registered with %s, not %s" % (label, shape, wanted))
+            elif serve.tokens != fleet.tokens or not serve.resumed:
+                raise AssertionError("%s: tokens changed or not resumed: %s" % (label, serve.tokens))
+            port, seed = serve.listening["http"], rng.random
+            xmpps = {}
+            for sender in (SENDER, SENDER2):
+                fresh = ["f%d-%s-x%d" % (number, sender[-4:], i) for i in range(FLEET_PER_ROUND)]
+                for mid in fresh:
+                    fleet.ccs[mid] = (rng.choice(PHONES[sender]), sender)
+                ids = unacked[sender] + fresh
+                fleet.resent.update(unacked[sender])
+                xmpps[sender] = XMPPSender(serve.listening["ccsPlain"], {mid: fleet.tokens[fleet.ccs[mid][0]][sender]
+                                                                         for mid in ids}, ids, sender, KEYS[sender])
+            https = [FleetHTTP(port, random.Random(seed()), fleet.tokens, sender, FLEET_PER_ROUND)
+                     for sender in (SENDER, SENDER2)]
+            topics = FleetTopics(port, random.Random(seed()), fleet.tokens, "f%d" % number, 60, fleet.topics)
+            groups = FleetGroups(port, random.Random(seed()), fleet.tokens, "g%d" % number, 40, fleet.groups)
+            control = FleetControl(port, random.Random(seed()), 400)
+            threads = list(xmpps.values()) + https + [topics, groups, control]
+            for thread in threads:
+                thread.start()
+            time.sleep(rng.uniform(0.05, 0.5))
+            serve.kill()
+            for thread in threads:
+                thread.join(10)
+            if any(thread.is_alive() for thread in threads):
+                raise AssertionError("%s: an app server still waits 10 s after the kill" % label)
+            refused = [line for thread in threads[2:] for line in thread.refused]
+            if refused:
+                raise AssertionError("%s: refused: %s" % (label, "; ".join(refused[:5])))
+            acks = 0
+            for sender, xmpp in xmpps.items():
+                acked = set(xmpp.acked)
+                acks += len(acked)
+                for mid in acked:
+                    fleet.direct[mid] = fleet.ccs[mid]
+                unacked[sender] = [mid for mid in xmpp.sent if mid not in acked]
+            for http_sender in https:
+                for phone, mid in http_sender.accepted:
+                    fleet.direct[mid] = (phone, http_sender.sender)
+            for phone, sender, topic in topics.subscribed:
+                fleet.topics.setdefault((sender, topic), set()).add(phone)
+            topic_copies = [(phone, mid, sender, topic) for sender, topic, mid, phones in topics.sent for phone in phones]
+            fleet.topic_copies += topic_copies
+            fleet.groups.update(groups.created)
+            group_copies = [(phone, sender, marker) for sender, marker, phones in groups.sent for phone in phones]
+            fleet.group_copies += group_copies
+            saved_state = saved(binary, state, profile)
+            held = fleet.check(label, saved_state)
+            # What the control API answered is kept; the one action the kill cut off may be too.
+            possible = {phone: {key: {value} for key, value in conditions.items()}
+                        for phone, conditions in fleet.conditions.items()}
+            for phone, key, value in control.answered:
+                possible[phone][key] = {value}
+            if control.inflight:
+                phone, key, value = control.inflight
+                possible[phone][key].add(value)
+            for device in saved_state["devices"]:
+                now = {"state": device["appState"], "network": device["network"]}
+                for key, value in now.items():
+                    if value not in possible[device["name"]][key]:
+                        raise AssertionError("%s: %s's %s is %s, the control API last answered %s"
+                                             % (label, device["name"], key, value, sorted(possible[device["name"]][key])))
+                fleet.conditions[device["name"]] = now
+            copies = acks + sum(len(h.accepted) for h in https) + len(topic_copies) + len(group_copies)
+            copies_total += copies
+            controls_total += len(control.answered)
+            print("fleet round %d: killed after %3d CCS acks, %3d legacy results, %2d topic sends, %2d group sends "
+                  "and %2d control actions; all %d copies delivered or held (%d held), %d subscriptions and "
+                  "%d groups kept"
+                  % (number, acks, sum(len(h.accepted) for h in https), len(topics.sent), len(groups.sent),
+                     len(control.answered), copies, held, sum(len(p) for p in fleet.topics.values()),
+                     len(fleet.groups)), flush=True)
+        serve = FleetServe(binary, state, profile)
+        if serve.tokens != fleet.tokens or not serve.resumed:
+            raise AssertionError("fleet settle: tokens changed or not resumed: %s" % serve.tokens)
+        try:
+            for phone in PHONES[SENDER]:
+                for action in ({"network": "online"}, {"state": "foreground"}):
+                    post(serve.listening["http"], "/emulator/v1/projects/%s/devices/%s/actions" % (SENDER, phone), action)
+        finally:
+            serve.kill()
+        fleet.check("fleet settle", saved(binary, state, profile), settled=True)
+        print("fleet settle: every phone online in the foreground; nothing held, all %d group copies in the inboxes"
+              % len(fleet.group_copies), flush=True)
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+    return copies_total, sum(len(p) for p in fleet.topics.values()), len(fleet.groups), controls_total
+
+
 def main():
     binary = sys.argv[1]
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 20
     rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else time.time_ns())
     fleet_rounds = max(3, rounds // 4)
+    folder = tempfile.mkdtemp(prefix="fcm-crash-profile-")
+    profile = os.path.join(folder, "fleet.yaml")
+    with open(profile, "w") as file:
+        file.write(fleet_profile(rng))
     try:
         total_acked, subscribed_total = single_phase(binary, rounds, rng)
-        fleet = fleet_phase(binary, fleet_rounds, rng)
+        fleet = fleet_phase(binary, fleet_rounds, rng, profile)
     except AssertionError as failure:
         print("crash: FAIL " + str(failure))
         return 1
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
     print("crash: %d rounds passed (%d acknowledged messages and %d subscriptions checked), then %d fleet rounds "
           "(%d acknowledged copies, %d subscriptions, %d groups and %d control actions checked)"
           % ((rounds, total_acked, subscribed_total, fleet_rounds) + fleet))

@@ -1,4 +1,5 @@
 import FCMControlAPI
+import FCMCredentials
 import FCMEngine
 import FCMHTTPAPI
 import FCMProfiles
@@ -15,7 +16,7 @@ public struct ServerOptions: Sendable {
     public var ccsPort: Int? = 5235
     /// XMPP without TLS.
     public var ccsPlainPort: Int? = 5236
-    public var tls: TLSIdentity?
+    public var tls: (any ServerTLS)?
     public var maxStanzaBytes = 65_536
     /// A shorter time for a connection to reach a session than the engine's rule
     /// (`ConnectionRules.loginTimeout`, 30 s), for tests; nil keeps the rule.
@@ -83,7 +84,7 @@ public final class ConnectionServer: @unchecked Sendable {
         do {
             if let port = options.ccsPort {
                 guard let tls = options.tls else { throw ServerError.missingTLS }
-                let context = try tls.serverContext()
+                let context = try tls.ccsContext()
                 let channel = try await ServerError.naming("the XMPP (CCS) TLS port", options.bind, port) {
                     try await server.listen(
                         options.bind, port, stanzaLimit: options.maxStanzaBytes, tls: context)

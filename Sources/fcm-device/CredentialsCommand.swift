@@ -1,6 +1,8 @@
 import ArgumentParser
 import FCMConnectionServer
+import FCMCredentials
 import FCMHTTPAPI
+import FCMSession
 import Foundation
 
 /// `fcm-device credentials`: a service-account JSON for the HTTP v1 API whose

@@ -2,6 +2,7 @@ import ArgumentParser
 import FCMConnectionServer
 import FCMEngine
 import FCMJSON
+import FCMSession
 import Foundation
 
 /// `fcm-device env`: the variables that send an unmodified app server's HTTPS calls

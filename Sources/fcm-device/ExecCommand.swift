@@ -4,6 +4,7 @@ import FCMEngine
 import FCMHTTPAPI
 import FCMJSON
 import FCMProfiles
+import FCMSession
 import Foundation
 
 /// `fcm-device exec -- COMMAND …`: the emulator around one command, as `firebase

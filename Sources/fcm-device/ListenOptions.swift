@@ -3,6 +3,7 @@ import FCMConnectionServer
 import FCMEngine
 import FCMHTTPAPI
 import FCMProfiles
+import FCMSession
 import Foundation
 
 /// Where the connection server listens: the options `serve` and `tui` share.

@@ -3,6 +3,7 @@ import FCMConnectionServer
 import FCMEngine
 import FCMJSON
 import FCMProfiles
+import FCMSession
 import FCMStore
 import Foundation
 

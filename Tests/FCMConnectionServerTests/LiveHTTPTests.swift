@@ -1,6 +1,8 @@
 import FCMConnectionServer
+import FCMCredentials
 import FCMEngine
 import FCMHTTPAPI
+import FCMSession
 import Foundation
 import Testing
 

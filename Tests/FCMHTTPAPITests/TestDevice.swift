@@ -1,3 +1,4 @@
+import FCMCredentials
 import FCMEngine
 import FCMHTTPAPI
 import Foundation

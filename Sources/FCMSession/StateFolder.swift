@@ -1,3 +1,5 @@
+import FCMConnectionServer
+import FCMCredentials
 import FCMEngine
 import FCMHTTPAPI
 import FCMStore

@@ -1,4 +1,5 @@
 import Crypto
+import FCMConnectionServer
 import FCMHTTPAPI
 import Foundation
 import NIOSSL
@@ -160,4 +161,8 @@ public struct TLSIdentity: Sendable {
         configuration.sslContextCallback = serverName
         return try NIOSSLContext(configuration: configuration)
     }
+}
+
+extension TLSIdentity: ServerTLS {
+    public func ccsContext() throws -> NIOSSLContext { try serverContext() }
 }

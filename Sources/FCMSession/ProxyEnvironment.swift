@@ -1,3 +1,4 @@
+import FCMConnectionServer
 import Foundation
 
 /// The environment that sends an unmodified app server's HTTPS calls to the

@@ -1,3 +1,4 @@
+import FCMConnectionServer
 import FCMEngine
 import Foundation
 

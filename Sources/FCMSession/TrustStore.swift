@@ -1,3 +1,4 @@
+import FCMConnectionServer
 import Foundation
 import SwiftASN1
 import X509

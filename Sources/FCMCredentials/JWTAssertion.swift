@@ -101,15 +101,16 @@ public struct GrantError: Error, Equatable, Sendable {
     public var code: String
     public var description: String
 
+    public init(code: String, description: String) {
+        self.code = code
+        self.description = description
+    }
+
     public static func invalidGrant(_ text: String) -> GrantError {
         GrantError(code: "invalid_grant", description: text)
     }
     public static func invalidScope(_ text: String) -> GrantError {
         GrantError(code: "invalid_scope", description: text)
-    }
-
-    public var reply: HTTPReply {
-        .json(400, JSONValue.members(["error": .string(code), "error_description": .string(description)]).json)
     }
 }
 
