@@ -109,15 +109,16 @@ public final class ConnectionServer: @unchecked Sendable {
                         event.at = host.now
                         host.report(event)
                     },
-                    device: host.gateway
-                )
-                let control = ControlService(
-                    log: events, token: options.controlToken,
-                    closedBecause: options.bindsLoopback || options.controlToken != nil
+                    controlToken: options.controlToken,
+                    controlClosedBecause: options.bindsLoopback || options.controlToken != nil
                         ? nil
                         : "the control API is closed: the emulator listens on \(options.bind), beyond this machine; "
                             + "start it with --control-token SECRET to open it",
-                    device: host.controlGateway)
+                    device: host.gateway
+                )
+                // One authentication step for every route of the port, the control API's too.
+                let control = ControlService(
+                    log: events, authenticator: service.authenticator, device: host.controlGateway)
                 let https = try options.tls?.httpsContext()
                 let listener = try await ServerError.naming("the HTTP port", options.bind, port) {
                     try await HTTPListener.start(

@@ -19,8 +19,10 @@ struct SendAPIResponder: HTTPResponder {
     let service: HTTPSendService
     let control: ControlService
 
+    /// Every request goes by the port's one route table (`HTTPRoute`).
     func respond(to request: Request, context: Context) async throws -> Response {
-        if request.method == .get, request.uri.path == "/healthz" {
+        let route = HTTPRoute(path: request.uri.path)
+        if route == .healthz, request.method == .get {
             return Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n")))
         }
         var request = request
@@ -35,7 +37,7 @@ struct SendAPIResponder: HTTPResponder {
         let parts = HTTPRequestParts(
             method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "",
             fields: request.headers, body: body)
-        if ControlService.handles(parts.path) {
+        if case .control? = route {
             switch await control.answer(parts) {
             case .reply(let reply): return Self.response(reply)
             case .stream(let stream): return Self.response(stream)

@@ -33,7 +33,7 @@ public struct ControlGateway: Sendable {
 /// device, the event log (read, filtered, waited for), actions in the profile's own
 /// step syntax, and expectations judged against the log.
 public final class ControlService: Sendable {
-    public static let prefix = "/emulator/v1/projects/"
+    public static let prefix = HTTPRoute.controlPrefix
     /// The longest a caller may wait for an event.
     public static let maxWait: Duration = .seconds(60)
 
@@ -43,34 +43,32 @@ public final class ControlService: Sendable {
     /// by an event claims it, so two `expect`s of one event need two events. Reset
     /// with the device.
     let judge = Mutex(ExpectationJudge())
-    /// When set, every call must carry `Authorization: Bearer TOKEN`.
-    let token: String?
-    /// Why the control API is closed, when it is (listening beyond this machine
-    /// without a token).
-    let closedBecause: String?
+    /// The HTTP port's one authentication step (the control token, and whether the
+    /// API is open at all), shared with the send APIs.
+    let authenticator: HTTPAuthenticator
 
-    public init(
-        log: EventLog, token: String?, closedBecause: String? = nil, device: ControlGateway
-    ) {
+    public init(log: EventLog, authenticator: HTTPAuthenticator, device: ControlGateway) {
         self.log = log
-        self.token = token
-        self.closedBecause = closedBecause
+        self.authenticator = authenticator
         self.device = device
     }
 
-    /// Whether a request is for the control API.
-    public static func handles(_ path: String) -> Bool { path.hasPrefix(prefix) }
+    /// A control API of its own, with this control token (and closed for this reason).
+    public convenience init(log: EventLog, token: String?, closedBecause: String? = nil, device: ControlGateway) {
+        self.init(
+            log: log,
+            authenticator: HTTPAuthenticator(
+                senders: device.appServers, controlToken: token, controlClosedBecause: closedBecause),
+            device: device)
+    }
 
     public func respond(_ request: HTTPRequestParts) async -> HTTPReply {
-        if let closedBecause { return Self.error(403, closedBecause) }
-        if let token {
-            let presented = HTTPSendService.bearer(request)
-            guard let presented, ConstantTime.equals(presented, token) else {
-                return Self.error(401, "the control API needs Authorization: Bearer CONTROL_TOKEN (--control-token)")
-            }
+        guard let controlRoute = HTTPRoute(path: request.path), case .control(let project, _) = controlRoute else {
+            return Self.error(404, "not a control route: \(request.path)")
         }
+        if case .failure(let refusal) = authenticator.authenticate(request, for: controlRoute) { return refusal.reply }
         let rest = request.path.dropFirst(Self.prefix.count).split(separator: "/", omittingEmptySubsequences: false)
-        guard let project = rest.first.map(String.init), !project.isEmpty else {
+        guard !project.isEmpty else {
             return Self.error(404, "name the project: \(Self.prefix)PROJECT/…")
         }
         let senders = device.appServers()
@@ -103,9 +101,7 @@ public final class ControlService: Sendable {
         }
     }
 
-    static func error(_ status: Int, _ text: String) -> HTTPReply {
-        .json(status, JSONValue.members(["error": .members(["code": .int(status), "message": .string(text)])]).json)
-    }
+    static func error(_ status: Int, _ text: String) -> HTTPReply { HTTPAuthenticator.controlError(status, text) }
 
     // MARK: Devices
 

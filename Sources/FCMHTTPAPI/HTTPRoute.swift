@@ -1,6 +1,13 @@
-/// The endpoints the HTTP port serves, read from a request's path (each segment
-/// percent-decoded).
-enum Route: Equatable {
+/// The one route table of the HTTP port: every endpoint it serves, read from a
+/// request's path (each segment percent-decoded), with the methods it takes and how
+/// its callers prove who they are (`credential`, checked by `HTTPSendService
+/// .authenticate`). The listener, the send path served on the event loop and the
+/// send service all read this table.
+public enum HTTPRoute: Equatable, Sendable {
+    /// `GET /healthz`: readiness, touching nothing.
+    case healthz
+    /// `/emulator/v1/projects/{project}/…`: the control API (`rest` is what follows).
+    case control(project: String, rest: String)
     case legacy
     case v1(project: String)
     case token
@@ -17,18 +24,62 @@ enum Route: Equatable {
     /// follows every token refresh.
     case allowedLocations
 
-    /// The methods each endpoint takes.
-    var methods: [String] {
+    /// How a caller proves who it is on an endpoint.
+    public enum Credential: Equatable, Sendable {
+        /// Nothing: anyone may call (readiness, the token endpoint, google-auth's lookup).
+        case none
+        /// `Authorization: key=SERVER_KEY` of a sender some phone registers with.
+        case serverKey
+        /// A bearer token from the token endpoint, granted for the path's project.
+        case bearer(project: String)
+        /// Either of the two (the Instance ID API, device groups).
+        case serverKeyOrBearer
+        /// The control token, when one is set (and the control API is open at all).
+        case controlToken
+    }
+
+    /// The methods each endpoint takes (the control API routes its own).
+    public var methods: [String] {
         switch self {
+        case .healthz, .allowedLocations: ["GET"]
+        case .control: ["GET", "POST", "DELETE"]
         case .topicSubscription(_, _, let topic): topic == nil ? ["POST"] : ["DELETE"]
         case .groups: ["POST", "GET"]
-        case .allowedLocations: ["GET"]
         default: ["POST"]
         }
     }
 
-    init?(path: String) {
+    /// How callers of this endpoint prove who they are.
+    public var credential: Credential {
+        switch self {
+        case .healthz, .token, .allowedLocations: .none
+        case .control: .controlToken
+        case .legacy: .serverKey
+        case .v1(let project), .topicSubscription(let project, _, _): .bearer(project: project)
+        case .iidBatch, .iidRelation, .groups: .serverKeyOrBearer
+        }
+    }
+
+    /// Whether a send on this endpoint (legacy, v1) is answered on the connection's
+    /// event loop (`HTTPSendService.respondDirectly`).
+    public var isSend: Bool {
+        switch self {
+        case .legacy, .v1: true
+        default: false
+        }
+    }
+
+    public static let controlPrefix = "/emulator/v1/projects/"
+
+    public init?(path: String) {
+        if path.hasPrefix(Self.controlPrefix) {
+            let rest = path.dropFirst(Self.controlPrefix.count)
+            let project = rest.prefix { $0 != "/" }
+            self = .control(project: String(project), rest: String(rest.dropFirst(project.count)))
+            return
+        }
         switch path {
+        case "/healthz": self = .healthz
         case "/fcm/send", "/gcm/send": self = .legacy
         case "/token", "/oauth2/v4/token": self = .token
         case "/fcm/notification", "/gcm/notification": self = .groups

@@ -6,7 +6,7 @@ import FCMJSON
 extension HTTPSendService {
     static func faultReply(_ status: Int, retryAfter: Int?, path: String) -> HTTPReply {
         var reply: HTTPReply
-        switch Route(path: path) {
+        switch HTTPRoute(path: path) {
         case .v1?, .topicSubscription?: reply = v1Fault(status).reply
         case .legacy?: reply = .text(status, legacyText(status) + "\n")
         default: reply = .json(status, JSONValue.members(["error": .string(legacyText(status))]).json)

@@ -7,8 +7,7 @@ import FCMLegacyFields
 /// key up. The `project_id` header names the sender; the key or a bearer token
 /// authenticates as for the IID API. The device decides every answer.
 extension HTTPSendService {
-    func groups(_ request: HTTPRequestParts) async -> HTTPReply {
-        guard let sender = iidSender(request) else { return Self.iidUnauthorized }
+    func groups(_ request: HTTPRequestParts, sender: SenderConfig) async -> HTTPReply {
         guard let project = request.header("project_id"), !project.isEmpty else {
             return Self.iidError(400, "the project_id header (the sender ID) is missing")
         }

@@ -10,8 +10,7 @@ import Foundation
 extension HTTPSendService {
     // MARK: Instance ID
 
-    func iidBatch(_ request: HTTPRequestParts, add: Bool) async -> HTTPReply {
-        guard let sender = iidSender(request) else { return Self.iidUnauthorized }
+    func iidBatch(_ request: HTTPRequestParts, add: Bool, sender: SenderConfig) async -> HTTPReply {
         let fields: JSONObject
         switch LegacyFields.object(request.body) {
         case .success(let object): fields = object
@@ -42,8 +41,9 @@ extension HTTPSendService {
         }
     }
 
-    func iidRelation(_ request: HTTPRequestParts, token: String, topic: String) async -> HTTPReply {
-        guard let sender = iidSender(request) else { return Self.iidUnauthorized }
+    func iidRelation(_ request: HTTPRequestParts, token: String, topic: String, sender: SenderConfig) async
+        -> HTTPReply
+    {
         let order = TopicOrder(sender: sender.id, topic: topic, tokens: [token], change: .add, api: .iid)
         switch await device.topics(order) {
         case .serviceDown: return Self.iidUnavailable
@@ -54,17 +54,6 @@ extension HTTPSendService {
         }
     }
 
-    /// The IID API takes the server key (`key=`) or a bearer token from the token endpoint.
-    func iidSender(_ request: HTTPRequestParts) -> SenderConfig? {
-        if let sender = legacySender(request.header("authorization")) { return sender }
-        guard let bearer = Self.bearer(request), case .valid(let project) = tokens.check(bearer, now: clock()) else {
-            return nil
-        }
-        return senders.sender(project: project)
-    }
-
-    static let iidUnauthorized = iidError(
-        401, "Unauthorized: send key=SERVER_KEY or a bearer token from the emulator's token endpoint")
     static var iidUnavailable: HTTPReply {
         var reply = iidError(503, "the messaging service is down")
         reply.headers.append(KeyedHeader("Retry-After", String(retryAfterSeconds)))
@@ -77,14 +66,9 @@ extension HTTPSendService {
 
     // MARK: v1 topicSubscriptions
 
-    func topicSubscription(_ request: HTTPRequestParts, project: String, token: String, topic: String?) async
-        -> HTTPReply
-    {
-        let sender: SenderConfig
-        switch v1Sender(request, project: project, now: clock()) {
-        case .success(let found): sender = found
-        case .failure(let error): return error.reply
-        }
+    func topicSubscription(
+        _ request: HTTPRequestParts, project: String, token: String, topic: String?, sender: SenderConfig
+    ) async -> HTTPReply {
         let order: TopicOrder
         if let topic {
             let allowMissing = request.parameter("allow_missing", "allowMissing") == "true"

@@ -14,7 +14,9 @@ public final class HTTPSendService: Sendable {
     public static let grantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
     let key: ServiceAccountKey
-    public let tokens: AccessTokens
+    /// The one authentication step of every route on the port.
+    public let authenticator: HTTPAuthenticator
+    public var tokens: AccessTokens { authenticator.tokens }
     let device: DeviceGateway
     let clock: @Sendable () -> Date
     /// Told of every request refused before it reached the device.
@@ -31,12 +33,15 @@ public final class HTTPSendService: Sendable {
         verifyCredentials: Bool = false, clock: @escaping @Sendable () -> Date = { Date() },
         rejected: @escaping @Sendable (RejectedRequest) -> Void = { _ in },
         notice: @escaping @Sendable (Event) -> Void = { _ in },
+        controlToken: String? = nil, controlClosedBecause: String? = nil,
         device: DeviceGateway
     ) {
         self.verifyCredentials = verifyCredentials
         self.notice = notice
         self.key = key
-        self.tokens = tokens
+        authenticator = HTTPAuthenticator(
+            senders: device.appServers, tokens: tokens, clock: clock, controlToken: controlToken,
+            controlClosedBecause: controlClosedBecause)
         self.clock = clock
         self.rejected = rejected
         self.device = device
@@ -66,11 +71,11 @@ public final class HTTPSendService: Sendable {
     /// or when the device cannot be reached this way: `respond` answers it then.
     public func respondDirectly(_ request: HTTPRequestParts) -> Durable<HTTPReply>? {
         guard request.method == "POST", let sendNow = device.sendNow, !device.hasFaults() else { return nil }
+        guard let route = HTTPRoute(path: request.path), route.isSend else { return nil }
         let start: SendStart
-        switch Route(path: request.path) {
-        case .legacy?: start = legacyStart(request)
-        case .v1(let project)?: start = v1Start(request, project: project)
-        default: return nil
+        switch authenticator.authenticate(request, for: route) {
+        case .failure(let refusal): start = .reply(refusal.reply)
+        case .success(let caller): start = sendStart(request, route: route, caller: caller)
         }
         switch start {
         case .reply(let reply): return Durable(reported(request, reply), point: 0)
@@ -83,10 +88,15 @@ public final class HTTPSendService: Sendable {
     /// Whether a request may be a send `respondDirectly` answers (from its method and
     /// path alone, as a server sees them before the body).
     public static func mayRespondDirectly(method: String, path: String) -> Bool {
-        guard method == "POST" else { return false }
-        switch Route(path: path) {
-        case .legacy?, .v1?: return true
-        default: return false
+        method == "POST" && HTTPRoute(path: path)?.isSend == true
+    }
+
+    /// A send (legacy or v1) by an authenticated caller, up to the device.
+    func sendStart(_ request: HTTPRequestParts, route: HTTPRoute, caller: Caller) -> SendStart {
+        guard case .sender(let sender) = caller else { return .reply(.text(500, "no sender\n")) }
+        switch route {
+        case .v1(let project): return v1Start(request, project: project, sender: sender)
+        default: return legacyStart(request, sender: sender)
         }
     }
 
@@ -124,7 +134,7 @@ public final class HTTPSendService: Sendable {
             case .goaway: return .connectionEnds(.goaway)
             }
         }
-        guard let route = Route(path: request.path) else {
+        guard let route = HTTPRoute(path: request.path) else {
             let text =
                 "no such endpoint: \(request.method) \(request.path); this emulator serves POST /fcm/send, /gcm/send, "
                 + "/v1/projects/PROJECT/messages:send, /token, /iid/v1:batchAdd, /iid/v1:batchRemove, "
@@ -137,37 +147,35 @@ public final class HTTPSendService: Sendable {
                 405, JSONValue.members(["error": .string("\(request.path) takes \(allowed)")]).json,
                 headers: [KeyedHeader("Allow", allowed)])
         }
-        switch route {
-        case .legacy: return await legacy(request)
-        case .v1(let project): return await v1(request, project: project)
-        case .token: return grant(request)
-        case .iidBatch(let add): return await iidBatch(request, add: add)
-        case .iidRelation(let token, let topic): return await iidRelation(request, token: token, topic: topic)
-        case .topicSubscription(let project, let token, let topic):
-            return await topicSubscription(request, project: project, token: token, topic: topic)
-        case .groups: return await groups(request)
-        case .allowedLocations:
+        let sender: SenderConfig?
+        switch authenticator.authenticate(request, for: route) {
+        case .failure(let refusal): return refusal.reply
+        case .success(.sender(let found)): sender = found
+        case .success: sender = nil
+        }
+        switch (route, sender) {
+        case (.legacy, let sender?), (.v1, let sender?):
+            return await run(sendStart(request, route: route, caller: .sender(sender)))
+        case (.token, _): return grant(request)
+        case (.iidBatch(let add), let sender?): return await iidBatch(request, add: add, sender: sender)
+        case (.iidRelation(let token, let topic), let sender?):
+            return await iidRelation(request, token: token, topic: topic, sender: sender)
+        case (.topicSubscription(let project, let token, let topic), let sender?):
+            return await topicSubscription(request, project: project, token: token, topic: topic, sender: sender)
+        case (.groups, let sender?): return await groups(request, sender: sender)
+        case (.allowedLocations, _):
             // No boundary: the account may be used everywhere (google-auth's "no-op" answer).
             return .json(200, #"{"locations":[],"encodedLocations":"0x0"}"#)
+        default:
+            return .text(404, "\(request.path) is not served by the send APIs\n")
         }
     }
 
     // MARK: Legacy
 
-    func legacy(_ request: HTTPRequestParts) async -> HTTPReply {
-        await run(legacyStart(request))
-    }
-
     /// A legacy send up to the device: refused at once, or the orders to send and how
     /// to answer what the device made of them.
-    func legacyStart(_ request: HTTPRequestParts) -> SendStart {
-        guard let sender = legacySender(request.header("authorization")) else {
-            return .reply(
-                .text(
-                    401,
-                    "Unauthorized: the Authorization header must be key=SERVER_KEY, the key of a sender some phone registers with\n"
-                ))
-        }
+    func legacyStart(_ request: HTTPRequestParts, sender: SenderConfig) -> SendStart {
         let batch: LegacyBatch
         switch LegacySendReader.read(request, sender: sender.id) {
         case .success(let read): batch = read
@@ -193,34 +201,10 @@ public final class HTTPSendService: Sendable {
         }
     }
 
-    /// The sender whose server key the `key=` header carries (compared in constant time).
-    func legacySender(_ header: String?) -> SenderConfig? {
-        guard let header, header.utf8.count > 4, header.prefix(4).lowercased() == "key=" else { return nil }
-        return senders.sender(key: HeaderText.trimmed(header.dropFirst(4)))
-    }
-
-    /// The token of an `Authorization: Bearer TOKEN` header, if it is one.
-    public static func bearer(_ request: HTTPRequestParts) -> String? {
-        guard let header = request.header("authorization"), header.prefix(7).lowercased() == "bearer " else {
-            return nil
-        }
-        return HeaderText.trimmed(header.dropFirst(7))
-    }
-
     // MARK: v1
 
-    func v1(_ request: HTTPRequestParts, project: String) async -> HTTPReply {
-        await run(v1Start(request, project: project))
-    }
-
     /// A v1 send up to the device, as `legacyStart` is for legacy.
-    func v1Start(_ request: HTTPRequestParts, project: String) -> SendStart {
-        let now = clock()
-        let sender: SenderConfig
-        switch v1Sender(request, project: project, now: now) {
-        case .success(let found): sender = found
-        case .failure(let error): return .reply(error.reply)
-        }
+    func v1Start(_ request: HTTPRequestParts, project: String, sender: SenderConfig) -> SendStart {
         let order: SendOrder
         switch V1MessageReader.read(request.body, sender: sender.id) {
         case .success(let read): order = read
@@ -244,47 +228,6 @@ public final class HTTPSendService: Sendable {
                 }
             }
         }
-    }
-
-    /// The sender a v1 call acts for: its bearer token must be valid and granted to
-    /// `project` (or that sender's id).
-    func v1Sender(_ request: HTTPRequestParts, project: String, now: Date) -> Result<SenderConfig, V1Error> {
-        guard let bearer = Self.bearer(request) else {
-            return .failure(
-                V1Error(
-                    httpStatus: 401, status: "UNAUTHENTICATED",
-                    message:
-                        "Request is missing required authentication credential. Expected OAuth 2 access token from the emulator's token endpoint (POST /token)."
-                ))
-        }
-        let granted: String
-        switch tokens.check(bearer, now: now) {
-        case .valid(let project): granted = project
-        case .expired:
-            return .failure(
-                V1Error(
-                    httpStatus: 401, status: "UNAUTHENTICATED",
-                    message: "Request had invalid authentication credentials: the access token has expired.",
-                    reason: "ACCESS_TOKEN_EXPIRED"
-                ))
-        case .unknown:
-            return .failure(
-                V1Error(
-                    httpStatus: 401, status: "UNAUTHENTICATED",
-                    message:
-                        "Request had invalid authentication credentials: this access token was not issued by this emulator."
-                ))
-        }
-        guard let sender = senders.sender(project: project), sender.isNamed(byProject: granted)
-        else {
-            return .failure(
-                V1Error(
-                    httpStatus: 403, status: "PERMISSION_DENIED",
-                    message:
-                        "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(project)' (or it may not exist)."
-                ))
-        }
-        return .success(sender)
     }
 
     // MARK: OAuth2 token endpoint
