@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMJSON
 import Foundation
 
 /// An HTTP request the send APIs refused before it reached the device (bad
@@ -19,15 +20,12 @@ public struct RejectedRequest: Sendable, Equatable {
 
     /// What the reply says went wrong: the message of a JSON error, else its text.
     static func reason(of reply: HTTPReply) -> String {
-        let json = try? JSONSerialization.jsonObject(with: Data(reply.body.utf8))
-        if let object = json as? [String: Any] {
-            if let error = object["error"] as? [String: Any], let message = error["message"] as? String {
-                return message
+        if case .object(let object)? = try? JSONParser.parse(reply.body.utf8) {
+            if let message = object["error"]?.object?["message"]?.string { return message }
+            if let description = object["error_description"]?.string {
+                return object["error"]?.string.map { "\($0): \(description)" } ?? description
             }
-            if let description = object["error_description"] as? String {
-                return (object["error"] as? String).map { "\($0): \(description)" } ?? description
-            }
-            if let error = object["error"] as? String { return error }
+            if let error = object["error"]?.string { return error }
         }
         let text = reply.body.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
         return text.count > 300 ? String(text.prefix(299)) + "…" : text

@@ -1,5 +1,6 @@
 import FCMConnectionServer
 import FCMEngine
+import FCMJSON
 import Foundation
 
 /// What a running session wrote beside its state: where it listens, read back by
@@ -30,16 +31,16 @@ public struct RunningEmulator: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw NotRunning(description: "no emulator runs for \(path): \(start)")
         }
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-            let pid = object["pid"] as? Int, let http = object["http"] as? Int,
-            let caFile = object["tlsCert"] as? String, let trustStore = object["trustStore"] as? String
+        guard case .object(let object)? = try? JSONParser.parse(data),
+            let pid = object["pid"]?.int64.map(Int.init), let http = object["http"]?.int64.map(Int.init),
+            let caFile = object["tlsCert"]?.string, let trustStore = object["trustStore"]?.string
         else { throw NotRunning(description: "\(path) is not what a running emulator writes: \(start)") }
         guard kill(Int32(pid), 0) == 0 || errno == EPERM else {
             throw NotRunning(description: "the emulator that wrote \(path) (pid \(pid)) has stopped: \(start)")
         }
         guard http > 0 else { throw NotRunning(description: "the emulator (pid \(pid)) has its HTTP port closed") }
         return RunningEmulator(
-            pid: Int32(pid), bind: object["bind"] as? String ?? "127.0.0.1", http: http, caFile: caFile,
+            pid: Int32(pid), bind: object["bind"]?.string ?? "127.0.0.1", http: http, caFile: caFile,
             trustStore: trustStore)
     }
 
