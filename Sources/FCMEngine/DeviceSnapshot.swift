@@ -6,7 +6,8 @@ import FCMJSON
 extension DeviceEngine {
     /// The phone at `index` as it stands: conditions, tokens, topics, its upstream
     /// queue, what the connection server holds for it, the tray, the delivered
-    /// messages kept (at most `inboxLimit`) and the device groups it is in.
+    /// messages kept (the inbox is trimmed to the newest `inboxLimit` each time it
+    /// reaches twice that) and the device groups it is in.
     public func snapshot(ofPhoneAt index: Int) -> JSONValue {
         let phone = devices[index]
         let settings = phone.settings

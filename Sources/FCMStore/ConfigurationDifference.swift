@@ -11,8 +11,19 @@ enum ConfigurationDifference {
             return "seed \(saved.device.seed) was saved, the profile names \(current.device.seed)"
         }
         comparable.device.seed = saved.device.seed
+        // A fleet's phones each drew their seed from the same random base: without a
+        // named seed, theirs may change too (the saved ones are kept).
+        if !seedNamed, comparable.devices.count == saved.devices.count {
+            for index in comparable.devices.indices {
+                comparable.devices[index].settings.seed = saved.devices[index].settings.seed
+            }
+        }
         guard comparable != saved else { return nil }
         if comparable.device != saved.device { return "the device section differs" }
+        if comparable.devices != saved.devices {
+            return "the phones differ (devices: \(saved.devices.map(\.settings.name).joined(separator: ", ")) were saved, "
+                + "the profile has \(comparable.devices.map(\.settings.name).joined(separator: ", ")))"
+        }
         if comparable.senders.map(\.id) != saved.senders.map(\.id) {
             return "senders \(saved.senders.map(\.id).joined(separator: ",")) were saved, the profile has "
                 + comparable.senders.map(\.id).joined(separator: ",")

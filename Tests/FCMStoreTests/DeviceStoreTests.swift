@@ -159,6 +159,39 @@ struct DeviceStoreTests {
         reopened.close(final: restored)
     }
 
+    @Test("a fleet without a named seed resumes with new random seeds; other phones are refused, naming them")
+    func aFleetsRandomSeedsAreNotAChange() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        func fleet(base: UInt64, names: [String] = ["pixel", "iphone"]) -> EngineConfiguration {
+            var configuration = StoreFixture.configuration(seed: base)
+            configuration.devices = names.enumerated().map { index, name in
+                DeviceSpec(DeviceSettings(name: name, seed: base &+ UInt64(index)))
+            }
+            configuration.device = configuration.devices[0].settings
+            return configuration
+        }
+        let (store, opening) = try StoreFixture.open(state, configuration: fleet(base: 40))
+        var engine = try #require(opening.newEngine)
+        var events: [Event] = []
+        engine.start(at: 0, into: &events)
+        store.close(final: engine)
+
+        let (reopened, again) = try StoreFixture.open(state, configuration: fleet(base: 7_000))
+        guard case .resumed(let restored, _) = again else {
+            Issue.record("a fleet's new random seeds made the saved device unusable")
+            return
+        }
+        #expect(restored.devices.map(\.tokens) == engine.devices.map(\.tokens))
+        reopened.close(final: restored)
+
+        #expect {
+            _ = try StoreFixture.open(state, configuration: fleet(base: 7_000, names: ["pixel", "tablet"]))
+        } throws: { error in
+            "\(error)".contains("the phones differ") && "\(error)".contains("pixel, iphone were saved")
+        }
+    }
+
     @Test("a file that is not a state file is named, with what to do")
     func garbageIsNamed() throws {
         let state = TemporaryState()
