@@ -21,8 +21,9 @@ enum ConfigurationDifference {
         guard comparable != saved else { return nil }
         if comparable.device != saved.device { return "the device section differs" }
         if comparable.devices != saved.devices {
-            return "the phones differ (devices: \(saved.devices.map(\.settings.name).joined(separator: ", ")) were saved, "
-                + "the profile has \(comparable.devices.map(\.settings.name).joined(separator: ", ")))"
+            let savedNames = saved.devices.map(\.settings.name).joined(separator: ", ")
+            let names = comparable.devices.map(\.settings.name).joined(separator: ", ")
+            return "the phones differ (devices: \(savedNames) were saved, the profile has \(names))"
         }
         if comparable.senders.map(\.id) != saved.senders.map(\.id) {
             return "senders \(saved.senders.map(\.id).joined(separator: ",")) were saved, the profile has "
