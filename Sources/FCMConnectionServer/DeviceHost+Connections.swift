@@ -71,7 +71,7 @@ extension DeviceHost {
                 await box.durable()
                 return produced ?? []
             },
-            appServers: { [box] in box.read { $0.appServerSenders } })
+            appServers: { [box] in box.appServerSenders })
     }
 
     /// The HTTP APIs' way to the engine: each reply waits until what it accepted is on disk.
@@ -104,7 +104,7 @@ extension DeviceHost {
                 return effects
             },
             sendNow: sendNow, hasFaults: hasFaults,
-            appServers: { [box] in box.read { $0.appServerSenders } })
+            appServers: { [box] in box.appServerSenders })
     }
 
     /// An HTTP call on the engine, under its lock, at the current time.

@@ -28,18 +28,33 @@ public final class EngineBox: @unchecked Sendable {
     /// path asks before every request, and taking the lock for it made two event
     /// loops queue for the engine twice per send.
     private let faultsInScope: Atomic<Bool>
+    /// The engine's answer to who may act as an app server, as of the last access:
+    /// every HTTP request and CCS login asks it, and taking the engine's lock for it
+    /// made the event loops queue for the engine once more per send.
+    private let senders: Mutex<AppServerSenders>
+    /// The engine's `appServerSendersRevision` that `senders` holds (read and written
+    /// under the engine's lock).
+    private var sendersRevision: Int
 
     init(_ engine: DeviceEngine, store: DeviceStore?) {
         self.engine = engine
         self.store = store
         faultsInScope = Atomic(!engine.faults.isEmpty)
+        senders = Mutex(engine.appServerSenders)
+        sendersRevision = engine.appServerSendersRevision
         self.engine.inputs.isOn = store != nil
     }
 
     /// Ends an access to the engine (under the lock): hands the calls recorded since
-    /// the last one to the store, and notes whether faults are in scope now.
+    /// the last one to the store, and notes whether faults are in scope now and who
+    /// may act as an app server, if that changed.
     func settle() {
         faultsInScope.store(!engine.faults.isEmpty, ordering: .releasing)
+        if engine.appServerSendersRevision != sendersRevision {
+            sendersRevision = engine.appServerSendersRevision
+            let now = engine.appServerSenders
+            senders.withLock { $0 = now }
+        }
         guard let store else { return }
         let inputs = engine.inputs.take()
         if !inputs.isEmpty { store.append(inputs, engine: engine) }
@@ -47,6 +62,10 @@ public final class EngineBox: @unchecked Sendable {
 
     /// Whether any fault is in scope, read without the lock (as of the last access).
     public var hasFaults: Bool { faultsInScope.load(ordering: .acquiring) }
+
+    /// Who may act as an app server, read without the engine's lock (as of the last
+    /// access: a sender added or removed is answered by the next request).
+    public var appServerSenders: AppServerSenders { senders.withLock { $0 } }
 }
 
 extension EngineBox {
@@ -56,11 +75,6 @@ extension EngineBox {
             defer { settle() }
             return body(&engine)
         }
-    }
-
-    /// Reads the engine under the lock, changing nothing (so nothing to settle).
-    public func read<T>(_ body: (borrowing DeviceEngine) -> T) -> T {
-        lock.withLock { body(engine) }
     }
 
     /// The point of the journal that holds everything that has run so far (0 without a store).

@@ -11,7 +11,9 @@ extension DeviceEngine {
     mutating func admit(_ sent: DownstreamRequest, into out: inout [Event]) -> Result<String, DownstreamError> {
         // A message for one token is shaped for the phone that holds it before it is
         // checked; a topic's copies are shaped phone by phone as they are routed.
-        let checked = sent.isTopicSend ? sent : shaped(sent, forPhoneAt: candidate(holding: sent.to ?? ""))
+        let checked =
+            sent.overrides == nil || sent.isTopicSend
+            ? sent : shaped(sent, forPhoneAt: candidate(holding: sent.to ?? ""))
         let id = checked.messageID ?? (checked.isTopicSend ? nextTopicMessageID() : nextMessageID())
         if let problem = validate(checked) ?? injectedError(for: checked, into: &out) {
             // A token's refusal names the phone the token was issued on, if any.

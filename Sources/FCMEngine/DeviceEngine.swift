@@ -14,7 +14,12 @@ public struct DeviceEngine: Sendable, Codable {
     var tokenDevices: [String: Int] = [:]
     /// Every sender some phone registers with (`appServerSenders`); rebuilt with the
     /// other maps over phones.
-    var registeredSenders = AppServerSenders()
+    var registeredSenders = AppServerSenders() {
+        didSet { appServerSendersRevision &+= 1 }
+    }
+    /// Moves on whenever `appServerSenders` may have changed, so a shell that publishes
+    /// the answer to other threads knows when to publish it again.
+    public private(set) var appServerSendersRevision = 0
     /// The phone the device-side fields (`tokens`, `stored`, …) read and write: the
     /// first unless a rule is acting on another.
     var focus = 0

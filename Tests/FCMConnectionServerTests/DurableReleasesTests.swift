@@ -132,3 +132,23 @@ struct FaultFlagTests {
         #expect(EngineBox(started, store: nil).hasFaults, "an engine that comes with faults starts with the flag up")
     }
 }
+
+@Suite("Who may act as an app server, published by the engine's box")
+struct PublishedSendersTests {
+    @Test("a sender added or removed through the engine is answered by the next request, without the engine's lock")
+    func followsTheEngine() {
+        let box = EngineBox(DeviceEngine(WriteAheadTests.configuration), store: nil)
+        box.withEngine { engine in
+            var events: [Event] = []
+            engine.start(at: 0, into: &events)
+        }
+        let first = box.appServerSenders.all.map(\.id)
+        #expect(!first.isEmpty)
+        #expect(box.appServerSenders.sender(key: "late-key") == nil)
+        box.withEngine { _ = $0.apply(.addSender(SenderConfig(id: "777", key: "late-key")), at: 1) }
+        #expect(box.appServerSenders.sender(key: "late-key")?.id == "777")
+        box.withEngine { _ = $0.apply(.removeSender("777"), at: 2) }
+        #expect(box.appServerSenders.sender(key: "late-key") == nil)
+        #expect(box.appServerSenders.all.map(\.id) == first)
+    }
+}
