@@ -8,12 +8,9 @@ extension DeviceEngine {
     /// shares: a profile's or the TUI's `push`, a message on an app server's CCS
     /// connection, the HTTP APIs' `send(_:into:)`.
     @discardableResult
-    mutating func admit(_ sent: DownstreamRequest, into out: inout [Event]) -> Result<String, DownstreamError> {
-        // A message for one token is shaped for the phone that holds it before it is
-        // checked; a topic's copies are shaped phone by phone as they are routed.
-        let checked =
-            sent.overrides == nil || sent.isTopicSend
-            ? sent : shaped(sent, forPhoneAt: candidate(holding: sent.to ?? ""))
+    mutating func admit(
+        _ checked: DownstreamRequest, fanOutShapedBy overrides: PlatformOverrides? = nil, into out: inout [Event]
+    ) -> Result<String, DownstreamError> {
         let id = checked.messageID ?? (checked.isTopicSend ? nextTopicMessageID() : nextMessageID())
         if let problem = validate(checked) ?? injectedError(for: checked, into: &out) {
             // A token's refusal names the phone the token was issued on, if any.
@@ -52,12 +49,12 @@ extension DeviceEngine {
         message.from = request.topic.map { TopicName.prefix + $0 }
         for (index, token) in subscribers {
             message.request.to = token
-            guard request.overrides != nil else {
+            guard let overrides else {
                 onDevice(index) { $0.route(message, into: &out) }
                 continue
             }
             var copy = message
-            copy.request = shaped(message.request, forPhoneAt: index)
+            copy.request = shaped(message.request, by: overrides, forPhoneAt: index)
             if copy.request.data.contains(where: isServiceKey) { copy.request.data.removeAll(where: isServiceKey) }
             copy.timeToLive = copy.request.timeToLive ?? ServiceLimits.defaultDownstreamTimeToLive
             onDevice(index) { $0.route(copy, into: &out) }
@@ -65,17 +62,26 @@ extension DeviceEngine {
         return .success(id)
     }
 
+    /// An HTTP v1 message with platform blocks: a message for one token is shaped
+    /// for the phone that holds it before it is checked (a token no phone holds takes
+    /// no block); a topic's or condition's copies are shaped phone by phone as they
+    /// are routed.
+    mutating func admit(_ request: DownstreamRequest, overrides: PlatformOverrides, into out: inout [Event])
+        -> Result<String, DownstreamError>
+    {
+        guard request.isTopicSend else {
+            let phone = candidate(holding: request.to ?? "")
+            return admit(phone.map { shaped(request, by: overrides, forPhoneAt: $0) } ?? request, into: &out)
+        }
+        return admit(request, fanOutShapedBy: overrides, into: &out)
+    }
+
     /// A v1 message as the phone at `index` gets it: the block of its platform
     /// applied (`android` or `apns`), expirations read on the engine's wall clock.
-    /// Without a phone (a token no phone holds), the blocks are only dropped.
-    func shaped(_ request: DownstreamRequest, forPhoneAt index: Int?) -> DownstreamRequest {
-        guard request.overrides != nil else { return request }
-        guard let index else {
-            var bare = request
-            bare.overrides = nil
-            return bare
-        }
-        return request.shaped(for: phone(index) { $0.platform }, wallClock: wallClock, at: now)
+    func shaped(_ request: DownstreamRequest, by overrides: PlatformOverrides, forPhoneAt index: Int)
+        -> DownstreamRequest
+    {
+        request.shaped(by: overrides, for: phone(index) { $0.platform }, wallClock: wallClock, at: now)
     }
 
     /// A message for one token, taken: the event, then delivery or storage.

@@ -110,15 +110,18 @@ extension DeviceEngine {
 
     /// A message to a notification key: a copy to every member; the members that
     /// could not take it are named.
-    mutating func sendToGroup(_ group: DeviceGroup, _ request: DownstreamRequest, into out: inout [Event])
-        -> GroupDelivery
-    {
+    mutating func sendToGroup(
+        _ group: DeviceGroup, _ request: DownstreamRequest, overrides: PlatformOverrides? = nil,
+        into out: inout [Event]
+    ) -> GroupDelivery {
         var delivery = GroupDelivery(success: 0, failed: [])
         for member in group.members {
             var copy = request
             copy.to = member
             copy.messageID = nil
-            switch admit(copy, into: &out) {
+            let result =
+                if let overrides { admit(copy, overrides: overrides, into: &out) } else { admit(copy, into: &out) }
+            switch result {
             case .success: delivery.success += 1
             case .failure: delivery.failed.append(member)
             }

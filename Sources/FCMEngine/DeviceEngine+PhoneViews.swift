@@ -12,7 +12,10 @@ extension DeviceEngine {
     /// The tokens the phone at `index` was given for `sender`, oldest first (read in
     /// place: a push step asks this for every message it plays).
     public func issuedTokens(of sender: String, onPhoneAt index: Int) -> [String] {
-        phone(index) { $0.issuedTokens[sender] } ?? []
+        // The map is taken first and looked up outside: a lookup inside `phone`'s
+        // closure makes the compiler copy the whole phone.
+        let issued = phone(index) { $0.issuedTokens }
+        return issued[sender] ?? []
     }
 
     /// Whether the phone at `index` can talk to the connection server now.

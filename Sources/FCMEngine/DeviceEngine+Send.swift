@@ -4,10 +4,14 @@ public struct SendOrder: Sendable, Equatable, Codable {
     /// The target is a Firebase installation id (v1 `fid`), not a registration token:
     /// the device resolves it to the sender's token of that installation.
     public var byInstallation: Bool
+    /// An HTTP v1 message's `android` and `apns` blocks: each copy takes the block of
+    /// the platform of the phone it reaches.
+    public var overrides: PlatformOverrides?
 
-    public init(_ request: DownstreamRequest, byInstallation: Bool = false) {
+    public init(_ request: DownstreamRequest, byInstallation: Bool = false, overrides: PlatformOverrides? = nil) {
         self.request = request
         self.byInstallation = byInstallation
+        self.overrides = overrides
     }
 }
 
@@ -38,7 +42,7 @@ extension DeviceEngine {
             {
                 request.to = token
             }
-            let (result, delivery) = take(request, into: &out)
+            let (result, delivery) = take(request, overrides: order.overrides, into: &out)
             results.append(result)
             deliveries.append(delivery)
         }
@@ -50,15 +54,16 @@ extension DeviceEngine {
     /// One downstream message from an app server: to a notification key, a copy for
     /// every member of the sender's group (and how they took it); otherwise the one
     /// message, validated and routed.
-    mutating func take(_ request: DownstreamRequest, into out: inout [Event]) -> (
+    mutating func take(_ request: DownstreamRequest, overrides: PlatformOverrides? = nil, into out: inout [Event]) -> (
         Result<String, DownstreamError>, GroupDelivery?
     ) {
         if let key = request.to, serviceUp, let group = groups.first(where: { $0.key == key }),
             group.sender == request.sender
         {
-            let delivery = sendToGroup(group, request, into: &out)
+            let delivery = sendToGroup(group, request, overrides: overrides, into: &out)
             return (delivery.success > 0 ? .success(nextMessageID()) : .failure(.notRegistered(key)), delivery)
         }
-        return (admit(request, into: &out), nil)
+        guard let overrides else { return (admit(request, into: &out), nil) }
+        return (admit(request, overrides: overrides, into: &out), nil)
     }
 }

@@ -21,9 +21,6 @@ public struct DownstreamRequest: Sendable, Equatable, Codable {
     public var dryRun: Bool
     public var contentAvailable: Bool
     public var mutableContent: Bool
-    /// An HTTP v1 message's `android` and `apns` blocks, applied per phone when a copy
-    /// reaches it; nil for every other way in.
-    public var overrides: PlatformOverrides?
 
     public init(
         sender: String, to: String?, messageID: String? = nil, data: [KeyValue] = [],

@@ -1,7 +1,9 @@
 /// The per-platform blocks of an HTTP v1 message (`android`, `apns`), kept on the
-/// request as the app server sent them. The engine applies the block of the platform
-/// of each phone a copy reaches (`DownstreamRequest.shaped(for:wallClock:)`), so a
-/// topic, condition or group send across a mixed fleet is shaped phone by phone.
+/// order as the app server sent them (`SendOrder.overrides`), not on the request: the
+/// request travels on every message's way, and a larger one slowed every message. The
+/// engine applies the block of the platform of each phone a copy reaches
+/// (`DownstreamRequest.shaped(by:for:wallClock:at:)`), so a topic, condition or group
+/// send across a mixed fleet is shaped phone by phone.
 public struct PlatformOverrides: Sendable, Equatable, Codable {
     public var android: MessageOverride?
     public var apns: MessageOverride?
@@ -53,13 +55,12 @@ public struct MessageOverride: Sendable, Equatable, Codable {
 }
 
 extension DownstreamRequest {
-    /// The message as a phone of `platform` gets it: its platform's block applied,
-    /// the blocks dropped. An expiration becomes a time to live on `wallClock`, the
+    /// The message as a phone of `platform` gets it: its platform's block applied. An expiration becomes a time to live on `wallClock`, the
     /// engine's own reading of the UNIX time.
-    public func shaped(for platform: Platform, wallClock: WallClock, at now: Millis) -> DownstreamRequest {
-        guard let overrides else { return self }
+    public func shaped(
+        by overrides: PlatformOverrides, for platform: Platform, wallClock: WallClock, at now: Millis
+    ) -> DownstreamRequest {
         var shaped = self
-        shaped.overrides = nil
         guard let block = overrides.block(for: platform) else { return shaped }
         if let key = block.collapseKey { shaped.collapseKey = key }
         if let priority = block.priority { shaped.priority = priority }

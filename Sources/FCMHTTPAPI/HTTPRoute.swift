@@ -72,12 +72,6 @@ public enum HTTPRoute: Equatable, Sendable {
     public static let controlPrefix = "/emulator/v1/projects/"
 
     public init?(path: String) {
-        if path.hasPrefix(Self.controlPrefix) {
-            let rest = path.dropFirst(Self.controlPrefix.count)
-            let project = rest.prefix { $0 != "/" }
-            self = .control(project: String(project), rest: String(rest.dropFirst(project.count)))
-            return
-        }
         switch path {
         case "/healthz": self = .healthz
         case "/fcm/send", "/gcm/send": self = .legacy
@@ -88,6 +82,12 @@ public enum HTTPRoute: Equatable, Sendable {
         default:
             if let project = Self.plainV1SendProject(path) {
                 self = .v1(project: project)
+                return
+            }
+            if path.hasPrefix(Self.controlPrefix) {
+                let rest = path.dropFirst(Self.controlPrefix.count)
+                let project = rest.prefix { $0 != "/" }
+                self = .control(project: String(project), rest: String(rest.dropFirst(project.count)))
                 return
             }
             let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {

@@ -51,8 +51,8 @@ public enum V1MessageReader {
         }
         let android = try message["android"].map(readAndroid)
         let apns = try message["apns"].map(readAPNs)
-        if android != nil || apns != nil { request.overrides = PlatformOverrides(android: android, apns: apns) }
-        return SendOrder(request, byInstallation: targets.first == "fid")
+        let overrides = android != nil || apns != nil ? PlatformOverrides(android: android, apns: apns) : nil
+        return SendOrder(request, byInstallation: targets.first == "fid", overrides: overrides)
     }
 
     static func readAndroid(_ value: JSONValue) throws -> MessageOverride {

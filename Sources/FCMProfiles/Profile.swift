@@ -78,16 +78,13 @@ public indirect enum StepAction: Sendable {
 
 extension StepAction {
     /// The one way a step acts on the device, for a profile's runner and the control
-    /// API alike: a command is applied; a push resolves its target among the tokens
-    /// issued so far, one message per phone it names. Expectations do nothing here
-    /// (`ExpectationJudge` judges them).
+    /// API alike: a command is applied; a push becomes its messages
+    /// (`PushStep.perform`). Expectations do nothing here (`ExpectationJudge` judges
+    /// them).
     public func perform(on engine: inout DeviceEngine, at time: Millis, into out: inout [Event]) {
         switch self {
         case .command(let command): engine.apply(command, at: time, into: &out)
-        case .push(let push) where push.devices.isEmpty:
-            engine.apply(push.command(on: engine, phoneAt: 0), at: time, into: &out)
-        case .push(let push):
-            for command in push.commands(on: engine) { engine.apply(command, at: time, into: &out) }
+        case .push(let push): push.perform(on: &engine, at: time, into: &out)
         case .expect, .expectNone: break
         }
     }
@@ -116,6 +113,16 @@ public struct PushStep: Sendable {
 
     /// The commands this step makes, one per phone it names, each target resolved
     /// among the tokens `engine` has issued so far.
+    /// The push sent: its target resolved among the tokens issued so far, one message
+    /// per phone it names (a step that names none is for the profile's first phone).
+    func perform(on engine: inout DeviceEngine, at time: Millis, into out: inout [Event]) {
+        if devices.isEmpty {
+            engine.apply(command(on: engine, phoneAt: 0), at: time, into: &out)
+        } else {
+            for command in commands(on: engine) { engine.apply(command, at: time, into: &out) }
+        }
+    }
+
     /// A step that names no phone is for the profile's first phone.
     public func commands(on engine: DeviceEngine) -> [Command] {
         guard !devices.isEmpty else { return [command(on: engine, phoneAt: 0)] }

@@ -74,9 +74,13 @@ public struct ScenarioRunner: Sendable {
         var start = out.count
         engine.advance(to: at, into: &out)
         var result: CheckResult?
+        // Switched on in place (a step's action is large): a push goes by
+        // `PushStep.perform`, the one mapping `StepAction.perform` uses too.
         switch steps[index].action {
-        case .command, .push:
-            steps[index].action.perform(on: &engine, at: at, into: &out)
+        case .command(let command):
+            engine.apply(command, at: at, into: &out)
+        case .push(let push):
+            push.perform(on: &engine, at: at, into: &out)
         case .expect(let expectation), .expectNone(let expectation):
             // Judged after what this step's time brought is seen.
             seen += out[start...]

@@ -27,8 +27,12 @@ enum InputCoding {
             writer.int(time)
             writer.int(Int64(orders.count))
             for order in orders {
-                writer.byte(order.byInstallation ? 1 : 0)
+                // Bit 0: by installation; bit 1: platform blocks follow the request (as JSON).
+                writer.byte((order.byInstallation ? 1 : 0) | (order.overrides != nil ? 2 : 0))
                 writer.request(order.request)
+                if let overrides = order.overrides {
+                    writer.string(String(decoding: try json.encode(overrides), as: UTF8.self))
+                }
             }
         case .apply(.ackUpstream(let sender, let id), let time):
             writer.byte(ackTag)
@@ -67,8 +71,11 @@ enum InputCoding {
             guard count >= 0, count <= 1_000_000 else { throw ByteReader.Malformed() }
             var orders: [SendOrder] = []
             for _ in 0..<count {
-                let byInstallation = try reader.byte() == 1
-                orders.append(SendOrder(try reader.request(), byInstallation: byInstallation))
+                let flags = try reader.byte()
+                let request = try reader.request()
+                let overrides =
+                    flags & 2 == 0 ? nil : try json.decode(PlatformOverrides.self, from: Data(try reader.string().utf8))
+                orders.append(SendOrder(request, byInstallation: flags & 1 != 0, overrides: overrides))
             }
             return .send(orders, at: time)
         case ackTag:

@@ -17,12 +17,12 @@ struct PlatformShapingTests {
                 notification: [KeyValue("title", "Apple")]))
     }
 
-    static func request(to: String?, condition: String? = nil, overrides: PlatformOverrides) -> DownstreamRequest {
-        var request = DownstreamRequest(
+    /// A v1 send as the HTTP API hands it to the device: the request and its blocks.
+    static func order(to: String?, overrides: PlatformOverrides) -> SendOrder {
+        let request = DownstreamRequest(
             sender: Harness.sender, to: to, data: [KeyValue("k", "v")],
-            notification: [KeyValue("body", "Both"), KeyValue("title", "Base")], condition: condition)
-        request.overrides = overrides
-        return request
+            notification: [KeyValue("body", "Both"), KeyValue("title", "Base")])
+        return SendOrder(request, overrides: overrides)
     }
 
     /// The message a phone got: delivered to the app, or posted to its tray.
@@ -37,23 +37,23 @@ struct PlatformShapingTests {
     @Test func aTopicSendAcrossAMixedFleetIsShapedForEachPhone() {
         var fleet = Fleet(Self.mixed)
         for phone in ["pixel", "iphone"] { fleet.run(.subscribe(topic: "news", sender: nil), on: phone) }
-        fleet.run(.push(Self.request(to: "/topics/news", overrides: Self.blocks())))
+        fleet.send(Self.order(to: "/topics/news", overrides: Self.blocks()))
         #expect(Self.received(fleet, "pixel") == ("android-key", "Android"))
         #expect(Self.received(fleet, "iphone") == ("apns-key", "Apple"))
     }
 
     @Test func aMessageToAnIPhonesTokenTakesTheAPNsBlockWhenTheFirstPhoneIsAndroid() {
         var fleet = Fleet(Self.mixed)
-        fleet.run(.push(Self.request(to: fleet.token(of: "iphone"), overrides: Self.blocks())))
+        fleet.send(Self.order(to: fleet.token(of: "iphone"), overrides: Self.blocks()))
         #expect(Self.received(fleet, "iphone") == ("apns-key", "Apple"))
-        fleet.run(.push(Self.request(to: fleet.token(of: "pixel"), overrides: Self.blocks())))
+        fleet.send(Self.order(to: fleet.token(of: "pixel"), overrides: Self.blocks()))
         #expect(Self.received(fleet, "pixel") == ("android-key", "Android"))
     }
 
     @Test func aBlockForAnotherPlatformLeavesTheMessageAsItIs() {
         var fleet = Fleet(Self.mixed)
         let onlyAndroid = PlatformOverrides(android: MessageOverride(notification: [KeyValue("title", "Android")]))
-        fleet.run(.push(Self.request(to: fleet.token(of: "iphone"), overrides: onlyAndroid)))
+        fleet.send(Self.order(to: fleet.token(of: "iphone"), overrides: onlyAndroid))
         #expect(Self.received(fleet, "iphone") == (nil, "Base"))
     }
 
@@ -62,17 +62,16 @@ struct PlatformShapingTests {
         fleet.run(.setNetwork(.offline), on: "iphone")
         // The replay's fixed reading of the UNIX time: an hour from it is an hour to live.
         let replayNow = WallClock.replayDefault.unixMillis / 1_000
-        fleet.run(
-            .push(Self.request(to: fleet.token(of: "iphone"), overrides: Self.blocks(expiresAt: replayNow + 3_600))))
+        fleet.send(Self.order(to: fleet.token(of: "iphone"), overrides: Self.blocks(expiresAt: replayNow + 3_600)))
         let index = fleet.engine.deviceNumber(named: "iphone")!
         #expect(fleet.engine.heldMessages(ofPhoneAt: index).last?.expiresAt == 3_600_000)
         // A shell on the real clock says what time it is; the expiry is read against that.
         fleet.run(.setWallClock(unixMillis: 2_000_000_000_000), after: 10_000)
-        fleet.run(.push(Self.request(to: fleet.token(of: "iphone"), overrides: Self.blocks(expiresAt: 2_000_000_060))))
+        fleet.send(Self.order(to: fleet.token(of: "iphone"), overrides: Self.blocks(expiresAt: 2_000_000_060)))
         // Ten seconds into the engine's time, a minute to live: it expires at 70 s.
         #expect(fleet.engine.heldMessages(ofPhoneAt: index).last?.expiresAt == Millis(70_000))
         // Zero is now or never: the phone is offline, so never.
-        let events = fleet.run(.push(Self.request(to: fleet.token(of: "iphone"), overrides: Self.blocks(expiresAt: 0))))
+        let events = fleet.send(Self.order(to: fleet.token(of: "iphone"), overrides: Self.blocks(expiresAt: 0)))
         #expect(events.named("discarded").first?.string("reason") == "ttl-zero")
     }
 
@@ -81,5 +80,16 @@ struct PlatformShapingTests {
         fleet.run(.setWallClock(unixMillis: 2_000_000_000_000))
         fleet.run(.reset, after: 5_000)
         #expect(fleet.engine.wallClock.unixSeconds(at: fleet.engine.now) == 2_000_000_005)
+    }
+}
+
+extension Fleet {
+    /// Hands the device one order, as the HTTP APIs do.
+    @discardableResult
+    mutating func send(_ order: SendOrder) -> [Event] {
+        var new: [Event] = []
+        _ = engine.send([order], into: &new)
+        events += new
+        return new
     }
 }

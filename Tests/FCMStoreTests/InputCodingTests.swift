@@ -33,6 +33,18 @@ struct InputCodingTests {
             .send([SendOrder(DownstreamRequest(sender: "12345", to: nil, condition: "'a' in topics"))], at: 15),
             .topics(TopicOrder(sender: "12345", topic: "news", tokens: ["t1", "t2"], change: .add, api: .iid), at: 16),
             .apply(.subscribe(topic: "news", sender: nil), at: 17),
+            // A v1 send keeps its platform blocks through the journal.
+            .send(
+                [
+                    SendOrder(
+                        request(7, full: true),
+                        overrides: PlatformOverrides(
+                            android: MessageOverride(collapseKey: "a", priority: "high", timeToLive: 30),
+                            apns: MessageOverride(
+                                expiresAtUnixSeconds: 1_800_000_000, notification: [KeyValue("title", "T")],
+                                contentAvailable: true))),
+                    SendOrder(request(8, full: false), byInstallation: true, overrides: PlatformOverrides()),
+                ], at: 18),
         ]
         for input in inputs {
             let bytes = try InputCoding.encode(input, json: JSONEncoder())
@@ -44,6 +56,7 @@ struct InputCodingTests {
         #expect(try InputCoding.encode(inputs[6], json: JSONEncoder()).first == InputCoding.ackTag)
         #expect(try InputCoding.encode(inputs[8], json: JSONEncoder()).first == InputCoding.linkAckTag)
         #expect(try InputCoding.encode(inputs[9], json: JSONEncoder()).first == InputCoding.linkDownstreamTag)
+        #expect(try InputCoding.encode(inputs[14], json: JSONEncoder()).first == InputCoding.sendTag)
     }
 
     @Test("a cut-short entry is an error, never a wrong message")
