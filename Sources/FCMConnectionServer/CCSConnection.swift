@@ -26,7 +26,7 @@ final class CCSConnection: ChannelInboundHandler, @unchecked Sendable {
         self.number = number
         parser = XMLStreamParser(maxStanzaBytes: maxStanzaBytes)
         session = XMPPSession(
-            login: { [box = host.box] sender, key in box.appServerSenders.sender(id: sender, key: key) != nil },
+            login: { [box = host.box] sender, key in box.findSender(.login(id: sender, key: key)) != nil },
             streamID: String(format: "%016llX", UInt64(number) &* 0x9E37_79B9_7F4A_7C15),
             resource: "fcm-device-\(number)")
     }

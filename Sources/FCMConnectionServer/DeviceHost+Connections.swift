@@ -104,7 +104,7 @@ extension DeviceHost {
                 return effects
             },
             sendNow: sendNow, hasFaults: hasFaults,
-            appServers: { [box] in box.appServerSenders })
+            appServers: { [box] in box.appServerSenders }, findSender: { [box] in box.findSender($0) })
     }
 
     /// An HTTP call on the engine, under its lock, at the current time.

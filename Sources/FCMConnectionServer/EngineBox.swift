@@ -66,6 +66,10 @@ public final class EngineBox: @unchecked Sendable {
     /// Who may act as an app server, read without the engine's lock (as of the last
     /// access: a sender added or removed is answered by the next request).
     public var appServerSenders: AppServerSenders { senders.withLock { $0 } }
+
+    /// The sender a request names, looked up in place (every send asks: no copy of
+    /// the senders is made for it).
+    public func findSender(_ lookup: SenderLookup) -> SenderConfig? { senders.withLock { $0.find(lookup) } }
 }
 
 extension EngineBox {

@@ -58,7 +58,8 @@ public final class ControlService: Sendable {
         self.init(
             log: log,
             authenticator: HTTPAuthenticator(
-                senders: device.appServers, controlToken: token, controlClosedBecause: closedBecause),
+                findSender: { [appServers = device.appServers] in appServers().find($0) }, controlToken: token,
+                controlClosedBecause: closedBecause),
             device: device)
     }
 

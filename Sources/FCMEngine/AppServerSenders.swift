@@ -66,10 +66,29 @@ public struct AppServerSenders: Sendable {
         return configs[project]
     }
 
+    /// The sender a request names, found as `lookup` says.
+    public func find(_ lookup: SenderLookup) -> SenderConfig? {
+        switch lookup {
+        case .key(let key): sender(key: key)
+        case .project(let project): sender(project: project)
+        case .login(let id, let key): sender(id: id, key: key)
+        }
+    }
+
     /// The projects app servers may name, for an error that lists them.
     public var projectNames: String {
         order.isEmpty ? "none" : all.map { $0.project ?? $0.id }.joined(separator: ", ")
     }
+}
+
+/// How a request names the sender it acts for.
+public enum SenderLookup: Sendable, Equatable {
+    /// By its server key (`key=`), compared in constant time.
+    case key(String)
+    /// By a v1 project (or its sender ID).
+    case project(String)
+    /// By its sender ID and server key (a CCS login).
+    case login(id: String, key: String)
 }
 
 extension DeviceEngine {

@@ -19,8 +19,11 @@ public struct DeviceGateway: Sendable {
     public var sendNow: (@Sendable ([SendOrder]) -> Durable<SendOutcome>)?
     /// Whether any fault is in scope (then every request takes the general way).
     public var hasFaults: @Sendable () -> Bool
-    /// The senders app servers may act for now (asked at every request).
+    /// The senders app servers may act for now (for listing them).
     public var appServers: @Sendable () -> AppServerSenders
+    /// The sender a request names, among those app servers may act for now (asked at
+    /// every request).
+    public var findSender: @Sendable (SenderLookup) -> SenderConfig?
 
     public init(
         send: @escaping @Sendable ([SendOrder]) async -> SendOutcome,
@@ -30,9 +33,11 @@ public struct DeviceGateway: Sendable {
         faults: @escaping @Sendable (_ path: String) async -> [FaultEffect],
         sendNow: (@Sendable ([SendOrder]) -> Durable<SendOutcome>)? = nil,
         hasFaults: @escaping @Sendable () -> Bool = { true },
-        appServers: @escaping @Sendable () -> AppServerSenders
+        appServers: @escaping @Sendable () -> AppServerSenders,
+        findSender: (@Sendable (SenderLookup) -> SenderConfig?)? = nil
     ) {
         self.appServers = appServers
+        self.findSender = findSender ?? { lookup in appServers().find(lookup) }
         self.faults = faults
         self.sendNow = sendNow
         self.hasFaults = hasFaults

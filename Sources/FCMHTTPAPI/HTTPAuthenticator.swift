@@ -25,8 +25,8 @@ public enum Caller: Sendable, Equatable {
 /// and the tokens the token endpoint issued, and a refusal is answered in the body of
 /// the API it came to.
 public struct HTTPAuthenticator: Sendable {
-    /// The senders app servers may act for, asked at each request.
-    let senders: @Sendable () -> AppServerSenders
+    /// The sender a request names, asked of the device at each request.
+    let findSender: @Sendable (SenderLookup) -> SenderConfig?
     public let tokens: AccessTokens
     let clock: @Sendable () -> Date
     /// When set, every control call must carry `Authorization: Bearer TOKEN`.
@@ -36,11 +36,11 @@ public struct HTTPAuthenticator: Sendable {
     let controlClosedBecause: String?
 
     public init(
-        senders: @escaping @Sendable () -> AppServerSenders, tokens: AccessTokens = AccessTokens(),
+        findSender: @escaping @Sendable (SenderLookup) -> SenderConfig?, tokens: AccessTokens = AccessTokens(),
         clock: @escaping @Sendable () -> Date = { Date() }, controlToken: String? = nil,
         controlClosedBecause: String? = nil
     ) {
-        self.senders = senders
+        self.findSender = findSender
         self.tokens = tokens
         self.clock = clock
         self.controlToken = controlToken
@@ -79,7 +79,7 @@ public struct HTTPAuthenticator: Sendable {
         guard let header = request.header("authorization"), header.utf8.count > 4,
             header.prefix(4).lowercased() == "key="
         else { return nil }
-        return senders().sender(key: HeaderText.trimmed(header.dropFirst(4)))
+        return findSender(.key(HeaderText.trimmed(header.dropFirst(4))))
     }
 
     /// The sender of the project a valid bearer token was granted for.
@@ -87,7 +87,7 @@ public struct HTTPAuthenticator: Sendable {
         guard let bearer = Self.bearer(request), case .valid(let project) = tokens.check(bearer, now: clock()) else {
             return nil
         }
-        return senders().sender(project: project)
+        return findSender(.project(project))
     }
 
     /// The sender a v1 call acts for: its bearer token must be valid and granted to
@@ -119,7 +119,7 @@ public struct HTTPAuthenticator: Sendable {
                         "Request had invalid authentication credentials: this access token was not issued by this emulator."
                 ))
         }
-        guard let sender = senders().sender(project: project), sender.isNamed(byProject: granted) else {
+        guard let sender = findSender(.project(project)), sender.isNamed(byProject: granted) else {
             return .failure(
                 V1Error(
                     httpStatus: 403, status: "PERMISSION_DENIED",

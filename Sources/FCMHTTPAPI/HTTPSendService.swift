@@ -40,7 +40,7 @@ public final class HTTPSendService: Sendable {
         self.notice = notice
         self.key = key
         authenticator = HTTPAuthenticator(
-            senders: device.appServers, tokens: tokens, clock: clock, controlToken: controlToken,
+            findSender: device.findSender, tokens: tokens, clock: clock, controlToken: controlToken,
             controlClosedBecause: controlClosedBecause)
         self.clock = clock
         self.rejected = rejected

@@ -75,14 +75,15 @@ struct HTTPFrontTests {
 
     @Test("the control API's token is checked by the same step")
     func theControlToken() throws {
-        let step = HTTPAuthenticator(senders: { AppServerSendersFixture.none }, controlToken: "secret")
+        let step = HTTPAuthenticator(findSender: { AppServerSendersFixture.none.find($0) }, controlToken: "secret")
         let route = HTTPRoute.control(project: "p", rest: "/devices")
         let missing = step.authenticate(Self.request("/emulator/v1/projects/p/devices", authorization: nil), for: route)
         if case .failure(let refused) = missing { #expect(refused.reply.status == 401) } else { Issue.record("let in") }
         let right = step.authenticate(
             Self.request("/emulator/v1/projects/p/devices", authorization: "Bearer secret"), for: route)
         #expect(try right.get() == .controller)
-        let closed = HTTPAuthenticator(senders: { AppServerSendersFixture.none }, controlClosedBecause: "closed here")
+        let closed = HTTPAuthenticator(
+            findSender: { AppServerSendersFixture.none.find($0) }, controlClosedBecause: "closed here")
         if case .failure(let refused) = closed.authenticate(
             Self.request("/emulator/v1/projects/p/devices", authorization: "Bearer secret"), for: route)
         {
