@@ -276,8 +276,8 @@ PHONES = {SENDER: ["pixel", "iphone", "tablet"], SENDER2: ["pixel", "iphone"]}
 # The control API takes a sender's project or its sender ID, for any phone.
 PROJECTS = ["demo-project", SENDER, "second-project", SENDER2]
 FLEET_PER_ROUND = 200
-# Each phone names a seed, drawn anew for every run of the test (a fleet whose seeds are left
-# random is refused on restart, "saved for other device settings"). An offline phone, and
+# Each phone names a seed, drawn anew for every run of the test, so a failure can be
+# replayed with the same tokens (the SEED argument). An offline phone, and
 # an iPhone in the background, hold every data message; the store limit is raised so that
 # an overflow (FCM then deletes them all, by rule, not a loss) cannot happen.
 FLEET_PROFILE = """version: 1

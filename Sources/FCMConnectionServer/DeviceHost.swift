@@ -67,10 +67,11 @@ public final class DeviceHost: @unchecked Sendable {
             }
             // This session runs on the real clock: the engine reads app servers'
             // absolute times (`apns-expiration`) against it.
-            let unixMillis = Int64((Date().timeIntervalSince1970 * 1_000).rounded())
-            engine.apply(.setWallClock(unixMillis: unixMillis), at: time, into: &events)
+            engine.apply(.setWallClock(unixMillis: Self.unixMillisNow), at: time, into: &events)
         }
     }
+
+    static var unixMillisNow: Int64 { Int64((Date().timeIntervalSince1970 * 1_000).rounded()) }
 
     /// Runs a command on the device at the session's time.
     public func apply(_ command: Command) {

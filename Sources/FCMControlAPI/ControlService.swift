@@ -244,13 +244,24 @@ public final class ControlService: Sendable {
                 })
         }
         if !verdict.held, !negated, let wait = check.wait {
-            let waited = await log.wait(after: max(check.after, judgedUpTo), limit: 1, timeout: wait) { event in
-                expectation.matches(event) && event.side != .check
-            }
-            if let hit = waited.first {
+            // Waits for an event this call can claim: one another call claimed first
+            // does not end the wait.
+            let deadline = ContinuousClock.now + wait
+            var seen = max(check.after, judgedUpTo)
+            while !verdict.held, ContinuousClock.now < deadline {
+                let waited = await log.wait(after: seen, limit: 1, timeout: deadline - ContinuousClock.now) { event in
+                    expectation.matches(event) && event.side != .check
+                }
+                guard let hit = waited.first else { break }
+                seen = hit.seq
                 verdict = judge.withLock { judge in
                     judge.judge(expectation, negated: false, among: [(key: hit.seq, event: hit.event)])
                 }
+            }
+            if !verdict.held {
+                // What happened instead, over everything up to now.
+                verdict.sameName = log.entries(after: check.after, limit: 100_000) { $0.name == expectation.event }
+                    .filter { $0.event.side != .check }.map { (key: $0.seq, event: $0.event) }
             }
         }
         check.judge(verdict)

@@ -52,9 +52,9 @@ struct ExpectationCall {
     mutating func judge(_ verdict: ExpectationJudge.Verdict) {
         held = verdict.held
         matchedSeq = verdict.decisive?.key
-        detail = ExpectationJudge.detail(verdict, expectation, negated: negated) { seq, _ in
-            negated ? "(seq \(seq))" : "seq \(seq)"
-        }
+        detail = ExpectationJudge.detail(
+            verdict, expectation, negated: negated, label: { seq, _ in "seq \(seq)" },
+            happened: { seq, _ in "it happened: seq \(seq) " })
     }
 
     var replyJSON: String {

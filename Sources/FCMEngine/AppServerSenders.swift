@@ -58,12 +58,13 @@ public struct AppServerSenders: Sendable {
         return sender
     }
 
-    /// The sender a v1 project names: its `project`, or its id when it has none named so.
+    /// The sender a v1 project names (`SenderConfig.isNamed(byProject:)`: its project
+    /// or its sender ID), the first seen when several are.
     public func sender(project: String) -> SenderConfig? {
         for id in order {
-            if let sender = configs[id], sender.project == project { return sender }
+            if let sender = configs[id], sender.isNamed(byProject: project) { return sender }
         }
-        return configs[project]
+        return nil
     }
 
     /// The sender a request names, found as `lookup` says.

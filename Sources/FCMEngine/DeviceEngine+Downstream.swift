@@ -73,6 +73,13 @@ extension DeviceEngine {
             let phone = candidate(holding: request.to ?? "")
             return admit(phone.map { shaped(request, by: overrides, forPhoneAt: $0) } ?? request, into: &out)
         }
+        // A topic's copies are shaped later, phone by phone; each block is checked now
+        // as its platform's copies would be, so a bad block refuses the whole message
+        // as it does a message to one token.
+        for platform in Platform.allCases where overrides.block(for: platform) != nil {
+            let copy = request.shaped(by: overrides, for: platform, wallClock: wallClock, at: now)
+            if validate(copy) != nil { return admit(copy, into: &out) }
+        }
         return admit(request, fanOutShapedBy: overrides, into: &out)
     }
 

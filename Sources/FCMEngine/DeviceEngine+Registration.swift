@@ -32,6 +32,15 @@ extension DeviceEngine {
         guard !senders.contains(where: { $0.id == sender.id }) else {
             return refuse("add_sender", "sender \(sender.id) is already registered", into: &out)
         }
+        // One sender ID is one app server with one server key, on every phone.
+        if let known = registeredSenders.sender(id: sender.id),
+            known.key != sender.key || known.project != sender.project
+        {
+            return refuse(
+                "add_sender",
+                "sender \(sender.id) is registered on another phone with another key or project; "
+                    + "a sender ID has one server key", into: &out)
+        }
         senders.append(sender)
         registeredSenders.add(sender)
         if installed { issueToken(for: sender, into: &out) }

@@ -5,6 +5,7 @@ extension DeviceEngine {
     mutating func reset(into out: inout [Event]) {
         let time = now
         let open = links.byID.keys.sorted()
+        let revision = appServerSendersRevision
         var fresh = DeviceEngine(startConfiguration)
         fresh.configuration.appServer = configuration.appServer
         fresh.startConfiguration = startConfiguration
@@ -14,6 +15,8 @@ extension DeviceEngine {
         fresh.wallClock = wallClock
         for id in open { fresh.links.effects.append(.endStream(id)) }
         self = fresh
+        // The senders may differ from before the reset whatever the fresh engine counted.
+        appServerSendersRevision = revision &+ 1
         emit(.server, .deviceReset, [.number("connections_ended", open.count)], into: &out)
         issueFirstTokens(into: &out)
     }

@@ -19,7 +19,7 @@ public struct DeviceEngine: Sendable, Codable {
     }
     /// Moves on whenever `appServerSenders` may have changed, so a shell that publishes
     /// the answer to other threads knows when to publish it again.
-    public private(set) var appServerSendersRevision = 0
+    public internal(set) var appServerSendersRevision = 0
     /// The phone the device-side fields (`tokens`, `stored`, …) read and write: the
     /// first unless a rule is acting on another.
     var focus = 0

@@ -51,14 +51,15 @@ public struct ExpectationJudge: Sendable {
     public mutating func forget() { claimed.removeAll() }
 
     /// Why a judgement failed, naming events by `label` (a time, a sequence number),
-    /// or nil when it held.
+    /// or nil when it held. `happened` words the event an `expect_none` should not
+    /// have seen (up to its summary).
     public static func detail(
         _ verdict: Verdict, _ expectation: Expectation, negated: Bool, by deadline: String? = nil,
-        label: (Int64, Event) -> String
+        label: (Int64, Event) -> String, happened: (Int64, Event) -> String
     ) -> String? {
         guard !verdict.held else { return nil }
         if negated, let hit = verdict.decisive {
-            return "it happened \(label(hit.key, hit.event)): \(TranscriptFormatter.summary(hit.event))"
+            return happened(hit.key, hit.event) + TranscriptFormatter.summary(hit.event)
         }
         if verdict.sameName.isEmpty {
             return "no \(expectation.event) event happened" + (deadline.map { " by \($0)" } ?? "")

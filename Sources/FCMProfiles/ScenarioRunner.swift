@@ -115,7 +115,8 @@ public struct ScenarioRunner: Sendable {
             expectation, negated: negated, among: events.indices.lazy.map { (key: Int64($0), event: events[$0]) })
         let detail = ExpectationJudge.detail(
             verdict, expectation, negated: negated, by: DurationText.stamp(step.at),
-            label: { _, event in negated ? "at \(DurationText.stamp(event.at))" : DurationText.stamp(event.at) })
+            label: { _, event in DurationText.stamp(event.at) },
+            happened: { _, event in "it happened at \(DurationText.stamp(event.at)): " })
         return CheckResult(step: step, expectation: expectation, negated: negated, passed: verdict.held, detail: detail)
     }
 }

@@ -41,7 +41,7 @@ extension TUIModel {
     mutating func stepDevice(_ step: Int) {
         let count = engine.devices.count
         guard count > 1 else { return status = "one device: v opens the devices list, a there adds one" }
-        show(device: (shownDevice + step + count) % count)
+        show(device: (shownIndex + step + count) % count)
     }
 
     mutating func openAddDevice() {

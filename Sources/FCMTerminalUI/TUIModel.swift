@@ -71,11 +71,15 @@ public struct TUIModel: Sendable {
 
     /// The phone the device panes show: every device pane reads this.
     public var shown: Installation {
-        engine.devices[engine.devices.indices.contains(shownDevice) ? shownDevice : 0]
+        engine.devices[shownIndex]
     }
 
+    /// The index of the phone the panes show: `shownDevice` while that phone exists,
+    /// else the first (going back in play mode, or a reset, may drop phones).
+    var shownIndex: Int { engine.devices.indices.contains(shownDevice) ? shownDevice : 0 }
+
     /// What the connection server holds for the shown phone, oldest first.
-    var shownHeld: [HeldMessage] { engine.heldMessages(ofPhoneAt: shownDevice) }
+    var shownHeld: [HeldMessage] { engine.heldMessages(ofPhoneAt: shownIndex) }
 
     public var now: Millis { play?.playback.time ?? engine.now }
 
@@ -183,7 +187,7 @@ public struct TUIModel: Sendable {
     func suggestMessageID() -> String {
         // A resumed device may have used the first ones in an earlier session.
         var next = messageCounter
-        repeat { next += 1 } while engine.hasUsedMessageID("m-\(next)", onPhoneAt: shownDevice)
+        repeat { next += 1 } while engine.hasUsedMessageID("m-\(next)", onPhoneAt: shownIndex)
         return "m-\(next)"
     }
 

@@ -36,7 +36,7 @@ extension View {
 
     static func drawHeld(selected: Int, _ model: TUIModel, into grid: inout Grid) {
         let held = model.shownHeld
-        let usage = model.engine.storeUsage(ofPhoneAt: model.shownDevice)
+        let usage = model.engine.storeUsage(ofPhoneAt: model.shownIndex)
         let inner = panel(width: 100, height: grid.height - 2, title: "Held on the connection server", into: &grid)
         let counts =
             "non-collapsible \(usage.nonCollapsible)/\(usage.nonCollapsibleLimit)   "
@@ -114,7 +114,7 @@ extension View {
             let phone = phones[index]
             let topics = phone.senders.flatMap { phone.topics(of: $0.id) }
             let cells = [
-                (index == model.shownDevice ? "▸ " : "  ") + phone.name,
+                (index == model.shownIndex ? "▸ " : "  ") + phone.name,
                 "\(phone.platform.rawValue)/\(phone.settings.sdk.rawValue)",
                 phone.installed ? phone.appState.rawValue : "uninstalled",
                 phone.network.rawValue + (phone.doze ? " doze" : ""),

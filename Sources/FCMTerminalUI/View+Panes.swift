@@ -73,7 +73,7 @@ extension View {
             return "\(name) \(engine.tray.count)"
         case .inbox: return "Inbox \(engine.inbox.count)"
         case .held:
-            let usage = model.engine.storeUsage(ofPhoneAt: model.shownDevice)
+            let usage = model.engine.storeUsage(ofPhoneAt: model.shownIndex)
             return "Held on the server \(engine.stored.count) · non-collapsible \(usage.nonCollapsible)/"
                 + "\(usage.nonCollapsibleLimit) · keys \(usage.collapseKeys)/\(usage.collapseKeyLimit)"
         case .server:
@@ -86,7 +86,7 @@ extension View {
         switch pane {
         case .senders: return model.shown.installed ? "no senders: a adds one" : "app uninstalled: u reinstalls"
         case .queue:
-            return model.engine.isConnected(phoneAt: model.shownDevice) ? "empty: the device is connected" : "empty"
+            return model.engine.isConnected(phoneAt: model.shownIndex) ? "empty: the device is connected" : "empty"
         case .events: return model.eventFilter.isEmpty ? "no events yet" : "no event matches the filter"
         case .tray: return "no notifications"
         case .inbox: return "no messages delivered yet"

@@ -70,7 +70,7 @@ public enum View {
         grid.fill(x: 0, y: 0, width: grid.width, height: 1, style: .header)
         let clock = playPosition(model) ?? String(DurationText.stamp(model.now).dropLast(4))
         let count = model.engine.devices.count
-        let which = count > 1 ? " (\(model.shownDevice + 1)/\(count), v lists)" : ""
+        let which = count > 1 ? " (\(model.shownIndex + 1)/\(count), v lists)" : ""
         let identity =
             " fcm-device │ \(device.name)\(which) │ \(device.platform.rawValue)/\(device.sdk.rawValue) │ \(device.app)"
         grid.put(TextWidth.fit(identity, width: grid.width - clock.count - 3), x: 0, y: 0, style: .header)

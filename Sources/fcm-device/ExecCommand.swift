@@ -96,9 +96,10 @@ struct ExecCommand: AsyncParsableCommand {
     static func environment(session: DeviceSession, folder: String) throws -> [String: String] {
         let server = session.server
         let engine = server.host.engine
-        // The single-phone variables are the first phone's (a profile's default phone).
-        let phone = engine.devices[0]
-        guard let first = phone.senders.first ?? engine.appServerSenders.all.first, let http = server.httpPort else {
+        // The single-phone variables are the first phone's that registers with a sender
+        // (a profile's default phone, unless it has none).
+        let phone = engine.devices.first { !$0.senders.isEmpty } ?? engine.devices[0]
+        guard let first = phone.senders.first, let http = server.httpPort else {
             throw ValidationError("the profile has no sender, or the HTTP port is closed")
         }
         let project = first.project ?? first.id

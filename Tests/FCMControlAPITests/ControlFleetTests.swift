@@ -44,7 +44,7 @@ struct ControlFleetTests {
         #expect(message.contains("demo-project") && message.contains("second-project"), "\(message)")
     }
 
-    @Test func aPhoneIsDescribedByTheEnginesSnapshot() async throws {
+    @Test func getDevicesNameAnswersTheEnginesSnapshotOfThatPhoneAndTheListHoldsTheSame() async throws {
         let device = ControlledDevice(configuration: Self.split())
         let reply = await device.call("GET", "devices/iphone")
         #expect(reply.status == 200)
@@ -55,5 +55,8 @@ struct ControlFleetTests {
         let snapshot = device.lock.withLock { device.engine.snapshot(named: "iphone")?.json ?? "" }
         let expected = try JSONSerialization.jsonObject(with: Data(snapshot.utf8)) as? NSDictionary
         #expect(expected == reply.json as NSDictionary)
+        let list = await device.call("GET", "devices")
+        let listed = (list.json["devices"] as? [NSDictionary])?.last
+        #expect(listed == reply.json as NSDictionary)
     }
 }

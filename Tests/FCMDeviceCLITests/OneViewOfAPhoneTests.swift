@@ -44,8 +44,14 @@ struct OneViewOfAPhoneTests {
         try process.run()
         let listening = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
         let port = try #require(listening.split(separator: "\"http\":").last?.prefix { $0.isNumber }.description)
-        // The second phone's project is served: no phone is "the device".
-        let live = try Self.get("http://127.0.0.1:\(port)/emulator/v1/projects/second/devices")
+        // The second phone's project is served: no phone is "the device". The ports open
+        // before the phones get their tokens: asked until both phones have them.
+        var live = Data()
+        for _ in 0..<50 {
+            live = try Self.get("http://127.0.0.1:\(port)/emulator/v1/projects/second/devices")
+            if !String(decoding: live, as: UTF8.self).contains("null"), !live.isEmpty { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
         process.interrupt()
         process.waitUntilExit()
         let served = try #require(try JSONSerialization.jsonObject(with: live) as? [String: Any], "\(live)")

@@ -61,3 +61,28 @@ struct AppServerSendersTests {
 
     static let pair = SeveralDevicesTests.pair
 }
+
+@Suite("App-server senders: one key per sender, and across a reset")
+struct AppServerSenderKeyTests {
+    @Test func aSenderIDAddedOnAnotherPhoneWithAnotherKeyIsRefused() {
+        var fleet = Fleet(SeveralDevicesTests.pair, senders: [Harness.sender])
+        fleet.run(.addSender(SenderConfig(id: "555", key: "key-a")), on: "pixel")
+        let refused = fleet.run(.addSender(SenderConfig(id: "555", key: "key-b")), on: "iphone")
+        #expect(refused.named("commandRefused").first?.string("detail")?.contains("one server key") == true)
+        let same = fleet.run(.addSender(SenderConfig(id: "555", key: "key-a")), on: "iphone")
+        #expect(same.named("commandRefused").isEmpty)
+        #expect(fleet.engine.appServerSenders.sender(key: "key-b") == nil)
+    }
+
+    @Test func aResetMovesTheRevisionOnEvenWhenTheCountsMatch() {
+        var fleet = Fleet(SeveralDevicesTests.pair, senders: [Harness.sender, Harness.other])
+        fleet.run(.removeSender(Harness.other), on: "pixel")
+        fleet.run(.removeSender(Harness.other), on: "iphone")
+        fleet.run(.addSender(SenderConfig(id: "555", key: "late")), on: "pixel")
+        let before = fleet.engine.appServerSendersRevision
+        fleet.run(.reset)
+        #expect(fleet.engine.appServerSendersRevision != before)
+        #expect(fleet.engine.appServerSenders.sender(id: Harness.other) != nil)
+        #expect(fleet.engine.appServerSenders.sender(id: "555") == nil)
+    }
+}

@@ -93,3 +93,20 @@ extension Fleet {
         return new
     }
 }
+
+@Suite("Messages shaped per phone: bad blocks")
+struct BadPlatformBlockTests {
+    @Test func aTopicSendWithABadBlockIsRefusedAsAMessageToOneTokenIs() {
+        var fleet = Fleet(SeveralDevicesTests.pair)
+        for phone in ["pixel", "iphone"] { fleet.run(.subscribe(topic: "news", sender: nil), on: phone) }
+        let tooLong = PlatformOverrides(android: MessageOverride(timeToLive: ServiceLimits.maxTimeToLive + 1))
+        let topic = fleet.send(PlatformShapingTests.order(to: "/topics/news", overrides: tooLong))
+        #expect(topic.named("downstreamRejected").first?.string("error") == "InvalidTtl")
+        #expect(topic.named("downstreamAccepted").isEmpty)
+        let token = fleet.send(PlatformShapingTests.order(to: fleet.token(of: "pixel"), overrides: tooLong))
+        #expect(token.named("downstreamRejected").first?.string("error") == "InvalidTtl")
+        let badData = PlatformOverrides(android: MessageOverride(data: [KeyValue("google.x", "1")]))
+        let data = fleet.send(PlatformShapingTests.order(to: "/topics/news", overrides: badData))
+        #expect(data.named("downstreamRejected").first?.string("error") == "InvalidDataKey")
+    }
+}

@@ -94,3 +94,37 @@ struct DevicesKeysTests {
         #expect(!View.render(three, width: 80, height: 24).text.contains(" of 3"))
     }
 }
+
+@Suite("The phone shown, when phones go away")
+struct ShownPhoneTests {
+    static let joining = Scenes.profile(
+        """
+        version: 1
+        device: { name: pixel, platform: android, seed: 7 }
+        senders:
+          - { id: "123456789012", key: k1 }
+        timeline:
+          - at: 1s
+            add_device: { name: tablet, platform: android }
+          - at: 2s
+            network: offline
+        """)
+
+    @Test func steppingBackBeforeAPhoneJoinedShowsTheFirstInsteadOfTrapping() {
+        var model = TUIModel(playing: Self.joining)
+        Scenes.press(&model, [.character("."), .character(".")])
+        #expect(model.engine.devices.count == 2)
+        Scenes.press(&model, [.character("]")])
+        #expect(model.shown.name == "tablet")
+        // Back before the tablet joined: the panes show the first phone, and every pane draws.
+        Scenes.press(&model, [.character(","), .character(",")])
+        #expect(model.engine.devices.count == 1)
+        #expect(model.shown.name == "pixel")
+        for (width, height) in [(80, 24), (200, 50)] {
+            let screen = View.render(model, width: width, height: height).lines.joined(separator: "\n")
+            #expect(screen.contains("pixel"))
+        }
+        Scenes.press(&model, [.character("h")])
+        _ = View.render(model, width: 80, height: 24)
+    }
+}
