@@ -23,11 +23,13 @@ public enum V1MessageReader {
     }
 
     static func order(_ root: JSONObject, sender: String) throws -> SendOrder {
+        try V1SchemaCheck.check(root, against: "SendMessageRequest", at: "")
         guard case .object(let message) = root["message"] else {
             throw V1Error.invalidArgument("Invalid JSON payload received. \"message\" must be an object.")
         }
+        try V1SchemaCheck.check(message, against: "Message", at: "message")
         var request = DownstreamRequest(sender: sender, to: nil)
-        if let validate = root["validate_only"] {
+        if let validate = V1SchemaCheck.member(root, "validate_only") {
             guard case .bool(let flag) = validate else {
                 throw V1Error.invalidArgument("Invalid value at 'validate_only' (TYPE_BOOL), \(validate.text)")
             }
@@ -47,7 +49,9 @@ public enum V1MessageReader {
         }
         request.data = try stringMap(message["data"], at: "message.data") ?? []
         if let notification = message["notification"] {
-            request.notification = LegacyFields.stringPairs(try object(notification, at: "message.notification"))
+            let fields = try object(notification, at: "message.notification")
+            try V1SchemaCheck.check(fields, against: "Notification", at: "message.notification")
+            request.notification = LegacyFields.stringPairs(fields)
         }
         let android = try message["android"].map(readAndroid)
         let apns = try message["apns"].map(readAPNs)
@@ -57,8 +61,11 @@ public enum V1MessageReader {
 
     static func readAndroid(_ value: JSONValue) throws -> MessageOverride {
         let android = try object(value, at: "message.android")
+        try V1SchemaCheck.check(android, against: "AndroidConfig", at: "message.android")
         var request = MessageOverride()
-        request.collapseKey = try string(android, "collapse_key", at: "message.android")
+        request.collapseKey =
+            try string(android, "collapse_key", at: "message.android")
+            ?? string(android, "collapseKey", at: "message.android")
         if let priority = try string(android, "priority", at: "message.android") {
             switch priority.uppercased() {
             case "HIGH": request.priority = "high"
@@ -78,14 +85,16 @@ public enum V1MessageReader {
         }
         request.data = try stringMap(android["data"], at: "message.android.data")
         if let notification = android["notification"] {
-            request.notification = LegacyFields.stringPairs(
-                try object(notification, at: "message.android.notification"))
+            let fields = try object(notification, at: "message.android.notification")
+            try V1SchemaCheck.check(fields, against: "AndroidNotification", at: "message.android.notification")
+            request.notification = LegacyFields.stringPairs(fields)
         }
         return request
     }
 
     static func readAPNs(_ value: JSONValue) throws -> MessageOverride {
         let apns = try object(value, at: "message.apns")
+        try V1SchemaCheck.check(apns, against: "ApnsConfig", at: "message.apns")
         var request = MessageOverride()
         if let headers = try stringMap(apns["headers"], at: "message.apns.headers") {
             for header in headers {

@@ -168,3 +168,50 @@ struct V1RouteTests {
         #expect(device.events(named: "downstreamAccepted").count == 1)
     }
 }
+
+/// What FCM refuses in a v1 body, refused here too, by Google's own schema.
+@Suite("HTTP v1: the schema")
+struct V1SchemaTests {
+    @Test(
+        "a misspelled or misplaced name, or a value of the wrong type, is 400 naming it",
+        arguments: [
+            (#""notificaton":{"title":"x"}"#, #"Unknown name "notificaton" at 'message'"#),
+            (#""notification":{"titel":"x"}"#, #"Unknown name "titel" at 'message.notification'"#),
+            (#""notification":{"title":5}"#, "Invalid value at 'message.notification.title' (TYPE_STRING), 5"),
+            (#""android":{"priorty":"HIGH"}"#, #"Unknown name "priorty" at 'message.android'"#),
+            (
+                ##""android":{"notification":{"colour":"#fff"}}"##,
+                #"Unknown name "colour" at 'message.android.notification'"#
+            ),
+            (#""android":{"direct_boot_ok":"yes"}"#, "Invalid value at 'message.android.direct_boot_ok' (TYPE_BOOL)"),
+            (#""apns":{"header":{}}"#, #"Unknown name "header" at 'message.apns'"#),
+        ])
+    func refused(fields: String, words: String) async throws {
+        let device = TestDevice()
+        let reply = await device.v1(
+            #"{"message":{"token":"\#(device.token())",\#(fields)}}"#, bearer: try await device.bearer())
+        #expect(reply.status == 400, "\(reply.body)")
+        #expect(reply.body.contains(words.replacingOccurrences(of: "\"", with: "\\\"")), "\(reply.body)")
+        #expect(try JSON.v1Error(reply.body).status == "INVALID_ARGUMENT")
+        #expect(device.events(named: "downstreamAccepted").isEmpty)
+    }
+
+    @Test("an unknown name beside the message is refused too")
+    func unknownAtTheTop() async throws {
+        let device = TestDevice()
+        let reply = await device.v1(
+            #"{"message":{"token":"\#(device.token())"},"validate":true}"#, bearer: try await device.bearer())
+        #expect(reply.status == 400)
+        #expect(reply.body.contains(#"Unknown name \"validate\": Cannot find field."#), "\(reply.body)")
+    }
+
+    @Test("lowerCamelCase names are Google's JSON too, and take effect")
+    func lowerCamelCase() async throws {
+        let device = TestDevice()
+        let reply = await device.v1(
+            #"{"message":{"token":"\#(device.token())","android":{"collapseKey":"score","directBootOk":true}},"validateOnly":false}"#,
+            bearer: try await device.bearer())
+        #expect(reply.status == 200, "\(reply.body)")
+        #expect(device.events(named: "downstreamAccepted").first?.string("collapse_key") == "score")
+    }
+}
