@@ -57,6 +57,8 @@ public struct TUIModel: Sendable {
     public init(profile: Profile, linkedEngine: DeviceEngine) {
         self.profile = profile
         engine = linkedEngine
+        // A fork saves the tokens a profile can fix: a sender's `token` is the first
+        // phone's (the engine's rule), so the first phone's are the ones kept.
         if !linkedEngine.devices[0].tokens.isEmpty { resumedTokens = linkedEngine.devices[0].tokens }
     }
 

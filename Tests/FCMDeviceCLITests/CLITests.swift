@@ -41,6 +41,21 @@ struct CLI {
             stderr: String(decoding: stderr, as: UTF8.self))
     }
 
+    /// `fcm-device serve` on free ports on `state` (with `profile`), started; its
+    /// standard output is `output`.
+    static func serve(state: String, profile: String? = nil) throws -> (process: Process, output: FileHandle) {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments =
+            ["serve"] + (profile.map { ["--profile", $0] } ?? [])
+            + ["--state", state, "--ccs-port", "0", "--ccs-plain-port", "0", "--http-port", "0"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = Pipe()
+        try process.run()
+        return (process, out.fileHandleForReading)
+    }
+
     static func temporaryProfile(_ text: String) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-\(UUID().uuidString).yaml").path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
@@ -182,20 +197,11 @@ struct CLITests {
             """)
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: state) }
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = [
-            "serve", "--profile", profile, "--state", state, "--ccs-port", "0", "--ccs-plain-port", "0",
-            "--http-port", "0",
-        ]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = Pipe()
-        try process.run()
+        let (process, out) = try CLI.serve(state: state, profile: profile)
         var text = ""
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline, text.components(separatedBy: "expectation").count < 3 {
-            let chunk = out.fileHandleForReading.availableData
+            let chunk = out.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
         }

@@ -14,20 +14,12 @@ struct EnvCommandTests {
     @Test func forARunningServeItPrintsTheProxyAndTheCAForEachShell() throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: state) }
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = [
-            "serve", "--state", state, "--ccs-port", "0", "--ccs-plain-port", "0", "--http-port", "0",
-        ]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = Pipe()
-        try process.run()
+        let (process, out) = try CLI.serve(state: state)
         defer {
             process.interrupt()
             process.waitUntilExit()
         }
-        let listening = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+        let listening = String(decoding: out.availableData, as: UTF8.self)
         let port = try #require(
             listening.split(separator: "\"http\":").last?.prefix { $0.isNumber }.description)
         let sh = try CLI.run(["env", "--state", state])

@@ -32,17 +32,8 @@ struct OneViewOfAPhoneTests {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: state) }
         let profile = try CLI.temporaryProfile(Self.fleet)
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = [
-            "serve", "--profile", profile, "--state", state, "--ccs-port", "0", "--ccs-plain-port", "0",
-            "--http-port", "0",
-        ]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = Pipe()
-        try process.run()
-        let listening = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+        let (process, out) = try CLI.serve(state: state, profile: profile)
+        let listening = String(decoding: out.availableData, as: UTF8.self)
         let port = try #require(listening.split(separator: "\"http\":").last?.prefix { $0.isNumber }.description)
         // The second phone's project is served: no phone is "the device". The ports open
         // before the phones get their tokens: asked until both phones have them.
