@@ -76,16 +76,13 @@ extension DeviceHost {
 
     /// The HTTP APIs' way to the engine: each reply waits until what it accepted is on disk.
     public var gateway: DeviceGateway {
-        let sendNow: @Sendable ([SendOrder]) -> Durable<SendOutcome> = { [self] orders in
-            Durable(send(orders), point: box.durablePoint)
-        }
-        let hasFaults: @Sendable () -> Bool = { [box] in box.hasFaults }
-        return DeviceGateway(
-            send: { [self] orders in
-                let sent = sendNow(orders)
-                await box.durable(sent.point)
-                return sent.value
+        DeviceGateway(
+            sendNow: { [self] orders in Durable(send(orders), point: box.durablePoint) },
+            faultsNow: { [self] path in
+                let effects = onEngine { engine, events in engine.httpFaults(path: path, into: &events) }
+                return Durable(effects, point: box.durablePoint)
             },
+            durable: { [box] point in await box.durable(point) },
             topics: { [self] order in
                 let outcome = onEngine { engine, events in engine.manageTopics(order, into: &events) }
                 await box.durable()
@@ -97,13 +94,7 @@ extension DeviceHost {
                 return outcome
             },
             groupKey: { [self] sender, name in box.withEngine { $0.groupKey(sender: sender, name: name) } },
-            faults: { [self] path in
-                guard hasFaults() else { return [] }
-                let effects = onEngine { engine, events in engine.httpFaults(path: path, into: &events) }
-                await box.durable()
-                return effects
-            },
-            sendNow: sendNow, hasFaults: hasFaults,
+            hasFaults: { [box] in box.hasFaults },
             appServers: { [box] in box.appServerSenders }, findSender: { [box] in box.findSender($0) })
     }
 

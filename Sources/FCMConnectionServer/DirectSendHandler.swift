@@ -1,3 +1,4 @@
+import FCMEngine
 import FCMHTTPAPI
 import HTTPTypes
 import NIOCore
@@ -7,13 +8,14 @@ import NIOHTTPTypes
     import Glibc
 #endif
 
-/// Serves the send routes of an HTTP/1.1 connection (legacy `/fcm/send`, v1
-/// `messages:send`) on the connection's own event loop: the request is read here and
-/// handed to `HTTPSendService.respondDirectly`, and its reply written when the device's
-/// state is on disk, with no task or suspension in between. Everything else, a send
-/// while faults are in scope, one that asks for `100-continue` or has a body over the
-/// limit, and any request while Hummingbird still owes a response on this connection,
-/// goes on to Hummingbird unchanged. The service decides every answer; this only
+/// Serves the send routes (legacy `/fcm/send`, v1 `messages:send`) of an HTTP/1.1
+/// connection or of an HTTP/2 stream on its own event loop: the one path every send
+/// takes. The request is read here; it meets the faults in scope, then goes to
+/// `HTTPSendService.answerSend`, and its reply is written once the device's state is
+/// on disk, with no task or suspension in between. `Expect: 100-continue` is
+/// answered here, and a body over the limit is refused here. Other routes go on to
+/// Hummingbird unchanged; a send that comes while Hummingbird still owes a response
+/// on the connection waits for it. The service decides every answer; this only
 /// carries requests and replies.
 final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
@@ -25,6 +27,8 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case idle
         /// A send being read, to be answered here.
         case reading(HTTPRequest, ByteBuffer)
+        /// A send whose body passed the limit: read to its end, then refused.
+        case discarding(HTTPRequest)
         /// A send read, its reply on its way.
         case answering
         /// A request going on to Hummingbird, part by part (`closes`: it asked to
@@ -39,6 +43,8 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var state = State.idle
     /// Requests handed to Hummingbird whose responses have not ended yet.
     private var withHummingbird = 0
+    /// A send waits (first in `waiting`) until Hummingbird has answered what came before it.
+    private var waitsForHummingbird = false
     /// What came while a reply was on its way (a pipelining client), in order: request
     /// parts, and events such as the end of the client's input, an error or a
     /// shutdown, which must not overtake the reply either.
@@ -48,6 +54,8 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var readHeld = false
     /// Hummingbird answered a request with `Connection: close`: nothing after it is served.
     private var finished = false
+    /// The channel is one HTTP/2 stream (one request, no `Connection` header).
+    private var isStream = false
     /// The `Date` header, formatted once a second.
     private var date = (second: 0, text: "")
 
@@ -64,6 +72,8 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         loopReleases = releases.queue(on: context.eventLoop)
+        // A stream's parent is its HTTP/2 connection, whose own parent is the listener.
+        isStream = context.channel.parent?.parent != nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -97,32 +107,50 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
         return !waiting.isEmpty
     }
 
+    /// Hummingbird's responses pass here; when the last one it owes ends, a send
+    /// waiting behind it is taken.
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { withHummingbird = max(0, withHummingbird - 1) }
+        var resume = false
+        if case .end = unwrapOutboundIn(data) {
+            withHummingbird = max(0, withHummingbird - 1)
+            resume = withHummingbird == 0 && waitsForHummingbird
+        }
         context.write(data, promise: promise)
+        if resume {
+            waitsForHummingbird = false
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.execute {
+                let (handler, context) = bound.value
+                handler.resumeWaiting(context: context)
+            }
+        }
     }
 
     private func take(_ part: HTTPRequestPart, context: ChannelHandlerContext) {
         guard !finished else { return }
         switch (state, part) {
         case (.idle, .head(let head)):
-            if withHummingbird == 0, Self.isDirect(head) {
-                state = .reading(head, context.channel.allocator.buffer(capacity: 0))
-            } else {
-                pass(part, context: context)
+            guard Self.isSend(head) else { return pass(part, context: context) }
+            guard withHummingbird == 0 else {
+                waitsForHummingbird = true
+                waiting.prepend(.part(part))
+                return
             }
+            start(head, context: context)
         case (.reading(let head, var body), .body(var chunk)):
             guard body.readableBytes + chunk.readableBytes <= HTTPSendService.maxBodyBytes else {
-                // Too large to read here: Hummingbird refuses it (413) as it does any other.
-                pass(.head(head), context: context)
-                pass(.body(body), context: context)
-                pass(.body(chunk), context: context)
+                state = .discarding(head)
                 return
             }
             body.writeBuffer(&chunk)
             state = .reading(head, body)
         case (.reading(let head, let body), .end):
             answer(head, body: body, context: context)
+        case (.discarding(let head), .end):
+            state = .answering
+            reply(service.refuseTooLarge(Self.parts(head)), closing: Self.asksToClose(head), context: context)
+        case (.discarding, _):
+            break
         case (.passing(let closes), .end):
             context.fireChannelRead(wrapInboundOut(part))
             state = .idle
@@ -130,6 +158,31 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
         default:
             context.fireChannelRead(wrapInboundOut(part))
         }
+    }
+
+    /// A send's head: its body is read here. `Expect: 100-continue` is answered now,
+    /// or refused with 413 when the announced body is over the limit; any other
+    /// expectation is 417. A refusal before the body closes the connection (or ends
+    /// the stream), since the client may or may not send the body after it.
+    private func start(_ head: HTTPRequest, context: ChannelHandlerContext) {
+        if let expectation = head.headerFields[.expect] {
+            let refusal: HTTPReply?
+            if expectation.lowercased() != "100-continue" {
+                refusal = service.refuseExpectation(Self.parts(head), expectation)
+            } else if let length = head.headerFields[.contentLength].flatMap({ Int($0) }),
+                length > HTTPSendService.maxBodyBytes
+            {
+                refusal = service.refuseTooLarge(Self.parts(head))
+            } else {
+                refusal = nil
+                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
+            }
+            if let refusal {
+                state = .answering
+                return reply(refusal, closing: true, context: context)
+            }
+        }
+        state = .reading(head, context.channel.allocator.buffer(capacity: 0))
     }
 
     /// Hands a part on to Hummingbird; a head starts a request it owes a response to.
@@ -141,9 +194,8 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(wrapInboundOut(part))
     }
 
-    static func isDirect(_ head: HTTPRequest) -> Bool {
-        guard head.headerFields[.expect] == nil else { return false }
-        return HTTPSendService.mayRespondDirectly(method: head.method.rawValue, path: target(head).path)
+    static func isSend(_ head: HTTPRequest) -> Bool {
+        HTTPSendService.isSend(method: head.method.rawValue, path: target(head).path)
     }
 
     /// A request target's path and query (empty without one).
@@ -152,21 +204,56 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
         return (String(pieces[0]), pieces.count > 1 ? String(pieces[1]) : "")
     }
 
-    private func answer(_ head: HTTPRequest, body: ByteBuffer, context: ChannelHandlerContext) {
-        let (path, query) = Self.target(head)
-        let request = HTTPRequestParts(
+    /// A request as the service reads it.
+    static func parts(_ head: HTTPRequest, body: ByteBuffer = ByteBuffer()) -> HTTPRequestParts {
+        let (path, query) = target(head)
+        return HTTPRequestParts(
             method: head.method.rawValue, path: path, query: query, fields: head.headerFields, body: body)
+    }
+
+    /// A whole send: it meets the faults in scope first, then the service answers it.
+    private func answer(_ head: HTTPRequest, body: ByteBuffer, context: ChannelHandlerContext) {
+        state = .answering
+        let request = Self.parts(head, body: body)
         let closing = Self.asksToClose(head)
-        if let loopReleases, let held = service.respondDirectly(request) {
-            state = .answering
-            loopReleases.after(held.point) { [self] in reply(held.value, closing: closing, context: context) }
-            return
+        let faults = service.faultsNow(request.path)
+        if faults.value.isEmpty, faults.point == 0 {
+            return send(request, closing: closing, context: context)
         }
-        // Faults are in scope, or the device cannot be reached directly: Hummingbird's way.
-        pass(.head(head), context: context)
-        pass(.body(body), context: context)
-        take(.end(nil), context: context)
-        resumeWaiting(context: context)
+        guard let loopReleases else { return context.close(promise: nil) }
+        loopReleases.after(faults.point) { [self] in
+            meet(faults.value[...], request: request, closing: closing, context: context)
+        }
+    }
+
+    /// The faults' effects in order: a delay holds the send, a status answers it, a
+    /// reset or GOAWAY ends the connection with no reply.
+    private func meet(
+        _ effects: ArraySlice<FaultEffect>, request: HTTPRequestParts, closing: Bool, context: ChannelHandlerContext
+    ) {
+        guard context.channel.isActive else { return }
+        guard let effect = effects.first else { return send(request, closing: closing, context: context) }
+        switch effect {
+        case .delay(let millis):
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let rest = effects.dropFirst()
+            context.eventLoop.scheduleTask(in: .milliseconds(Int64(millis))) {
+                let (handler, context) = bound.value
+                handler.meet(rest, request: request, closing: closing, context: context)
+            }
+        case .status(let status, let retryAfter):
+            reply(
+                HTTPSendService.faultReply(status, retryAfter: retryAfter, path: request.path), closing: closing,
+                context: context)
+        case .reset: FaultedConnection.end(context.channel, .reset)
+        case .goaway: FaultedConnection.end(context.channel, .goaway)
+        }
+    }
+
+    private func send(_ request: HTTPRequestParts, closing: Bool, context: ChannelHandlerContext) {
+        guard let loopReleases else { return context.close(promise: nil) }
+        let held = service.answerSend(request)
+        loopReleases.after(held.point) { [self] in reply(held.value, closing: closing, context: context) }
     }
 
     private func reply(_ reply: HTTPReply, closing: Bool, context: ChannelHandlerContext) {
@@ -178,6 +265,7 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let body = ByteBuffer(string: reply.body)
         fields[.contentLength] = String(body.readableBytes)
         fields[.date] = currentDate()
+        let closing = closing && !isStream
         if closing { fields[.connection] = "close" }
         context.write(
             wrapOutboundOut(.head(HTTPResponse(status: .init(code: reply.status), headerFields: fields))), promise: nil)
@@ -198,7 +286,7 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// nothing waits.
     private func resumeWaiting(context: ChannelHandlerContext) {
         if !waiting.isEmpty {
-            while let next = waiting.popFirst() {
+            while !waitsForHummingbird, let next = waiting.popFirst() {
                 switch next {
                 case .part(let part): take(part, context: context)
                 case .event(let event): context.fireUserInboundEventTriggered(event)

@@ -42,7 +42,9 @@ struct HTTPFrontChannel: ServerChildChannel {
         self.tls = tls
         self.rejected = rejected
         http1 = HTTP1Channel(responder: responder, configuration: .directSends(service, releases: releases))
-        http2 = HTTP2Channel(responder: responder)
+        http2 = HTTP2Channel(
+            responder: responder,
+            configuration: .init(streamConfiguration: .directSends(service, releases: releases)))
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
@@ -201,7 +203,8 @@ final class FailureReporter: ChannelInboundHandler, RemovableChannelHandler {
 }
 
 extension HTTP1Channel.Configuration {
-    /// HTTP/1.1 with the send routes served on the connection's event loop.
+    /// HTTP/1.1 connections and HTTP/2 streams with the send routes served on the
+    /// connection's event loop.
     static func directSends(_ service: HTTPSendService, releases: DurableReleases) -> Self {
         .init(additionalChannelHandlers: [DirectSendHandler(service: service, releases: releases)])
     }

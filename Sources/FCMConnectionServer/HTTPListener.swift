@@ -30,9 +30,8 @@ struct SendAPIResponder: HTTPResponder {
         do {
             body = try await request.collectBody(upTo: HTTPSendService.maxBodyBytes)
         } catch {
-            let reply = HTTPReply.text(413, "the request body is larger than \(HTTPSendService.maxBodyBytes) bytes\n")
-            service.reportRejected(HTTPRequestParts(method: request.method.rawValue, path: request.uri.path), reply)
-            return Self.response(reply)
+            return Self.response(
+                service.refuseTooLarge(HTTPRequestParts(method: request.method.rawValue, path: request.uri.path)))
         }
         let parts = HTTPRequestParts(
             method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "",
@@ -44,30 +43,8 @@ struct SendAPIResponder: HTTPResponder {
             }
         }
         let reply = await service.respond(parts)
-        switch reply.endsConnection {
-        case .reset?: Self.reset(context.channel)
-        case .goaway?: Self.goAway(context.channel)
-        case nil: break
-        }
+        if let ending = reply.endsConnection { FaultedConnection.end(context.channel, ending) }
         return Self.response(reply)
-    }
-
-    /// Tells an HTTP/2 connection GOAWAY, no stream processed (its clients send again
-    /// on a new connection), and closes it; resets an HTTP/1.1 connection.
-    static func goAway(_ channel: any Channel) {
-        // An HTTP/2 stream's parent is its connection, whose own parent is the
-        // listener; an HTTP/1.1 connection's parent is the listener itself.
-        guard let connection = channel.parent, connection.parent != nil else { return reset(channel) }
-        let frame = HTTP2Frame(
-            streamID: .rootStream, payload: .goAway(lastStreamID: .rootStream, errorCode: .noError, opaqueData: nil))
-        connection.writeAndFlush(frame).whenComplete { _ in connection.close(promise: nil) }
-    }
-
-    /// Ends the connection at once, with a TCP reset where the socket allows it (an
-    /// HTTP/2 stream is reset on its own).
-    static func reset(_ channel: any Channel) {
-        guard let socket = channel as? any SocketOptionProvider else { return channel.close(promise: nil) }
-        socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
     }
 
     /// Server-sent events until the client goes away.

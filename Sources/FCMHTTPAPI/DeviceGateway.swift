@@ -3,21 +3,21 @@ import FCMEngine
 /// How the HTTP APIs reach the device: calls that run on its engine (the server runs
 /// each at once, under the engine's lock). The engine decides every answer.
 public struct DeviceGateway: Sendable {
-    /// Downstream messages, in order.
-    public var send: @Sendable ([SendOrder]) async -> SendOutcome
+    /// Downstream messages sent at once, on the caller's thread: the device's outcome,
+    /// and how far its journal must be on disk before the outcome may be told.
+    public var sendNow: @Sendable ([SendOrder]) -> Durable<SendOutcome>
+    /// What faults in scope do to a request on this path (each use counted), at once,
+    /// with the journal point their counting reached.
+    public var faultsNow: @Sendable (_ path: String) -> Durable<[FaultEffect]>
+    /// Returns once the device's journal is on disk up to a point.
+    public var durable: @Sendable (_ point: Int64) async -> Void
     /// A topic-management call.
     public var topics: @Sendable (TopicOrder) async -> TopicOutcome
     /// A device-group call.
     public var groups: @Sendable (GroupOrder) async -> GroupOutcome
     /// The notification key of a sender's group of this name, if any.
     public var groupKey: @Sendable (_ sender: String, _ name: String) async -> String?
-    /// What faults in scope do to a request on this path (each use counted).
-    public var faults: @Sendable (_ path: String) async -> [FaultEffect]
-    /// Downstream messages sent at once, on the caller's thread: the device's outcome,
-    /// and how far its journal must be on disk before the outcome may be told; nil
-    /// where the device is reached only by `send`.
-    public var sendNow: (@Sendable ([SendOrder]) -> Durable<SendOutcome>)?
-    /// Whether any fault is in scope (then every request takes the general way).
+    /// Whether any fault is in scope (without counting a use).
     public var hasFaults: @Sendable () -> Bool
     /// The senders app servers may act for now (for listing them).
     public var appServers: @Sendable () -> AppServerSenders
@@ -26,25 +26,40 @@ public struct DeviceGateway: Sendable {
     public var findSender: @Sendable (SenderLookup) -> SenderConfig?
 
     public init(
-        send: @escaping @Sendable ([SendOrder]) async -> SendOutcome,
+        sendNow: @escaping @Sendable ([SendOrder]) -> Durable<SendOutcome>,
+        faultsNow: @escaping @Sendable (_ path: String) -> Durable<[FaultEffect]>,
+        durable: @escaping @Sendable (_ point: Int64) async -> Void = { _ in },
         topics: @escaping @Sendable (TopicOrder) async -> TopicOutcome,
         groups: @escaping @Sendable (GroupOrder) async -> GroupOutcome,
         groupKey: @escaping @Sendable (_ sender: String, _ name: String) async -> String?,
-        faults: @escaping @Sendable (_ path: String) async -> [FaultEffect],
-        sendNow: (@Sendable ([SendOrder]) -> Durable<SendOutcome>)? = nil,
         hasFaults: @escaping @Sendable () -> Bool = { true },
         appServers: @escaping @Sendable () -> AppServerSenders,
         findSender: (@Sendable (SenderLookup) -> SenderConfig?)? = nil
     ) {
         self.appServers = appServers
         self.findSender = findSender ?? { lookup in appServers().find(lookup) }
-        self.faults = faults
         self.sendNow = sendNow
+        self.faultsNow = faultsNow
+        self.durable = durable
         self.hasFaults = hasFaults
-        self.send = send
         self.topics = topics
         self.groups = groups
         self.groupKey = groupKey
+    }
+
+    /// Downstream messages, in order, told once they are on disk.
+    public func send(_ orders: [SendOrder]) async -> SendOutcome {
+        let sent = sendNow(orders)
+        await durable(sent.point)
+        return sent.value
+    }
+
+    /// The faults in scope on a path, told once their counting is on disk.
+    public func faults(_ path: String) async -> [FaultEffect] {
+        guard hasFaults() else { return [] }
+        let effects = faultsNow(path)
+        await durable(effects.point)
+        return effects.value
     }
 }
 

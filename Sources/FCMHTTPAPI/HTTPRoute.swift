@@ -61,7 +61,7 @@ public enum HTTPRoute: Equatable, Sendable {
     }
 
     /// Whether a send on this endpoint (legacy, v1) is answered on the connection's
-    /// event loop (`HTTPSendService.respondDirectly`).
+    /// event loop (`HTTPSendService.answerSend`), over HTTP/1.1 and HTTP/2 alike.
     public var isSend: Bool {
         switch self {
         case .legacy, .v1: true

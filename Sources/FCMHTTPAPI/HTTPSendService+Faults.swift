@@ -4,7 +4,8 @@ import FCMJSON
 /// The replies of status faults, each in the body its API uses when the real
 /// service fails that way. The engine chose the fault; this only shapes it.
 extension HTTPSendService {
-    static func faultReply(_ status: Int, retryAfter: Int?, path: String) -> HTTPReply {
+    /// The reply of a status fault on `path`, in the body its API uses.
+    public static func faultReply(_ status: Int, retryAfter: Int?, path: String) -> HTTPReply {
         var reply: HTTPReply
         switch HTTPRoute(path: path) {
         case .v1?, .topicSubscription?: reply = v1Fault(status).reply

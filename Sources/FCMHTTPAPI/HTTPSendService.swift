@@ -64,30 +64,44 @@ public final class HTTPSendService: Sendable {
         return reply
     }
 
-    /// Answers a send (legacy `/fcm/send`, v1 `messages:send`) without suspending,
-    /// for a server that serves it on its own thread: the reply is made here, and the
-    /// server holds it until the device's journal is on disk up to its point. Nil, with
-    /// nothing done, when the request is not such a send, when faults are in scope,
-    /// or when the device cannot be reached this way: `respond` answers it then.
-    public func respondDirectly(_ request: HTTPRequestParts) -> Durable<HTTPReply>? {
-        guard request.method == "POST", let sendNow = device.sendNow, !device.hasFaults() else { return nil }
-        guard let route = HTTPRoute(path: request.path), route.isSend else { return nil }
+    /// Answers a send (legacy `/fcm/send`, v1 `messages:send`) without suspending:
+    /// the one path every send takes, from the server's event loop and from `respond`
+    /// alike. The caller has met the faults in scope first (`faultsNow`); the reply
+    /// (a refusal already reported) is told once the device's journal is on disk up
+    /// to its point.
+    public func answerSend(_ request: HTTPRequestParts) -> Durable<HTTPReply> {
+        let held = sendReply(request)
+        return Durable(reported(request, held.value), point: held.point)
+    }
+
+    /// `answerSend` before its refusals are reported.
+    func sendReply(_ request: HTTPRequestParts) -> Durable<HTTPReply> {
+        guard request.method == "POST", let route = HTTPRoute(path: request.path), route.isSend else {
+            return Durable(.text(404, "\(request.method) \(request.path) is not a send\n"), point: 0)
+        }
         let start: SendStart
         switch authenticator.authenticate(request, for: route) {
         case .failure(let refusal): start = .reply(refusal.reply)
         case .success(let caller): start = sendStart(request, route: route, caller: caller)
         }
         switch start {
-        case .reply(let reply): return Durable(reported(request, reply), point: 0)
+        case .reply(let reply): return Durable(reply, point: 0)
         case .send(let orders, let reply):
-            let sent = sendNow(orders)
-            return Durable(reported(request, reply(sent.value)), point: sent.point)
+            let sent = device.sendNow(orders)
+            return Durable(reply(sent.value), point: sent.point)
         }
     }
 
-    /// Whether a request may be a send `respondDirectly` answers (from its method and
-    /// path alone, as a server sees them before the body).
-    public static func mayRespondDirectly(method: String, path: String) -> Bool {
+    /// What the faults in scope do to a request on `path`, in order, as the engine
+    /// chose them (each use counted): empty, at point 0, when none is in scope.
+    public func faultsNow(_ path: String) -> Durable<[FaultEffect]> {
+        guard device.hasFaults() else { return Durable([], point: 0) }
+        return device.faultsNow(path)
+    }
+
+    /// Whether a request is a send `answerSend` answers (from its method and path
+    /// alone, as a server sees them before the body).
+    public static func isSend(method: String, path: String) -> Bool {
         method == "POST" && HTTPRoute(path: path)?.isSend == true
     }
 
@@ -107,16 +121,25 @@ public final class HTTPSendService: Sendable {
         case send([SendOrder], reply: @Sendable (SendOutcome) -> HTTPReply)
     }
 
-    func run(_ start: SendStart) async -> HTTPReply {
-        switch start {
-        case .reply(let reply): return reply
-        case .send(let orders, let reply): return reply(await device.send(orders))
-        }
-    }
-
     /// Reports a refusal made before the service saw the request (a body too large).
     public func reportRejected(_ request: HTTPRequestParts, _ reply: HTTPReply) {
         rejected(RejectedRequest(request, reply))
+    }
+
+    /// The reply to a request whose body is over `maxBodyBytes`, reported.
+    public func refuseTooLarge(_ request: HTTPRequestParts) -> HTTPReply {
+        let reply = HTTPReply.text(413, "the request body is larger than \(Self.maxBodyBytes) bytes\n")
+        reportRejected(request, reply)
+        return reply
+    }
+
+    /// The reply to a request that expects what the server does not do (an `Expect`
+    /// other than `100-continue`), reported.
+    public func refuseExpectation(_ request: HTTPRequestParts, _ expectation: String) -> HTTPReply {
+        let reply = HTTPReply.text(
+            417, "Expect: \(expectation) is not something this server does; it takes Expect: 100-continue only\n")
+        reportRejected(request, reply)
+        return reply
     }
 
     /// Reports a connection refused before any request (a tunnel, a TLS failure).
@@ -133,6 +156,11 @@ public final class HTTPSendService: Sendable {
             case .reset: return .connectionEnds(.reset)
             case .goaway: return .connectionEnds(.goaway)
             }
+        }
+        if Self.isSend(method: request.method, path: request.path) {
+            let held = sendReply(request)
+            await device.durable(held.point)
+            return held.value
         }
         guard let route = HTTPRoute(path: request.path) else {
             let text =
@@ -154,8 +182,6 @@ public final class HTTPSendService: Sendable {
         case .success: sender = nil
         }
         switch (route, sender) {
-        case (.legacy, let sender?), (.v1, let sender?):
-            return await run(sendStart(request, route: route, caller: .sender(sender)))
         case (.token, _): return grant(request)
         case (.iidBatch(let add), let sender?): return await iidBatch(request, add: add, sender: sender)
         case (.iidRelation(let token, let topic), let sender?):

@@ -30,8 +30,8 @@ struct HTTPFrontTests {
             #expect(HTTPRoute(path: path)?.credential == credential, "\(path)")
         }
         #expect(HTTPRoute.legacy.isSend && HTTPRoute.v1(project: "p").isSend && !HTTPRoute.token.isSend)
-        #expect(HTTPSendService.mayRespondDirectly(method: "POST", path: "/fcm/send"))
-        #expect(!HTTPSendService.mayRespondDirectly(method: "POST", path: "/iid/v1:batchAdd"))
+        #expect(HTTPSendService.isSend(method: "POST", path: "/fcm/send"))
+        #expect(!HTTPSendService.isSend(method: "POST", path: "/iid/v1:batchAdd"))
     }
 
     static func request(_ path: String, authorization: String?) -> HTTPRequestParts {

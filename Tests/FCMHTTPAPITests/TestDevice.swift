@@ -41,13 +41,17 @@ final class TestDevice: @unchecked Sendable {
             rejected: { [unowned self] refusal in lock.withLock { refusals.append(refusal) } },
             notice: { [unowned self] event in lock.withLock { events.append(event) } },
             device: DeviceGateway(
-                send: { [unowned self] orders in lock.withLock { engine.send(orders, into: &events) } },
+                sendNow: { [unowned self] orders in
+                    Durable(lock.withLock { engine.send(orders, into: &events) }, point: 0)
+                },
+                faultsNow: { [unowned self] path in
+                    Durable(lock.withLock { engine.httpFaults(path: path, into: &events) }, point: 0)
+                },
                 topics: { [unowned self] order in lock.withLock { engine.manageTopics(order, into: &events) } },
                 groups: { [unowned self] order in lock.withLock { engine.manageGroup(order, into: &events) } },
                 groupKey: { [unowned self] sender, name in
                     lock.withLock { engine.groupKey(sender: sender, name: name) }
                 },
-                faults: { [unowned self] path in lock.withLock { engine.httpFaults(path: path, into: &events) } },
                 appServers: { [unowned self] in lock.withLock { engine.appServerSenders } }
             ))
     }
