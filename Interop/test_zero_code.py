@@ -163,6 +163,13 @@ def curl_proxy_and_direct_tls(device):
                           and e.get("path") == "www.example.com:443")
 
 
+def google_api_client_zero_code(device):
+    sent = device.run_client("google_api_client")
+    device.received(sent["sent"].rsplit("/", 1)[1])
+    device.serve.wait_for(lambda e: e.get("event") == "topicSubscribed" and e.get("topic") == "discovery")
+    device.serve.wait_for(lambda e: e.get("event") == "topicUnsubscribed" and e.get("topic") == "discovery")
+
+
 def java_zero_code(device):
     """A JVM with only JAVA_TOOL_OPTIONS: the proxy, and the PKCS12 trust store the emulator wrote."""
     environment = {"PATH": os.environ["PATH"], "JAVA_TOOL_OPTIONS": device.environment["JAVA_TOOL_OPTIONS"]}
@@ -177,6 +184,8 @@ def run(binary):
         ("zero code: firebase-admin send, dry run, send_each, UnregisteredError, subscribe_to_topic, a topic send, "
          "with a real project's service account", firebase_admin_zero_code),
         ("zero code: pyfcm 2 notify", pyfcm2_zero_code),
+        ("zero code: google-api-python-client (discovery, httplib2): messages.send, a schema refusal, "
+         "topicSubscriptions create and delete", google_api_client_zero_code),
         ("zero code: pyfcm 1.5.4 notify_single_device (legacy)", pyfcm1_zero_code),
         ("zero code: python-gcm json_request (gcm-http.googleapis.com)", python_gcm_zero_code),
         ("zero code: httpx with http2=True through the tunnel speaks HTTP/2", httpx_http2_tunnel),

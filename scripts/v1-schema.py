@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Generates Sources/FCMHTTPAPI/V1Schema.swift from Google's discovery document for
 FCM v1 (fcm.v1.json, shipped in the PyPI package google-api-python-client): every
-schema's field names and their JSON types or schemas, and nothing else.
+schema's field names, their JSON types or schemas, formats and enum values, and
+nothing else.
 
 Usage: python3 scripts/v1-schema.py            # writes the Swift file
        python3 scripts/v1-schema.py --check    # exit 1 if the file differs from the document
@@ -9,6 +10,7 @@ Run with a Python that has google-api-python-client installed (Interop/.venv has
 """
 import json
 import os
+import subprocess
 import sys
 
 import googleapiclient
@@ -18,6 +20,21 @@ TARGET = os.path.join(HERE, "..", "Sources", "FCMHTTPAPI", "V1Schema.swift")
 DOCUMENT = os.path.join(os.path.dirname(googleapiclient.__file__), "discovery_cache", "documents", "fcm.v1.json")
 
 
+def field(spec):
+    """One field as Swift: its JSON type or schema, then its format, enum values and
+    what an array or a map holds, where the document gives them."""
+    kind = spec.get("$ref") or spec.get("type", "any")
+    parts = ['"%s"' % kind]
+    if "format" in spec:
+        parts.append('format: "%s"' % spec["format"])
+    if "enum" in spec:
+        parts.append("values: [%s]" % ", ".join('"%s"' % value for value in spec["enum"]))
+    element = spec.get("items") or spec.get("additionalProperties")
+    if element is not None:
+        parts.append("element: %s" % field(element))
+    return "V1Field(%s)" % ", ".join(parts)
+
+
 def swift(document):
     schemas = document["schemas"]
     lines = [
@@ -25,32 +42,36 @@ def swift(document):
         "// (fcm.v1.json, revision %s, from google-api-python-client). Do not edit: run the script." % document["revision"],
         "",
         "/// The v1 API's schemas as Google publishes them: schema → field (lowerCamelCase) →",
-        "/// its JSON type (`string`, `boolean`, `integer`, `object`, `array`) or the schema it holds.",
+        "/// its JSON type or the schema it holds, its format, its enum values, and what an",
+        "/// array or a map holds.",
         "enum V1Schema {",
         "    static let revision = \"%s\"" % document["revision"],
         "",
-        "    static let fields: [String: [String: String]] = [",
+        "    static let fields: [String: [String: V1Field]] = [",
     ]
     for name in sorted(schemas):
         properties = schemas[name].get("properties", {})
         if not properties:
             lines.append('        "%s": [:],' % name)
             continue
-        if len(properties) == 1:
-            (field, spec), = properties.items()
-            lines.append('        "%s": ["%s": "%s"],' % (name, field, spec.get("$ref") or spec.get("type", "any")))
-            continue
         lines.append('        "%s": [' % name)
-        for field, spec in sorted(properties.items()):
-            lines.append('            "%s": "%s",' % (field, spec.get("$ref") or spec.get("type", "any")))
+        for name, spec in sorted(properties.items()):
+            lines.append('            "%s": %s,' % (name, field(spec)))
         lines.append("        ],")
     lines += ["    ]", "}", ""]
     return "\n".join(lines)
 
 
+def formatted(text):
+    """The text as `swift format` lays it out (with the project's .swift-format), so the
+    generated file passes the lint as any other does."""
+    return subprocess.run(["swift", "format", "--assume-filename", TARGET], input=text, capture_output=True,
+                          text=True, check=True, cwd=os.path.join(HERE, "..")).stdout
+
+
 def main():
     with open(DOCUMENT) as handle:
-        text = swift(json.load(handle))
+        text = formatted(swift(json.load(handle)))
     if "--check" in sys.argv[1:]:
         with open(TARGET) as handle:
             if handle.read() != text:

@@ -101,6 +101,35 @@ def httpx_goaway(config):
         print(json.dumps({"sent": reply.json()["results"][0]["message_id"]}))
 
 
+def google_api_client(config):
+    """Google's discovery-based client (googleapiclient over google-auth-httplib2), as
+    generated from fcm.v1.json: messages.send, a send the schema refuses, and the
+    topicSubscriptions methods on a registration named by its token."""
+    from google.oauth2 import service_account
+    from googleapiclient.discovery import build
+    from googleapiclient.errors import HttpError
+
+    credentials = service_account.Credentials.from_service_account_file(
+        config["service_account"], scopes=["https://www.googleapis.com/auth/firebase.messaging"])
+    fcm = build("fcm", "v1", credentials=credentials, static_discovery=True, cache_discovery=False)
+    parent = "projects/%s" % config["project"]
+    sent = fcm.projects().messages().send(
+        parent=parent, body={"message": {"token": config["token"], "data": {"via": "googleapiclient"}}}).execute()
+    try:
+        fcm.projects().messages().send(
+            parent=parent, body={"message": {"token": config["token"], "notificaton": {"title": "x"}}}).execute()
+        raise AssertionError("a misspelled field was accepted")
+    except HttpError as error:
+        assert error.status_code == 400, error
+        assert 'Unknown name "notificaton"' in error.reason, error.reason
+    registration = "%s/registrations/%s" % (parent, config["token"])
+    subscriptions = fcm.projects().registrations().topicSubscriptions()
+    created = subscriptions.create(parent=registration, topicName="discovery", body={}).execute()
+    assert created["name"] == registration + "/topicSubscriptions/discovery", created
+    subscriptions.delete(name=created["name"]).execute()
+    print(json.dumps({"sent": sent["name"], "created": created["name"]}))
+
+
 if __name__ == "__main__":
     import socket
 

@@ -75,6 +75,7 @@ extension HTTPSendService {
             order = TopicOrder(
                 sender: sender.id, topic: topic, tokens: [token], change: .remove, api: .v1, allowMissing: allowMissing)
         } else {
+            if let refusal = Self.topicSubscriptionBodyProblem(request.body) { return refusal.reply }
             guard let topic = request.parameter("topic_name", "topicName"), !topic.isEmpty else {
                 return V1Error.invalidArgument("topic_name is required: ?topic_name=NAME").reply
             }
@@ -95,6 +96,24 @@ extension HTTPSendService {
                 "create_time": .string(ISO8601DateFormatter().string(from: clock())),
             ])
             return .json(200, resource.json)
+        }
+    }
+
+    /// What is wrong with a `topicSubscriptions.create` body (a `TopicSubscription`,
+    /// by Google's schema; empty is none), if anything.
+    static func topicSubscriptionBodyProblem(_ body: [UInt8]) -> V1Error? {
+        guard body.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return nil }
+        switch LegacyFields.object(body) {
+        case .failure(let problem): return .invalidArgument("Invalid JSON payload received. \(problem)")
+        case .success(let object):
+            do {
+                try V1SchemaCheck.validate(object, against: "TopicSubscription")
+                return nil
+            } catch let error as V1Error {
+                return error
+            } catch {
+                return .invalidArgument("\(error)")
+            }
         }
     }
 

@@ -11,6 +11,8 @@ public struct V1Error: Error, Equatable, Sendable {
     public var fcmCode: String?
     /// An `ErrorInfo` reason, such as ACCESS_TOKEN_EXPIRED.
     public var reason: String?
+    /// The `google.rpc.BadRequest` detail's field violations (none: no such detail).
+    var fieldViolations: [V1SchemaCheck.Violation] = []
 
     public init(httpStatus: Int, status: String, message: String, fcmCode: String? = nil, reason: String? = nil) {
         self.httpStatus = httpStatus
@@ -20,8 +22,23 @@ public struct V1Error: Error, Equatable, Sendable {
         self.reason = reason
     }
 
-    public static func invalidArgument(_ message: String) -> V1Error {
-        V1Error(httpStatus: 400, status: "INVALID_ARGUMENT", message: message, fcmCode: "INVALID_ARGUMENT")
+    /// 400 `INVALID_ARGUMENT` with the FcmError detail; with `field`, a BadRequest
+    /// detail naming it too.
+    public static func invalidArgument(_ message: String, field: String? = nil) -> V1Error {
+        var error = V1Error(httpStatus: 400, status: "INVALID_ARGUMENT", message: message, fcmCode: "INVALID_ARGUMENT")
+        if let field { error.fieldViolations = [V1SchemaCheck.Violation(field: field, description: message)] }
+        return error
+    }
+
+    /// What Google's JSON front end answers for a body its schema refuses: 400
+    /// `INVALID_ARGUMENT`, one line per violation, a BadRequest detail with each, and
+    /// no FcmError (the message never reached FCM).
+    static func schema(_ violations: [V1SchemaCheck.Violation]) -> V1Error {
+        var error = V1Error(
+            httpStatus: 400, status: "INVALID_ARGUMENT",
+            message: violations.map(\.description).joined(separator: "\n"))
+        error.fieldViolations = violations
+        return error
     }
 
     /// The v1 answer to a message the device refused, by the engine's error table.
@@ -36,6 +53,19 @@ public struct V1Error: Error, Equatable, Sendable {
 
     public var reply: HTTPReply {
         var details: [JSONValue] = []
+        if !fieldViolations.isEmpty {
+            let violations = fieldViolations.map { violation in
+                var members: [(key: String, value: JSONValue)] = []
+                if let field = violation.field { members.append((key: "field", value: .string(field))) }
+                members.append((key: "description", value: .string(violation.description)))
+                return JSONValue.object(JSONObject(members))
+            }
+            details.append(
+                .members([
+                    "@type": .string("type.googleapis.com/google.rpc.BadRequest"),
+                    "fieldViolations": .array(violations),
+                ]))
+        }
         if let fcmCode {
             details.append(
                 .members([

@@ -1,22 +1,139 @@
 import FCMJSON
 
-/// A v1 body checked against Google's schemas (`V1Schema`, generated from the
-/// discovery document): a name the schema does not have, in either spelling
-/// (`collapse_key` or `collapseKey`), or a value of the wrong JSON type is refused
-/// with Google's words, never ignored.
+/// A v1 body read against Google's schemas (`V1Schema`, generated from the discovery
+/// document), all the way down: a name the schema does not have, in either spelling
+/// (`collapse_key` or `collapseKey`), a value of the wrong JSON type, an enum value
+/// the schema does not list, or a duration or timestamp in the wrong form is refused
+/// with Google's words and a `google.rpc.BadRequest` field violation, never ignored.
+/// Every violation in the body is reported, one line each. `null` stands for the
+/// field's default, as in Google's JSON.
 enum V1SchemaCheck {
-    /// Refuses what `schema` does not allow in `object`, found at `path`.
-    static func check(_ object: JSONObject, against schema: String, at path: String) throws {
+    /// One thing the schema does not allow: where (the proto path of the value, or of
+    /// the object holding an unknown name; none at the root) and what.
+    struct Violation: Equatable, Sendable {
+        var field: String?
+        var description: String
+    }
+
+    /// Refuses `object` if anything in it breaks `schema` (it sits at `path`).
+    static func validate(_ object: JSONObject, against schema: String, at path: String = "") throws {
+        var violations: [Violation] = []
+        check(object, against: schema, at: path, into: &violations)
+        guard !violations.isEmpty else { return }
+        throw V1Error.schema(violations)
+    }
+
+    static func check(_ object: JSONObject, against schema: String, at path: String, into violations: inout [Violation])
+    {
         guard let fields = V1Schema.fields[schema] else { return }
         for member in object.members {
-            guard let type = fields[lowerCamel(member.key)] else {
+            guard let field = field(named: member.key, in: fields) else {
                 let place = path.isEmpty ? "" : " at '\(path)'"
-                throw V1Error.invalidArgument(
-                    "Invalid JSON payload received. Unknown name \"\(member.key)\"\(place): Cannot find field.")
+                violations.append(
+                    Violation(
+                        field: path.isEmpty ? nil : path,
+                        description:
+                            "Invalid JSON payload received. Unknown name \"\(member.key)\"\(place): Cannot find field.")
+                )
+                continue
             }
-            guard !fits(member.value, type) else { continue }
-            let field = path.isEmpty ? member.key : "\(path).\(member.key)"
-            throw V1Error.invalidArgument("Invalid value at '\(field)' (\(protoType(type))), \(member.value.text)")
+            let name = protoName(member.key)
+            check(
+                member.value, field, name: name, at: path.isEmpty ? name : "\(path).\(name)", parent: path,
+                into: &violations)
+        }
+    }
+
+    /// A member's field, by its lowerCamelCase name or its proto (snake_case) name.
+    static func field(named name: String, in fields: [String: V1Field]) -> V1Field? {
+        if let field = fields[name] { return field }
+        let camel = lowerCamel(name)
+        guard camel != name, protoName(camel) == name else { return nil }
+        return fields[camel]
+    }
+
+    private static func check(
+        _ value: JSONValue, _ field: V1Field, name: String, at path: String, parent: String,
+        into violations: inout [Violation]
+    ) {
+        if case .null = value { return }
+        func invalid(_ kind: String, _ reason: String? = nil) {
+            let shown = reason.map { "Field '\(name)', \($0)" } ?? Self.shown(value)
+            violations.append(Violation(field: path, description: "Invalid value at '\(path)' (\(kind)), \(shown)"))
+        }
+        if case .array = value, field.type != "array", field.type != "any" {
+            let place = parent.isEmpty ? "" : " at '\(parent)'"
+            violations.append(
+                Violation(
+                    field: parent.isEmpty ? nil : parent,
+                    description:
+                        "Invalid JSON payload received. Unknown name \"\(name)\"\(place): Proto field is not repeating, cannot start list."
+                ))
+            return
+        }
+        switch field.type {
+        case "any": return
+        case "string":
+            if field.values != nil {
+                if field.enumValue(value) == nil { invalid("TYPE_ENUM") }
+                return
+            }
+            guard case .string(let text) = value else { return invalid("TYPE_STRING") }
+            switch field.format {
+            case "google-duration":
+                if let reason = ProtobufDuration.problem(text) {
+                    invalid("type.googleapis.com/google.protobuf.Duration", reason)
+                }
+            case "google-datetime":
+                if let reason = ProtobufTimestamp.problem(text) {
+                    invalid("type.googleapis.com/google.protobuf.Timestamp", reason)
+                }
+            default: break
+            }
+        case "boolean":
+            guard case .bool = value else { return invalid("TYPE_BOOL") }
+        case "integer":
+            guard Self.isInt32(value) else { return invalid("TYPE_INT32") }
+        case "number":
+            guard Self.isNumber(value) else { return invalid("TYPE_FLOAT") }
+        case "array":
+            guard case .array(let items) = value else { return invalid("list") }
+            guard let element = field.element else { return }
+            for (index, item) in items.enumerated() {
+                check(item, element, name: name, at: "\(path)[\(index)]", parent: parent, into: &violations)
+            }
+        case "object":
+            guard case .object(let map) = value else { return invalid("map") }
+            guard let element = field.element, element.type != "any" else { return }
+            for (index, entry) in map.members.enumerated() {
+                check(entry.value, element, name: name, at: "\(path)[\(index)].value", parent: path, into: &violations)
+            }
+        default:
+            guard case .object(let object) = value else {
+                return invalid("type.googleapis.com/google.firebase.fcm.v1.\(field.type)")
+            }
+            check(object, against: field.type, at: path, into: &violations)
+        }
+    }
+
+    /// A value as Google's error prints it: JSON, cut short when long.
+    static func shown(_ value: JSONValue) -> String {
+        let json = value.json
+        return json.count > 100 ? String(json.prefix(99)) + "…" : json
+    }
+
+    static func isInt32(_ value: JSONValue) -> Bool {
+        switch value {
+        case .number(let text), .string(let text): Int32(text) != nil
+        default: false
+        }
+    }
+
+    static func isNumber(_ value: JSONValue) -> Bool {
+        switch value {
+        case .number: true
+        case .string(let text): Double(text) != nil
+        default: false
         }
     }
 
@@ -31,23 +148,16 @@ enum V1SchemaCheck {
         return String(parts[0]) + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
     }
 
-    static func fits(_ value: JSONValue, _ type: String) -> Bool {
-        switch (type, value) {
-        case ("string", .string), ("boolean", .bool), ("array", .array): true
-        // 64-bit integers travel as strings in Google's JSON; smaller ones as numbers.
-        case ("integer", .number), ("integer", .string): true
-        case ("string", _), ("boolean", _), ("array", _), ("integer", _): false
-        default: value.object != nil  // `object` (a map) or a schema of its own
+    /// A name as the proto has it (snake_case), as Google prints paths.
+    static func protoName(_ name: String) -> String {
+        var proto = ""
+        for character in name {
+            if character.isUppercase {
+                proto += "_" + character.lowercased()
+            } else {
+                proto.append(character)
+            }
         }
-    }
-
-    static func protoType(_ type: String) -> String {
-        switch type {
-        case "string": "TYPE_STRING"
-        case "boolean": "TYPE_BOOL"
-        case "integer": "TYPE_INT32"
-        case "array", "object": type
-        default: "type.googleapis.com/google.firebase.fcm.v1.\(type)"
-        }
+        return proto
     }
 }

@@ -41,6 +41,8 @@ public struct ProxyEnvironment: Sendable, Equatable {
             // Calls to the emulator's own ports (the control API) go straight there.
             ("NO_PROXY", "127.0.0.1,localhost,::1"), ("no_proxy", "127.0.0.1,localhost,::1"),
             ("SSL_CERT_FILE", caFile), ("REQUESTS_CA_BUNDLE", caFile), ("CURL_CA_BUNDLE", caFile),
+            // httplib2 (Google's discovery-based Python client) trusts this one only.
+            ("HTTPLIB2_CA_CERTS", caFile),
             ("NODE_EXTRA_CA_CERTS", caFile), ("NODE_USE_ENV_PROXY", "1"),
             (
                 "JAVA_TOOL_OPTIONS",

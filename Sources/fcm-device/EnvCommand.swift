@@ -14,7 +14,8 @@ struct EnvCommand: ParsableCommand {
         discussion: """
             Finds the emulator that `serve` or `tui` runs on the state folder (and profile), and prints \
             HTTPS_PROXY (its HTTP port, which tunnels the Google hosts the SDKs call to itself), the CA \
-            to trust (SSL_CERT_FILE, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE, NODE_EXTRA_CA_CERTS), \
+            to trust (SSL_CERT_FILE, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE, HTTPLIB2_CA_CERTS, \
+            NODE_EXTRA_CA_CERTS), \
             NODE_USE_ENV_PROXY=1, NO_PROXY for the emulator's own address, and JAVA_TOOL_OPTIONS with the \
             proxy and a PKCS12 trust store. Use: eval "$(fcm-device env)".
             """

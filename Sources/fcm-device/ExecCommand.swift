@@ -32,7 +32,7 @@ struct ExecCommand: AsyncParsableCommand {
               FCM_EMULATOR_CREDENTIALS   a service-account JSON whose token_uri is the emulator
             and what `fcm-device env` prints, so unmodified SDKs calling Google's hosts reach the \
             emulator: HTTPS_PROXY, NO_PROXY, SSL_CERT_FILE, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE, \
-            NODE_EXTRA_CA_CERTS, NODE_USE_ENV_PROXY, JAVA_TOOL_OPTIONS.
+            HTTPLIB2_CA_CERTS, NODE_EXTRA_CA_CERTS, NODE_USE_ENV_PROXY, JAVA_TOOL_OPTIONS.
             """
     )
 

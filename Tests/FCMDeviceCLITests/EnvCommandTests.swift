@@ -32,6 +32,7 @@ struct EnvCommandTests {
         let json = try CLI.run(["env", "--state", state, "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: String]
         #expect(object?["SSL_CERT_FILE"] == "\(state)/ccs-ca.pem")
+        #expect(object?["HTTPLIB2_CA_CERTS"] == "\(state)/ccs-ca.pem", "httplib2 trusts only this")
         #expect(object?["NO_PROXY"]?.contains("127.0.0.1") == true)
     }
 }
