@@ -466,12 +466,16 @@ extension ProfileParser {
         let eventNode = try map.required("event")
         let event = try eventNode.string()
         try checkEventName(event, at: eventNode, context: context)
+        let kind = EventName(rawValue: event)
         var side: Side?
         var fields: [ExpectedField] = []
         for entry in map.entries where entry.name != "event" {
             if entry.name == "side" {
                 side = try entry.value.oneOf(SideChoice.self) == .device ? .device : .server
                 continue
+            }
+            if let kind, !kind.carries(entry.name) {
+                throw entry.key.error(kind.noSuchField(entry.name))
             }
             let value: ExpectedValue
             switch entry.value.node {

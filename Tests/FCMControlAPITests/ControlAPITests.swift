@@ -136,6 +136,17 @@ struct ControlAPITests {
         #expect(none.json["held"] as? Bool == true)
     }
 
+    @Test("an expectation naming a field its event never carries is 400 naming it, not held by a typo")
+    func expectationsNameRealFields() async {
+        let device = ControlledDevice()
+        let typo = await device.call(
+            "POST", "expectations", body: #"{"expect_none": {"event": "onMessageReceived", "idd": "m-1"}}"#)
+        #expect(typo.status == 400)
+        let error = (typo.json["error"] as? [String: Any])?["message"] as? String ?? ""
+        #expect(error.contains("onMessageReceived has no field idd; did you mean id?"), "\(typo.json)")
+        #expect(typo.json["held"] == nil)
+    }
+
     @Test("one event meets one expect, as in a profile; a reset lets events be claimed again")
     func oneEventMeetsOneExpect() async {
         let device = ControlledDevice()

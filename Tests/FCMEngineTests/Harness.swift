@@ -1,4 +1,5 @@
 import FCMEngine
+import Testing
 
 /// Drives an engine in tests and keeps every event it produced.
 struct Harness {
@@ -30,12 +31,23 @@ struct Harness {
         time += after
         let new = engine.apply(command, at: time)
         events += new
+        Self.checkDeclared(new)
         return new
     }
 
     mutating func wait(_ ms: Millis) {
         time += ms
+        let before = events.count
         engine.advance(to: time, into: &events)
+        Self.checkDeclared(events[before...])
+    }
+
+    /// Every event carries only the fields its kind declares (what an `expect` may name).
+    static func checkDeclared(_ events: some Sequence<Event>) {
+        for event in events {
+            let undeclared = event.fields.map(\.name).filter { !event.kind.carries($0) }
+            #expect(undeclared.isEmpty, "\(event.name) carries \(undeclared), which EventFields does not declare")
+        }
     }
 
     @discardableResult

@@ -70,6 +70,11 @@ struct ProfileTests {
             let failed = result.checks.filter { !$0.passed }
             #expect(failed.isEmpty, "\(file.lastPathComponent): \(failed.map { $0.expectation.summary })")
             #expect(!result.checks.isEmpty, "\(file.lastPathComponent) checks nothing")
+            // What an `expect` may name is what events carry: no event carries a field its kind does not declare.
+            for event in result.events {
+                let undeclared = event.fields.map(\.name).filter { !event.kind.carries($0) }
+                #expect(undeclared.isEmpty, "\(file.lastPathComponent): \(event.name) carries \(undeclared)")
+            }
         }
     }
 }

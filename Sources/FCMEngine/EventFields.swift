@@ -1,0 +1,112 @@
+/// The fields each kind of event may carry: what an `expect` may name.
+extension EventName {
+    /// The fields an event of this kind may carry, besides `device` (which every event
+    /// of a fleet's phone carries first).
+    public var fields: [String] { EventFields.table[self] ?? [] }
+
+    /// Whether the vocabulary says which fields this kind carries.
+    public var declaresFields: Bool { EventFields.table[self] != nil }
+
+    /// Whether an event of this kind may carry a field of this name.
+    public func carries(_ name: String) -> Bool { name == "device" || fields.contains(name) }
+
+    /// What to say of an expectation that names a field this kind never carries.
+    public func noSuchField(_ name: String) -> String {
+        let close = fields.filter {
+            EventFields.distance($0, name) <= 2 || $0.hasPrefix(name) || name.hasPrefix($0)
+        }
+        return "\(rawValue) has no field \(name)"
+            + (close.isEmpty ? "" : "; did you mean \(close.joined(separator: " or "))?")
+            + "; it has " + (fields.isEmpty ? "none but device" : fields.joined(separator: ", "))
+    }
+}
+
+enum EventFields {
+    /// What each kind carries, read off the places that make it (the engine's `emit`
+    /// calls, and the shells' `requestRejected`, `credentialsUnverified` and checks);
+    /// a test replays every shipped profile and finds no event carrying another.
+    static let table: [EventName: [String]] = [
+        .onNewToken: ["sender", "token"],
+        .didReceiveRegistrationToken: ["sender", "token"],
+        .tokenResumed: ["sender", "token"],
+        .onMessageSent: ["ids", "count"],
+        .sendDataMessageSuccess: ["ids", "count"],
+        .didSendDataMessageWithID: ["ids", "count"],
+        .onSendError: ["id", "error", "detail"],
+        .sendDataMessageFailure: ["id", "error", "detail"],
+        .willSendDataMessageWithID: ["id", "error", "detail"],
+        .onMessageReceived: ["id", "from", "data", "notification", "collapse_key", "priority", "background"],
+        .didReceiveRemoteNotification: [
+            "id", "from", "data", "notification", "collapse_key", "priority", "background",
+        ],
+        .onDeletedMessages: ["total_deleted"],
+        .messagesDeleted: ["total_deleted"],
+        .notificationPosted: ["id", "from", "title", "body"],
+        .notificationTapped: ["id", "from", "data"],
+        .upstreamQueued: ["id", "sender", "pending"],
+        .warning: ["id", "sender", "key", "detail", "connection", "pending"],
+        .networkChanged: ["network"],
+        .appStateChanged: ["state"],
+        .dozeChanged: ["doze"],
+        .uninstalled: [],
+        .installed: ["platform", "sdk"],
+        .deviceAdded: ["platform", "sdk"],
+        .senderRemoved: ["sender"],
+        .commandRefused: ["command", "detail"],
+        .upstreamForwarded: ["id", "sender", "from", "data", "category", "ttl"],
+        .upstreamToAppServer: ["id", "sender", "connection"],
+        .receiptToAppServer: ["id", "sender", "connection"],
+        .appServerAck: ["id", "sender", "by"],
+        .upstreamRetry: ["id", "sender", "attempt"],
+        .ackIgnored: ["id", "sender", "by", "detail"],
+        .downstreamAccepted: [
+            "id", "sender", "token", "topic", "condition", "subscribers", "priority", "ttl", "collapse_key", "dry_run",
+        ],
+        .downstreamRejected: ["id", "sender", "topic", "condition", "subscribers", "error", "ccs", "detail"],
+        .stored: ["id", "reason", "stored"],
+        .collapsed: ["id", "collapse_key", "by"],
+        .expired: ["id", "sender", "detail"],
+        .discarded: ["id", "ids", "count", "reason", "collapse_key", "detail"],
+        .receipt: ["id", "original_id", "sender", "token", "status", "category"],
+        .receiptAck: ["id", "sender"],
+        .topicSubscribed: ["topic", "sender", "token", "by"],
+        .topicUnsubscribed: ["topic", "sender", "token", "by"],
+        .topicQueued: ["topic", "sender", "change"],
+        .topicRefused: ["topic", "sender", "token", "by", "error", "detail"],
+        .groupChanged: ["sender", "operation", "name", "notification_key", "members"],
+        .groupRefused: ["sender", "operation", "name", "notification_key", "error"],
+        .faultAdded: ["fault", "does", "path", "token", "sender", "topic", "count", "until"],
+        .faultInjected: ["fault", "does", "path", "left"],
+        .faultsCleared: ["count"],
+        .deviceReset: ["connections_ended"],
+        .appServerConnected: ["sender", "connection"],
+        .appServerDisconnected: ["sender", "connection"],
+        .connectionRefused: ["sender", "connection", "detail"],
+        .connectionDraining: ["connection"],
+        .drainRequested: [],
+        .nack: ["id", "sender", "connection", "error"],
+        .stanzaError: ["id", "sender", "connection", "detail"],
+        .serviceChanged: ["service"],
+        .stateResumed: ["state", "clock", "pending", "awaitingAck", "stored", "devices"],
+        .requestRejected: ["method", "path", "status", "reason"],
+        .credentialsUnverified: ["account", "key", "project"],
+        .expectationHeld: ["expect", "detail", "step_at"],
+        .expectationFailed: ["expect", "detail", "step_at"],
+    ]
+
+    /// Edits (insertions, deletions, substitutions) between two short names.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.lowercased()), b = Array(b.lowercased())
+        var row = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in stride(from: 1, through: b.count, by: 1) {
+                let kept = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = kept
+            }
+        }
+        return a.isEmpty ? b.count : row[b.count]
+    }
+}
