@@ -2,7 +2,7 @@
 import PackageDescription
 
 // libFuzzer targets for what fcm-device reads from outside: message JSON, the XMPP
-// stream, HTTP send bodies and profiles. Build and run with Fuzz/run.sh.
+// stream, HTTP send bodies, v1 bodies against Google's schema and profiles. Build and run with Fuzz/run.sh.
 let package = Package(
     name: "fcm-device-fuzz",
     dependencies: [.package(name: "fcm-device", path: "..")],
@@ -27,6 +27,13 @@ let package = Package(
                 "FuzzDriver",
                 .product(name: "FCMHTTPAPI", package: "fcm-device"),
                 .product(name: "FCMEngine", package: "fcm-device"),
+            ]),
+        .executableTarget(
+            name: "fuzz-v1",
+            dependencies: [
+                "FuzzDriver",
+                .product(name: "FCMHTTPAPI", package: "fcm-device"),
+                .product(name: "FCMJSON", package: "fcm-device"),
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -200,8 +200,9 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// A request target's path and query (empty without one).
     static func target(_ head: HTTPRequest) -> (path: String, query: String) {
-        let pieces = (head.path ?? "/").split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        return (String(pieces[0]), pieces.count > 1 ? String(pieces[1]) : "")
+        let whole = head.path ?? "/"
+        guard let mark = whole.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (whole, "") }
+        return (String(whole[..<mark]), String(whole[whole.index(after: mark)...]))
     }
 
     /// A request as the service reads it.

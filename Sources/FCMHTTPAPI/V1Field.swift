@@ -10,9 +10,26 @@ final class V1Field: Sendable {
     let format: String?
     let values: [String]?
     let element: V1Field?
+    /// `type`, read once.
+    let kind: Kind
+
+    enum Kind {
+        case string, boolean, integer, number, array, map, any, schema
+    }
 
     init(_ type: String, format: String? = nil, values: [String]? = nil, element: V1Field? = nil) {
         self.type = type
+        kind =
+            switch type {
+            case "string": .string
+            case "boolean": .boolean
+            case "integer": .integer
+            case "number": .number
+            case "array": .array
+            case "object": .map
+            case "any": .any
+            default: .schema
+            }
         self.format = format
         self.values = values
         self.element = element

@@ -28,7 +28,7 @@ public enum V1MessageReader {
             throw V1Error.invalidArgument("Recipient of the message is not set.", field: "message")
         }
         var request = DownstreamRequest(sender: sender, to: nil)
-        if case .bool(let flag) = V1SchemaCheck.member(root, "validate_only") { request.dryRun = flag }
+        if case .bool(let flag) = V1SchemaCheck.member(root, "validate_only", "validateOnly") { request.dryRun = flag }
         let targets = ["token", "fid", "topic", "condition"].filter { message[$0]?.string != nil }
         guard targets.count <= 1 else {
             throw V1Error.invalidArgument(
@@ -54,11 +54,11 @@ public enum V1MessageReader {
     /// The `android` block, already checked against `AndroidConfig`.
     static func readAndroid(_ android: JSONObject) throws -> MessageOverride {
         var request = MessageOverride()
-        request.collapseKey = V1SchemaCheck.member(android, "collapse_key")?.string
-        if let priority = V1SchemaCheck.member(android, "priority").flatMap(V1Schema.androidPriority.enumValue) {
+        request.collapseKey = V1SchemaCheck.member(android, "collapse_key", "collapseKey")?.string
+        if let priority = android["priority"].flatMap(V1Schema.androidPriority.enumValue) {
             request.priority = priority == "HIGH" ? "high" : "normal"
         }
-        if let ttl = V1SchemaCheck.member(android, "ttl")?.string {
+        if let ttl = android["ttl"]?.string {
             guard let seconds = DurationText.protobufSeconds(ttl) else {
                 throw V1Error.invalidArgument(
                     "Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), Field 'ttl', "

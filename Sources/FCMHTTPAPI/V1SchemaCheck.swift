@@ -37,10 +37,40 @@ enum V1SchemaCheck {
                 )
                 continue
             }
-            let name = protoName(member.key)
-            check(
-                member.value, field, name: name, at: path.isEmpty ? name : "\(path).\(name)", parent: path,
-                into: &violations)
+            check(member.value, field, at: Place(parent: path, key: member.key), into: &violations)
+        }
+    }
+
+    /// Where a value sits: the key it has in an object at `parent`, and its index when
+    /// it is an element of a list or a map there. Its path is spelled only when needed.
+    struct Place {
+        var parent: String
+        var key: String
+        var element: Element = .none
+
+        enum Element {
+            case none
+            case item(Int)
+            case mapValue(Int)
+        }
+
+        var name: String { V1SchemaCheck.protoName(key) }
+
+        /// The object holding the field (a map's value: the map itself).
+        var holder: String {
+            guard case .mapValue = element else { return parent }
+            return field
+        }
+
+        /// The field's own path, as `parent.name`.
+        var field: String { parent.isEmpty ? name : "\(parent).\(name)" }
+
+        var path: String {
+            switch element {
+            case .none: field
+            case .item(let index): "\(field)[\(index)]"
+            case .mapValue(let index): "\(field)[\(index)].value"
+            }
         }
     }
 
@@ -52,28 +82,28 @@ enum V1SchemaCheck {
         return fields[camel]
     }
 
-    private static func check(
-        _ value: JSONValue, _ field: V1Field, name: String, at path: String, parent: String,
-        into violations: inout [Violation]
-    ) {
+    private static func check(_ value: JSONValue, _ field: V1Field, at place: Place, into violations: inout [Violation])
+    {
         if case .null = value { return }
         func invalid(_ kind: String, _ reason: String? = nil) {
-            let shown = reason.map { "Field '\(name)', \($0)" } ?? Self.shown(value)
+            let path = place.path
+            let shown = reason.map { "Field '\(place.name)', \($0)" } ?? Self.shown(value)
             violations.append(Violation(field: path, description: "Invalid value at '\(path)' (\(kind)), \(shown)"))
         }
-        if case .array = value, field.type != "array", field.type != "any" {
-            let place = parent.isEmpty ? "" : " at '\(parent)'"
+        if case .array = value, field.kind != .array, field.kind != .any {
+            let holder = place.holder
+            let at = holder.isEmpty ? "" : " at '\(holder)'"
             violations.append(
                 Violation(
-                    field: parent.isEmpty ? nil : parent,
+                    field: holder.isEmpty ? nil : holder,
                     description:
-                        "Invalid JSON payload received. Unknown name \"\(name)\"\(place): Proto field is not repeating, cannot start list."
+                        "Invalid JSON payload received. Unknown name \"\(place.name)\"\(at): Proto field is not repeating, cannot start list."
                 ))
             return
         }
-        switch field.type {
-        case "any": return
-        case "string":
+        switch field.kind {
+        case .any: return
+        case .string:
             if field.values != nil {
                 if field.enumValue(value) == nil { invalid("TYPE_ENUM") }
                 return
@@ -90,29 +120,33 @@ enum V1SchemaCheck {
                 }
             default: break
             }
-        case "boolean":
+        case .boolean:
             guard case .bool = value else { return invalid("TYPE_BOOL") }
-        case "integer":
+        case .integer:
             guard Self.isInt32(value) else { return invalid("TYPE_INT32") }
-        case "number":
+        case .number:
             guard Self.isNumber(value) else { return invalid("TYPE_FLOAT") }
-        case "array":
+        case .array:
             guard case .array(let items) = value else { return invalid("list") }
             guard let element = field.element else { return }
             for (index, item) in items.enumerated() {
-                check(item, element, name: name, at: "\(path)[\(index)]", parent: parent, into: &violations)
+                var at = place
+                at.element = .item(index)
+                check(item, element, at: at, into: &violations)
             }
-        case "object":
+        case .map:
             guard case .object(let map) = value else { return invalid("map") }
-            guard let element = field.element, element.type != "any" else { return }
+            guard let element = field.element, element.kind != .any else { return }
             for (index, entry) in map.members.enumerated() {
-                check(entry.value, element, name: name, at: "\(path)[\(index)].value", parent: path, into: &violations)
+                var at = place
+                at.element = .mapValue(index)
+                check(entry.value, element, at: at, into: &violations)
             }
-        default:
+        case .schema:
             guard case .object(let object) = value else {
                 return invalid("type.googleapis.com/google.firebase.fcm.v1.\(field.type)")
             }
-            check(object, against: field.type, at: path, into: &violations)
+            check(object, against: field.type, at: place.path, into: &violations)
         }
     }
 
@@ -137,9 +171,9 @@ enum V1SchemaCheck {
         }
     }
 
-    /// The member named `snake` or its lowerCamelCase spelling (Google's JSON takes both).
-    static func member(_ object: JSONObject, _ snake: String) -> JSONValue? {
-        object[snake] ?? object[lowerCamel(snake)]
+    /// The member named `snake` or `camel` (Google's JSON takes both spellings).
+    static func member(_ object: JSONObject, _ snake: String, _ camel: String) -> JSONValue? {
+        object[snake] ?? object[camel]
     }
 
     static func lowerCamel(_ name: String) -> String {
