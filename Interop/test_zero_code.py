@@ -185,7 +185,7 @@ def run(binary):
          "with a real project's service account", firebase_admin_zero_code),
         ("zero code: pyfcm 2 notify", pyfcm2_zero_code),
         ("zero code: google-api-python-client (discovery, httplib2): messages.send, a schema refusal, "
-         "topicSubscriptions create and delete", google_api_client_zero_code),
+         "topicSubscriptions create, get, list, patch and delete", google_api_client_zero_code),
         ("zero code: pyfcm 1.5.4 notify_single_device (legacy)", pyfcm1_zero_code),
         ("zero code: python-gcm json_request (gcm-http.googleapis.com)", python_gcm_zero_code),
         ("zero code: httpx with http2=True through the tunnel speaks HTTP/2", httpx_http2_tunnel),

@@ -126,6 +126,13 @@ def google_api_client(config):
     subscriptions = fcm.projects().registrations().topicSubscriptions()
     created = subscriptions.create(parent=registration, topicName="discovery", body={}).execute()
     assert created["name"] == registration + "/topicSubscriptions/discovery", created
+    assert subscriptions.get(name=created["name"]).execute()["topicName"] == "discovery"
+    listed = subscriptions.list(parent=registration, pageSize=10).execute()
+    assert [s["topicName"] for s in listed["topicSubscriptions"]] == ["discovery"], listed
+    patched = subscriptions.patch(name=registration + "/topicSubscriptions/patched", allowMissing=True,
+                                  body={}).execute()
+    assert patched["topicName"] == "patched", patched
+    subscriptions.delete(name=patched["name"]).execute()
     subscriptions.delete(name=created["name"]).execute()
     print(json.dumps({"sent": sent["name"], "created": created["name"]}))
 

@@ -88,6 +88,9 @@ extension DeviceHost {
                 await box.durable()
                 return outcome
             },
+            subscriptions: { [box] registration, sender in
+                box.withEngine { $0.subscriptions(ofRegistration: registration, sender: sender) }
+            },
             groups: { [self] order in
                 let outcome = onEngine { engine, events in engine.manageGroup(order, into: &events) }
                 await box.durable()

@@ -90,10 +90,32 @@ extension DeviceEngine {
         }
         var results: [TopicError?] = []
         results.reserveCapacity(order.tokens.count)
-        for token in order.tokens {
+        for named in order.tokens {
+            let token = order.api == .v1 ? self.token(ofRegistration: named, sender: order.sender) ?? named : named
             results.append(onDevice(holding: token) { $0.manageTopic(of: token, order, name, into: &out) })
         }
         return .results(results)
+    }
+
+    /// A registration as the v1 `topicSubscriptions` API names it: a token, or an
+    /// installation's FID (the part of the sender's token before `:`). Nil when it
+    /// names neither a token the sender was issued nor a current one by FID.
+    public func token(ofRegistration registration: String, sender: String) -> String? {
+        if everOwner(of: registration) != nil { return registration }
+        return devices.lazy.compactMap { $0.tokens[sender] }.first { $0.hasPrefix(registration + ":") }
+    }
+
+    /// The topics a registration (token or FID) of `sender` is subscribed to, sorted,
+    /// as `topicSubscriptions.get` and `list` read them: an old or deleted token is
+    /// `notFound`, another sender's or no token at all `invalidArgument`, as a change
+    /// would be.
+    public func subscriptions(ofRegistration registration: String, sender: String) -> Result<[String], TopicError> {
+        let token = self.token(ofRegistration: registration, sender: sender) ?? registration
+        guard let owner = activeOwner(of: token), let index = device(holding: token) else {
+            return .failure(everOwner(of: token) == sender ? .notFound : .invalidArgument)
+        }
+        guard owner == sender else { return .failure(.invalidArgument) }
+        return .success(phone(index) { $0.topics(of: sender) })
     }
 
     /// One token of an app server's topic call, with its event.

@@ -13,6 +13,8 @@ public struct DeviceGateway: Sendable {
     public var durable: @Sendable (_ point: Int64) async -> Void
     /// A topic-management call.
     public var topics: @Sendable (TopicOrder) async -> TopicOutcome
+    /// The topics a registration (token or FID) of a sender is subscribed to.
+    public var subscriptions: @Sendable (_ registration: String, _ sender: String) async -> Result<[String], TopicError>
     /// A device-group call.
     public var groups: @Sendable (GroupOrder) async -> GroupOutcome
     /// The notification key of a sender's group of this name, if any.
@@ -30,6 +32,10 @@ public struct DeviceGateway: Sendable {
         faultsNow: @escaping @Sendable (_ path: String) -> Durable<[FaultEffect]>,
         durable: @escaping @Sendable (_ point: Int64) async -> Void = { _ in },
         topics: @escaping @Sendable (TopicOrder) async -> TopicOutcome,
+        subscriptions:
+            @escaping @Sendable (_ registration: String, _ sender: String) async -> Result<
+                [String], TopicError
+            >,
         groups: @escaping @Sendable (GroupOrder) async -> GroupOutcome,
         groupKey: @escaping @Sendable (_ sender: String, _ name: String) async -> String?,
         hasFaults: @escaping @Sendable () -> Bool = { true },
@@ -43,6 +49,7 @@ public struct DeviceGateway: Sendable {
         self.durable = durable
         self.hasFaults = hasFaults
         self.topics = topics
+        self.subscriptions = subscriptions
         self.groups = groups
         self.groupKey = groupKey
     }

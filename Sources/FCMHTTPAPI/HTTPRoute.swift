@@ -43,7 +43,7 @@ public enum HTTPRoute: Equatable, Sendable {
         switch self {
         case .healthz, .allowedLocations: ["GET"]
         case .control: ["GET", "POST", "DELETE"]
-        case .topicSubscription(_, _, let topic): topic == nil ? ["POST"] : ["DELETE"]
+        case .topicSubscription(_, _, let topic): topic == nil ? ["POST", "GET"] : ["GET", "PATCH", "DELETE"]
         case .groups: ["POST", "GET"]
         default: ["POST"]
         }

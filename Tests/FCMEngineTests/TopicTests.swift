@@ -234,3 +234,31 @@ struct TopicConditionTests {
         #expect(error.reason.contains("6 topics"))
     }
 }
+
+@Suite("Topics: a v1 registration by token or FID")
+struct TopicRegistrationTests {
+    @Test func aV1RegistrationMayBeNamedByItsInstallationsFID() {
+        var harness = Harness(senders: [Harness.sender, Harness.other])
+        let token = harness.token
+        let fid = String(token.prefix { $0 != ":" })
+        #expect(harness.manage(.add, "news", tokens: [fid], api: .v1) == .results([nil]))
+        #expect(harness.engine.subscriptions(ofRegistration: token, sender: Harness.sender) == .success(["news"]))
+        #expect(harness.engine.subscriptions(ofRegistration: fid, sender: Harness.sender) == .success(["news"]))
+        // The FID names the installation; the other sender's topics are its own.
+        #expect(harness.engine.subscriptions(ofRegistration: fid, sender: Harness.other) == .success([]))
+        // The IID API takes tokens only.
+        #expect(harness.manage(.add, "sports", tokens: [fid]) == .results([.invalidArgument]))
+    }
+
+    @Test func theSubscriptionsOfAnOldTokenAreNotFoundAndOfAnotherSendersTokenRefused() {
+        var harness = Harness(senders: [Harness.sender, Harness.other])
+        let old = harness.token
+        let others = harness.engine.devices[0].tokens[Harness.other]!
+        harness.run(.refreshToken(sender: Harness.sender))
+        #expect(harness.engine.subscriptions(ofRegistration: old, sender: Harness.sender) == .failure(.notFound))
+        #expect(
+            harness.engine.subscriptions(ofRegistration: others, sender: Harness.sender) == .failure(.invalidArgument))
+        #expect(
+            harness.engine.subscriptions(ofRegistration: "junk", sender: Harness.sender) == .failure(.invalidArgument))
+    }
+}

@@ -48,6 +48,9 @@ final class TestDevice: @unchecked Sendable {
                     Durable(lock.withLock { engine.httpFaults(path: path, into: &events) }, point: 0)
                 },
                 topics: { [unowned self] order in lock.withLock { engine.manageTopics(order, into: &events) } },
+                subscriptions: { [unowned self] registration, sender in
+                    lock.withLock { engine.subscriptions(ofRegistration: registration, sender: sender) }
+                },
                 groups: { [unowned self] order in lock.withLock { engine.manageGroup(order, into: &events) } },
                 groupKey: { [unowned self] sender, name in
                     lock.withLock { engine.groupKey(sender: sender, name: name) }

@@ -86,7 +86,7 @@ struct TopicRouteTests {
         let path = device.topicSubscriptionsPath(device.token())
         let created = await device.request("POST", path, query: "topic_name=news", headers: auth, body: "{}")
         #expect(created.status == 200, "\(created.body)")
-        #expect(try JSON.object(created.body)["topic_name"] as? String == "news")
+        #expect(try JSON.object(created.body)["topicName"] as? String == "news")
         let again = await device.request("POST", path, query: "topicName=news", headers: auth, body: "{}")
         #expect(again.status == 409)
         #expect(try JSON.v1Error(again.body).status == "ALREADY_EXISTS")
@@ -100,7 +100,7 @@ struct TopicRouteTests {
         #expect(unknown.status == 400)
         let noAuth = await device.request("POST", path, query: "topic_name=news", headers: [:], body: "{}")
         #expect(noAuth.status == 401)
-        #expect(await device.request("GET", path, headers: auth).status == 405)
+        #expect(await device.request("PUT", path, headers: auth).status == 405)
     }
 
     @Test("a legacy topic send answers a numeric message_id and reaches the subscribed device from the topic")
