@@ -45,10 +45,31 @@ public enum V1MessageReader {
         if case .object(let fields) = message["notification"] {
             request.notification = LegacyFields.stringPairs(fields)
         }
+        try checkAndroidV2(message)
         let android = try message["android"]?.object.map(readAndroid)
         let apns = try message["apns"]?.object.map(readAPNs)
         let overrides = android != nil || apns != nil ? PlatformOverrides(android: android, apns: apns) : nil
         return SendOrder(request, byInstallation: targets.first == "fid", overrides: overrides)
+    }
+
+    /// `androidV2` replaces `android` and may not come with it, and it carries exactly
+    /// one of `remote_notification` and `background_sync` (Google's document and its
+    /// Python client say so; FCM's own words for either are not established).
+    static func checkAndroidV2(_ message: JSONObject) throws {
+        guard case .object(let v2)? = V1SchemaCheck.member(message, "android_v2", "androidV2") else { return }
+        if case .object? = message["android"] {
+            throw V1Error.invalidArgument(
+                "android and android_v2 are mutually exclusive: a message carries one of them", field: "message")
+        }
+        let kinds = [("remote_notification", "remoteNotification"), ("background_sync", "backgroundSync")].filter {
+            if case .object? = V1SchemaCheck.member(v2, $0.0, $0.1) { return true }
+            return false
+        }
+        guard kinds.count == 1 else {
+            throw V1Error.invalidArgument(
+                "android_v2 carries exactly one of remote_notification and background_sync, not "
+                    + (kinds.isEmpty ? "neither" : "both"), field: "message.android_v2")
+        }
     }
 
     /// The `android` block, already checked against `AndroidConfig`.

@@ -158,3 +158,27 @@ struct V1StrictReadingTests {
         #expect(device.events(named: "downstreamAccepted").first?.string("priority") == "high")
     }
 }
+
+@Suite("HTTP v1: androidV2")
+struct V1AndroidV2Tests {
+    @Test(
+        "android and androidV2 together, or androidV2 with neither or both of its kinds, is 400 naming why",
+        arguments: [
+            (#""android":{"priority":"HIGH"},"androidV2":{"backgroundSync":{}}"#, "mutually exclusive"),
+            (#""android_v2":{"ttl":"10s"}"#, "not neither"),
+            (#""androidV2":{"remoteNotification":{},"backgroundSync":{}}"#, "not both"),
+        ])
+    func refused(fields: String, words: String) async throws {
+        let (device, reply) = try await V1StrictReadingTests().send(fields)
+        #expect(reply.status == 400, "\(reply.body)")
+        #expect(reply.body.contains(words), "\(reply.body)")
+        #expect(device.events(named: "downstreamAccepted").isEmpty)
+    }
+
+    @Test("androidV2 with one of its kinds is taken")
+    func taken() async throws {
+        let (_, reply) = try await V1StrictReadingTests().send(
+            #""androidV2":{"remoteNotification":{"notification":{"title":"x"}},"ttl":"60s"}"#)
+        #expect(reply.status == 200, "\(reply.body)")
+    }
+}
