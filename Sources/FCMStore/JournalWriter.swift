@@ -53,6 +53,10 @@ final class JournalWriter: @unchecked Sendable {
     func append(_ inputs: [EngineInput], engine: () -> DeviceEngine) -> Int64 {
         condition.lock()
         defer { condition.unlock() }
+        // Once the journal stops (a close, or a kill simulated by `abandon`) nothing more
+        // reaches the file: an input then is not counted, so nothing waits for it forever
+        // (a server stopping after a simulated kill waited for its connections' closes).
+        guard !stopping else { return appended }
         for input in inputs {
             appended += 1
             queued.append((appended, input))

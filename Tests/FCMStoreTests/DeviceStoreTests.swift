@@ -77,6 +77,24 @@ struct DeviceStoreTests {
         StoreFixture.expectSame(driver.engine, restored)
     }
 
+    @Test(
+        "after a simulated kill nothing more is counted as appended, so nothing waits for the disk forever",
+        .timeLimit(.minutes(1)))
+    func nothingWaitsOnAnAbandonedJournal() async throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        let (store, _) = try StoreFixture.open(state)
+        var driver = SessionDriver(configuration: StoreFixture.configuration(), seed: 9)
+        driver.start(into: store)
+        for _ in 0..<20 { _ = driver.next(into: store) }
+        store.abandon()
+        let last = store.appendedSeq
+        #expect(store.isDurable(last), "what was queued at the kill was written")
+        for _ in 0..<5 { _ = driver.next(into: store) }
+        #expect(store.appendedSeq == last, "inputs after the kill are not journaled")
+        await store.durable(store.appendedSeq)
+    }
+
     @Test("a clean close leaves one snapshot and an empty journal")
     func closeWritesASnapshot() throws {
         let state = TemporaryState()
