@@ -23,6 +23,18 @@ extension DeviceEngine {
         stored = kept + stored
     }
 
+    /// Android shows one notification per tag: a notification whose `tag` is that of one
+    /// in the tray (of the same app server's) takes its place. The id of the one it
+    /// replaced, if any. (Without a tag, the SDK gives each notification its own.)
+    mutating func replaceTagged(_ pairs: [KeyValue], of sender: String) -> String? {
+        guard platform == .android, let tag = pairs.first(where: { $0.key == "tag" })?.value, !tag.isEmpty,
+            let index = tray.firstIndex(where: { entry in
+                entry.sender == sender && entry.notification.contains { $0.key == "tag" && $0.value == tag }
+            })
+        else { return nil }
+        return tray.remove(at: index).id
+    }
+
     mutating func deliver(_ message: StoredMessage, into out: inout [Event]) {
         let request = message.request
         let from = message.from ?? request.sender
@@ -31,16 +43,21 @@ extension DeviceEngine {
             let pairs = request.notification ?? []
             let title = pairs.first { $0.key == "title" }?.value ?? ""
             let body = pairs.first { $0.key == "body" }?.value ?? ""
+            var fields: [Field] = [
+                .text("id", message.id), .text("from", from), .text("title", title), .text("body", body),
+            ]
+            // v1's `channel_id`, legacy's `android_channel_id`.
+            for (key, names) in [("tag", ["tag"]), ("channel_id", ["channel_id", "android_channel_id"])] {
+                if let value = pairs.first(where: { names.contains($0.key) })?.value {
+                    fields.append(.text(key, value))
+                }
+            }
+            if let replaced = replaceTagged(pairs, of: request.sender) { fields.append(.text("replaced", replaced)) }
             tray.append(
                 TrayNotification(
                     id: message.id, sender: request.sender, title: title, body: body, notification: pairs,
                     data: request.data, postedAt: now))
-            emit(
-                .device, .notificationPosted,
-                [
-                    .text("id", message.id), .text("from", from), .text("title", title),
-                    .text("body", body),
-                ], into: &out)
+            emit(.device, .notificationPosted, fields, into: &out)
         } else {
             var fields: [Field] = []
             fields.reserveCapacity(7)

@@ -41,7 +41,7 @@ enum EventFields {
         ],
         .onDeletedMessages: ["total_deleted"],
         .messagesDeleted: ["total_deleted"],
-        .notificationPosted: ["id", "from", "title", "body"],
+        .notificationPosted: ["id", "from", "title", "body", "tag", "channel_id", "replaced"],
         .notificationTapped: ["id", "from", "data"],
         .upstreamQueued: ["id", "sender", "pending"],
         .warning: ["id", "sender", "key", "detail", "connection", "pending"],

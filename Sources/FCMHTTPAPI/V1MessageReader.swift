@@ -89,7 +89,10 @@ public enum V1MessageReader {
         }
         request.data = stringMap(android["data"])
         if case .object(let fields) = android["notification"] {
-            request.notification = LegacyFields.stringPairs(fields)
+            // Proto names, whichever spelling came: the device reads `channel_id`, `tag`, …
+            request.notification = LegacyFields.stringPairs(fields).map {
+                KeyValue(V1SchemaCheck.protoName($0.key), $0.value)
+            }
         }
         return request
     }

@@ -96,3 +96,37 @@ struct StoppedAndroidAppTests {
         #expect(h.engine.heldMessages(ofPhoneAt: 0).isEmpty)
     }
 }
+
+@Suite("The Android tray: tags and channels")
+struct TrayTagTests {
+    static func note(_ title: String, tag: String? = nil) -> [KeyValue] {
+        [KeyValue("title", title)] + (tag.map { [KeyValue("tag", $0), KeyValue("channel_id", "scores")] } ?? [])
+    }
+
+    @Test func aNotificationWithTheTagOfOneInTheTrayReplacesIt() {
+        var h = Harness(platform: .android, state: .background)
+        h.push(data: [], notification: Self.note("1-0", tag: "match"), id: "a")
+        let second = h.push(data: [], notification: Self.note("2-0", tag: "match"), id: "b")
+        let posted = second.named("notificationPosted").first
+        #expect(posted?.string("replaced") == "a")
+        #expect(posted?.string("tag") == "match")
+        #expect(posted?.string("channel_id") == "scores")
+        #expect(h.engine.devices[0].tray.map(\.id) == ["b"])
+    }
+
+    @Test func notificationsWithoutATagOrWithAnotherTagStandSideBySide() {
+        var h = Harness(platform: .android, state: .background)
+        h.push(data: [], notification: Self.note("1-0", tag: "match"), id: "a")
+        h.push(data: [], notification: Self.note("news", tag: "other"), id: "b")
+        let untagged = h.push(data: [], notification: Self.note("hello"), id: "c")
+        #expect(untagged.named("notificationPosted").first?.string("replaced") == nil)
+        #expect(h.engine.devices[0].tray.map(\.id) == ["a", "b", "c"])
+    }
+
+    @Test func anIPhoneKeepsTaggedNotificationsSideBySide() {
+        var h = Harness(platform: .ios, state: .background)
+        h.push(data: [], notification: Self.note("1-0", tag: "match"), id: "a")
+        h.push(data: [], notification: Self.note("2-0", tag: "match"), id: "b")
+        #expect(h.engine.devices[0].tray.map(\.id) == ["a", "b"])
+    }
+}

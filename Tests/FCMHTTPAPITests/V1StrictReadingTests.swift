@@ -182,3 +182,23 @@ struct V1AndroidV2Tests {
         #expect(reply.status == 200, "\(reply.body)")
     }
 }
+
+@Suite("HTTP v1: AndroidNotification on the device")
+struct V1AndroidNotificationTests {
+    @Test("a tag replaces the tray's notification of that tag, and the channel is shown, in either spelling")
+    func tagAndChannel() async throws {
+        let device = TestDevice()
+        device.apply(.setAppState(.background))
+        let bearer = try await device.bearer()
+        for (id, spelling) in [("1", "channel_id"), ("2", "channelId")] {
+            let reply = await device.v1(
+                #"{"message":{"token":"\#(device.token())","notification":{"title":"\#(id)"},"android":{"notification":{"tag":"match","\#(spelling)":"scores"}}}}"#,
+                bearer: bearer)
+            #expect(reply.status == 200, "\(reply.body)")
+        }
+        let posted = device.events(named: "notificationPosted")
+        #expect(posted.map { $0.string("channel_id") } == ["scores", "scores"])
+        #expect(posted.last?.string("replaced") == posted.first?.string("id"))
+        #expect(device.read { $0.devices[0].tray.count } == 1)
+    }
+}
