@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `fcm-device`: an emulated FCM/GCM client app instance with its connection server.
 @main
@@ -18,4 +19,16 @@ struct FCMDevice: AsyncParsableCommand {
         ],
         defaultSubcommand: TUICommand.self
     )
+
+    /// A mistyped command is named as one (`fcm-device server`: did you mean serve?)
+    /// rather than taken as the TUI's argument; everything else runs as parsed.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let commands = configuration.subcommands.map { $0._commandName }
+        if let first = arguments.first, let problem = UnknownCommand.problem(first, commands: commands) {
+            FileHandle.standardError.write(Data(problem.utf8))
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
+        await main(arguments)
+    }
 }

@@ -69,6 +69,15 @@ struct CLITests {
         #expect(FileManager.default.isExecutableFile(atPath: CLI.binary.path), "build fcm-device first: swift build")
     }
 
+    @Test func aMistypedCommandIsNamedWithTheClosestOneNotTakenForTheTUI() throws {
+        let outcome = try CLI.run(["server"])
+        #expect(outcome.status == 64)
+        #expect(outcome.stderr.contains(#"no command is called "server"; did you mean serve?"#), "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("credentials, profile, state"))
+        #expect(!outcome.stderr.contains("fcm-device tui"), "not the TUI's usage")
+        #expect(try CLI.run(["help"]).status == 0)
+    }
+
     @Test func withoutATerminalTheTUISaysSoAndPointsToReplay() throws {
         let outcome = try CLI.run([])
         #expect(outcome.status == 1)
