@@ -19,7 +19,8 @@ extension ProfileParser {
         } catch let error as ProfileError {
             throw error
         } catch let error as YamlError {
-            throw yamlProblem(error, file: source)
+            let json = text.first { !$0.isWhitespace }.map { $0 == "{" || $0 == "[" } ?? false
+            throw yamlProblem(error, file: source, format: json ? "JSON" : "YAML")
         } catch {
             throw ProfileError(start, "cannot read the body: \(error)")
         }

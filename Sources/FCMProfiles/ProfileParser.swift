@@ -78,16 +78,18 @@ public enum ProfileParser {
         return profile
     }
 
-    static func yamlProblem(_ error: YamlError, file: String) -> ProfileError {
+    /// `format`: what the text was written as (a control-API body in braces is JSON,
+    /// which the YAML reader reads too, and its errors say so).
+    static func yamlProblem(_ error: YamlError, file: String, format: String = "YAML") -> ProfileError {
         func at(_ mark: Mark) -> SourceLocation { SourceLocation(file: file, line: mark.line, column: mark.column) }
         switch error {
         case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
             .composer(_, let problem, let mark, _):
-            return ProfileError(at(mark), "invalid YAML: \(problem)")
+            return ProfileError(at(mark), "invalid \(format): \(problem)")
         case .duplicatedKeysInMapping(let duplicates, let context):
             return ProfileError(at(context.mark), "duplicate key \(duplicates.joined(separator: ", "))")
         default:
-            return ProfileError(SourceLocation(file: file, line: 1, column: 1), "invalid YAML: \(error)")
+            return ProfileError(SourceLocation(file: file, line: 1, column: 1), "invalid \(format): \(error)")
         }
     }
 

@@ -136,6 +136,18 @@ struct ControlAPITests {
         #expect(none.json["held"] as? Bool == true)
     }
 
+    @Test("a malformed JSON body is reported as JSON, with where it broke; YAML is still taken")
+    func malformedJSONIsCalledJSON() async {
+        let device = ControlledDevice()
+        let broken = await device.call("POST", "expectations", body: #"{"expect": {"event": "onNewToken",}"#)
+        #expect(broken.status == 400)
+        let message = (broken.json["error"] as? [String: Any])?["message"] as? String ?? ""
+        #expect(message.contains("invalid JSON"), "\(broken.json)")
+        #expect(!message.contains("YAML"))
+        let yaml = await device.call("POST", "expectations", body: "expect: { event: onNewToken }")
+        #expect(yaml.status == 200)
+    }
+
     @Test("an expectation naming a field its event never carries is 400 naming it, not held by a typo")
     func expectationsNameRealFields() async {
         let device = ControlledDevice()
