@@ -12,9 +12,7 @@ extension EventName {
 
     /// What to say of an expectation that names a field this kind never carries.
     public func noSuchField(_ name: String) -> String {
-        let close = fields.filter {
-            EventFields.distance($0, name) <= 2 || $0.hasPrefix(name) || name.hasPrefix($0)
-        }
+        let close = CloseNames.among(fields, to: name)
         return "\(rawValue) has no field \(name)"
             + (close.isEmpty ? "" : "; did you mean \(close.joined(separator: " or "))?")
             + "; it has " + (fields.isEmpty ? "none but device" : fields.joined(separator: ", "))
@@ -93,20 +91,4 @@ enum EventFields {
         .expectationHeld: ["expect", "detail", "step_at"],
         .expectationFailed: ["expect", "detail", "step_at"],
     ]
-
-    /// Edits (insertions, deletions, substitutions) between two short names.
-    static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a.lowercased()), b = Array(b.lowercased())
-        var row = Array(0...b.count)
-        for i in 1...max(a.count, 1) where !a.isEmpty {
-            var previous = row[0]
-            row[0] = i
-            for j in stride(from: 1, through: b.count, by: 1) {
-                let kept = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
-                previous = kept
-            }
-        }
-        return a.isEmpty ? b.count : row[b.count]
-    }
 }

@@ -1,0 +1,24 @@
+/// The names close to a mistyped one, for "did you mean …?": within two edits
+/// (insertions, deletions, substitutions, ignoring case), or one a prefix of the other.
+public enum CloseNames {
+    public static func among(_ names: [String], to typed: String) -> [String] {
+        names.filter { distance($0, typed) <= 2 || $0.hasPrefix(typed) || typed.hasPrefix($0) }
+    }
+
+    /// Edits between two short names, ignoring case.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.lowercased()), b = Array(b.lowercased())
+        guard !a.isEmpty else { return b.count }
+        var row = Array(0...b.count)
+        for i in 1...a.count {
+            var previous = row[0]
+            row[0] = i
+            for j in stride(from: 1, through: b.count, by: 1) {
+                let kept = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = kept
+            }
+        }
+        return row[b.count]
+    }
+}
