@@ -35,9 +35,6 @@ final class V1Field: Sendable {
         self.element = element
     }
 
-    /// Whether the field holds a schema of its own (a message, in proto terms).
-    var isSchema: Bool { V1Schema.fields[type] != nil }
-
     /// The enum value `value` names, canonical (upper case): Google's JSON takes an
     /// enum by its name in any case, or by its number. Nil if it names none.
     func enumValue(_ value: JSONValue) -> String? {
