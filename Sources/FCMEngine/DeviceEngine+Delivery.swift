@@ -46,12 +46,12 @@ extension DeviceEngine {
             var fields: [Field] = [
                 .text("id", message.id), .text("from", from), .text("title", title), .text("body", body),
             ]
-            // v1's `channel_id`, legacy's `android_channel_id`.
-            for (key, names) in [("tag", ["tag"]), ("channel_id", ["channel_id", "android_channel_id"])] {
+            for (key, names) in NotificationDisplay.shown(on: platform) {
                 if let value = pairs.first(where: { names.contains($0.key) })?.value {
                     fields.append(.text(key, value))
                 }
             }
+            fields += detailFields(of: request)
             if let replaced = replaceTagged(pairs, of: request.sender) { fields.append(.text("replaced", replaced)) }
             tray.append(
                 TrayNotification(
@@ -68,6 +68,7 @@ extension DeviceEngine {
             if let key = request.collapseKey { fields.append(.text("collapse_key", key)) }
             fields.append(.text("priority", request.effectivePriority.rawValue))
             if appState == .background { fields.append(.flag("background", true)) }
+            fields += detailFields(of: request)
             emit(.device, names.messageReceived, fields, into: &out)
             remember(
                 DeliveredMessage(
@@ -111,10 +112,17 @@ extension DeviceEngine {
         guard let index else {
             return refuse("tap", tray.isEmpty ? "the tray is empty" : "no such notification in the tray", into: &out)
         }
-        let note = tray.remove(at: index)
-        emit(
-            .device, .notificationTapped,
-            [.text("id", note.id), .text("from", note.sender), Field("data", .map(note.data))], into: &out)
+        // Android leaves a `sticky` notification in the tray when it is tapped.
+        let sticky =
+            platform == .android && tray[index].notification.contains { $0.key == "sticky" && $0.value == "true" }
+        let note = sticky ? tray[index] : tray.remove(at: index)
+        var fields: [Field] = [.text("id", note.id), .text("from", note.sender), Field("data", .map(note.data))]
+        // The activity (Android) or category (iOS) the tap opens; without one, the app's launcher.
+        if let action = note.notification.first(where: { $0.key == "click_action" })?.value {
+            fields.append(.text("click_action", action))
+        }
+        if sticky { fields.append(.flag("sticky", true)) }
+        emit(.device, .notificationTapped, fields, into: &out)
         remember(
             DeliveredMessage(
                 id: note.id, sender: note.sender, data: note.data, notification: note.notification, collapseKey: nil,

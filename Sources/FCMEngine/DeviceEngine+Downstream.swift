@@ -37,11 +37,23 @@ extension DeviceEngine {
                 return .success(id)
             }
         }
-        let subscribers = subscribers(of: request)
+        var subscribers = subscribers(of: request)
+        // A copy restricted to a package reaches only the apps of that package (the
+        // restriction may come with one platform's block only).
+        let subscribed = subscribers.count
+        if request.details?.restrictedPackageName != nil
+            || overrides?.android?.details?.restrictedPackageName != nil
+        {
+            subscribers.removeAll { index, _ in
+                let copy = overrides.map { shaped(request, by: $0, forPhoneAt: index) } ?? request
+                return !takesPackage(of: copy, phoneAt: index)
+            }
+        }
         var fields: [Field] = [.text("sender", request.sender), .text("id", id)]
         if let topic = request.topic { fields.append(.text("topic", topic)) }
         if let condition = request.condition { fields.append(.text("condition", condition)) }
         fields.append(.number("subscribers", subscribers.count))
+        if subscribed > subscribers.count { fields.append(.number("other_package", subscribed - subscribers.count)) }
         acceptedFields(request, ttl: ttl, into: &fields)
         emit(.server, .downstreamAccepted, fields, into: &out)
         guard !request.dryRun else { return .success(id) }
@@ -141,7 +153,18 @@ extension DeviceEngine {
         } else {
             return .invalidRegistration(token)
         }
+        if let restricted = request.details?.restrictedPackageName, let index = candidate(holding: token) {
+            let app = phone(index) { $0.settings.app }
+            if app != restricted { return .invalidPackageName(restricted: restricted, app: app) }
+        }
         return nil
+    }
+
+    /// Whether the phone at `index` takes a copy restricted to a package: only an app of
+    /// that package does.
+    func takesPackage(of request: DownstreamRequest, phoneAt index: Int) -> Bool {
+        guard let restricted = request.details?.restrictedPackageName else { return true }
+        return phone(index) { $0.settings.app } == restricted
     }
 
     /// A message for a topic or a condition: one of them, readable.

@@ -21,6 +21,14 @@ public struct DownstreamRequest: Sendable, Equatable, Codable {
     public var dryRun: Bool
     public var contentAvailable: Bool
     public var mutableContent: Bool
+    /// Kept boxed: see `details`.
+    var detailsBox: MessageDetailsBox?
+
+    /// What the message says besides its payload (`MessageDetails`); nil when nothing.
+    public var details: MessageDetails? {
+        get { detailsBox?.value }
+        set { detailsBox = newValue.flatMap { $0.isEmpty ? nil : MessageDetailsBox($0) } }
+    }
 
     public init(
         sender: String, to: String?, messageID: String? = nil, data: [KeyValue] = [],
@@ -78,6 +86,9 @@ public enum DownstreamError: Sendable, Equatable, Error {
     case invalidDataKey(String)
     case invalidTtl(Int64)
     case invalidParameters(String)
+    /// The message is restricted to a package (`restricted`) other than the app's
+    /// that holds the token (`app`).
+    case invalidPackageName(restricted: String, app: String)
     case unavailable
 
     /// The legacy HTTP `results[].error` name.
@@ -91,6 +102,7 @@ public enum DownstreamError: Sendable, Equatable, Error {
         case .invalidDataKey: "InvalidDataKey"
         case .invalidTtl: "InvalidTtl"
         case .invalidParameters, .invalidTopic: "InvalidParameters"
+        case .invalidPackageName: "InvalidPackageName"
         case .injected(let name): name
         case .unavailable: "Unavailable"
         }
@@ -99,7 +111,9 @@ public enum DownstreamError: Sendable, Equatable, Error {
     /// The XMPP (CCS) nack `error` code.
     public var ccsCode: String {
         switch self {
-        case .missingRegistration, .messageTooBig, .invalidDataKey, .invalidTtl, .invalidParameters, .invalidTopic:
+        // CCS has no code of its own for a package mismatch: it is a field of the message.
+        case .missingRegistration, .messageTooBig, .invalidDataKey, .invalidTtl, .invalidParameters, .invalidTopic,
+            .invalidPackageName:
             "INVALID_JSON"
         case .invalidRegistration, .mismatchSenderID: "BAD_REGISTRATION"
         case .notRegistered: "DEVICE_UNREGISTERED"
@@ -112,7 +126,7 @@ public enum DownstreamError: Sendable, Equatable, Error {
     public var v1Code: String {
         switch self {
         case .missingRegistration, .invalidRegistration, .messageTooBig, .invalidDataKey,
-            .invalidTtl, .invalidParameters, .invalidTopic:
+            .invalidTtl, .invalidParameters, .invalidTopic, .invalidPackageName:
             "INVALID_ARGUMENT"
         case .notRegistered: "UNREGISTERED"
         case .mismatchSenderID: "SENDER_ID_MISMATCH"
@@ -137,6 +151,8 @@ public enum DownstreamError: Sendable, Equatable, Error {
         case .invalidTtl(let ttl):
             "time_to_live \(ttl) is outside 0..\(ServiceLimits.maxTimeToLive) seconds"
         case .invalidParameters(let why): why
+        case .invalidPackageName(let restricted, let app):
+            "Invalid package name: the message is restricted to \(restricted); the token's app is \(app)"
         case .unavailable: "the messaging service is down"
         }
     }

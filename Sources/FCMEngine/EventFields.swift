@@ -20,6 +20,9 @@ extension EventName {
 }
 
 enum EventFields {
+    /// What a delivery event says of the message besides its payload (`detailFields(of:)`).
+    static let detailFields = ["analytics_label", "direct_boot_ok", "live_activity_token", "ignored"]
+
     /// What each kind carries, read off the places that make it (the engine's `emit`
     /// calls, and the shells' `requestRejected`, `credentialsUnverified` and checks);
     /// a test replays every shipped profile and finds no event carrying another.
@@ -33,14 +36,16 @@ enum EventFields {
         .onSendError: ["id", "error", "detail"],
         .sendDataMessageFailure: ["id", "error", "detail"],
         .willSendDataMessageWithID: ["id", "error", "detail"],
-        .onMessageReceived: ["id", "from", "data", "notification", "collapse_key", "priority", "background"],
+        .onMessageReceived: ["id", "from", "data", "notification", "collapse_key", "priority", "background"]
+            + detailFields,
         .didReceiveRemoteNotification: [
             "id", "from", "data", "notification", "collapse_key", "priority", "background",
-        ],
+        ] + detailFields,
         .onDeletedMessages: ["total_deleted"],
         .messagesDeleted: ["total_deleted"],
-        .notificationPosted: ["id", "from", "title", "body", "tag", "channel_id", "replaced"],
-        .notificationTapped: ["id", "from", "data"],
+        .notificationPosted: ["id", "from", "title", "body"] + NotificationDisplay.shownFields + detailFields
+            + ["replaced"],
+        .notificationTapped: ["id", "from", "data", "click_action", "sticky"],
         .upstreamQueued: ["id", "sender", "pending"],
         .warning: ["id", "sender", "key", "detail", "connection", "pending"],
         .networkChanged: ["network"],
@@ -58,7 +63,8 @@ enum EventFields {
         .upstreamRetry: ["id", "sender", "attempt"],
         .ackIgnored: ["id", "sender", "by", "detail"],
         .downstreamAccepted: [
-            "id", "sender", "token", "topic", "condition", "subscribers", "priority", "ttl", "collapse_key", "dry_run",
+            "id", "sender", "token", "topic", "condition", "subscribers", "other_package", "priority", "ttl",
+            "collapse_key", "dry_run",
         ],
         .downstreamRejected: ["id", "sender", "topic", "condition", "subscribers", "error", "ccs", "detail"],
         .stored: ["id", "reason", "stored"],

@@ -5,12 +5,26 @@
 /// (`DownstreamRequest.shaped(by:for:wallClock:at:)`), so a topic, condition or group
 /// send across a mixed fleet is shaped phone by phone.
 public struct PlatformOverrides: Sendable, Equatable, Codable {
+    /// `android`, or `android_v2` (a message carries one of them).
     public var android: MessageOverride?
     public var apns: MessageOverride?
+    /// `webpush`: read and checked; no phone of the emulator is a browser, so every
+    /// phone shows it as ignored.
+    public var webpush: MessageOverride?
 
-    public init(android: MessageOverride? = nil, apns: MessageOverride? = nil) {
+    public init(android: MessageOverride? = nil, apns: MessageOverride? = nil, webpush: MessageOverride? = nil) {
         self.android = android
         self.apns = apns
+        self.webpush = webpush
+    }
+
+    /// The blocks a phone of `platform` does not read, by their names in the message.
+    public func ignoredBlocks(on platform: Platform) -> [String] {
+        var names: [String] = []
+        if android != nil, platform != .android { names.append(android?.blockName ?? "android") }
+        if apns != nil, platform != .ios { names.append("apns") }
+        if webpush != nil { names.append("webpush") }
+        return names
     }
 
     /// The block for a phone of `platform`, if the message has one.
@@ -37,12 +51,20 @@ public struct MessageOverride: Sendable, Equatable, Codable {
     public var notification: [KeyValue]?
     public var contentAvailable: Bool
     public var mutableContent: Bool
+    /// What the block says besides the payload (package, analytics label, …).
+    public var details: MessageDetails?
+    /// `android_v2.background_sync`: the phone is woken with data only, and the
+    /// message's notification is not for it.
+    public var dataOnly: Bool?
+    /// The block's name when it is not the platform's usual one (`android_v2`).
+    public var blockName: String?
 
     public init(
         collapseKey: String? = nil, priority: String? = nil, timeToLive: Int64? = nil,
         expiresAtUnixSeconds: Int64? = nil, data: [KeyValue]? = nil, notification: [KeyValue]? = nil,
-        contentAvailable: Bool = false, mutableContent: Bool = false
+        contentAvailable: Bool = false, mutableContent: Bool = false, details: MessageDetails? = nil
     ) {
+        self.details = details
         self.collapseKey = collapseKey
         self.priority = priority
         self.timeToLive = timeToLive
@@ -61,7 +83,15 @@ extension DownstreamRequest {
         by overrides: PlatformOverrides, for platform: Platform, wallClock: WallClock, at now: Millis
     ) -> DownstreamRequest {
         var shaped = self
+        let ignored = overrides.ignoredBlocks(on: platform)
+        if !ignored.isEmpty {
+            shaped.details = (details ?? MessageDetails()).overlaid(by: MessageDetails(ignored: ignored))
+        }
         guard let block = overrides.block(for: platform) else { return shaped }
+        if let blockDetails = block.details {
+            shaped.details = (shaped.details ?? MessageDetails()).overlaid(by: blockDetails)
+        }
+        if block.dataOnly == true { shaped.notification = nil }
         if let key = block.collapseKey { shaped.collapseKey = key }
         if let priority = block.priority { shaped.priority = priority }
         if let ttl = block.timeToLive { shaped.timeToLive = ttl }
@@ -69,7 +99,7 @@ extension DownstreamRequest {
             shaped.timeToLive = expiry == 0 ? 0 : max(0, expiry - wallClock.unixSeconds(at: now))
         }
         if let data = block.data { shaped.data = data }
-        if let fields = block.notification {
+        if let fields = block.notification, block.dataOnly != true {
             let replaced = Set(fields.map(\.key))
             shaped.notification = ((notification ?? []).filter { !replaced.contains($0.key) } + fields).sorted {
                 $0.key < $1.key

@@ -101,6 +101,7 @@ public enum LegacySendReader {
                 request.timeToLive = ttl
             case "dry_run": request.dryRun = value == "1" || value == "true"
             case "delay_while_idle": break
+            case "restricted_package_name": request.details = MessageDetails(restrictedPackageName: value)
             default:
                 if name.hasPrefix("data."), name.count > 5 { data.append(KeyValue(String(name.dropFirst(5)), value)) }
             }

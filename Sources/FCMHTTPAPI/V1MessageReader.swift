@@ -45,94 +45,11 @@ public enum V1MessageReader {
         if case .object(let fields) = message["notification"] {
             request.notification = LegacyFields.stringPairs(fields)
         }
-        try checkAndroidV2(message)
-        let android = try message["android"]?.object.map(readAndroid)
-        let apns = try message["apns"]?.object.map(readAPNs)
-        let overrides = android != nil || apns != nil ? PlatformOverrides(android: android, apns: apns) : nil
+        if let label = try analyticsLabel(in: message, at: "message") {
+            request.details = MessageDetails(analyticsLabel: label)
+        }
+        let overrides = try platformBlocks(of: message)
         return SendOrder(request, byInstallation: targets.first == "fid", overrides: overrides)
-    }
-
-    /// `androidV2` replaces `android` and may not come with it, and it carries exactly
-    /// one of `remote_notification` and `background_sync` (Google's document and its
-    /// Python client say so; FCM's own words for either are not established).
-    static func checkAndroidV2(_ message: JSONObject) throws {
-        guard case .object(let v2)? = V1SchemaCheck.member(message, "android_v2", "androidV2") else { return }
-        if case .object? = message["android"] {
-            throw V1Error.invalidArgument(
-                "android and android_v2 are mutually exclusive: a message carries one of them", field: "message")
-        }
-        let kinds = [("remote_notification", "remoteNotification"), ("background_sync", "backgroundSync")].filter {
-            if case .object? = V1SchemaCheck.member(v2, $0.0, $0.1) { return true }
-            return false
-        }
-        guard kinds.count == 1 else {
-            throw V1Error.invalidArgument(
-                "android_v2 carries exactly one of remote_notification and background_sync, not "
-                    + (kinds.isEmpty ? "neither" : "both"), field: "message.android_v2")
-        }
-    }
-
-    /// The `android` block, already checked against `AndroidConfig`.
-    static func readAndroid(_ android: JSONObject) throws -> MessageOverride {
-        var request = MessageOverride()
-        request.collapseKey = V1SchemaCheck.member(android, "collapse_key", "collapseKey")?.string
-        if let priority = android["priority"].flatMap(V1Schema.androidPriority.enumValue) {
-            request.priority = priority == "HIGH" ? "high" : "normal"
-        }
-        if let ttl = android["ttl"]?.string {
-            guard let seconds = DurationText.protobufSeconds(ttl) else {
-                throw V1Error.invalidArgument(
-                    "Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), Field 'ttl', "
-                        + "a time to live is 0 or more seconds, not \(ttl)", field: "message.android.ttl")
-            }
-            request.timeToLive = seconds
-        }
-        request.data = stringMap(android["data"])
-        if case .object(let fields) = android["notification"] {
-            // Proto names, whichever spelling came: the device reads `channel_id`, `tag`, …
-            request.notification = LegacyFields.stringPairs(fields).map {
-                KeyValue(V1SchemaCheck.protoName($0.key), $0.value)
-            }
-        }
-        return request
-    }
-
-    /// The `apns` block, already checked against `ApnsConfig`.
-    static func readAPNs(_ apns: JSONObject) throws -> MessageOverride {
-        var request = MessageOverride()
-        for header in stringMap(apns["headers"]) ?? [] {
-            switch header.key.lowercased() {
-            case "apns-priority":
-                guard header.value == "10" || header.value == "5" else {
-                    throw V1Error.invalidArgument(
-                        "apns-priority must be \"10\" or \"5\", not \"\(header.value)\"", field: "message.apns.headers")
-                }
-                request.priority = header.value == "10" ? "high" : "normal"
-            case "apns-collapse-id": request.collapseKey = header.value
-            case "apns-expiration":
-                guard let expiry = Int64(header.value) else {
-                    throw V1Error.invalidArgument(
-                        "apns-expiration must be a UNIX time in seconds", field: "message.apns.headers")
-                }
-                request.expiresAtUnixSeconds = expiry
-            default: break
-            }
-        }
-        guard case .object(let payload) = apns["payload"], let apsValue = payload["aps"] else { return request }
-        let aps = try object(apsValue, at: "message.apns.payload.aps")
-        if let alert = aps["alert"] {
-            var fields: [KeyValue] = []
-            if case .string(let text) = alert {
-                fields = [KeyValue("body", text)]
-            } else {
-                let map = try object(alert, at: "message.apns.payload.aps.alert")
-                fields = LegacyFields.stringPairs(map).filter { map[$0.key]?.string != nil }
-            }
-            request.notification = fields
-        }
-        request.contentAvailable = aps["content-available"]?.int64 == 1
-        request.mutableContent = aps["mutable-content"]?.int64 == 1
-        return request
     }
 
     // MARK: Typed access

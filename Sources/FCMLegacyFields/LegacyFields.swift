@@ -45,6 +45,9 @@ public enum LegacyFields {
         request.mutableContent = try bool(fields, "mutable_content")
         if let data = fields["data"] { request.data = try pairs("data", data) }
         if let notification = fields["notification"] { request.notification = try pairs("notification", notification) }
+        if let package = try string(fields, "restricted_package_name") {
+            request.details = MessageDetails(restrictedPackageName: package)
+        }
         return request
     }
 

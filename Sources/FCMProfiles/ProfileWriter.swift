@@ -227,6 +227,9 @@ public enum ProfileWriter {
         if request.dryRun { parts.append("dry_run: true") }
         if request.contentAvailable { parts.append("content_available: true") }
         if request.mutableContent { parts.append("mutable_content: true") }
+        if let package = request.details?.restrictedPackageName {
+            parts.append("restricted_package_name: \(quoted(package))")
+        }
         return parts
     }
 

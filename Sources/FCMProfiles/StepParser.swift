@@ -388,7 +388,7 @@ extension ProfileParser {
     static let pushKeys = [
         "sender", "to", "token_of", "id", "data", "notification", "collapse_key", "priority", "time_to_live",
         "delivery_receipt_requested", "dry_run", "content_available", "mutable_content", "connection", "topic",
-        "condition", "devices", "group",
+        "condition", "devices", "group", "restricted_package_name",
     ]
 
     static func parsePush(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> PushStep {
@@ -428,6 +428,9 @@ extension ProfileParser {
         request.dryRun = try map["dry_run"]?.bool() ?? false
         request.contentAvailable = try map["content_available"]?.bool() ?? false
         request.mutableContent = try map["mutable_content"]?.bool() ?? false
+        if let package = try map["restricted_package_name"]?.scalarText() {
+            request.details = MessageDetails(restrictedPackageName: package)
+        }
         var connection: ConnectionID?
         if let connectionNode = map["connection"] {
             connection = try parseConnection(connectionNode)
@@ -502,7 +505,7 @@ extension ProfileParser {
             throw node.error(
                 "no event is called \"\(name)\""
                     + (close.isEmpty ? "" : "; did you mean \(close.joined(separator: " or "))?")
-                    + " (README, Events)")
+                    + " (docs/events.md)")
         }
         // A step that names no phone of several may expect any phone's callbacks.
         let candidates = context.isFleet && !context.stepNamesPhone ? context.phoneOrder : [context.current]

@@ -154,11 +154,22 @@ struct ByteWriter {
         }
         let flags: [Bool] = [
             request.deliveryReceiptRequested, request.dryRun, request.contentAvailable, request.mutableContent,
-            request.condition != nil,
+            request.condition != nil, request.details != nil,
         ]
         byte(flags.enumerated().reduce(0) { $0 | ($1.element ? 1 << $1.offset : 0) })
         // Since state format 4: a topic condition follows when its flag is set.
         if let condition = request.condition { string(condition) }
+        // Then the message's details when their flag is set (older entries have none).
+        if let details = request.details { self.details(details) }
+    }
+
+    mutating func details(_ details: MessageDetails) {
+        optional(details.restrictedPackageName)
+        optional(details.analyticsLabel)
+        byte(details.directBootOK.map { $0 ? 2 : 1 } ?? 0)
+        optional(details.liveActivityToken)
+        int(Int64(details.ignored?.count ?? 0))
+        for name in details.ignored ?? [] { string(name) }
     }
 }
 
@@ -221,10 +232,27 @@ struct ByteReader {
         let timeToLive = try byte() == 1 ? try int() : nil
         let flags = try byte()
         let condition = flags & 16 != 0 ? try string() : nil
-        return DownstreamRequest(
+        var request = DownstreamRequest(
             sender: sender, to: to, messageID: messageID, data: data, notification: notification,
             collapseKey: collapseKey, priority: priority, timeToLive: timeToLive,
             deliveryReceiptRequested: flags & 1 != 0, dryRun: flags & 2 != 0, contentAvailable: flags & 4 != 0,
             mutableContent: flags & 8 != 0, condition: condition)
+        if flags & 32 != 0 { request.details = try details() }
+        return request
+    }
+
+    mutating func details() throws -> MessageDetails {
+        var details = MessageDetails(restrictedPackageName: try optional(), analyticsLabel: try optional())
+        switch try byte() {
+        case 0: break
+        case 1: details.directBootOK = false
+        case 2: details.directBootOK = true
+        default: throw Malformed()
+        }
+        details.liveActivityToken = try optional()
+        let count = try int()
+        guard count >= 0, count <= Int64(bytes.count) else { throw Malformed() }
+        if count > 0 { details.ignored = try (0..<count).map { _ in try string() } }
+        return details
     }
 }

@@ -15,6 +15,21 @@ struct InputCodingTests {
             deliveryReceiptRequested: full, dryRun: n % 2 == 0, contentAvailable: full, mutableContent: n % 3 == 0)
     }
 
+    func detailed(_ n: Int) -> DownstreamRequest {
+        var request = request(n, full: n % 2 == 0)
+        request.details = MessageDetails(
+            restrictedPackageName: "com.example.app", analyticsLabel: "label-\(n)", directBootOK: n % 2 == 0,
+            liveActivityToken: "activity", ignored: ["webpush", "notification.ticker"])
+        return request
+    }
+
+    static let v2AndWebpush: PlatformOverrides = {
+        var sync = MessageOverride(data: [KeyValue("s", "1")], details: MessageDetails(directBootOK: true))
+        sync.dataOnly = true
+        sync.blockName = "android_v2"
+        return PlatformOverrides(android: sync, webpush: MessageOverride(data: [KeyValue("w", "1")]))
+    }()
+
     @Test("every input comes back as it went in, binary or JSON")
     func roundTrip() throws {
         let inputs: [EngineInput] = [
@@ -45,6 +60,10 @@ struct InputCodingTests {
                                 contentAvailable: true))),
                     SendOrder(request(8, full: false), byInstallation: true, overrides: PlatformOverrides()),
                 ], at: 18),
+            // A message's details (package, label, direct boot, Live Activity, what is
+            // ignored) and androidV2's and webpush's blocks too.
+            .send([SendOrder(detailed(9), overrides: Self.v2AndWebpush)], at: 19),
+            .push(detailed(10), at: 20),
         ]
         for input in inputs {
             let bytes = try InputCoding.encode(input, json: JSONEncoder())

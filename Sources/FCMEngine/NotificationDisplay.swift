@@ -1,0 +1,82 @@
+/// What each platform reads of a notification's fields: the ones its tray shows (each
+/// becomes a field of `notificationPosted`), the ones it reads without showing, and so
+/// the ones it ignores (shown as `ignored` on the delivery event, never dropped
+/// silently).
+enum NotificationDisplay {
+    /// Fields the tray shows, by the event field's name and the notification keys
+    /// that give it (v1's proto names, legacy's names).
+    static func shown(on platform: Platform) -> [(field: String, keys: [String])] {
+        switch platform {
+        case .android: androidShown
+        case .ios: iosShown
+        }
+    }
+
+    static let androidShown: [(field: String, keys: [String])] = [
+        ("tag", ["tag"]), ("channel_id", ["channel_id", "android_channel_id"]), ("color", ["color"]),
+        ("icon", ["icon"]), ("image", ["image"]), ("sound", ["sound"]), ("click_action", ["click_action"]),
+        ("visibility", ["visibility"]), ("notification_priority", ["notification_priority"]),
+        ("notification_count", ["notification_count"]), ("sticky", ["sticky"]), ("local_only", ["local_only"]),
+        ("ticker", ["ticker"]),
+    ]
+
+    /// iOS: `click_action` is the APNs `category`.
+    static let iosShown: [(field: String, keys: [String])] = [
+        ("subtitle", ["subtitle"]), ("badge", ["badge"]), ("sound", ["sound"]), ("click_action", ["click_action"]),
+        ("image", ["image"]), ("thread_id", ["thread_id"]),
+    ]
+
+    /// Read by both platforms without a field of their own on the event.
+    static let readByBoth: Set<String> = [
+        "title", "body", "title_loc_key", "title_loc_args", "body_loc_key", "body_loc_args",
+    ]
+
+    /// Read by Android's notification builder without being shown as a field.
+    static let readByAndroid: Set<String> = [
+        "event_time", "default_sound", "default_vibrate_timings", "default_light_settings", "vibrate_timings",
+        "light_settings", "proxy", "bypass_proxy_notification",
+    ]
+
+    static let readOnAndroid = readByBoth.union(readByAndroid).union(androidShown.flatMap(\.keys))
+    /// APNs alert keys an iPhone reads besides the ones both platforms read.
+    static let readByIOS: Set<String> = [
+        "subtitle_loc_key", "subtitle_loc_args", "action_loc_key", "launch_image",
+    ]
+
+    static let readOnIOS = readByBoth.union(readByIOS).union(iosShown.flatMap(\.keys))
+
+    /// The notification's keys a phone of `platform` does not read, in order.
+    static func ignoredKeys(_ notification: [KeyValue]?, on platform: Platform) -> [String] {
+        let read = platform == .android ? readOnAndroid : readOnIOS
+        return (notification ?? []).map(\.key).filter { !read.contains($0) }
+    }
+
+    /// All every event field `shown` can make, for the event vocabulary.
+    static let shownFields: [String] = {
+        var names: [String] = []
+        for (field, _) in androidShown + iosShown where !names.contains(field) { names.append(field) }
+        return names
+    }()
+}
+
+extension DeviceEngine {
+    /// The fields of a delivery event that say what the message carried besides its
+    /// payload, for the phone in focus: its analytics label, Android's direct-boot
+    /// flag, a Live Activity's token, and what this platform ignores of it.
+    func detailFields(of request: DownstreamRequest) -> [Field] {
+        let ignoredKeys = NotificationDisplay.ignoredKeys(request.notification, on: platform)
+        guard request.details != nil || !ignoredKeys.isEmpty else { return [] }
+        var fields: [Field] = []
+        let details = request.details ?? MessageDetails()
+        if let label = details.analyticsLabel { fields.append(.text("analytics_label", label)) }
+        if let directBoot = details.directBootOK, platform == .android {
+            fields.append(.flag("direct_boot_ok", directBoot))
+        }
+        if let token = details.liveActivityToken, platform == .ios {
+            fields.append(.text("live_activity_token", TokenText.short(token)))
+        }
+        let ignored = (details.ignored ?? []) + ignoredKeys.map { "notification." + $0 }
+        if !ignored.isEmpty { fields.append(Field("ignored", .list(ignored))) }
+        return fields
+    }
+}

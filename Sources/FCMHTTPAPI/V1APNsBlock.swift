@@ -1,0 +1,91 @@
+import FCMEngine
+import FCMJSON
+import FCMLegacyFields
+
+/// The `apns` and `webpush` blocks of a v1 message, already checked against
+/// `ApnsConfig` and `WebpushConfig`.
+extension V1MessageReader {
+    /// APNs headers the iOS rules read (priority, collapse id, expiration), the `aps`
+    /// dictionary as the notification an iPhone shows (alert, badge, sound, category,
+    /// thread), the Live Activity token and the analytics label.
+    static func readAPNs(_ apns: JSONObject) throws -> MessageOverride {
+        var block = MessageOverride()
+        for header in stringMap(apns["headers"]) ?? [] {
+            switch header.key.lowercased() {
+            case "apns-priority":
+                guard header.value == "10" || header.value == "5" else {
+                    throw V1Error.invalidArgument(
+                        "apns-priority must be \"10\" or \"5\", not \"\(header.value)\"", field: "message.apns.headers")
+                }
+                block.priority = header.value == "10" ? "high" : "normal"
+            case "apns-collapse-id": block.collapseKey = header.value
+            case "apns-expiration":
+                guard let expiry = Int64(header.value) else {
+                    throw V1Error.invalidArgument(
+                        "apns-expiration must be a UNIX time in seconds", field: "message.apns.headers")
+                }
+                block.expiresAtUnixSeconds = expiry
+            default: break
+            }
+        }
+        var details = MessageDetails()
+        details.liveActivityToken = V1SchemaCheck.member(apns, "live_activity_token", "liveActivityToken")?.string
+        details.analyticsLabel = try analyticsLabel(in: apns, at: "message.apns")
+        block.details = details.isEmpty ? nil : details
+        var shown: [KeyValue] = []
+        if case .object(let options)? = V1SchemaCheck.member(apns, "fcm_options", "fcmOptions"),
+            let image = options["image"]?.string
+        {
+            shown.append(KeyValue("image", image))
+        }
+        guard case .object(let payload) = apns["payload"], let apsValue = payload["aps"] else {
+            if !shown.isEmpty { block.notification = shown }
+            return block
+        }
+        let aps = try object(apsValue, at: "message.apns.payload.aps")
+        if let alert = aps["alert"] {
+            if case .string(let text) = alert {
+                shown.append(KeyValue("body", text))
+            } else {
+                let map = try object(alert, at: "message.apns.payload.aps.alert")
+                shown += LegacyFields.stringPairs(map).filter { map[$0.key]?.string != nil }.map {
+                    KeyValue(alertKey($0.key), $0.value)
+                }
+            }
+        }
+        if let badge = aps["badge"]?.int64 { shown.append(KeyValue("badge", String(badge))) }
+        switch aps["sound"] {
+        case .string(let name)?: shown.append(KeyValue("sound", name))
+        case .object(let sound)?: if let name = sound["name"]?.string { shown.append(KeyValue("sound", name)) }
+        default: break
+        }
+        if let category = aps["category"]?.string { shown.append(KeyValue("click_action", category)) }
+        if let thread = aps["thread-id"]?.string { shown.append(KeyValue("thread_id", thread)) }
+        if !shown.isEmpty { block.notification = shown.sorted { $0.key < $1.key } }
+        block.contentAvailable = aps["content-available"]?.int64 == 1
+        block.mutableContent = aps["mutable-content"]?.int64 == 1
+        return block
+    }
+
+    /// An `aps.alert` key by the name the device reads: `loc-key` is the body's,
+    /// hyphens become underscores.
+    static func alertKey(_ key: String) -> String {
+        switch key {
+        case "loc-key": "body_loc_key"
+        case "loc-args": "body_loc_args"
+        default: String(key.map { $0 == "-" ? "_" : $0 })
+        }
+    }
+
+    /// `webpush`: its data, notification and analytics label, read and checked. No
+    /// phone of the emulator is a browser; each shows the block as ignored.
+    static func readWebpush(_ webpush: JSONObject) throws -> MessageOverride {
+        var block = MessageOverride()
+        block.data = stringMap(webpush["data"])
+        if case .object(let fields) = webpush["notification"] { block.notification = LegacyFields.stringPairs(fields) }
+        if let label = try analyticsLabel(in: webpush, at: "message.webpush") {
+            block.details = MessageDetails(analyticsLabel: label)
+        }
+        return block
+    }
+}
