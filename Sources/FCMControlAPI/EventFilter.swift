@@ -36,7 +36,7 @@ struct EventFilter: Sendable {
         if let text = request.parameter("type") {
             let names = text.split(separator: ",").map(String.init)
             if let unknown = names.first(where: { EventName(rawValue: $0) == nil }) {
-                return .failure(ControlProblem("no event is called \(unknown) (README, Events)"))
+                return .failure(ControlProblem("no event is called \(unknown) (docs/events.md)"))
             }
             filter.types = Set(names)
         }

@@ -26,7 +26,7 @@ extension Event {
         case .tokenResumed, .stateResumed:
             return RuleNote(
                 "A saved device resumes with what it held when it stopped: tokens, queues and stored messages.",
-                "README The saved device")
+                "docs/saved-device.md")
         case .onMessageSent, .sendDataMessageSuccess, .didSendDataMessageWithID:
             return RuleNote(
                 "The SDK reports upstream success in batches: the ids the connection server took within the batch "
@@ -112,7 +112,7 @@ extension Event {
             return RuleNote(
                 "The HTTP API refused the request before it reached the device: the reason field says what was "
                     + "wrong (credentials, the body, the route, or the service down).",
-                "reference §3.3, §4.3 · README HTTP")
+                "reference §3.3, §4.3 · docs/app-servers.md")
         case .credentialsUnverified:
             return RuleNote(
                 "The token endpoint granted a bearer token for a service account whose key the emulator never saw: "
@@ -165,16 +165,16 @@ extension Event {
         case .deviceReset:
             return RuleNote(
                 "A reset returns the device to how its profile starts it: the same seed and tokens, nothing held or "
-                    + "delivered, no topics, groups or faults; app servers reconnect.", "README Control API")
+                    + "delivered, no topics, groups or faults; app servers reconnect.", "docs/control-api.md")
         case .faultAdded, .faultInjected, .faultsCleared:
             return RuleNote(
                 "A fault made on purpose by a test suite or a profile: requests and messages in its scope fail as "
                     + "the real service fails (a status, an error, a delay), for as many uses or as long as it says.",
-                "README Faults · topics reference §3.3")
+                "docs/control-api.md Faults · topics reference §3.3")
         case .expectationHeld, .expectationFailed:
             return RuleNote(
                 "A profile's expect step, judged at its time against every event so far (expect_none: against any "
-                    + "match).", "README Profiles")
+                    + "match).", "docs/profiles.md Expectations")
         }
     }
 

@@ -4,15 +4,13 @@ import Testing
 
 @Suite("The event vocabulary")
 struct EventVocabularyTests {
-    /// The names the README's "Events" section lists: the first name in each cell of
-    /// the callback table, and the names before the colon of each bullet.
-    static func readmeEventNames() throws -> Set<String> {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "../../README.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
-        let section =
-            try #require(text.components(separatedBy: "\n## Events\n").dropFirst().first)
-            .components(separatedBy: "\n## ").first ?? ""
+    /// The names docs/events.md lists before its first `##` section: the first name in
+    /// each cell of the callback table, and the names before the colon of each bullet.
+    static func documentedEventNames() throws -> Set<String> {
+        let events = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../docs/events.md")
+        let text = try String(contentsOf: events, encoding: .utf8)
+        let section = try #require(text.components(separatedBy: "\n## ").first)
         var names = Set<String>()
         var inCallbackTable = false
         for line in section.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -39,11 +37,11 @@ struct EventVocabularyTests {
         }
     }
 
-    @Test func theReadmeListsEveryEventAndNoOther() throws {
-        let listed = try Self.readmeEventNames()
+    @Test func theEventsGuideListsEveryEventAndNoOther() throws {
+        let listed = try Self.documentedEventNames()
         let known = Set(EventName.allCases.map(\.rawValue))
-        #expect(known.subtracting(listed).sorted() == [], "events the README does not list")
-        #expect(listed.subtracting(known).sorted() == [], "names the README lists that no event has")
+        #expect(known.subtracting(listed).sorted() == [], "events docs/events.md does not list")
+        #expect(listed.subtracting(known).sorted() == [], "names docs/events.md lists that no event has")
     }
 
     @Test func everyPlatformNamesItsCallbacksFromTheVocabulary() {
