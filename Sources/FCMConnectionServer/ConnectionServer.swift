@@ -208,6 +208,12 @@ public final class ConnectionServer: @unchecked Sendable {
         }.get()
     }
 
+    /// The timeline's expectations not reached yet, and the device's time now.
+    public func unreachedExpectations() async -> (steps: [Step], now: Millis) {
+        (try? await host.loop.submit { [host] in (host.scenario?.unplayedExpectations ?? [], host.now) }.get())
+            ?? ([], 0)
+    }
+
     /// Runs a command on the device, on its loop.
     public func apply(_ command: Command) async throws {
         try await host.loop.submit { [host] in host.apply(command) }.get()

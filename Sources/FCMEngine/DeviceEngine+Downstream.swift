@@ -19,7 +19,8 @@ extension DeviceEngine {
                     .server, .downstreamRejected,
                     [
                         .text("sender", checked.sender), .text("id", id), .text("error", problem.legacyName),
-                        .text("ccs", problem.ccsCode), .text("detail", problem.detail),
+                        .text("ccs", problem.ccsCode),
+                        .text("detail", problem.detail + (checked.details?.readNote.map { " (\($0))" } ?? "")),
                     ], into: &out)
             }
             return .failure(problem)

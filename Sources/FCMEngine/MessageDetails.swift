@@ -13,11 +13,15 @@ public struct MessageDetails: Sendable, Equatable, Codable {
     public var liveActivityToken: String?
     /// Parts of the message the phone's platform does not read (`apns` on Android).
     public var ignored: [String]?
+    /// How the app server's body was read, when that explains a refusal (a legacy
+    /// body without a JSON Content-Type is read as a form).
+    public var readNote: String?
 
     public init(
         restrictedPackageName: String? = nil, analyticsLabel: String? = nil, directBootOK: Bool? = nil,
-        liveActivityToken: String? = nil, ignored: [String]? = nil
+        liveActivityToken: String? = nil, ignored: [String]? = nil, readNote: String? = nil
     ) {
+        self.readNote = readNote
         self.restrictedPackageName = restrictedPackageName
         self.analyticsLabel = analyticsLabel
         self.directBootOK = directBootOK
@@ -29,13 +33,13 @@ public struct MessageDetails: Sendable, Equatable, Codable {
     public var isEmpty: Bool { self == MessageDetails() }
 
     /// These details with `other`'s set fields over them.
-    func overlaid(by other: MessageDetails) -> MessageDetails {
+    public func overlaid(by other: MessageDetails) -> MessageDetails {
         let ignoredByBoth = (ignored ?? []) + (other.ignored ?? [])
         return MessageDetails(
             restrictedPackageName: other.restrictedPackageName ?? restrictedPackageName,
             analyticsLabel: other.analyticsLabel ?? analyticsLabel, directBootOK: other.directBootOK ?? directBootOK,
             liveActivityToken: other.liveActivityToken ?? liveActivityToken,
-            ignored: ignoredByBoth.isEmpty ? nil : ignoredByBoth)
+            ignored: ignoredByBoth.isEmpty ? nil : ignoredByBoth, readNote: other.readNote ?? readNote)
     }
 }
 

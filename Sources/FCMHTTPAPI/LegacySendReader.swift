@@ -19,7 +19,9 @@ public enum LegacySendReader {
     public static func read(_ request: HTTPRequestParts, sender: String) -> Result<LegacyBatch, LegacyBadRequest> {
         switch request.mediaType {
         case "application/json": return json(request.body, sender: sender)
-        case nil, "application/x-www-form-urlencoded", "text/plain": return form(request.body, sender: sender)
+        case "application/x-www-form-urlencoded", "text/plain": return form(request.body, sender: sender)
+        // GCM read a body without a Content-Type as a form; a refusal then says so.
+        case nil: return form(request.body, sender: sender, note: noContentTypeNote)
         case let other?:
             return .failure(
                 LegacyBadRequest(
@@ -81,7 +83,11 @@ public enum LegacySendReader {
         }
     }
 
-    static func form(_ body: [UInt8], sender: String) -> Result<LegacyBatch, LegacyBadRequest> {
+    static let noContentTypeNote =
+        "the body was read as a form (registration_id=…&data.KEY=…) because no Content-Type was given; "
+        + "a JSON body needs Content-Type: application/json"
+
+    static func form(_ body: [UInt8], sender: String, note: String? = nil) -> Result<LegacyBatch, LegacyBadRequest> {
         var request = DownstreamRequest(sender: sender, to: nil)
         var data: [KeyValue] = []
         let fields: [(name: String, value: String)]
@@ -107,6 +113,9 @@ public enum LegacySendReader {
             }
         }
         request.data = data
+        if let note {
+            request.details = (request.details ?? MessageDetails()).overlaid(by: MessageDetails(readNote: note))
+        }
         return .success(LegacyBatch(orders: [SendOrder(request)], plainText: true))
     }
 }

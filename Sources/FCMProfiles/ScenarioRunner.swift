@@ -37,6 +37,16 @@ public struct ScenarioRunner: Sendable {
     /// Whether every step has been played.
     public var finished: Bool { position >= steps.count }
 
+    /// The `expect` and `expect_none` steps not played yet: their time has not come.
+    public var unplayedExpectations: [Step] {
+        steps[min(position, steps.count)...].filter {
+            switch $0.action {
+            case .expect, .expectNone: true
+            default: false
+            }
+        }
+    }
+
     /// Whether an expectation is still to be played, so events must be kept to judge it.
     var judging: Bool { position <= lastExpectation }
 

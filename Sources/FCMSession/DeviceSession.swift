@@ -48,12 +48,17 @@ public final class DeviceSession: Sendable {
 
     /// Where the session says it runs, for `fcm-device env`.
     let runningFile: String
+    /// The profile it runs (absolute), said in the running file.
+    let profilePath: String?
 
     /// The CA as a PKCS12 trust store, for a JVM.
     public let trustStore: String
 
-    init(server: ConnectionServer, identity: TLSIdentity, inbox: TUILink.Inbox, trustStore: String, runningFile: String)
-    {
+    init(
+        server: ConnectionServer, identity: TLSIdentity, inbox: TUILink.Inbox, trustStore: String,
+        runningFile: String, profilePath: String?
+    ) {
+        self.profilePath = profilePath.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         self.trustStore = trustStore
         self.server = server
         self.identity = identity
@@ -68,6 +73,7 @@ public final class DeviceSession: Sendable {
         object.members.append((key: "pid", value: .int(Int(getpid()))))
         object.members.append((key: "bind", value: .string(server.bind)))
         object.members.append((key: "trustStore", value: .string(trustStore)))
+        if let profilePath { object.members.append((key: "profile", value: .string(profilePath))) }
         let text = JSONValue.object(object).json + "\n"
         _ = FileManager.default.createFile(atPath: runningFile, contents: Data(text.utf8))
     }
@@ -123,7 +129,8 @@ public final class DeviceSession: Sendable {
             let server = try await ConnectionServer.start(engine: engine, options: options, log: log ?? inbox.add)
             let session = DeviceSession(
                 server: server, identity: identity, inbox: inbox, trustStore: trustStore,
-                runningFile: StateFolder.runningPath(folder, profilePath: settings.profilePath))
+                runningFile: StateFolder.runningPath(folder, profilePath: settings.profilePath),
+                profilePath: settings.profilePath)
             session.announce()
             return session
         } catch {

@@ -11,8 +11,11 @@ public struct RunningEmulator: Sendable {
     public var http: Int
     public var caFile: String
     public var trustStore: String
+    /// The profile it runs, when it runs one (absolute path).
+    public var profile: String?
 
-    public init(pid: Int32, bind: String, http: Int, caFile: String, trustStore: String) {
+    public init(pid: Int32, bind: String, http: Int, caFile: String, trustStore: String, profile: String? = nil) {
+        self.profile = profile
         self.pid = pid
         self.bind = bind
         self.http = http
@@ -41,7 +44,32 @@ public struct RunningEmulator: Sendable {
         guard http > 0 else { throw NotRunning(description: "the emulator (pid \(pid)) has its HTTP port closed") }
         return RunningEmulator(
             pid: Int32(pid), bind: object["bind"]?.string ?? "127.0.0.1", http: http, caFile: caFile,
-            trustStore: trustStore)
+            trustStore: trustStore, profile: object["profile"]?.string)
+    }
+
+    /// The emulator running on `folder` for `profilePath`; with no profile named, the
+    /// built-in device's, or else the only one running on the folder. Says which run
+    /// there when it cannot choose.
+    public static func find(folder: String, profilePath: String?) throws(NotRunning) -> RunningEmulator {
+        let path = StateFolder.runningPath(folder, profilePath: profilePath)
+        if profilePath != nil { return try read(path) }
+        if let own = try? read(path) { return own }
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
+            $0.hasSuffix(".running.json")
+        }.sorted()
+        let running = files.compactMap { name -> (name: String, emulator: RunningEmulator)? in
+            guard let emulator = try? read(folder + "/" + name) else { return nil }
+            return (name, emulator)
+        }
+        switch running.count {
+        case 0: return try read(path)
+        case 1: return running[0].emulator
+        default:
+            let listed = running.map { "\($0.emulator.profile ?? $0.name) (pid \($0.emulator.pid))" }
+            throw NotRunning(
+                description: "\(running.count) emulators run on \(folder): \(listed.joined(separator: ", ")); "
+                    + "name the one you mean with --profile")
+        }
     }
 
     public var proxyEnvironment: ProxyEnvironment {

@@ -170,6 +170,7 @@ struct ByteWriter {
         optional(details.liveActivityToken)
         int(Int64(details.ignored?.count ?? 0))
         for name in details.ignored ?? [] { string(name) }
+        optional(details.readNote)
     }
 }
 
@@ -253,6 +254,7 @@ struct ByteReader {
         let count = try int()
         guard count >= 0, count <= Int64(bytes.count) else { throw Malformed() }
         if count > 0 { details.ignored = try (0..<count).map { _ in try string() } }
+        details.readNote = try optional()
         return details
     }
 }

@@ -24,8 +24,10 @@ struct CredentialsCommand: ParsableCommand {
     @Option(help: "The sender (ID or project) whose project the account belongs to. Default: the first sender.")
     var sender: String?
 
-    @Option(name: .customLong("http-port"), help: "The HTTP port `serve` listens on, for token_uri.")
-    var httpPort = 8085
+    @Option(
+        name: .customLong("http-port"),
+        help: "The HTTP port `serve` listens on, for token_uri. Default: the running emulator's, else 8085.")
+    var httpPort: Int?
 
     @Option(help: "The host app servers reach the emulator at, for token_uri.")
     var host = "127.0.0.1"
@@ -43,15 +45,21 @@ struct CredentialsCommand: ParsableCommand {
     var assertion = false
 
     func validate() throws {
+        guard let httpPort else { return }
         guard (1...65_535).contains(httpPort) else {
             throw ValidationError(
-                "--http-port \(httpPort) is not a port a token_uri can name (1 to 65535); when serve picks a free "
-                    + "port (--http-port 0), pass the one its listening line shows (\"http\":PORT)")
+                "--http-port \(httpPort) is not a port a token_uri can name (1 to 65535); leave --http-port out "
+                    + "and the port of the emulator running on the state folder is used")
         }
     }
 
     func run() throws {
-        let loaded = try ProfileLoading.load(profile)
+        let folder = state ?? StateFolder.default
+        // An emulator running on the folder says its port (it may have picked a free
+        // one) and, when none is named, its profile.
+        let running = httpPort == nil ? try? RunningEmulator.find(folder: folder, profilePath: profile) : nil
+        let port = httpPort ?? running?.http ?? 8085
+        let loaded = try ProfileLoading.load(profile ?? running?.profile)
         let senders = loaded.configuration.senders
         guard
             let chosen = sender.map({ name in senders.first { $0.id == name || $0.project == name } }) ?? senders.first
@@ -61,7 +69,6 @@ struct CredentialsCommand: ParsableCommand {
                 "no sender \(sender ?? "") in the profile; its senders are: \(known.joined(separator: ", "))")
             throw ExitCode(2)
         }
-        let folder = state ?? StateFolder.default
         let key: ServiceAccountKey
         do {
             key = try StateFolder.serviceAccountKey(folder)
@@ -75,7 +82,7 @@ struct CredentialsCommand: ParsableCommand {
             return
         }
         let json =
-            key.credentialsJSON(project: project, tokenURI: "http://\(host):\(httpPort)/token")
+            key.credentialsJSON(project: project, tokenURI: "http://\(host):\(port)/token")
             + "\n"
         guard let output else {
             FileHandle.standardOutput.write(Data(json.utf8))

@@ -25,7 +25,7 @@ struct EnvCommand: ParsableCommand {
         case sh, fish
     }
 
-    @Option(help: "The profile the emulator runs. Default: the built-in device.")
+    @Option(help: "The profile the emulator runs. Default: the built-in device, or the only emulator on the folder.")
     var profile: String?
 
     @Option(help: "The state folder. Default: $XDG_STATE_HOME/fcm-device.")
@@ -39,10 +39,9 @@ struct EnvCommand: ParsableCommand {
 
     func run() throws {
         let folder = state ?? StateFolder.default
-        let path = StateFolder.runningPath(folder, profilePath: profile)
         let running: RunningEmulator
         do {
-            running = try RunningEmulator.read(path)
+            running = try RunningEmulator.find(folder: folder, profilePath: profile)
         } catch {
             Diagnostics.write("fcm-device env: \(error)")
             throw ExitCode(1)

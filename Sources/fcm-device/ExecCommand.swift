@@ -13,23 +13,25 @@ import Foundation
 struct ExecCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "exec",
-        abstract: "Run a command (a test suite) against a running emulator, then stop it.",
+        abstract: "Start an emulator, run a command (a test suite) against it, then stop it.",
         discussion: """
             Starts the device and its connection server on free ports (unless ports are named) with a \
             fresh state folder (unless --state names one), plays the profile's timeline, runs COMMAND \
             with these in its environment, stops the emulator and exits with COMMAND's status, or 1 if \
-            COMMAND succeeded but an expect step of the profile failed:
-              FCM_EMULATOR_HOST          127.0.0.1:PORT of the HTTP port (no scheme)
-              FCM_EMULATOR_CONTROL       http://127.0.0.1:PORT/emulator/v1/projects/PROJECT
-              FCM_EMULATOR_PROJECT       the first sender's project (or its sender ID)
-              FCM_EMULATOR_SENDER        the first sender's ID
-              FCM_EMULATOR_SERVER_KEY    its server key (legacy API, XMPP)
-              FCM_EMULATOR_TOKEN         its registration token
-              FCM_EMULATOR_TOKENS        every sender's token, as JSON {"SENDER": "TOKEN"}
-              FCM_EMULATOR_CCS_HOST      127.0.0.1:PORT of the XMPP TLS port
-              FCM_EMULATOR_CCS_PLAIN_HOST  127.0.0.1:PORT of the XMPP plain port
-              FCM_EMULATOR_CA            the TLS certificate to trust (PEM)
-              FCM_EMULATOR_CREDENTIALS   a service-account JSON whose token_uri is the emulator
+            COMMAND succeeded but an expect step of the profile failed or was never reached (each one is \
+            named, with what happened instead). COMMAND's environment gains:
+              FCM_EMULATOR_HOST           the HTTP port as 127.0.0.1:PORT (no scheme)
+              FCM_EMULATOR_CONTROL        the control API's base URL (http://…/PROJECT)
+              FCM_EMULATOR_PROJECT        the first sender's project (or sender ID)
+              FCM_EMULATOR_SENDER         the first sender's ID
+              FCM_EMULATOR_SERVER_KEY     its server key (legacy API, XMPP)
+              FCM_EMULATOR_TOKEN          its registration token
+              FCM_EMULATOR_TOKENS         each sender's token: {"SENDER":"TOKEN"}
+              FCM_EMULATOR_DEVICE_TOKENS  each phone's: {"PHONE":{"SENDER":"TOKEN"}}
+              FCM_EMULATOR_CCS_HOST       the XMPP TLS port as 127.0.0.1:PORT
+              FCM_EMULATOR_CCS_PLAIN_HOST the XMPP plain port as 127.0.0.1:PORT
+              FCM_EMULATOR_CA             the TLS certificate to trust (PEM)
+              FCM_EMULATOR_CREDENTIALS    a service account whose token_uri is here
             and what `fcm-device env` prints, so unmodified SDKs calling Google's hosts reach the \
             emulator: HTTPS_PROXY, NO_PROXY, SSL_CERT_FILE, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE, \
             HTTPLIB2_CA_CERTS, NODE_EXTRA_CA_CERTS, NODE_USE_ENV_PROXY, JAVA_TOOL_OPTIONS.
@@ -75,12 +77,14 @@ struct ExecCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let status = Self.runChild(argv, adding: environment)
+        let unreached = await session.server.unreachedExpectations()
         try await session.stop()
         recorder.close()
-        if status == 0, recorder.failedExpectations > 0 {
+        let report = ExecReport(failed: recorder.failures, unreached: unreached.steps, endedAt: unreached.now)
+        for line in report.lines(command: argv[0]) { Diagnostics.write("fcm-device exec: " + line) }
+        if status == 0, !report.isEmpty {
             Diagnostics.write(
-                "fcm-device exec: \(argv[0]) passed, but \(recorder.failedExpectations) expectation(s) of the profile failed"
-            )
+                "fcm-device exec: \(argv[0]) passed, but the profile did not: \(report.summary); exiting 1")
             throw ExitCode(1)
         }
         throw ExitCode(status)
@@ -186,7 +190,7 @@ enum ChildSignals {
 /// What `exec` keeps of the events: the failed expectations, and the log file.
 final class ExecRecorder: @unchecked Sendable {
     private let lock = NSLock()
-    private var failures = 0
+    private var failed: [Event] = []
     private let handle: FileHandle?
 
     init(path: String?) {
@@ -197,16 +201,57 @@ final class ExecRecorder: @unchecked Sendable {
         }
     }
 
-    var failedExpectations: Int { lock.withLock { failures } }
+    /// Every `expectationFailed` event, in order.
+    var failures: [Event] { lock.withLock { failed } }
 
     func record(_ event: Event) {
         lock.withLock {
-            if event.kind == .expectationFailed { failures += 1 }
+            if event.kind == .expectationFailed { failed.append(event) }
             handle?.write(Data((TranscriptFormatter.json(event) + "\n").utf8))
         }
     }
 
     func close() {
         lock.withLock { try? handle?.close() }
+    }
+}
+
+/// What `exec` says of the profile's expectations when the command has ended: each one
+/// that failed (what was expected, what happened instead) and each one the run never
+/// reached (timed after the command ended).
+struct ExecReport {
+    var failed: [Event]
+    var unreached: [Step]
+    /// The device's time when the command ended.
+    var endedAt: Millis
+
+    var isEmpty: Bool { failed.isEmpty && unreached.isEmpty }
+
+    var summary: String {
+        var parts: [String] = []
+        if !failed.isEmpty { parts.append("\(failed.count) expectation(s) failed") }
+        if !unreached.isEmpty { parts.append("\(unreached.count) never reached") }
+        return parts.joined(separator: ", ")
+    }
+
+    func lines(command: String) -> [String] {
+        var lines: [String] = []
+        for event in failed {
+            let at = event["step_at"].flatMap { if case .int(let ms) = $0 { ms } else { nil } } ?? event.at
+            lines.append("failed at \(DurationText.stamp(at)): \(event.string("expect") ?? "an expectation")")
+            if let detail = event.string("detail") { lines.append("  " + detail) }
+        }
+        for step in unreached {
+            let expectation: String
+            switch step.action {
+            case .expect(let wanted): expectation = "expect " + wanted.summary
+            case .expectNone(let unwanted): expectation = "expect_none " + unwanted.summary
+            default: continue
+            }
+            lines.append(
+                "never reached: \(expectation) (\(step.location), at \(DurationText.stamp(step.at))); "
+                    + "\(command) ended at \(DurationText.stamp(endedAt)), before its time")
+        }
+        return lines
     }
 }

@@ -73,6 +73,23 @@ struct LegacyRouteTests {
         #expect(other.body.contains("MismatchSenderId"))
     }
 
+    @Test("a JSON body without Content-Type is read as a form, as GCM did, and the refusal says so")
+    func noContentType() async {
+        let device = TestDevice()
+        let reply = await device.post(
+            "/fcm/send", headers: ["Authorization": "key=\(TestDevice.key)"],
+            body: #"{"to":"\#(device.token())","data":{"k":"v"}}"#)
+        #expect(reply.body.contains("Error=MissingRegistration"), "\(reply.body)")
+        let detail = device.events(named: "downstreamRejected").last?.string("detail") ?? ""
+        #expect(detail.contains("read as a form") && detail.contains("Content-Type: application/json"), "\(detail)")
+        // A form with Content-Type says nothing of it.
+        _ = await device.post(
+            "/fcm/send",
+            headers: ["Authorization": "key=\(TestDevice.key)", "Content-Type": "application/x-www-form-urlencoded"],
+            body: "data.k=v")
+        #expect(device.events(named: "downstreamRejected").last?.string("detail")?.contains("read as a form") == false)
+    }
+
     @Test("malformed bodies are 400 with a reason naming what is wrong")
     func badRequests() async throws {
         let device = TestDevice()
