@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Makes Interop/.venv with the client libraries the interop tests use.
+# Makes Interop/.venv with the client libraries the interop tests use, and the pytest
+# plugin of clients/python.
 set -euo pipefail
 cd "$(dirname "$0")"
 if [ ! -x .venv/bin/python ]; then
@@ -9,3 +10,6 @@ fi
 # pyfcm 1.x (topic management and topic sends on the legacy API) cannot share the
 # environment with pyfcm 2: it goes in a folder of its own, put on PYTHONPATH by its test.
 .venv/bin/pip install -q --disable-pip-version-check --no-deps --upgrade --target .pyfcm1 pyfcm==1.5.4
+# The pytest plugin of clients/python, from the work tree: built offline by the venv's
+# own setuptools (no isolated build environment to download), reinstalled every time.
+.venv/bin/pip install -q --disable-pip-version-check --no-index --no-build-isolation ../clients/python
