@@ -45,6 +45,10 @@ final class CursesScreen {
             (.error, Int16(COLOR_RED), -1, fcm_attr_bold()), (.ok, Int16(COLOR_GREEN), -1, 0),
             (.accent, Int16(COLOR_CYAN), -1, 0), (.warning, Int16(COLOR_YELLOW), -1, 0),
             (.key, Int16(COLOR_YELLOW), -1, fcm_attr_bold()),
+            // Selected lines in their colour: the colour pair, reversed.
+            (.selectedError, Int16(COLOR_RED), -1, fcm_attr_bold() | fcm_attr_reverse()),
+            (.selectedOK, Int16(COLOR_GREEN), -1, fcm_attr_reverse()),
+            (.selectedWarning, Int16(COLOR_YELLOW), -1, fcm_attr_reverse()),
         ]
         var table = monochromeAttributes()
         for (index, entry) in pairs.enumerated() {
@@ -61,7 +65,8 @@ final class CursesScreen {
             .normal: fcm_attr_normal(), .dim: fcm_attr_dim(), .bold: fcm_attr_bold(), .title: fcm_attr_bold(),
             .header: fcm_attr_reverse(), .error: fcm_attr_bold() | fcm_attr_underline(), .ok: fcm_attr_normal(),
             .accent: fcm_attr_bold(), .selected: fcm_attr_reverse(), .warning: fcm_attr_bold(),
-            .key: fcm_attr_bold(),
+            .key: fcm_attr_bold(), .selectedError: fcm_attr_reverse() | fcm_attr_underline(),
+            .selectedOK: fcm_attr_reverse(), .selectedWarning: fcm_attr_reverse() | fcm_attr_bold(),
         ]
     }
 

@@ -12,17 +12,21 @@ public enum TUIRunner {
     /// (returns 128 plus its number); the terminal is restored either way.
     /// With a `link`, the engine is the connection server's: app servers' traffic
     /// shows up as it happens, and the TUI's actions reach them.
-    public static func run(profile: Profile, link: (any DeviceLink)? = nil) -> Int32 {
+    /// `saveFolder` is where `w` offers to save the session.
+    public static func run(profile: Profile, link: (any DeviceLink)? = nil, saveFolder: String? = nil) -> Int32 {
         var model =
             link.map { TUIModel(profile: profile, linkedEngine: $0.currentEngine()) }
             ?? TUIModel(profile: profile)
         if let link { model.setNetworkSummary(link.summary) }
+        if let saveFolder { model.setSaveFolder(saveFolder) }
         return run(model, link: link)
     }
 
     /// Play mode: `profile`'s timeline in the TUI on a virtual clock, paused at +0.
-    public static func run(playing profile: Profile) -> Int32 {
-        run(TUIModel(playing: profile), link: nil)
+    public static func run(playing profile: Profile, saveFolder: String? = nil) -> Int32 {
+        var model = TUIModel(playing: profile)
+        if let saveFolder { model.setSaveFolder(saveFolder) }
+        return run(model, link: nil)
     }
 
     static func run(_ start: TUIModel, link: (any DeviceLink)?) -> Int32 {
@@ -51,6 +55,7 @@ public enum TUIRunner {
             var ticked = false
             if update({ ticked = $0.tick(now: realNow) }) || ticked { dirty = true }
             if dirty {
+                model.setScreenHeight(screen.height)
                 screen.paint(View.render(model, width: screen.width, height: screen.height))
                 dirty = false
             }
@@ -80,6 +85,18 @@ public enum TUIRunner {
                     case .copyToClipboard(let text): screen.copyToClipboard(text)
                     case .writeFile(let path, let contents):
                         do {
+                            try contents.write(toFile: path, atomically: true, encoding: .utf8)
+                        } catch {
+                            model.report("could not write \(path): \(error.localizedDescription)")
+                        }
+                    case .saveProfile(let path, let contents, let replacing):
+                        if !replacing, FileManager.default.fileExists(atPath: path) {
+                            model.saveFound(existing: path)
+                            continue
+                        }
+                        do {
+                            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+                            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                             try contents.write(toFile: path, atomically: true, encoding: .utf8)
                         } catch {
                             model.report("could not write \(path): \(error.localizedDescription)")

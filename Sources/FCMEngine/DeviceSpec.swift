@@ -27,8 +27,14 @@ public struct DeviceSpec: Sendable, Equatable, Codable {
 extension DeviceSpec {
     /// What is wrong with a new phone's name, or nil: a phone needs a name, and one
     /// of its own (`isTaken` says whether another phone has it).
+    /// A name fits the TUI's header beside the platform and app.
+    public static let maxNameLength = 40
+
     public static func nameProblem(_ name: String, isTaken: (String) -> Bool) -> String? {
         if name.isEmpty { return "a device needs a name" }
+        if name.count > maxNameLength {
+            return "a device name is at most \(maxNameLength) characters; \"\(name.prefix(20))…\" has \(name.count)"
+        }
         if isTaken(name) { return "a device is already named \(name)" }
         return nil
     }

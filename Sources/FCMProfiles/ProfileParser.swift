@@ -99,7 +99,10 @@ public enum ProfileParser {
     static func parseDevice(_ node: YAMLNode, extraKeys: [String] = []) throws(ProfileError) -> DeviceSettings {
         let map = try node.mapping(allowed: deviceKeys + extraKeys)
         var device = DeviceSettings()
-        if let v = map["name"] { device.name = try v.scalarText() }
+        if let v = map["name"] {
+            device.name = try v.scalarText()
+            if let problem = DeviceSpec.nameProblem(device.name, isTaken: { _ in false }) { throw v.error(problem) }
+        }
         if let v = map["platform"] { device.platform = try v.oneOf(Platform.self) }
         if let v = map["sdk"] { device.sdk = try v.oneOf(SDK.self) }
         if let v = map["app"] {

@@ -27,12 +27,16 @@ public struct FormField: Sendable, Equatable {
     public var error: String?
     /// Part of the key/value data editor.
     public var isData: Bool
+    /// The value was given, not typed: the first key typed replaces it (as in any
+    /// form whose field opens selected); editing keys keep it and edit it.
+    public var prefilled: Bool
 
     public init(_ label: String, _ value: String = "", choices: [String] = [], isData: Bool = false) {
         self.label = label
         self.value = value
         self.choices = choices
         self.isData = isData
+        prefilled = !value.isEmpty && choices.isEmpty
     }
 }
 
@@ -62,11 +66,15 @@ public struct Form: Sendable, Equatable {
         case .right: cycle(1)
         case .backspace, .delete:
             if fields[focused].choices.isEmpty, !fields[focused].value.isEmpty { fields[focused].value.removeLast() }
+            fields[focused].prefilled = false
         case .control("n"):
             if fields.contains(where: \.isData) { addDataPair() }
         case .control("u"):
             if fields[focused].choices.isEmpty { fields[focused].value = "" }
+            fields[focused].prefilled = false
         case .character(let c):
+            if fields[focused].prefilled { fields[focused].value = "" }
+            fields[focused].prefilled = false
             if fields[focused].choices.isEmpty, fields[focused].value.count < 4_096 { fields[focused].value.append(c) }
         default: break
         }

@@ -2,6 +2,18 @@
 /// bold, dim and reverse.
 public enum CellStyle: UInt8, Sendable, CaseIterable {
     case normal, dim, bold, title, header, error, ok, accent, selected, warning, key
+    /// A selected line that keeps its colour: an error, a success, a warning.
+    case selectedError, selectedOK, selectedWarning
+
+    /// This style on the line being looked at (reverse video, in its colour).
+    public var selected: CellStyle {
+        switch self {
+        case .error, .selectedError: .selectedError
+        case .ok, .selectedOK: .selectedOK
+        case .warning, .selectedWarning: .selectedWarning
+        default: .selected
+        }
+    }
 }
 
 /// One terminal cell: a character (empty for the right half of a wide one).

@@ -45,6 +45,9 @@ public enum Effect: Sendable, Equatable {
     /// Put text on the clipboard with OSC 52.
     case copyToClipboard(String)
     case writeFile(path: String, contents: String)
+    /// Save a session as a profile at `path`: if a file is there and `replacing` is
+    /// false, write nothing and tell the model (`saveFound(existing:)`), which asks.
+    case saveProfile(path: String, contents: String, replacing: Bool)
     /// Move the session's clock on by this much (the clock keys).
     case moveClock(by: Millis)
     case quit

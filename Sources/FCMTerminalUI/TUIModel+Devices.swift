@@ -7,13 +7,16 @@ extension TUIModel {
         overlay = .devices(selected: shownDevice)
     }
 
+    /// PgUp and PgDn in the devices list move by the rows it shows.
+    var devicesPage: Int { max(1, View.devicesListRows(screenHeight: screenHeight)) }
+
     mutating func handleDevices(selected: Int, _ key: Key) -> [Effect] {
         let count = engine.devices.count
         switch key {
         case .up: overlay = .devices(selected: max(0, selected - 1))
         case .down: overlay = .devices(selected: min(count - 1, selected + 1))
-        case .pageUp: overlay = .devices(selected: max(0, selected - 10))
-        case .pageDown: overlay = .devices(selected: min(count - 1, selected + 10))
+        case .pageUp: overlay = .devices(selected: max(0, selected - devicesPage))
+        case .pageDown: overlay = .devices(selected: min(count - 1, selected + devicesPage))
         case .home: overlay = .devices(selected: 0)
         case .end: overlay = .devices(selected: count - 1)
         case .enter:
@@ -34,6 +37,8 @@ extension TUIModel {
         guard engine.devices.indices.contains(index) else { return }
         shownDevice = index
         selection = [:]
+        inboxSeen = shown.inbox.count
+        selection[.inbox] = max(0, inboxSeen - 1)
         status = "showing \(engine.devices[index].name) (\(index + 1) of \(engine.devices.count))"
     }
 

@@ -19,6 +19,25 @@ extension TUIModel {
                 ]))
     }
 
+    /// `w`: the save form, on a file in the save folder (the state folder's
+    /// `sessions`, unless the shell named another).
+    mutating func openSaveProfile() {
+        replaceConfirmed = nil
+        let folder = saveFolder.hasSuffix("/") ? String(saveFolder.dropLast()) : saveFolder
+        overlay = .form(Form(purpose: .saveProfile, fields: [FormField("file", folder + "/session.yaml")]))
+    }
+
+    /// The shell found a file where the session was to be saved, and wrote nothing:
+    /// the form opens again and says so; Enter on the same path replaces it.
+    public mutating func saveFound(existing path: String) {
+        var form = Form(purpose: .saveProfile, fields: [FormField("file", path)])
+        form.fields[0].prefilled = false
+        form.fail("file", "a file is there already: Enter replaces it, or give another name")
+        replaceConfirmed = path
+        overlay = .form(form)
+        status = nil
+    }
+
     mutating func openPush() {
         guard let sender = selectedSender else { return status = "no sender: add one with a" }
         overlay = .form(
@@ -88,6 +107,9 @@ extension TUIModel {
             overlay = .form(form)
             return []
         case .submit:
+            // Judged afresh: what an earlier Enter said no longer stands.
+            form.error = nil
+            for index in form.fields.indices { form.fields[index].error = nil }
             let effects = submit(&form, at: time)
             overlay = form.hasErrors ? .form(form) : nil
             return effects
@@ -165,10 +187,13 @@ extension TUIModel {
             let path = form.value("file")
             if path.isEmpty { form.fail("file", "a file name is needed") }
             guard !form.hasErrors else { return [] }
-            status = "session saved to \(path): replay it with fcm-device replay \(path)"
+            status = "saved; replay it: fcm-device replay \(path)"
             let yaml = ProfileWriter.yaml(
                 profile: profile, played: playedSteps, actions: recorded, startingTokens: resumedTokens)
-            return [.writeFile(path: path, contents: yaml)]
+            // A file already there is replaced only when asked twice for the same path.
+            let replacing = replaceConfirmed == path
+            replaceConfirmed = nil
+            return [.saveProfile(path: path, contents: yaml, replacing: replacing)]
         case .goToTime:
             goToTime(&form)
         case .topic:

@@ -104,8 +104,7 @@ extension TUIModel {
         case .character("2"): return advanceClock(Span.hour)
         case .character("3"): return advanceClock(Span.day)
         case .character("/"): overlay = .filter("")
-        case .character("w"):
-            overlay = .form(Form(purpose: .saveProfile, fields: [FormField("file", "session.yaml")]))
+        case .character("w"): openSaveProfile()
         default: break
         }
         return []

@@ -11,7 +11,7 @@ extension TUIModel {
         switch key {
         case .character(" "):
             if state.playback.finished {
-                status = "the profile has ended: Home plays it again, , steps back"
+                status = "the profile has ended: Home plays it again, ← steps back"
                 state.playing = false
             } else {
                 state.playing.toggle()
@@ -30,6 +30,10 @@ extension TUIModel {
         case .home:
             state.playing = false
             state.playback.restart()
+        case .end:
+            // Every step, at once: where the summary says how the profile fared.
+            state.playing = false
+            if let last = state.playback.steps.last { state.playback.go(to: max(last.at, state.playback.time)) }
         case .character("g"):
             state.playing = false
             let at = String(DurationText.stamp(state.playback.time).dropLast(4))
@@ -60,9 +64,12 @@ extension TUIModel {
         log = playback.events
         appendedTotal = playback.events.count
         eventScroll = min(eventScroll, max(0, log.count - 1))
-        for pane in [Pane.senders, .queue, .tray, .inbox] {
+        for pane in [Pane.senders, .queue, .tray] {
             selection[pane] = max(0, min(selected(pane), itemCount(pane) - 1))
         }
+        // The inbox shows the newest message the playback has delivered.
+        inboxSeen = shown.inbox.count
+        selection[.inbox] = max(0, inboxSeen - 1)
     }
 
     /// Moves the virtual clock by the real time since the last tick: the playback
@@ -103,8 +110,7 @@ extension TUIModel {
         fork = ForkPoint(
             steps: Array(playback.steps.prefix(playback.position)), total: playback.steps.count, at: playback.time)
         play = nil
-        status =
-            "your session now, forked at step \(playback.position)/\(playback.steps.count): w saves it, Home plays the profile again"
+        status = "forked at step \(playback.position)/\(playback.steps.count): yours now; w saves it, Home replays"
     }
 
     /// Leaves a fork and plays the profile again from its start.

@@ -40,6 +40,15 @@ public struct TUIModel: Sendable {
     /// The session clock's reading at the last tick, in play mode and after a fork
     /// (the engine's clock then moves by the real time between ticks).
     var lastTick: Millis?
+    /// How many messages the shown phone's inbox held at the last update: a selection
+    /// on the newest of them follows the messages that arrive after.
+    var inboxSeen = 0
+    /// Where `w` offers to save a session (the shell names it; the current folder otherwise).
+    public internal(set) var saveFolder = "."
+    /// The path the user agreed to replace (asked when a save found a file there).
+    var replaceConfirmed: String?
+    /// The terminal's height at the last frame (PgUp and PgDn page by what shows).
+    public internal(set) var screenHeight = 24
 
     /// At least this many of the newest events are kept for the screen (fewer than twice).
     public static let logLimit = 10_000
@@ -131,6 +140,14 @@ public struct TUIModel: Sendable {
         appendedTotal += events.count
         log += events
         if log.count >= 2 * Self.logLimit { log.removeFirst(log.count - Self.logLimit) }
+        // Scrolled back, a log pane keeps showing the same lines as new ones arrive
+        // below; its title counts them.
+        if eventScroll > 0 { eventScroll += eventFilter.isEmpty ? events.count : events.count(where: matchesFilter) }
+        if serverScroll > 0 { serverScroll += events.count { $0.side == .server } }
+        // The inbox follows new messages unless another one is selected.
+        let inbox = shown.inbox.count
+        if selected(.inbox) >= inboxSeen - 1 { selection[.inbox] = max(0, inbox - 1) }
+        inboxSeen = inbox
     }
 
     /// Events the events pane shows: all of them, or those matching the filter.

@@ -43,16 +43,21 @@ extension View {
             + "collapse keys \(usage.collapseKeys)/\(usage.collapseKeyLimit)   "
             + "upstream awaiting an ack \(model.engine.awaitingAck.count)"
         grid.put(counts, x: inner.x + 1, y: inner.y, style: .bold, limit: inner.width - 2)
-        let wide = inner.width >= 96
-        let header = heldColumns(["id", "sender", "held because", "collapse key", "ttl left"], wide: wide)
-        grid.put(header, x: inner.x + 1, y: inner.y + 2, style: .dim, limit: inner.width - 2)
+        // Columns as wide as what they hold, in the room there is: nothing is cut
+        // while blank columns stand beside it.
         let rows = max(0, inner.height - 5)
         let first = max(0, min(selected - rows + 1, held.count - rows))
-        for (offset, message) in held.dropFirst(first).prefix(rows).enumerated() {
+        let shown = Array(held.dropFirst(first).prefix(rows))
+        let header = ["id", "sender", "held because", "collapse key", "ttl left"]
+        let cells = shown.map { heldCells($0, now: model.now) }
+        let widths = tableWidths([header] + cells, width: inner.width - 2)
+        grid.put(tableRow(header, widths), x: inner.x + 1, y: inner.y + 2, style: .dim, limit: inner.width - 2)
+        for (offset, row) in cells.enumerated() {
             let index = first + offset
-            let text = heldRow(message, now: model.now, wide: wide).text
             let y = inner.y + 3 + offset
-            grid.put(text, x: inner.x + 1, y: y, style: index == selected ? .selected : .normal, limit: inner.width - 2)
+            grid.put(
+                tableRow(row, widths), x: inner.x + 1, y: y, style: index == selected ? .selected : .normal,
+                limit: inner.width - 2)
             if index == selected { grid.paint(x: inner.x + 1, y: y, count: inner.width - 2, style: .selected) }
         }
         if held.isEmpty {
@@ -74,14 +79,39 @@ extension View {
         return zip(cells, widths).map { TextWidth.middle($0, width: $1 - 2).padded($1) }.joined() + (cells.last ?? "")
     }
 
-    /// One held message as a row of the held list or pane.
+    /// One held message as a row of the held pane.
     static func heldRow(_ message: HeldMessage, now: Millis, wide: Bool) -> Row {
+        Row(text: heldColumns(heldCells(message, now: now), wide: wide))
+    }
+
+    /// A held message's cells: id, sender, why, collapse key, TTL left.
+    static func heldCells(_ message: HeldMessage, now: Millis) -> [String] {
         let reason = (message.reason ?? "goes out at the next chance") + (message.priority == .high ? " (high)" : "")
-        let cells = [
-            message.id, message.sender, reason, message.collapseKey ?? "-",
-            countdown(max(0, message.expiresAt - now)),
+        return [
+            message.id, message.sender, reason, message.collapseKey ?? "-", countdown(max(0, message.expiresAt - now)),
         ]
-        return Row(text: heldColumns(cells, wide: wide))
+    }
+
+    /// Column widths (each with two columns of gap) for `rows` in `width` columns:
+    /// each as wide as its widest cell; when they do not fit, the widest columns give
+    /// way first, down to 6.
+    static func tableWidths(_ rows: [[String]], width: Int) -> [Int] {
+        let count = rows.map(\.count).max() ?? 0
+        var widths = (0..<count).map { column in
+            (rows.map { column < $0.count ? TextWidth.columns(of: $0[column]) : 0 }.max() ?? 0) + 2
+        }
+        while widths.reduce(0, +) > width, let widest = widths.indices.max(by: { widths[$0] < widths[$1] }),
+            widths[widest] > 6
+        {
+            widths[widest] -= 1
+        }
+        return widths
+    }
+
+    /// One row of a table laid out by `tableWidths`: a cell too long is cut in the
+    /// middle, where ids and tokens differ least.
+    static func tableRow(_ cells: [String], _ widths: [Int]) -> String {
+        zip(cells, widths).map { TextWidth.middle($0, width: $1 - 2).padded($1) }.joined()
     }
 }
 
@@ -99,7 +129,7 @@ extension View {
     static func drawDevices(selected: Int, _ model: TUIModel, into grid: inout Grid) {
         let engine = model.engine
         let phones = engine.devices
-        let rows = max(0, grid.height - 2 - 2 - 3)
+        let rows = devicesListRows(screenHeight: grid.height)
         // A list longer than the box says where the selection is in it.
         let position = phones.count > rows ? " · \(selected + 1) of \(phones.count)" : ""
         let inner = panel(
@@ -117,7 +147,7 @@ extension View {
                 (index == model.shownIndex ? "▸ " : "  ") + phone.name,
                 "\(phone.platform.rawValue)/\(phone.settings.sdk.rawValue)",
                 phone.installed ? phone.appState.rawValue : "uninstalled",
-                phone.network.rawValue + (phone.doze ? " doze" : ""),
+                phone.network.rawValue + (phone.doze ? (phone.platform == .ios ? " asleep" : " doze") : ""),
                 "\(phone.tokens.count)",
                 topics.isEmpty ? "-" : topics.joined(separator: ", "),
             ]
@@ -130,6 +160,9 @@ extension View {
             "↑↓ select · Enter show it · a add a device · [ ] prev / next · Esc close",
             x: inner.x + 1, y: inner.y + inner.height - 1, style: .dim, limit: inner.width - 2)
     }
+
+    /// The phones the devices list shows at once on a screen this high.
+    static func devicesListRows(screenHeight: Int) -> Int { max(0, screenHeight - 2 - 2 - 3) }
 
     static func deviceColumns(_ cells: [String]) -> String {
         let widths = [20, 13, 13, 13, 8]

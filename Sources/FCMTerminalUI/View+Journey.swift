@@ -62,9 +62,28 @@ extension View {
         }
     }
 
+    /// The hops of a journey, in order: one an event, and the hand-over to the
+    /// built-in app server, which an ack by the echo implies without an event of its
+    /// own.
+    static func hops(_ events: [Event], id: String) -> [(event: Event, hop: Hop)] {
+        var hops: [(event: Event, hop: Hop)] = []
+        var handedOver = false
+        for event in events {
+            if event.kind == .upstreamToAppServer { handedOver = true }
+            if event.kind == .appServerAck, !handedOver {
+                let by = event.string("by").map { " (\($0))" } ?? ""
+                hops.append((event, Hop(from: .server, to: .appServer, label: "to the app server" + by)))
+                handedOver = true
+            }
+            hops.append((event, hop(event, id: id)))
+        }
+        return hops
+    }
+
     static func drawJourney(_ id: String, _ model: TUIModel, into grid: inout Grid) {
         let events = model.journey(of: id)
-        let inner = panel(width: 110, height: grid.height - 2, title: "Journey of \(id)", into: &grid)
+        let inner = panel(
+            width: min(grid.width - 2, 150), height: grid.height - 2, title: "Journey of \(id)", into: &grid)
         let bottom = inner.y + inner.height - 1
         grid.put("Esc close", x: inner.x + 1, y: bottom, style: .dim)
         guard !events.isEmpty else {
@@ -73,30 +92,40 @@ extension View {
                 style: .dim, limit: inner.width - 2)
             return
         }
-        // Lanes spread over the left part; labels to the right of the last lane.
+        let hops = hops(events, id: id)
+        // Lanes spread over the left part, as narrow as the labels to their right need.
         let stampWidth = 10
-        let laneSpan = max(8, min(15, (inner.width - stampWidth - 20) / 4))
+        let longest = hops.map { TextWidth.columns(of: $0.hop.label) }.max() ?? 0
+        let laneSpan = max(8, min(15, (inner.width - stampWidth - 3 - longest) / 4))
         let laneX = Lane.allCases.map { inner.x + 1 + stampWidth + $0.rawValue * laneSpan + laneSpan / 2 }
         let labelX = inner.x + 1 + stampWidth + 4 * laneSpan
         for lane in Lane.allCases {
-            let title = TextWidth.fit(lane.title, width: laneSpan - 1)
+            // A title may reach past its lane's span: its neighbours' are short.
+            let title = TextWidth.fit(lane.title, width: laneSpan + 2)
             grid.put(title, x: laneX[lane.rawValue] - TextWidth.columns(of: title) / 2, y: inner.y, style: .bold)
         }
+        // Each hop's why, wrapped over as many lines as the box lets every hop have.
+        let whyWidth = inner.width - 2 - stampWidth
+        let rows = bottom - inner.y - 1
+        let whys = hops.map { TextWidth.wrap($0.event.ruleNote.rule, width: whyWidth, maxLines: 8) }
+        var perHop = 8
+        while perHop > 1, whys.reduce(0, { $0 + 1 + min($1.count, perHop) }) > rows { perHop -= 1 }
         var y = inner.y + 1
-        for event in events {
-            guard y + 1 < bottom else { break }
+        for (index, (event, hop)) in hops.enumerated() {
+            let why =
+                whys[index].count > perHop
+                ? TextWidth.wrap(event.ruleNote.rule, width: whyWidth, maxLines: perHop) : whys[index]
+            guard y + why.count < bottom else { break }
             for x in laneX { grid.put("│", x: x, y: y, style: .dim) }
-            for x in laneX { grid.put("│", x: x, y: y + 1, style: .dim) }
-            let hop = hop(event, id: id)
             grid.put(String(DurationText.stamp(event.at).dropLast(4)), x: inner.x + 1, y: y, style: .dim)
             drawArrow(hop, laneX: laneX, y: y, into: &grid)
             grid.put(
-                hop.label, x: labelX, y: y, style: event.isError ? .error : .bold,
-                limit: inner.x + inner.width - 1 - labelX)
-            grid.put(
-                TextWidth.fit(event.ruleNote.rule, width: inner.width - 2 - stampWidth), x: inner.x + 1 + stampWidth,
-                y: y + 1, style: .dim)
-            y += 2
+                TextWidth.fit(hop.label, width: inner.x + inner.width - 1 - labelX), x: labelX, y: y,
+                style: event.isError ? .error : .bold)
+            for (offset, line) in why.enumerated() {
+                grid.put(line, x: inner.x + 1 + stampWidth, y: y + 1 + offset, style: .dim)
+            }
+            y += 1 + why.count
         }
     }
 

@@ -39,7 +39,7 @@ extension View {
         ("p", "push a downstream message, as an app server would (form)"),
         ("n", "network online / offline"),
         ("o", "service outage on / off"),
-        ("z", "doze on / off"),
+        ("z", "doze on / off (an iPhone: asleep, APNs holds priority 5)"),
         ("f  b  x", "app to foreground / background / stopped"),
         ("u  i", "uninstall or reinstall; i: as iOS/Android, FCM/GCM"),
         ("r", "refresh the selected sender's token"),
@@ -63,7 +63,7 @@ extension View {
         (",  ←", "step back to the previous step"),
         ("+  -", "speed: 1×, 10×, 60× or jump (a step a second)"),
         ("g", "go to a time (+00:02:05, 2:05, 90s, 3d)"),
-        ("Home", "play the profile again from +0"),
+        ("Home  End", "play the profile again from +0 / play to the end"),
         ("w", "save what played (and what you did) as a profile"),
         ("Enter  h  j", "details with why, held on the server, a journey"),
         ("?  q", "this help / quit"),
@@ -110,10 +110,12 @@ extension View {
             let focused = index == form.focused
             grid.put(field.label, x: inner.x + 1, y: y, style: focused ? .accent : .dim, limit: labelWidth)
             var value = field.value
-            if !field.choices.isEmpty { value = "‹ \(value) ›" } else if focused { value += "▏" }
+            if !field.choices.isEmpty { value = "‹ \(value) ›" } else if focused && !field.prefilled { value += "▏" }
+            // A focused value that typing replaces shows selected, as a form's field does.
+            let style: CellStyle = focused ? (field.prefilled ? .selected : .bold) : .normal
             grid.put(
                 TextWidth.fit(value, width: inner.width - labelWidth - 2), x: inner.x + labelWidth + 1, y: y,
-                style: focused ? .bold : .normal)
+                style: style)
             y += 1
             if let error = field.error {
                 grid.put(
@@ -126,8 +128,8 @@ extension View {
         }
         let hint =
             form.fields.contains(where: \.isData)
-            ? "Enter submit · Esc cancel · ↑↓ field · ←→ choice · Ctrl-N data pair"
-            : "Enter submit · Esc cancel · ↑↓ field · ←→ choice"
+            ? "Enter submit · Esc cancel · ↑↓ field · ←→ choice · typing replaces · Ctrl-N data pair"
+            : "Enter submit · Esc cancel · ↑↓ field · ←→ choice · typing replaces a value"
         grid.put(hint, x: inner.x + 1, y: inner.y + inner.height - 1, style: .dim, limit: inner.width - 2)
     }
 

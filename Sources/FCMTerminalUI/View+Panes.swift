@@ -39,15 +39,16 @@ extension View {
             let isSelected =
                 focused && pane != .events && pane != .server
                 && (start + offset) / pane.rowsPerItem == model.selected(pane)
-            grid.put(
-                TextWidth.fit(row.text, width: inner.width), x: inner.x, y: y, style: isSelected ? .selected : row.style
-            )
-            if isSelected || offset == cursorRow {
-                grid.paint(x: inner.x, y: y, count: inner.width, style: .selected)
-            }
+            // The line looked at keeps its colour: a failure stays red when selected.
+            let style = isSelected || offset == cursorRow ? row.style.selected : row.style
+            grid.put(TextWidth.fit(row.text, width: inner.width), x: inner.x, y: y, style: style)
+            if isSelected || offset == cursorRow { grid.paint(x: inner.x, y: y, count: inner.width, style: style) }
         }
         if rows.isEmpty && skippedRows == 0 {
-            grid.put(emptyText(pane, model), x: inner.x, y: inner.y, style: .dim, limit: inner.width)
+            let lines = TextWidth.wrap(emptyText(pane, model), width: inner.width, maxLines: inner.height)
+            for (offset, line) in lines.enumerated() {
+                grid.put(line, x: inner.x, y: inner.y + offset, style: .dim, limit: inner.width)
+            }
         }
     }
 
@@ -65,7 +66,8 @@ extension View {
         case .queue:
             return "Pending upstream \(engine.pending.count)/\(ServiceLimits.pendingQueueLimit)"
         case .events:
-            let scroll = model.eventScroll > 0 ? " ↑\(model.eventScroll)" : ""
+            // Scrolled back, the newest events are below: how many, and where.
+            let scroll = model.eventScroll > 0 ? " ↓\(model.eventScroll) newer" : ""
             let filter = model.eventFilter.isEmpty ? "" : " /\(model.eventFilter)"
             return "Callbacks and events\(filter)\(scroll)"
         case .tray:
@@ -77,7 +79,7 @@ extension View {
             return "Held on the server \(engine.stored.count) · non-collapsible \(usage.nonCollapsible)/"
                 + "\(usage.nonCollapsibleLimit) · keys \(usage.collapseKeys)/\(usage.collapseKeyLimit)"
         case .server:
-            let scroll = model.serverScroll > 0 ? " ↑\(model.serverScroll)" : ""
+            let scroll = model.serverScroll > 0 ? " ↓\(model.serverScroll) newer" : ""
             return (model.serverRaw ? "Server (raw JSON)" : "Server") + scroll
         }
     }
@@ -227,7 +229,8 @@ extension View {
             for field in shown.filter({ $0.name != "sender" }) + shown.filter({ $0.name == "sender" }) {
                 fields.append((field.name, field.value.text))
             }
-            if event.kind == .commandRefused || event.kind == .expectationFailed || event.isError,
+            if event.kind == .commandRefused || event.kind == .expectationFailed || event.kind == .warning
+                || event.isError,
                 let detail = event.string("detail")
             {
                 tail = " (\(detail))"

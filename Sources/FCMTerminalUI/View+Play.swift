@@ -4,8 +4,9 @@ import FCMProfiles
 /// What play mode adds to the screen: the position in the header and the caption
 /// above the status line.
 extension View {
-    /// The caption's most rows.
-    static let captionRows = 2
+    /// The caption's most rows: three on a small screen, five on a tall one (a
+    /// profile's description and a failed expectation's detail run long).
+    static func captionRows(height: Int) -> Int { height >= 40 ? 5 : 3 }
 
     /// `step 7/31  +00:02:05  ▶ 10×` in play mode, `forked at 7/31  +00:02:05` after a
     /// fork; nil in a live session.
@@ -18,7 +19,8 @@ extension View {
 
     /// The current step's note (the description before the first step), or the
     /// summary once every step has played; nothing outside play mode.
-    static func captionLines(_ model: TUIModel, width: Int) -> [Row] {
+    static func captionLines(_ model: TUIModel, width: Int, height: Int) -> [Row] {
+        let captionRows = captionRows(height: height)
         guard let play = model.play else { return [] }
         if let summary = play.summary {
             let failed = play.playback.checks.contains { !$0.passed }

@@ -16,8 +16,11 @@ public enum View {
             return grid
         }
         header(model, into: &grid)
-        let caption = captionLines(model, width: width)
-        let body = Rect(x: 0, y: 2, width: width, height: height - 4 - caption.count)
+        let caption = captionLines(model, width: width, height: height)
+        // Play mode keeps room for the caption's most rows, so the panes stay put
+        // when a caption of one line follows one of two.
+        let captionHeight = model.play == nil ? caption.count : captionRows(height: height)
+        let body = Rect(x: 0, y: 2, width: width, height: height - 4 - captionHeight)
         for (pane, rect) in layout(body, focus: model.focus) {
             drawPane(pane, model, rect, into: &grid)
         }
@@ -84,14 +87,17 @@ public enum View {
         segment(
             engine.installed ? "app \(engine.appState.rawValue)" : "app uninstalled", engine.installed ? .ok : .error)
         segment(engine.network == .online ? "online" : "offline", engine.network == .online ? .ok : .warning)
-        segment(engine.doze ? "dozing" : "awake", engine.doze ? .warning : .ok)
+        // An iPhone has no Doze: the switch is APNs holding normal-priority pushes.
+        let asleep = device.platform == .ios ? "asleep" : "dozing"
+        segment(engine.doze ? asleep : "awake", engine.doze ? .warning : .ok)
         segment(model.engine.serviceUp ? "service up" : "service DOWN", model.engine.serviceUp ? .ok : .error)
         if let listeners = model.networkSummary {
             segment(listeners, .ok)
             segment("app server: \(model.engine.configuration.appServer.rawValue)", .dim)
         } else {
+            // Said before the app server, so that it shows at 80 columns too.
+            segment("no ports served", .warning)
             segment("app server: \(model.engine.configuration.appServer.rawValue)", .dim)
-            segment("not serving network ports", .dim)
         }
     }
 
@@ -107,8 +113,13 @@ public enum View {
 
     static let footerKeys: [(String, String)] = [
         ("s", "send"), ("p", "push"), ("n", "net"), ("o", "outage"), ("z", "doze"), ("f/b/x", "state"),
-        ("t", "tap"), ("1/2/3", "clock"), ("Tab", "pane"),
+        ("t", "tap"), ("v", "phones"), ("1/2/3", "clock"), ("Tab", "pane"),
     ]
+
+    /// The footer's keys for the phone shown: `z` is Doze on Android, sleep on an iPhone.
+    static func footerKeys(for platform: Platform) -> [(String, String)] {
+        platform == .ios ? footerKeys.map { $0.0 == "z" ? ("z", "sleep") : $0 } : footerKeys
+    }
 
     static let playFooterKeys: [(String, String)] = [
         ("Space", "play"), (".", "step"), (",", "back"), ("+/-", "speed"), ("g", "go to"), ("Home", "restart"),
@@ -125,11 +136,15 @@ public enum View {
         grid.put("q", x: fixedX + 8, y: y, style: .key)
         grid.put(" quit", x: fixedX + 9, y: y, style: .dim)
         var x = 1
-        for (key, label) in model.play == nil ? footerKeys : playFooterKeys {
-            let need = key.count + label.count + 3
+        let keys = model.play == nil ? footerKeys(for: model.shown.settings.platform) : playFooterKeys
+        // Two spaces between keys where they fit, one where that makes them all fit.
+        let wide = keys.reduce(1) { $0 + $1.0.count + $1.1.count + 3 }
+        let gap = wide > fixedX ? " " : "  "
+        for (key, label) in keys {
+            let need = key.count + label.count + 1 + gap.count
             if x + need > fixedX { break }
             x += grid.put(key, x: x, y: y, style: .key)
-            x += grid.put(" " + label + "  ", x: x, y: y, style: .dim)
+            x += grid.put(" " + label + gap, x: x, y: y, style: .dim)
         }
     }
 }

@@ -86,6 +86,18 @@ struct ListenOptions: ParsableArguments {
             """)
     var controlToken: String?
 
+    /// The options given that only a session with listeners reads (`tui --play` has none).
+    var listenerOptionsGiven: [String] {
+        let given: [(String, Bool)] = [
+            ("--ccs-port", ccsPortOption != nil), ("--ccs-plain-port", ccsPlainPortOption != nil),
+            ("--http-port", httpPortOption != nil), ("--https-port", httpsPort != nil),
+            ("--verify-credentials", verifyCredentials), ("--bind", bind != "127.0.0.1"), ("--state", state != nil),
+            ("--fresh", fresh), ("--tls-cert", tlsCert != nil), ("--tls-key", tlsKey != nil),
+            ("--control-token", controlToken != nil), ("--no-echo", noEcho),
+        ]
+        return given.filter(\.1).map(\.0)
+    }
+
     func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if let controlToken, controlToken.count < 8 {

@@ -3,6 +3,7 @@ import FCMConnectionServer
 import FCMCursesBackend
 import FCMEngine
 import FCMProfiles
+import FCMSession
 import FCMTerminalUI
 import Foundation
 
@@ -36,9 +37,19 @@ struct TUICommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-listen"), help: "Open no network ports: the device alone.")
     var noListen = false
 
+    /// Where `w` saves sessions: `sessions` in the state folder, out of the way of
+    /// whatever folder the TUI was started in.
+    var saveFolder: String { (listen.state ?? StateFolder.default) + "/sessions" }
+
     func validate() throws {
         if play != nil && profile != nil {
             throw ValidationError("give --play P (play P's timeline) or --profile P (open P's device), not both")
+        }
+        let unread = listen.listenerOptionsGiven
+        if play != nil, !unread.isEmpty {
+            throw ValidationError(
+                "--play runs the device alone, with no ports and no saved state, so \(unread.joined(separator: ", ")) "
+                    + "would have no effect; to serve a profile's device, open it with --profile P")
         }
     }
 
@@ -52,7 +63,7 @@ struct TUICommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         if let play {
-            let status = TUIRunner.run(playing: try ProfileLoading.load(play))
+            let status = TUIRunner.run(playing: try ProfileLoading.load(play), saveFolder: saveFolder)
             if status != 0 { throw ExitCode(status) }
             return
         }
@@ -60,7 +71,7 @@ struct TUICommand: AsyncParsableCommand {
         loaded.steps = []
         if noListen {
             if listen.noEcho { loaded.configuration.appServer = .none }
-            let status = TUIRunner.run(profile: loaded)
+            let status = TUIRunner.run(profile: loaded, saveFolder: saveFolder)
             if status != 0 { throw ExitCode(status) }
             return
         }
@@ -68,7 +79,7 @@ struct TUICommand: AsyncParsableCommand {
         loaded.configuration = session.configuration
         try await session.start()
         // The TUI keeps the main thread; the server runs on its own threads.
-        let status = TUIRunner.run(profile: loaded, link: session.link())
+        let status = TUIRunner.run(profile: loaded, link: session.link(), saveFolder: saveFolder)
         try await session.stop()
         if status != 0 { throw ExitCode(status) }
     }

@@ -78,6 +78,14 @@ struct CLITests {
         #expect(try CLI.run(["help"]).status == 0)
     }
 
+    @Test func playModeRefusesListenerOptionsItWouldIgnore() throws {
+        let tour = CLI.profiles.appendingPathComponent("tour-android.yaml").path
+        let outcome = try CLI.run(["tui", "--play", tour, "--http-port", "0", "--no-echo"])
+        #expect(outcome.status == 64)
+        #expect(outcome.stderr.contains("--http-port, --no-echo would have no effect"), "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("--profile P"))
+    }
+
     @Test func withoutATerminalTheTUISaysSoAndPointsToReplay() throws {
         let outcome = try CLI.run([])
         #expect(outcome.status == 1)

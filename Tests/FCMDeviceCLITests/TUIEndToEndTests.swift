@@ -74,7 +74,8 @@ struct TUIEndToEndTests {
         try tmux.keys("n")
         #expect(tmux.waitFor("forked at step"), show(tmux))
         try tmux.keys("w", "Enter")
-        let saved = tmux.folder.appendingPathComponent("session.yaml")
+        // Saved in the state folder's sessions, not wherever the TUI was started.
+        let saved = tmux.folder.appendingPathComponent("state/fcm-device/sessions/session.yaml")
         #expect(tmux.waitUntil { FileManager.default.fileExists(atPath: saved.path) }, show(tmux))
         try tmux.keys("q")
         #expect(tmux.exitStatus() == "0")

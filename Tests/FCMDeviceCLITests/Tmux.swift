@@ -23,11 +23,17 @@ final class Tmux {
     init(width: Int, height: Int, arguments: [String] = [], environment: [String] = [], state: String? = nil) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent(socket)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // Play mode opens no ports and keeps no state (it refuses those options); its
+        // state folder, where `w` saves, comes from XDG_STATE_HOME.
+        let playing = arguments.contains("--play")
         let arguments =
-            arguments + [
+            playing
+            ? arguments
+            : arguments + [
                 "--ccs-port", "0", "--ccs-plain-port", "0", "--http-port", "0", "--state",
                 state ?? folder.path + "/state",
             ]
+        let environment = playing ? environment + ["XDG_STATE_HOME='\(folder.path)/state'"] : environment
         let binary = CLI.binary.path
         let script = """
             cd '\(folder.path)'; stty -g > before; \

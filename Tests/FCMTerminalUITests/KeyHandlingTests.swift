@@ -193,11 +193,11 @@ struct KeyHandlingTests {
         Scenes.press(&model, [.character("s"), .enter, .character("n"), .character("s"), .enter])
         Scenes.press(&model, [.character("n"), .character("b"), .character("p"), .enter, .character("t")], from: 3_000)
         let effects = Scenes.press(&model, [.character("w"), .enter], from: 5_000)
-        guard case .writeFile(let path, let contents)? = effects.first else {
+        guard case .saveProfile(let path, let contents, _)? = effects.first else {
             Issue.record("no file written: \(effects)")
             return
         }
-        #expect(path == "session.yaml")
+        #expect(path == "./session.yaml", "the shell names the save folder; the current one otherwise")
         let replayed = Replayer.run(try ProfileParser.parse(contents, file: path))
         let sessionEnd = model.now
         let summary = { (events: [Event]) in events.map { "\($0.at) \($0.name) \($0.string("id") ?? "")" } }
@@ -214,7 +214,7 @@ struct KeyHandlingTests {
         Scenes.press(&model, [.character("p"), .enter], from: 90_000)
         #expect(model.log.contains { $0.name == "onMessageReceived" })
         let effects = Scenes.press(&model, [.character("w"), .enter], from: 95_000)
-        guard case .writeFile(let path, let contents)? = effects.first else {
+        guard case .saveProfile(let path, let contents, _)? = effects.first else {
             Issue.record("no file written: \(effects)")
             return
         }

@@ -143,7 +143,7 @@ struct PlayModeTests {
         _ = model.tick(now: 51_500)
         #expect(model.now == 5_500)
         let effects = Scenes.press(&model, [.character("w"), .enter])
-        guard case .writeFile(_, let yaml)? = effects.first else {
+        guard case .saveProfile(_, let yaml, _)? = effects.first else {
             Issue.record("w wrote nothing: \(effects)")
             return
         }
@@ -225,7 +225,7 @@ struct PlayModeScreenTests {
     @Test func aMessagesJourney() {
         var model = Self.journeyModel()
         Scenes.press(&model, Array(repeating: .character("."), count: 2))
-        Scenes.press(&model, [.tab, .tab, .character("j")])
+        Scenes.press(&model, [.tab, .tab, .up, .character("j")])
         check(model, "journey")
     }
 
@@ -264,7 +264,8 @@ struct ExplainingOverlayTests {
         var model = PlayModeScreenTests.journeyModel()
         Scenes.press(&model, [.character("."), .character(".")])
         #expect(model.journey(of: "m-1").map(\.name) == ["downstreamAccepted", "stored", "onMessageReceived"])
-        Scenes.press(&model, [.tab, .tab, .character("j")])
+        // The inbox selects its newest message, m-2; one up is m-1.
+        Scenes.press(&model, [.tab, .tab, .up, .character("j")])
         #expect(model.overlay == .journey(id: "m-1"))
         let screen = View.render(model, width: 200, height: 50).text
         #expect(screen.contains("stored: offline"))

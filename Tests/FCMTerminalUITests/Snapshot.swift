@@ -12,7 +12,7 @@ enum Snapshot {
     /// The letter each style is recorded as, below the text of a styled snapshot.
     static let styleLetters: [CellStyle: Character] = [
         .normal: ".", .dim: "d", .bold: "b", .title: "T", .header: "h", .error: "E", .ok: "o", .accent: "a",
-        .selected: "s", .warning: "w", .key: "k",
+        .selected: "s", .warning: "w", .key: "k", .selectedError: "R", .selectedOK: "G", .selectedWarning: "Y",
     ]
 
     /// The screen's styles, a letter a cell (wide characters count once).
