@@ -76,7 +76,7 @@ struct ExecCommand: AsyncParsableCommand {
             Diagnostics.write("fcm-device exec: \(error)")
             throw ExitCode(2)
         }
-        let status = Self.runChild(argv, adding: environment)
+        let status = await Self.runChild(argv, adding: environment)
         let unreached = await session.server.unreachedExpectations()
         try await session.stop()
         recorder.close()
@@ -153,36 +153,57 @@ struct ExecCommand: AsyncParsableCommand {
 
     /// Runs the command with the emulator's variables added; its status (128 + the
     /// signal if a signal ended it; 127 if it could not start).
-    static func runChild(_ argv: [String], adding environment: [String: String]) -> Int32 {
+    /// The wait is awaited, not blocked on: the main thread, where signals are
+    /// handled, must stay free for SIGINT and SIGTERM to reach the command.
+    static func runChild(_ argv: [String], adding environment: [String: String]) async -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = argv
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        do {
-            try process.run()
-        } catch {
+        let ended = AsyncStream<Void>.makeStream()
+        process.terminationHandler = { _ in ended.continuation.finish() }
+        if let error = ChildSignals.start(process) {
             Diagnostics.write("fcm-device exec: cannot run \(argv[0]): \(error)")
             return 127
         }
         ChildSignals.forward(to: process)
-        process.waitUntilExit()
+        for await _ in ended.stream {}
         if process.terminationReason == .uncaughtSignal { return 128 + process.terminationStatus }
         return process.terminationStatus
     }
 }
 
 /// Passes SIGINT and SIGTERM on to the command, so stopping `exec` stops it too (and
-/// then the emulator, cleanly).
+/// then the emulator, cleanly). A plain handler that only calls kill(2), which is
+/// safe in a handler: the dispatch signal sources `serve` uses did not fire here
+/// while the command ran.
 enum ChildSignals {
-    nonisolated(unsafe) static var sources: [any DispatchSourceSignal] = []
+    nonisolated(unsafe) static var child: pid_t = 0
+
+    /// Starts the command from a thread that blocks no signal: a command inherits its
+    /// starter's signal mask, and the threads of the emulator's pools block SIGTERM
+    /// and SIGINT, which the command would then never see. The error, if it could not.
+    static func start(_ process: Process) -> (any Error)? {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var failure: (any Error)?
+        let thread = Thread {
+            var none = sigset_t()
+            sigemptyset(&none)
+            pthread_sigmask(SIG_SETMASK, &none, nil)
+            do { try process.run() } catch { failure = error }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        return failure
+    }
 
     static func forward(to process: Process) {
+        child = process.processIdentifier
         for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { if process.isRunning { kill(process.processIdentifier, number) } }
-            source.resume()
-            sources.append(source)
+            signal(number) { received in
+                if ChildSignals.child > 0 { kill(ChildSignals.child, received) }
+            }
         }
     }
 }

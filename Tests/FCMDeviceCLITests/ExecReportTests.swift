@@ -45,6 +45,21 @@ struct ExecReportTests {
         #expect(failing.stderr.contains("never reached"))
     }
 
+    @Test func sigtermToExecStopsItsCommandAndTheEmulator() throws {
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["exec", "--", "sleep", "30"]
+        process.standardOutput = Pipe()
+        process.standardError = Pipe()
+        let started = Date()
+        try process.run()
+        Thread.sleep(forTimeInterval: 2)
+        process.terminate()
+        process.waitUntilExit()
+        #expect(Date().timeIntervalSince(started) < 20, "exec waited for its command instead of stopping it")
+        #expect(process.terminationStatus == 128 + SIGTERM)
+    }
+
     @Test func execHelpSaysItStartsAnEmulatorAndListsEveryVariableOnLinesOfTheirOwn() throws {
         let help = try CLI.run(["exec", "--help"]).stdout
         #expect(help.contains("Start an emulator"))
