@@ -13,6 +13,9 @@ public struct CallbackNames: Sendable, Equatable, Codable {
     public var messageReceived: EventName
     /// Stored messages were discarded by the server.
     public var deletedMessages: EventName
+    /// A web app's message while no tab is visible (`onBackgroundMessage`); the other
+    /// platforms use `messageReceived` in both states.
+    public var backgroundMessage: EventName?
 
     public init(platform: Platform, sdk: SDK) {
         switch (platform, sdk) {
@@ -37,6 +40,16 @@ public struct CallbackNames: Sendable, Equatable, Codable {
             willSend = .willSendDataMessageWithID
             messageReceived = .didReceiveRemoteNotification
             deletedMessages = .messagesDeleted
+        case (.web, _):
+            // The JavaScript SDK has no upstream and no deleted-messages callback: those
+            // names are never emitted for a web app (its sends are refused).
+            newToken = .getToken
+            messageSent = .onMessageSent
+            sendError = .onSendError
+            willSend = nil
+            messageReceived = .onMessage
+            deletedMessages = .onDeletedMessages
+            backgroundMessage = .onBackgroundMessage
         }
     }
 }

@@ -42,6 +42,10 @@ public indirect enum Command: Sendable, Equatable, Codable {
     /// An app server's device-group call (a profile's `group:` step); the current
     /// token of each phone named in `phones` joins `order.tokens`.
     case group(GroupOrder, phones: [String])
+    /// An app server's topic-management call (IID or v1 `topicSubscriptions`, a
+    /// profile's `topics:` step); the current token of each phone named in `phones`
+    /// joins `order.tokens`. The only way a web app joins a topic.
+    case topics(TopicOrder, phones: [String])
     /// A test suite or a profile makes the service fail on purpose.
     case addFault(Fault)
     case clearFaults

@@ -1,7 +1,15 @@
 /// The operating system of the emulated device; it decides callback names and how
 /// notification and data messages are handed to the app.
 public enum Platform: String, Sendable, CaseIterable, Codable {
-    case android, ios
+    /// A web app in a browser: the FCM JavaScript SDK and its service worker.
+    case android, ios, web
+}
+
+/// A browser's notification permission for the web app's origin.
+public enum WebPermission: String, Sendable, CaseIterable, Codable {
+    case granted, denied
+    /// Not asked yet: `getToken` asks, and a prompt dismissed is not a grant.
+    case `default`
 }
 
 /// The messaging library the app is built with: FCM or the older GCM. It decides the

@@ -5,7 +5,8 @@ extension DeviceEngine {
     mutating func deliverWaiting(into out: inout [Event]) {
         guard connected, appState != .stopped else { return }
         let recentInactiveDrop = lastInactiveDropAt.map { now - $0 <= ServiceLimits.maxTimeToLive * Span.second }
-        if deletedCount > 0, recentInactiveDrop ?? true {
+        // The web SDK has no callback for messages the server discarded.
+        if deletedCount > 0, recentInactiveDrop ?? true, platform != .web {
             emit(.device, names.deletedMessages, [.number("total_deleted", deletedCount)], into: &out)
         }
         deletedCount = 0
@@ -58,7 +59,13 @@ extension DeviceEngine {
                     id: message.id, sender: request.sender, title: title, body: body, notification: pairs,
                     data: request.data, postedAt: now))
             emit(.device, .notificationPosted, fields, into: &out)
-        } else {
+        }
+        // A web app's service worker hears every message in the background, after the
+        // SDK showed its notification; the other platforms' apps hear only what is not
+        // in the tray.
+        if !toTray || platform == .web {
+            let name =
+                appState == .background ? names.backgroundMessage ?? names.messageReceived : names.messageReceived
             var fields: [Field] = []
             fields.reserveCapacity(7)
             fields.append(.text("id", message.id))
@@ -68,13 +75,17 @@ extension DeviceEngine {
             if let key = request.collapseKey { fields.append(.text("collapse_key", key)) }
             fields.append(.text("priority", request.effectivePriority.rawValue))
             if appState == .background { fields.append(.flag("background", true)) }
+            // The web SDK hands the app the link (`fcmOptions.link`) a click would open.
+            if platform == .web, let link = request.notification?.first(where: { $0.key == "click_action" })?.value {
+                fields.append(.text("link", link))
+            }
             fields += detailFields(of: request)
-            emit(.device, names.messageReceived, fields, into: &out)
+            emit(.device, name, fields, into: &out)
             remember(
                 DeliveredMessage(
                     id: message.id, sender: request.sender, data: request.data, notification: request.notification,
                     collapseKey: request.collapseKey, priority: request.effectivePriority, at: now,
-                    via: names.messageReceived.rawValue, from: message.from))
+                    via: name.rawValue, from: message.from))
         }
         if request.deliveryReceiptRequested {
             let receipt = OwedReceipt(
@@ -112,6 +123,7 @@ extension DeviceEngine {
         guard let index else {
             return refuse("tap", tray.isEmpty ? "the tray is empty" : "no such notification in the tray", into: &out)
         }
+        if platform == .web { return webTap(at: index, into: &out) }
         // Android leaves a `sticky` notification in the tray when it is tapped.
         let sticky =
             platform == .android && tray[index].notification.contains { $0.key == "sticky" && $0.value == "true" }

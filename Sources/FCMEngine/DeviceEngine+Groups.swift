@@ -11,14 +11,26 @@ extension DeviceEngine {
     /// the sender (a phone without one is refused by name).
     mutating func changeGroup(_ order: GroupOrder, phones: [String], into out: inout [Event]) {
         var order = order
-        for name in phones {
-            guard let index = deviceIndex[name], let token = phone(index, { $0.tokens })[order.sender] else {
-                return refuse(
-                    "group", "device \(name) has no token of sender \(order.sender)", side: .server, into: &out)
-            }
-            order.tokens.append(token)
-        }
+        guard let tokens = currentTokens(of: phones, sender: order.sender, for: "group", into: &out) else { return }
+        order.tokens += tokens
         _ = changeGroup(order, into: &out)
+    }
+
+    /// The current token of `sender` on each phone named, for an app server's call
+    /// (`step`) that names phones; nil, with the call refused by name, when a phone
+    /// has none.
+    mutating func currentTokens(of phones: [String], sender: String, for step: String, into out: inout [Event])
+        -> [String]?
+    {
+        var tokens: [String] = []
+        for name in phones {
+            guard let index = deviceIndex[name], let token = phone(index, { $0.tokens })[sender] else {
+                refuse(step, "device \(name) has no token of sender \(sender)", side: .server, into: &out)
+                return nil
+            }
+            tokens.append(token)
+        }
+        return tokens
     }
 
     mutating func changeGroup(_ order: GroupOrder, into out: inout [Event]) -> GroupOutcome {

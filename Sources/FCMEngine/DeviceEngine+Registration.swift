@@ -1,6 +1,13 @@
 /// Registration tokens per sender: issue, refresh, uninstall, reinstall.
 extension DeviceEngine {
     mutating func issueToken(for sender: SenderConfig, into out: inout [Event]) {
+        // A web app's getToken rejects without notification permission: no token.
+        if let problem = permissionProblem {
+            let fields: [Field] = [
+                .text("sender", sender.id), .text("error", "messaging/permission-blocked"), .text("detail", problem),
+            ]
+            return emit(.device, names.newToken, fields, into: &out)
+        }
         let count = refreshes[sender.id, default: 0]
         var token = tokenFactory.token(sender: sender.id, installation: installation, refreshes: count)
         if focus == 0, installation == 0, count == 0, let fixed = sender.token { token = fixed }

@@ -78,6 +78,19 @@ extension DeviceEngine {
     /// An app server's topic call, one result per token in order.
     public mutating func manageTopics(_ order: TopicOrder, into out: inout [Event]) -> TopicOutcome {
         inputs.record(.topics(order, at: now))
+        return changeTopics(order, into: &out)
+    }
+
+    /// A topic call naming phones (a profile's `topics:` step): their tokens of the
+    /// order's sender join it.
+    mutating func changeTopics(_ order: TopicOrder, phones: [String], into out: inout [Event]) {
+        var order = order
+        guard let tokens = currentTokens(of: phones, sender: order.sender, for: "topics", into: &out) else { return }
+        order.tokens += tokens
+        _ = changeTopics(order, into: &out)
+    }
+
+    mutating func changeTopics(_ order: TopicOrder, into out: inout [Event]) -> TopicOutcome {
         guard serviceUp else { return .serviceDown }
         let name = TopicName.bare(order.topic)
         if let problem = TopicName.problem(name) { return refuseTopicCall(order, problem, into: &out) }

@@ -97,7 +97,7 @@ extension DeviceEngine {
     mutating func upstreamTimeToLive(_ request: UpstreamRequest, into out: inout [Event]) -> Int64? {
         let ttl = request.timeToLive ?? ServiceLimits.defaultUpstreamTimeToLive
         switch platform {
-        case .android:
+        case .android, .web:
             guard ServiceLimits.isValidTimeToLive(ttl) else {
                 sendFailure(
                     id: request.messageID, error: "InvalidParameters",

@@ -123,6 +123,7 @@ public struct DeviceEngine: Sendable, Codable {
         case .setService(let up): setService(up: up, into: &out)
         case .push(let request): _ = take(request, into: &out)
         case .group(let order, let phones): changeGroup(order, phones: phones, into: &out)
+        case .topics(let order, let phones): changeTopics(order, phones: phones, into: &out)
         case .ackUpstream(let sender, let id): takeAck(sender: sender, id: id, into: &out)
         case .drain: drain(into: &out)
         case .ackReceipt(let sender, let id): ackReceipt(sender: sender, id: id, into: &out)
@@ -139,6 +140,7 @@ public struct DeviceEngine: Sendable, Codable {
 
     /// A command for the phone in focus.
     mutating func performOnDevice(_ command: Command, into out: inout [Event]) {
+        if let refusal = webRefusal(command) { return refuse(command.stepName, refusal, into: &out) }
         switch command {
         case .setNetwork(let value): setNetwork(value, into: &out)
         case .setDoze(let value): setDoze(value, into: &out)

@@ -10,6 +10,8 @@ public struct DeviceSettings: Sendable, Equatable, Codable {
     public var doze: Bool
     /// Makes generated tokens and message ids reproducible.
     public var seed: UInt64
+    /// A web app's notification permission (nil: granted); other platforms have none.
+    public var permission: WebPermission?
 
     public init(
         name: String = "Emulated device", platform: Platform = .android, sdk: SDK = .fcm,

@@ -41,11 +41,17 @@ enum EventFields {
         .didReceiveRemoteNotification: [
             "id", "from", "data", "notification", "collapse_key", "priority", "background",
         ] + detailFields,
+        .getToken: ["sender", "token", "error", "detail"],
+        .onMessage: ["id", "from", "data", "notification", "collapse_key", "priority", "background", "link"]
+            + detailFields,
+        .onBackgroundMessage: [
+            "id", "from", "data", "notification", "collapse_key", "priority", "background", "link",
+        ] + detailFields,
         .onDeletedMessages: ["total_deleted"],
         .messagesDeleted: ["total_deleted"],
         .notificationPosted: ["id", "from", "title", "body"] + NotificationDisplay.shownFields + detailFields
             + ["replaced"],
-        .notificationTapped: ["id", "from", "data", "click_action", "sticky"],
+        .notificationTapped: ["id", "from", "data", "click_action", "sticky", "link", "window", "detail"],
         .upstreamQueued: ["id", "sender", "pending"],
         .warning: ["id", "sender", "key", "detail", "connection", "pending"],
         .networkChanged: ["network"],

@@ -8,6 +8,9 @@ public enum EventName: String, Sendable, CaseIterable, Codable {
     case onSendError, sendDataMessageFailure, willSendDataMessageWithID
     case onMessageReceived, didReceiveRemoteNotification
     case onDeletedMessages, messagesDeleted
+    /// The web SDK: `getToken` resolving (or rejecting), `onMessage` in a visible tab,
+    /// `onBackgroundMessage` in the service worker.
+    case getToken, onMessage, onBackgroundMessage
 
     // Other device events.
     case notificationPosted, notificationTapped, upstreamQueued, warning

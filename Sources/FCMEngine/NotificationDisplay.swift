@@ -9,6 +9,7 @@ enum NotificationDisplay {
         switch platform {
         case .android: androidShown
         case .ios: iosShown
+        case .web: webShown
         }
     }
 
@@ -25,6 +26,20 @@ enum NotificationDisplay {
         ("subtitle", ["subtitle"]), ("badge", ["badge"]), ("sound", ["sound"]), ("click_action", ["click_action"]),
         ("image", ["image"]), ("thread_id", ["thread_id"]),
     ]
+
+    /// A browser's notification: what the SDK hands `showNotification` (its link is
+    /// `click_action`, where the SDK puts `fcm_options.link`).
+    static let webShown: [(field: String, keys: [String])] = [
+        ("icon", ["icon"]), ("image", ["image"]), ("badge", ["badge"]), ("tag", ["tag"]),
+        ("link", ["click_action"]), ("require_interaction", ["requireInteraction", "require_interaction"]),
+    ]
+
+    /// Web Notification options a browser reads without a field of their own.
+    static let readByWeb: Set<String> = [
+        "title", "body", "actions", "data", "dir", "lang", "renotify", "silent", "timestamp", "vibrate",
+    ]
+
+    static let readOnWeb = readByWeb.union(webShown.flatMap(\.keys))
 
     /// Read by both platforms without a field of their own on the event.
     static let readByBoth: Set<String> = [
@@ -47,14 +62,19 @@ enum NotificationDisplay {
 
     /// The notification's keys a phone of `platform` does not read, in order.
     static func ignoredKeys(_ notification: [KeyValue]?, on platform: Platform) -> [String] {
-        let read = platform == .android ? readOnAndroid : readOnIOS
+        let read =
+            switch platform {
+            case .android: readOnAndroid
+            case .ios: readOnIOS
+            case .web: readOnWeb
+            }
         return (notification ?? []).map(\.key).filter { !read.contains($0) }
     }
 
     /// All every event field `shown` can make, for the event vocabulary.
     static let shownFields: [String] = {
         var names: [String] = []
-        for (field, _) in androidShown + iosShown where !names.contains(field) { names.append(field) }
+        for (field, _) in androidShown + iosShown + webShown where !names.contains(field) { names.append(field) }
         return names
     }()
 }

@@ -8,8 +8,7 @@ public struct PlatformOverrides: Sendable, Equatable, Codable {
     /// `android`, or `android_v2` (a message carries one of them).
     public var android: MessageOverride?
     public var apns: MessageOverride?
-    /// `webpush`: read and checked; no phone of the emulator is a browser, so every
-    /// phone shows it as ignored.
+    /// `webpush`: what a web app's copy takes (a phone shows it as ignored).
     public var webpush: MessageOverride?
 
     public init(android: MessageOverride? = nil, apns: MessageOverride? = nil, webpush: MessageOverride? = nil) {
@@ -23,7 +22,7 @@ public struct PlatformOverrides: Sendable, Equatable, Codable {
         var names: [String] = []
         if android != nil, platform != .android { names.append(android?.blockName ?? "android") }
         if apns != nil, platform != .ios { names.append("apns") }
-        if webpush != nil { names.append("webpush") }
+        if webpush != nil, platform != .web { names.append("webpush") }
         return names
     }
 
@@ -32,6 +31,7 @@ public struct PlatformOverrides: Sendable, Equatable, Codable {
         switch platform {
         case .android: android
         case .ios: apns
+        case .web: webpush
         }
     }
 }

@@ -40,6 +40,24 @@ extension Event {
                 "RULES.md Upstream · reference §6.5")
         case .onMessageReceived, .didReceiveRemoteNotification:
             return received
+        case .getToken:
+            return self["error"] == nil
+                ? RuleNote(
+                    "getToken resolved: with notification permission, the web SDK subscribed the browser to push and "
+                        + "FCM gave the web app a token.", "RULES.md A web app instance · web-client reference §1")
+                : RuleNote(
+                    "getToken rejects without notification permission (denied, or a prompt dismissed): the web app "
+                        + "has no token, and app servers have nothing to send to.",
+                    "RULES.md A web app instance · web-client reference §1")
+        case .onMessage:
+            return RuleNote(
+                "A tab of the web app is visible: every message goes to onMessage in the page and nothing is shown; "
+                    + "the page shows it if it wants to.", "RULES.md A web app instance · web-client reference §2")
+        case .onBackgroundMessage:
+            return RuleNote(
+                "No tab of the web app is visible: the service worker gets the message in onBackgroundMessage, "
+                    + "after the SDK showed its notification part itself (showing it again shows it twice).",
+                "RULES.md A web app instance · web-client reference §2")
         case .notificationPosted:
             return RuleNote(
                 "A notification message for an app in the background is shown by the system, not the app: the app "

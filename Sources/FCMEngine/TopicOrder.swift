@@ -2,8 +2,8 @@
 /// Instance ID batch API (`iid/v1:batchAdd`, `:batchRemove`) or the v1 per-token
 /// `topicSubscriptions` API, decoded by a shell.
 public struct TopicOrder: Sendable, Equatable, Codable {
-    public enum Change: String, Sendable, Codable { case add, remove }
-    public enum API: String, Sendable, Codable { case iid, v1 }
+    public enum Change: String, Sendable, Codable, CaseIterable { case add, remove }
+    public enum API: String, Sendable, Codable, CaseIterable { case iid, v1 }
 
     /// The sender the app server authenticated as.
     public var sender: String

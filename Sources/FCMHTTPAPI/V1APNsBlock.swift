@@ -77,12 +77,50 @@ extension V1MessageReader {
         }
     }
 
-    /// `webpush`: its data, notification and analytics label, read and checked. No
-    /// phone of the emulator is a browser; each shows the block as ignored.
+    /// `webpush`, for a web app's copy: its headers (`TTL` a time to live, `Urgency`
+    /// high or not, `Topic` as the collapse key: chosen, as RFC 8030 has a topic replace
+    /// an undelivered message), its data (replacing the message's), its notification
+    /// (over the message's), and `fcm_options.link`, which must be HTTPS, as the link
+    /// a click opens (the SDK reads it as `click_action`).
     static func readWebpush(_ webpush: JSONObject) throws -> MessageOverride {
         var block = MessageOverride()
+        for header in stringMap(webpush["headers"]) ?? [] {
+            switch header.key.lowercased() {
+            case "ttl":
+                guard let ttl = Int64(header.value), ttl >= 0 else {
+                    throw V1Error.invalidArgument(
+                        "the TTL header is a number of seconds, not \"\(header.value)\"",
+                        field: "message.webpush.headers")
+                }
+                block.timeToLive = ttl
+            case "urgency":
+                let levels = ["very-low", "low", "normal", "high"]
+                guard levels.contains(header.value) else {
+                    throw V1Error.invalidArgument(
+                        "the Urgency header is one of \(levels.joined(separator: ", ")), not \"\(header.value)\"",
+                        field: "message.webpush.headers")
+                }
+                block.priority = header.value == "high" ? "high" : "normal"
+            case "topic":
+                block.collapseKey = header.value
+            default: break
+            }
+        }
         block.data = stringMap(webpush["data"])
-        if case .object(let fields) = webpush["notification"] { block.notification = LegacyFields.stringPairs(fields) }
+        var shown: [KeyValue] = []
+        if case .object(let fields) = webpush["notification"] { shown = LegacyFields.stringPairs(fields) }
+        if case .object(let options)? = V1SchemaCheck.member(webpush, "fcm_options", "fcmOptions"),
+            let link = options["link"]?.string
+        {
+            guard link.lowercased().hasPrefix("https://") else {
+                throw V1Error.invalidArgument(
+                    "Invalid value at 'message.webpush.fcm_options.link': a link must use HTTPS, not \"\(link)\"",
+                    field: "message.webpush.fcm_options.link")
+            }
+            shown.removeAll { $0.key == "click_action" }
+            shown.append(KeyValue("click_action", link))
+        }
+        if !shown.isEmpty { block.notification = shown.sorted { $0.key < $1.key } }
         if let label = try analyticsLabel(in: webpush, at: "message.webpush") {
             block.details = MessageDetails(analyticsLabel: label)
         }

@@ -88,13 +88,38 @@ extension ProfileParser {
         let key = try map["key"]?.scalarText()
         if operation == .create, name == nil { throw node.error("a group is created with a name") }
         if operation != .create, name == nil, key == nil { throw node.error("name the group: name or key") }
+        let (phones, tokens) = try members(map, of: node, called: "members", context: context)
+        return .group(
+            GroupOrder(sender: sender, operation: operation, name: name, key: key, tokens: tokens), phones: phones)
+    }
+
+    /// `topics: { sender: S, topic: news, devices: [browser], change: add, api: v1 }`: an
+    /// app server subscribes phones to a topic (or unsubscribes them: `change: remove`)
+    /// with the IID or v1 API, as a web app's server must.
+    static func parseTopics(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> Command {
+        let map = try node.mapping(allowed: ["sender", "topic", "devices", "tokens", "change", "api"])
+        let sender = try knownSender(try map.required("sender"), context: context)
+        let topicNode = try map.required("topic")
+        let topic = TopicName.bare(try topicNode.scalarText())
+        if let problem = TopicName.problem(topic) { throw topicNode.error(problem) }
+        let (phones, tokens) = try members(map, of: node, called: "registrations", context: context)
+        let change = try map["change"]?.oneOf(TopicOrder.Change.self) ?? .add
+        let api = try map["api"]?.oneOf(TopicOrder.API.self) ?? .v1
+        return .topics(
+            TopicOrder(sender: sender, topic: topic, tokens: tokens, change: change, api: api), phones: phones)
+    }
+
+    /// The phones (`devices`) and tokens (`tokens`) an app server's call names: at
+    /// least one of either.
+    static func members(_ map: YAMLMapping, of node: YAMLNode, called what: String, context: StepContext)
+        throws(ProfileError) -> (phones: [String], tokens: [String])
+    {
         let phones =
             try map["devices"]?.sequence().map { item throws(ProfileError) in
                 try knownPhone(item, context: context)
             } ?? []
         let tokens = try map["tokens"]?.sequence().map { item throws(ProfileError) in try item.scalarText() } ?? []
-        if phones.isEmpty && tokens.isEmpty { throw node.error("name the members: devices or tokens") }
-        return .group(
-            GroupOrder(sender: sender, operation: operation, name: name, key: key, tokens: tokens), phones: phones)
+        if phones.isEmpty && tokens.isEmpty { throw node.error("name the \(what): devices or tokens") }
+        return (phones, tokens)
     }
 }

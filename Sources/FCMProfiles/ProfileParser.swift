@@ -93,7 +93,7 @@ public enum ProfileParser {
         }
     }
 
-    static let deviceKeys = ["name", "platform", "sdk", "app", "state", "network", "doze", "seed"]
+    static let deviceKeys = ["name", "platform", "sdk", "app", "state", "network", "doze", "seed", "permission"]
 
     /// The `device:` keys of a mapping that may also hold `extraKeys`.
     static func parseDevice(_ node: YAMLNode, extraKeys: [String] = []) throws(ProfileError) -> DeviceSettings {
@@ -113,6 +113,15 @@ public enum ProfileParser {
         if let v = map["network"] { device.network = try v.oneOf(Network.self) }
         if let v = map["doze"] { device.doze = try v.bool() }
         if let v = map["seed"] { device.seed = UInt64(try v.int(in: 0...Int64.max)) }
+        if let v = map["permission"] {
+            guard device.platform == .web else {
+                throw v.error("permission is a web app's notification permission: give it with platform: web")
+            }
+            device.permission = try v.oneOf(WebPermission.self)
+        }
+        if device.platform == .web, device.doze, let v = map["doze"] {
+            throw v.error("a browser has no Doze (it is Android's)")
+        }
         return device
     }
 

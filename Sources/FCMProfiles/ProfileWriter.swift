@@ -37,6 +37,7 @@ public enum ProfileWriter {
                 "  doze: \(device.doze)",
                 "  seed: \(device.seed)",
             ]
+            if let permission = device.permission { lines.append("  permission: \(permission.rawValue)") }
         } else {
             lines.append("devices:")
             for spec in config.devices { lines.append("  - " + deviceSpecText(spec)) }
@@ -163,6 +164,14 @@ public enum ProfileWriter {
                 parts.append("tokens: [" + order.tokens.map(quoted).joined(separator: ", ") + "]")
             }
             return "group: { " + parts.joined(separator: ", ") + " }"
+        case .topics(let order, let phones):
+            var parts = ["sender: \(quoted(order.sender))", "topic: \(quoted(order.topic))"]
+            if !phones.isEmpty { parts.append("devices: [" + phones.map(quoted).joined(separator: ", ") + "]") }
+            if !order.tokens.isEmpty {
+                parts.append("tokens: [" + order.tokens.map(quoted).joined(separator: ", ") + "]")
+            }
+            parts += ["change: \(order.change.rawValue)", "api: \(order.api.rawValue)"]
+            return "topics: { " + parts.joined(separator: ", ") + " }"
         case .on(let name, let inner):
             // The step's second key; the timeline indents each key by four spaces.
             return step(inner).map { "device: \(quoted(name))\n    " + $0 }
@@ -177,6 +186,7 @@ public enum ProfileWriter {
             "app: " + quoted(device.app), "state: \(device.state.rawValue)", "network: \(device.network.rawValue)",
             "doze: \(device.doze)", "seed: \(device.seed)",
         ]
+        if let permission = device.permission { parts.append("permission: \(permission.rawValue)") }
         if let senders = spec.senders { parts.append("senders: [" + senders.map(quoted).joined(separator: ", ") + "]") }
         if spec.count != 1 { parts.append("count: \(spec.count)") }
         return "{ " + parts.joined(separator: ", ") + " }"

@@ -49,7 +49,7 @@ extension ProfileParser {
     static let actionKeys = [
         "send", "push", "network", "state", "doze", "service", "refresh_token", "uninstall", "reinstall", "tap",
         "expect", "expect_none", "drain", "add_sender", "remove_sender", "ack", "connect", "disconnect", "subscribe",
-        "unsubscribe", "fault", "clear_faults", "add_device", "group",
+        "unsubscribe", "fault", "clear_faults", "add_device", "group", "topics",
     ]
 
     static func parseTimeline(_ node: YAMLNode, context: inout StepContext) throws(ProfileError) -> [Step] {
@@ -173,6 +173,7 @@ extension ProfileParser {
         case "fault": parsed = .command(.addFault(try parseFault(value, context: context)))
         case "clear_faults": parsed = try flagCommand(value, .clearFaults)
         case "group": parsed = .command(try parseGroup(value, context: context))
+        case "topics": parsed = .command(try parseTopics(value, context: context))
         case "add_device":
             let spec = try parseDeviceSpec(value, senders: context.senders)
             for settings in spec.expanded {
@@ -187,6 +188,10 @@ extension ProfileParser {
             let (topic, sender) = try parseTopicStep(value, context: context)
             parsed = .command(.unsubscribe(topic: topic, sender: sender))
         default: parsed = .command(try parseAck(value, context: context))
+        }
+        // What the engine would refuse a web app, the profile refuses where it is written.
+        if context.platform == .web, case .command(let command) = parsed, let why = DeviceEngine.webRefusal(command) {
+            throw value.error("\(why); \(context.current) is a web app")
         }
         return parsed
     }

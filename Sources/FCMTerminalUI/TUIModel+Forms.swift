@@ -7,6 +7,9 @@ extension TUIModel {
 
     mutating func openCompose() {
         guard let sender = selectedSender else { return status = "no sender: add one with a" }
+        if let why = refusalOnThePhoneShown(.send(UpstreamRequest(to: "", messageID: ""))) {
+            return status = why
+        }
         overlay = .form(
             Form(
                 purpose: .compose,
@@ -64,6 +67,7 @@ extension TUIModel {
     /// Subscribes the selected sender's token to a topic, or unsubscribes it.
     mutating func openTopic() {
         guard let sender = selectedSender else { return status = "no sender: add one with a" }
+        if let why = refusalOnThePhoneShown(.subscribe(topic: "", sender: nil)) { return status = why }
         overlay = .form(
             Form(
                 purpose: .topic,
@@ -214,9 +218,24 @@ extension TUIModel {
             if status == nil {
                 status =
                     "reinstalled as \(platform.rawValue)/\(sdk.rawValue): a new installation with new tokens; "
-                    + "callbacks now carry \(platform == .ios ? "iOS" : "Android") names"
+                    + "callbacks now carry \(Self.callbackFamily(platform)) names"
             }
         }
         return []
+    }
+
+    /// What the engine would refuse the phone shown (a web app's send or topics), said
+    /// before a form is filled in for nothing.
+    func refusalOnThePhoneShown(_ command: Command) -> String? {
+        shown.platform == .web ? DeviceEngine.webRefusal(command).map { "Refused: " + $0 } : nil
+    }
+
+    /// Whose callback names a platform's app hears, for messages.
+    static func callbackFamily(_ platform: Platform) -> String {
+        switch platform {
+        case .android: "Android"
+        case .ios: "iOS"
+        case .web: "web SDK"
+        }
     }
 }

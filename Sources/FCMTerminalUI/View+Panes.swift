@@ -71,7 +71,12 @@ extension View {
             let filter = model.eventFilter.isEmpty ? "" : " /\(model.eventFilter)"
             return "Callbacks and events\(filter)\(scroll)"
         case .tray:
-            let name = engine.platform == .ios ? "Notification centre" : "Tray"
+            let name =
+                switch engine.platform {
+                case .android: "Tray"
+                case .ios: "Notification centre"
+                case .web: "Browser notifications"
+                }
             return "\(name) \(engine.tray.count)"
         case .inbox: return "Inbox \(engine.inbox.count)"
         case .held:
@@ -209,7 +214,7 @@ extension View {
             // With several phones, whose event it is comes first.
             head = stamp + " " + (event.string("device").map { "[\($0)] " } ?? "") + event.name
             // A new token is the news: shown by its start and end, which tell tokens apart.
-            if [.onNewToken, .didReceiveRegistrationToken, .tokenResumed].contains(event.kind),
+            if [.onNewToken, .didReceiveRegistrationToken, .tokenResumed, .getToken].contains(event.kind),
                 let token = event.string("token")
             {
                 head += " token=" + TokenText.short(token)

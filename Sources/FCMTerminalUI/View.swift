@@ -116,9 +116,14 @@ public enum View {
         ("t", "tap"), ("v", "phones"), ("1/2/3", "clock"), ("Tab", "pane"),
     ]
 
-    /// The footer's keys for the phone shown: `z` is Doze on Android, sleep on an iPhone.
+    /// The footer's keys for the phone shown: `z` is Doze on Android, sleep on an
+    /// iPhone; a browser has neither, nor upstream sends.
     static func footerKeys(for platform: Platform) -> [(String, String)] {
-        platform == .ios ? footerKeys.map { $0.0 == "z" ? ("z", "sleep") : $0 } : footerKeys
+        switch platform {
+        case .android: footerKeys
+        case .ios: footerKeys.map { $0.0 == "z" ? ("z", "sleep") : $0 }
+        case .web: footerKeys.filter { $0.0 != "z" && $0.0 != "s" }
+        }
     }
 
     static let playFooterKeys: [(String, String)] = [

@@ -59,4 +59,27 @@ struct ControlFleetTests {
         let listed = (list.json["devices"] as? [NSDictionary])?.last
         #expect(listed == reply.json as NSDictionary)
     }
+
+    @Test func aWebPhoneIsListedAndItsUpstreamAndClientTopicsAreRefusedWith400() async throws {
+        var configuration = Self.split()
+        var browser = DeviceSettings(name: "browser", platform: .web, app: "https://app.example.com", seed: 4)
+        browser.permission = .granted
+        configuration.devices.append(DeviceSpec(browser, senders: [ControlledDevice.sender]))
+        let device = ControlledDevice(configuration: configuration)
+        let phone = await device.call("GET", "devices/browser")
+        #expect(phone.status == 200)
+        #expect(phone.json["platform"] as? String == "web")
+        #expect((phone.json["tokens"] as? [String: String])?.keys.sorted() == [ControlledDevice.sender])
+        let send = await device.call(
+            "POST", "devices/browser/actions",
+            body: #"{"send": {"sender": "\#(ControlledDevice.sender)", "id": "u-1"}}"#)
+        #expect(send.status == 400)
+        let message = (send.json["error"] as? [String: Any])?["message"] as? String ?? ""
+        #expect(message.contains("no upstream") && message.contains("browser"), "\(message)")
+        let subscribe = await device.call("POST", "devices/browser/actions", body: #"{"subscribe": "news"}"#)
+        #expect(subscribe.status == 400)
+        // The server side subscribes it, and a push reaches the page.
+        let background = await device.call("POST", "devices/browser/actions", body: #"{"state": "background"}"#)
+        #expect(background.status == 200)
+    }
 }

@@ -57,7 +57,7 @@ struct ProfileErrorTests {
 
     @Test func unknownEnumValueListsTheChoices() {
         let problem = error(Self.header + "device:\n  platform: windows\n")
-        #expect(problem?.message == "device.platform: expected one of android, ios; found \"windows\"")
+        #expect(problem?.message == "device.platform: expected one of android, ios, web; found \"windows\"")
         #expect(problem?.location.line == 6)
     }
 

@@ -30,6 +30,14 @@ enum Scenes {
           - { id: "123456789012", key: k1 }
         """)
 
+    static let web = profile(
+        """
+        version: 1
+        device: { name: Chrome, platform: web, app: "https://app.example.com", state: background, seed: 6 }
+        senders:
+          - { id: "123456789012", key: k1 }
+        """)
+
     static let threePhones = profile(
         """
         version: 1

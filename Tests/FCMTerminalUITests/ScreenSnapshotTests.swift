@@ -112,6 +112,13 @@ struct ScreenSnapshotTests {
         check(model, "ios")
     }
 
+    /// A browser: its notifications, the web SDK's callback names, a refused send.
+    @Test func aWebAppInTheBackground() {
+        var model = Scenes.fresh(Scenes.web)
+        Scenes.press(&model, [.character("p"), .enter, .character("s")])
+        check(model, "web")
+    }
+
     @Test func uninstalledApp() {
         var model = Scenes.fresh()
         Scenes.press(&model, [.character("u")])

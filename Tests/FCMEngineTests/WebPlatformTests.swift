@@ -1,0 +1,158 @@
+import FCMEngine
+import Testing
+
+/// The third kind of client app instance: a web app in a browser, with the FCM
+/// JavaScript SDK and its service worker (shared/reference/web-client.md).
+@Suite("A web app instance")
+struct WebPlatformTests {
+    static let origin = "https://app.example.com"
+
+    static func browser(_ name: String = "browser", state: AppState = .foreground, permission: WebPermission? = nil)
+        -> DeviceSpec
+    {
+        var settings = DeviceSettings(name: name, platform: .web, app: origin, state: state, seed: 1)
+        settings.permission = permission
+        return DeviceSpec(settings)
+    }
+
+    static func message(
+        to token: String?, notification: [KeyValue]? = nil, data: [KeyValue] = [KeyValue("k", "v")], ttl: Int64? = nil
+    ) -> DownstreamRequest {
+        DownstreamRequest(
+            sender: Harness.sender, to: token, data: data, notification: notification, timeToLive: ttl)
+    }
+
+    static let note = [KeyValue("title", "Hi"), KeyValue("body", "there")]
+
+    @Test func aVisibleTabGetsEveryMessageInOnMessageAndNothingIsShown() {
+        var fleet = Fleet([Self.browser()])
+        let events = fleet.run(.push(Self.message(to: fleet.token(of: "browser"), notification: Self.note)))
+        #expect(events.named("onMessage").count == 1)
+        #expect(events.named("notificationPosted").isEmpty)
+        #expect(events.named("onBackgroundMessage").isEmpty)
+        Harness.checkDeclared(events)
+    }
+
+    @Test func inTheBackgroundTheSDKShowsTheNotificationThenCallsOnBackgroundMessage() {
+        var fleet = Fleet([Self.browser(state: .background)])
+        let events = fleet.run(.push(Self.message(to: fleet.token(of: "browser"), notification: Self.note)))
+        let names = events.map(\.name).filter { ["notificationPosted", "onBackgroundMessage"].contains($0) }
+        #expect(names == ["notificationPosted", "onBackgroundMessage"], "shown first, then the hook")
+        #expect(events.named("onBackgroundMessage").first?["notification"] == .map(Self.note))
+        #expect(fleet.engine.phone(named: "browser")?.tray.count == 1)
+        Harness.checkDeclared(events)
+    }
+
+    @Test func aDataOnlyMessageInTheBackgroundReachesOnBackgroundMessageAndShowsNothing() {
+        var fleet = Fleet([Self.browser(state: .background)])
+        let events = fleet.run(.push(Self.message(to: fleet.token(of: "browser"))))
+        #expect(events.named("onBackgroundMessage").first?["data"] == .map([KeyValue("k", "v")]))
+        #expect(events.named("notificationPosted").isEmpty)
+    }
+
+    @Test func aStoppedBrowserIsHeldForAndGetsItsMessagesWhenItRunsAgain() {
+        var fleet = Fleet([Self.browser(state: .stopped)])
+        let held = fleet.run(.push(Self.message(to: fleet.token(of: "browser"))))
+        #expect(held.named("stored").count == 1)
+        let resumed = fleet.run(.setAppState(.foreground), on: "browser", after: 1_000)
+        #expect(resumed.named("onMessage").count == 1)
+    }
+
+    @Test func ttlZeroIsNowOrNeverForABrowser() {
+        var fleet = Fleet([Self.browser(state: .stopped)])
+        let events = fleet.run(.push(Self.message(to: fleet.token(of: "browser"), ttl: 0)))
+        #expect(events.named("discarded").first?.string("reason") == "ttl-zero")
+    }
+
+    @Test func aClickFocusesATabOfTheAppsHostWithoutNavigatingAndCallsNoAppCode() {
+        var fleet = Fleet([Self.browser(state: .background)])
+        let linked = Self.note + [KeyValue("click_action", Self.origin + "/news/42")]
+        fleet.run(.push(Self.message(to: fleet.token(of: "browser"), notification: linked)))
+        let events = fleet.run(.tap(.last), on: "browser")
+        let tapped = events.named("notificationTapped").first
+        #expect(tapped?.string("window") == "focused")
+        #expect(tapped?.string("link") == Self.origin + "/news/42")
+        #expect(events.named("onMessage").isEmpty && events.named("onBackgroundMessage").isEmpty)
+        #expect(fleet.engine.phone(named: "browser")?.tray.isEmpty == true, "the SDK closes it")
+        Harness.checkDeclared(events)
+    }
+
+    @Test func aLinkOnAnotherHostOrNoLinkOpensNothing() {
+        var fleet = Fleet([Self.browser(state: .background)])
+        let elsewhere = Self.note + [KeyValue("click_action", "https://elsewhere.example.org/")]
+        fleet.run(.push(Self.message(to: fleet.token(of: "browser"), notification: elsewhere)))
+        let other = fleet.run(.tap(.last), on: "browser").named("notificationTapped").first
+        #expect(other?.string("window") == "none")
+        #expect(other?.string("detail")?.contains("another host") == true)
+        fleet.run(.push(Self.message(to: fleet.token(of: "browser"), notification: Self.note)))
+        #expect(fleet.run(.tap(.last), on: "browser").named("notificationTapped").first?.string("window") == "none")
+    }
+
+    @Test func withoutNotificationPermissionGetTokenRejectsAndThereIsNoToken() {
+        let fleet = Fleet([Self.browser("denied", permission: .denied), Self.browser("asked", permission: .default)])
+        let refusals = fleet.events.named("getToken")
+        #expect(refusals.count == 2)
+        #expect(refusals.allSatisfy { $0.string("error") == "messaging/permission-blocked" })
+        #expect(fleet.token(of: "denied") == nil && fleet.token(of: "asked") == nil)
+        Harness.checkDeclared(fleet.events)
+    }
+
+    @Test func aGrantedBrowserGetsItsTokenFromGetToken() {
+        let fleet = Fleet([Self.browser()])
+        let issued = fleet.events.named("getToken").first
+        #expect(issued?.string("token") == fleet.token(of: "browser"))
+        #expect(issued?["error"] == nil)
+    }
+
+    @Test(arguments: [
+        Command.send(UpstreamRequest(to: "\(Harness.sender)@fcm.googleapis.com", messageID: "u-1", data: [])),
+        .subscribe(topic: "news", sender: nil), .unsubscribe(topic: "news", sender: nil), .setDoze(true),
+    ])
+    func aWebAppHasNoUpstreamNoClientTopicsAndNoDoze(command: Command) {
+        var fleet = Fleet([Self.browser()])
+        let events = fleet.run(command, on: "browser")
+        #expect(events.map(\.name) == ["commandRefused"], "\(events)")
+        #expect(events.first?.string("detail")?.isEmpty == false)
+    }
+
+    @Test func topicsComeFromTheServerSide() {
+        var fleet = Fleet([Self.browser()])
+        let token = fleet.token(of: "browser")!
+        var events: [Event] = []
+        _ = fleet.engine.manageTopics(
+            TopicOrder(sender: Harness.sender, topic: "news", tokens: [token], change: .add, api: .v1), into: &events)
+        #expect(events.named("topicSubscribed").count == 1)
+        #expect(fleet.run(.push(Self.message(to: "/topics/news"))).named("onMessage").count == 1)
+    }
+
+    @Test func aWebCopyTakesTheWebpushBlockAndIgnoresThePhonesBlocks() {
+        var fleet = Fleet([Self.browser(state: .background)])
+        let blocks = PlatformOverrides(
+            android: MessageOverride(collapseKey: "a"), apns: MessageOverride(collapseKey: "i"),
+            webpush: MessageOverride(
+                collapseKey: "w", data: [KeyValue("web", "1")], notification: [KeyValue("title", "Web title")]))
+        let events = fleet.send(
+            SendOrder(Self.message(to: fleet.token(of: "browser"), notification: Self.note), overrides: blocks))
+        let background = events.named("onBackgroundMessage").first
+        #expect(background?.string("collapse_key") == "w")
+        #expect(background?["data"] == .map([KeyValue("web", "1")]))
+        #expect(events.named("notificationPosted").first?.string("title") == "Web title")
+        #expect(background?["ignored"] == .list(["android", "apns"]))
+    }
+
+    @Test func aBrowserHasNoDeletedMessagesCallback() {
+        var config = EngineConfiguration(senders: [SenderConfig(id: Harness.sender, key: "k")])
+        config.store = StorePolicy(nonCollapsibleLimit: 1)
+        config.devices = [Self.browser(state: .stopped)]
+        config.device = config.devices[0].settings
+        var engine = DeviceEngine(config)
+        var events: [Event] = []
+        engine.start(at: 0, into: &events)
+        let token = engine.devices[0].tokens[Harness.sender]
+        for n in 0..<3 {
+            engine.apply(.push(Self.message(to: token, data: [KeyValue("n", "\(n)")])), at: 10, into: &events)
+        }
+        engine.apply(.on(device: "browser", .setAppState(.foreground)), at: 20, into: &events)
+        #expect(events.named("onDeletedMessages").isEmpty && events.named("messagesDeleted").isEmpty)
+    }
+}
