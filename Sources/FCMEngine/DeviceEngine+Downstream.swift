@@ -262,7 +262,8 @@ extension DeviceEngine {
         if network == .offline { return "offline" }
         if !serviceUp { return "service down" }
         if appState == .stopped { return "app stopped" }
-        if doze && request.effectivePriority == .normal { return "doze" }
+        // An iPhone has no Doze: asleep, APNs holds its normal-priority (5) pushes.
+        if doze && request.effectivePriority == .normal { return platform == .ios ? "asleep" : "doze" }
         if platform == .ios && !request.isNotification && !request.contentAvailable && appState != .foreground {
             return "ios data waits for foreground"
         }

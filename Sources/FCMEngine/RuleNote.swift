@@ -255,6 +255,11 @@ extension Event {
                 "The device dozes: a normal-priority message waits for a maintenance window or for the device to "
                     + "wake; a high-priority one would be delivered at once.",
                 "RULES.md Delivery, storage and lifetime · reference §5.5")
+        case "asleep":
+            return RuleNote(
+                "The iPhone is asleep: APNs holds a normal-priority (5) push until it wakes, and delivers a "
+                    + "high-priority (10) one at once. (An iPhone has no Doze; the switch plays this.)",
+                "RULES.md Delivery, storage and lifetime · reference §5.5")
         case "app stopped":
             return RuleNote(
                 "A force-stopped Android app receives nothing until the user starts it again.",

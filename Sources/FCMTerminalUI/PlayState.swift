@@ -35,7 +35,8 @@ public struct PlayState: Sendable {
     /// `step 7/31  +00:02:05  ▶ 10×`, or `‖ paused`.
     public var position: String {
         let clock = String(DurationText.stamp(playback.time).dropLast(4))
-        let state = playing ? "▶ \(speed.label)" : "‖ paused \(speed.label)"
+        // As wide playing as paused, so the header does not shift as it changes.
+        let state = (playing ? "▶ \(speed.label)" : "‖ paused \(speed.label)").padding(toLength: 13, withPad: " ", startingAt: 0)
         return "step \(playback.position)/\(playback.steps.count)  \(clock)  \(state)"
     }
 
@@ -44,8 +45,8 @@ public struct PlayState: Sendable {
         guard playback.finished else { return nil }
         let held = playback.checks.count(where: \.passed)
         let total = playback.expectationCount
-        if total == 0 { return "End of the profile (it has no expectations): Home plays it again" }
-        return "End of the profile: \(held) of \(total) expectations held: Home plays it again"
+        if total == 0 { return "End of the profile (it has no expectations). Home plays it again." }
+        return "End of the profile: \(held) of \(total) expectations held. Home plays it again."
     }
 }
 

@@ -53,7 +53,7 @@ extension TUIModel {
                     FormField("notification body", "from the app server"),
                     FormField("collapse key"),
                     FormField("priority", "default", choices: ["default", "high", "normal"]),
-                    FormField("time to live (3d)"),
+                    FormField("ttl (empty: 28d)"),
                     FormField("delivery receipt", "no", choices: ["no", "yes"]),
                     FormField("content available", "no", choices: ["no", "yes"]),
                     FormField("mutable content", "no", choices: ["no", "yes"]),
@@ -137,11 +137,11 @@ extension TUIModel {
             run(.send(request), at: time)
         case .push:
             var ttl: Int64?
-            let ttlText = form.value("time to live (3d)")
+            let ttlText = form.value("ttl (empty: 28d)")
             if !ttlText.isEmpty {
                 ttl = DurationText.seconds(ttlText)
                 if ttl == nil {
-                    form.fail("time to live (3d)", "seconds or a duration such as 3d, or empty for 4 weeks")
+                    form.fail("ttl (empty: 28d)", "seconds or a duration such as 3d, or empty for 4 weeks")
                 }
             }
             let target = form.value("target")
@@ -191,7 +191,7 @@ extension TUIModel {
             let path = form.value("file")
             if path.isEmpty { form.fail("file", "a file name is needed") }
             guard !form.hasErrors else { return [] }
-            status = "saved; replay it: fcm-device replay \(path)"
+            status = "saved: fcm-device replay \(path)"
             let yaml = ProfileWriter.yaml(
                 profile: profile, played: playedSteps, actions: recorded, startingTokens: resumedTokens)
             // A file already there is replaced only when asked twice for the same path.

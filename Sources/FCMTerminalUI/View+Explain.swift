@@ -61,9 +61,7 @@ extension View {
             if index == selected { grid.paint(x: inner.x + 1, y: y, count: inner.width - 2, style: .selected) }
         }
         if held.isEmpty {
-            grid.put(
-                "nothing held: the device takes every message as it comes", x: inner.x + 1, y: inner.y + 3,
-                style: .dim, limit: inner.width - 2)
+            grid.put(nothingHeld(model), x: inner.x + 1, y: inner.y + 3, style: .dim, limit: inner.width - 2)
         }
         grid.put(
             "↑↓ select · Enter or j the message's journey · Esc close", x: inner.x + 1,
@@ -77,6 +75,13 @@ extension View {
     static func heldColumns(_ cells: [String], wide: Bool) -> String {
         let widths = wide ? [22, 15, 28, 18] : [10, 14, 18, 12]
         return zip(cells, widths).map { TextWidth.middle($0, width: $1 - 2).padded($1) }.joined() + (cells.last ?? "")
+    }
+
+    /// What an empty held list says: why nothing waits.
+    static func nothingHeld(_ model: TUIModel) -> String {
+        model.shown.installed
+            ? "nothing held: the device takes every message as it comes"
+            : "nothing held: uninstalled, the app's tokens are refused (NotRegistered)"
     }
 
     /// One held message as a row of the held pane.
@@ -165,7 +170,7 @@ extension View {
     static func devicesListRows(screenHeight: Int) -> Int { max(0, screenHeight - 2 - 2 - 3) }
 
     static func deviceColumns(_ cells: [String]) -> String {
-        let widths = [20, 13, 13, 13, 8]
+        let widths = [20, 13, 13, 16, 8]
         return zip(cells, widths).map { TextWidth.middle($0, width: $1 - 2).padded($1) }.joined() + (cells.last ?? "")
     }
 }

@@ -39,7 +39,7 @@ extension View {
         ("p", "push a downstream message, as an app server would (form)"),
         ("n", "network online / offline"),
         ("o", "service outage on / off"),
-        ("z", "doze on / off (an iPhone: asleep, APNs holds priority 5)"),
+        ("z", "doze on / off (an iPhone: asleep)"),
         ("f  b  x", "app to foreground / background / stopped"),
         ("u  i", "uninstall or reinstall; i: as iOS/Android, FCM/GCM"),
         ("r", "refresh the selected sender's token"),
@@ -99,38 +99,58 @@ extension View {
     }
 
     static func drawForm(_ form: Form, phone: String? = nil, into grid: inout Grid) {
-        let errors = form.fields.filter { $0.error != nil }.count + (form.error == nil ? 0 : 1)
         let title = phone.map { "\($0) · " + form.purpose.rawValue } ?? form.purpose.rawValue
-        let inner = panel(width: 72, height: form.fields.count + errors + 5, title: title, into: &grid)
-        var y = inner.y
+        // Wider on a wide screen, so paths and errors fit; errors and keys wrap.
+        let width = min(grid.width - 2, max(72, min(110, grid.width * 3 / 5)))
         let labelWidth = 20
+        let valueWidth = width - 2 - labelWidth - 2
+        let errorLines = form.fields.map { field in
+            field.error.map { TextWidth.wrap("↳ " + $0, width: valueWidth, maxLines: 3) } ?? []
+        }
+        let formError = form.error.map { TextWidth.wrap($0, width: width - 4, maxLines: 3) } ?? []
+        let hint = TextWidth.wrap(formHint(form), width: width - 4, maxLines: 2)
+        let height = form.fields.count + errorLines.joined().count + formError.count + hint.count + 4
+        let inner = panel(width: width, height: height, title: title, into: &grid)
+        let bottom = inner.y + inner.height - hint.count - formError.count - 1
+        var y = inner.y
         let firstVisible = max(0, form.focused - (inner.height - 4))
         for (index, field) in form.fields.enumerated() where index >= firstVisible {
-            guard y < inner.y + inner.height - 3 else { break }
+            guard y < bottom else { break }
             let focused = index == form.focused
             grid.put(field.label, x: inner.x + 1, y: y, style: focused ? .accent : .dim, limit: labelWidth)
             var value = field.value
             if !field.choices.isEmpty { value = "‹ \(value) ›" } else if focused && !field.prefilled { value += "▏" }
+            // A value being typed shows its end (where the typing is) when it is long.
+            let shown =
+                focused && TextWidth.columns(of: value) > valueWidth
+                ? "…" + String(value.suffix(max(1, valueWidth - 1))) : TextWidth.fit(value, width: valueWidth)
             // A focused value that typing replaces shows selected, as a form's field does.
             let style: CellStyle = focused ? (field.prefilled ? .selected : .bold) : .normal
-            grid.put(
-                TextWidth.fit(value, width: inner.width - labelWidth - 2), x: inner.x + labelWidth + 1, y: y,
-                style: style)
+            grid.put(shown, x: inner.x + labelWidth + 1, y: y, style: style, limit: valueWidth)
             y += 1
-            if let error = field.error {
-                grid.put(
-                    "↳ " + error, x: inner.x + labelWidth + 1, y: y, style: .error, limit: inner.width - labelWidth - 2)
+            for line in errorLines[index] where y < bottom {
+                grid.put(line, x: inner.x + labelWidth + 1, y: y, style: .error, limit: valueWidth)
                 y += 1
             }
         }
-        if let error = form.error {
-            grid.put(error, x: inner.x + 1, y: inner.y + inner.height - 2, style: .error, limit: inner.width - 2)
+        for (offset, line) in formError.enumerated() {
+            grid.put(line, x: inner.x + 1, y: bottom + offset, style: .error, limit: inner.width - 2)
         }
-        let hint =
-            form.fields.contains(where: \.isData)
-            ? "Enter submit · Esc cancel · ↑↓ field · ←→ choice · typing replaces · Ctrl-N data pair"
-            : "Enter submit · Esc cancel · ↑↓ field · ←→ choice · typing replaces a value"
-        grid.put(hint, x: inner.x + 1, y: inner.y + inner.height - 1, style: .dim, limit: inner.width - 2)
+        for (offset, line) in hint.enumerated() {
+            grid.put(
+                line, x: inner.x + 1, y: inner.y + inner.height - hint.count + offset, style: .dim,
+                limit: inner.width - 2)
+        }
+    }
+
+    /// The keys a form takes, only those that do something in it.
+    static func formHint(_ form: Form) -> String {
+        var keys = ["Enter submit", "Esc cancel"]
+        if form.fields.count > 1 { keys.append("↑↓ field") }
+        if form.fields.contains(where: { !$0.choices.isEmpty }) { keys.append("←→ choice") }
+        keys += ["typing replaces a value", "Backspace edits", "Ctrl-U clears"]
+        if form.fields.contains(where: \.isData) { keys.append("Ctrl-N data pair") }
+        return keys.joined(separator: " · ")
     }
 
     /// Every field of a delivered message, long values wrapped.

@@ -5,17 +5,19 @@ import FCMProfiles
 extension View {
     static func drawPane(_ pane: Pane, _ model: TUIModel, _ rect: Rect, into grid: inout Grid) {
         let focused = model.focus == pane
-        grid.box(
-            x: rect.x, y: rect.y, width: rect.width, height: rect.height, title: title(pane, model), focused: focused)
         let inner = rect.inner
+        // A log pane's title counts the newer lines hidden below, as drawn.
+        let log = pane == .events || pane == .server ? logRows(pane, model, height: inner.height, width: inner.width) : nil
+        grid.box(
+            x: rect.x, y: rect.y, width: rect.width, height: rect.height,
+            title: title(pane, model, hidden: log?.skipped ?? 0), focused: focused)
         guard inner.height > 0 else { return }
         let rows: [Row]
         var start = 0
         // Rows before the first one formatted (items scrolled past).
         var skippedRows = 0
         var cursorRow: Int?
-        if pane == .events || pane == .server {
-            let log = logRows(pane, model, height: inner.height, width: inner.width)
+        if let log {
             rows = log.rows
             // The events pane's cursor: the event Enter opens.
             if pane == .events, focused, !rows.isEmpty {
@@ -57,7 +59,7 @@ extension View {
         var style: CellStyle = .normal
     }
 
-    static func title(_ pane: Pane, _ model: TUIModel) -> String {
+    static func title(_ pane: Pane, _ model: TUIModel, hidden: Int = 0) -> String {
         let engine = model.shown
         switch pane {
         case .senders:
@@ -67,7 +69,7 @@ extension View {
             return "Pending upstream \(engine.pending.count)/\(ServiceLimits.pendingQueueLimit)"
         case .events:
             // Scrolled back, the newest events are below: how many, and where.
-            let scroll = model.eventScroll > 0 ? " ↓\(model.eventScroll) newer" : ""
+            let scroll = hidden > 0 ? " ↓\(hidden) newer" : ""
             let filter = model.eventFilter.isEmpty ? "" : " /\(model.eventFilter)"
             return "Callbacks and events\(filter)\(scroll)"
         case .tray:
@@ -84,7 +86,7 @@ extension View {
             return "Held on the server \(engine.stored.count) · non-collapsible \(usage.nonCollapsible)/"
                 + "\(usage.nonCollapsibleLimit) · keys \(usage.collapseKeys)/\(usage.collapseKeyLimit)"
         case .server:
-            let scroll = model.serverScroll > 0 ? " ↓\(model.serverScroll) newer" : ""
+            let scroll = hidden > 0 ? " ↓\(hidden) newer" : ""
             return (model.serverRaw ? "Server (raw JSON)" : "Server") + scroll
         }
     }
@@ -98,7 +100,10 @@ extension View {
         case .tray: return "no notifications"
         case .inbox: return "no messages delivered yet"
         case .server: return "no server traffic yet"
-        case .held: return "nothing held: the device takes messages as they come (h opens this list)"
+        case .held:
+            return model.shown.installed
+                ? "nothing held: the device takes messages as they come (h opens this list)"
+                : "nothing held: uninstalled, the app's tokens are refused (NotRegistered)"
         }
     }
 
@@ -126,9 +131,10 @@ extension View {
         case .events, .server:
             return []
         case .held:
-            return model.shownHeld[items].map { message in
-                heldRow(message, now: model.now, wide: width >= 96)
-            }
+            // Columns as wide as what the rows on screen hold.
+            let cells = model.shownHeld[items].map { heldCells($0, now: model.now) }
+            let widths = tableWidths(cells, width: width)
+            return cells.map { Row(text: tableRow($0, widths)) }
         case .tray:
             return engine.tray[items].map { note in
                 let data = note.data.isEmpty ? "" : "  [data: \(note.data.map(\.key).joined(separator: ","))]"

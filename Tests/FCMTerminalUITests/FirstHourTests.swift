@@ -201,4 +201,45 @@ struct FirstHourTests {
         #expect(!lines[first].contains("…"))
         #expect(lines[first + 1].contains("list)"), "the rest on the next line: \(lines[first + 1])")
     }
+
+    @Test func aLongFormErrorWrapsAndALongValueShowsWhereTheTypingIs() throws {
+        var model = Scenes.fresh()
+        let name = String(repeating: "a-long-phone-name-", count: 4)
+        Scenes.press(&model, [.character("v"), .character("a")] + Scenes.type(name))
+        let line = screen(model).first { $0.contains("name") } ?? ""
+        #expect(line.contains("…") && line.contains(String(name.suffix(10)) + "▏"), "the end typed shows: \(line)")
+        Scenes.press(&model, [.enter])
+        let text = screen(model).joined(separator: "\n")
+        #expect(text.contains("is at most 40 characters;"), "\(text)")
+        #expect(text.contains("has 72"), "the error's end is on screen, wrapped: \(text)")
+    }
+
+    @Test func aFormsKeyLineNamesOnlyTheKeysThatWorkInIt() {
+        var model = PlayModeTests.playing()
+        Scenes.press(&model, [.character("g")])
+        let text = screen(model).joined(separator: "\n")
+        #expect(text.contains("Enter submit · Esc cancel"))
+        #expect(!text.contains("↑↓ field") && !text.contains("←→ choice"), "one free-text field: \(text)")
+        #expect(text.contains("Ctrl-U clears"))
+    }
+
+    @Test func theHeldListSaysWhyNothingWaitsForAnUninstalledApp() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("u"), .character("h")])
+        #expect(screen(model).contains { $0.contains("nothing held: uninstalled, the app's tokens are refused") })
+    }
+
+    @Test func scrolledWithRoomToSpareTheTitleCountsNoHiddenLines() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.up, .up, .up])
+        #expect(!screen(model).contains { $0.contains("newer") }, "nothing is hidden below")
+    }
+
+    @Test func anIPhoneAsleepHoldsANormalPushAsAsleepNotDoze() {
+        var iphone = Scenes.fresh(Scenes.ios)
+        Scenes.press(&iphone, [.character("z")])
+        Scenes.press(&iphone, [.character("p")] + Array(repeating: .down, count: 5) + [.left, .enter])
+        let stored = iphone.log.filter { $0.name == "stored" }
+        #expect(stored.last?.string("reason") == "asleep", "\(iphone.log.map(\.name))")
+    }
 }

@@ -40,7 +40,7 @@ struct PlayModeTests {
         #expect(model.play?.playing == false)
         #expect(model.play?.playback.position == 0)
         #expect(model.now == 0)
-        #expect(model.play?.position == "step 0/6  +00:00:00  ‖ paused 10×")
+        #expect(model.play?.position == "step 0/6  +00:00:00  ‖ paused 10× ")
         let screen = View.render(model, width: 80, height: 24).text
         #expect(screen.contains("A phone in a drawer misses two pushes"))
     }
@@ -99,7 +99,7 @@ struct PlayModeTests {
         _ = model.tick(now: 0)
         _ = model.tick(now: 10_000)
         #expect(!model.isPlaying)
-        #expect(model.play?.summary == "End of the profile: 2 of 3 expectations held: Home plays it again")
+        #expect(model.play?.summary == "End of the profile: 2 of 3 expectations held. Home plays it again.")
         let failed = model.log.first { $0.kind == .expectationFailed }
         #expect(failed?.string("detail")?.contains("what happened instead") == true)
         Scenes.press(&model, [.home])
