@@ -36,7 +36,8 @@ public struct PlayState: Sendable {
     public var position: String {
         let clock = String(DurationText.stamp(playback.time).dropLast(4))
         // As wide playing as paused, so the header does not shift as it changes.
-        let state = (playing ? "▶ \(speed.label)" : "‖ paused \(speed.label)").padding(toLength: 13, withPad: " ", startingAt: 0)
+        let state = (playing ? "▶ \(speed.label)" : "‖ paused \(speed.label)").padding(
+            toLength: 13, withPad: " ", startingAt: 0)
         return "step \(playback.position)/\(playback.steps.count)  \(clock)  \(state)"
     }
 

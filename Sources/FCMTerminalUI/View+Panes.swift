@@ -7,7 +7,8 @@ extension View {
         let focused = model.focus == pane
         let inner = rect.inner
         // A log pane's title counts the newer lines hidden below, as drawn.
-        let log = pane == .events || pane == .server ? logRows(pane, model, height: inner.height, width: inner.width) : nil
+        let log =
+            pane == .events || pane == .server ? logRows(pane, model, height: inner.height, width: inner.width) : nil
         grid.box(
             x: rect.x, y: rect.y, width: rect.width, height: rect.height,
             title: title(pane, model, hidden: log?.skipped ?? 0), focused: focused)
