@@ -116,11 +116,24 @@ public struct TUIModel: Sendable {
     public var nextWake: Millis? { engine.nextDeadline }
 
     mutating func run(_ command: Command, at time: Millis) {
-        forkIfPlaying()
         // A key acts on the phone the panes show.
         let command =
             command.isDeviceCommand && engine.devices.count > 1
             ? .on(device: shown.settings.name, command) : command
+        // In play mode a key the device refuses (a tap on an empty tray) says why and
+        // leaves the profile playing: only an action that happens makes a fork.
+        if play != nil {
+            var trial = engine
+            var tried: [Event] = []
+            trial.apply(command, at: max(time, engine.now), into: &tried)
+            if let refusal = tried.first(where: { $0.kind == .commandRefused }),
+                tried.allSatisfy({ $0.kind == .commandRefused })
+            {
+                status = "commandRefused: " + (refusal.string("detail") ?? "") + " (the profile plays on)"
+                return
+            }
+        }
+        forkIfPlaying()
         var events: [Event] = []
         engine.apply(command, at: max(time, engine.now), into: &events)
         recorded.append((engine.now, command))

@@ -77,4 +77,17 @@ struct V1WebpushTests {
         #expect(reply.status == 400, "\(reply.body)")
         #expect(reply.body.contains(field), "\(reply.body)")
     }
+
+    @Test("legacy's web fields reach a browser: click_action is the link, icon is shown")
+    func legacyWebFields() async throws {
+        let device = Self.fleet()
+        let reply = await device.legacy(
+            #"{"to":"\#(device.token(phone: 2))","notification":{"title":"T","icon":"/i.png","#
+                + #""click_action":"https://app.example.com/x"}}"#)
+        #expect(reply.status == 200, "\(reply.body)")
+        let posted = try #require(device.events(named: "notificationPosted").last)
+        #expect(posted.string("link") == "https://app.example.com/x")
+        #expect(posted.string("icon") == "/i.png")
+        #expect(device.events(named: "onBackgroundMessage").last?.string("link") == "https://app.example.com/x")
+    }
 }

@@ -114,6 +114,34 @@ struct DeviceStoreTests {
         StoreFixture.expectSame(driver.engine, restored)
     }
 
+    @Test("a fleet with web apps (one without notification permission) saves and resumes exactly")
+    func webAppsResume() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        var configuration = StoreFixture.configuration()
+        var browser = DeviceSettings(name: "browser", platform: .web, app: "https://app.example.com", seed: 11)
+        browser.state = .background
+        var blocked = DeviceSettings(name: "blocked", platform: .web, app: "https://app.example.com", seed: 12)
+        blocked.permission = .denied
+        configuration.devices = [DeviceSpec(browser), DeviceSpec(blocked)]
+        configuration.device = browser
+        let (store, _) = try StoreFixture.open(state, configuration: configuration)
+        var driver = SessionDriver(configuration: configuration, seed: 5)
+        driver.start(into: store)
+        for _ in 0..<40 { _ = driver.next(into: store) }
+        store.close(final: driver.engine)
+        let (reopened, opening) = try StoreFixture.open(state, configuration: configuration)
+        defer { reopened.close(final: driver.engine) }
+        guard case .resumed(let restored, _) = opening else {
+            Issue.record("the saved fleet was not found")
+            return
+        }
+        StoreFixture.expectSame(driver.engine, restored)
+        #expect(restored.devices.map(\.platform) == [.web, .web])
+        #expect(restored.devices[1].settings.permission == .denied)
+        #expect(restored.devices[1].tokens.isEmpty, "no permission, no token")
+    }
+
     @Test("--fresh starts over: a new engine and nothing of the old journal")
     func freshStartsOver() throws {
         let state = TemporaryState()

@@ -242,4 +242,11 @@ struct FirstHourTests {
         let stored = iphone.log.filter { $0.name == "stored" }
         #expect(stored.last?.string("reason") == "asleep", "\(iphone.log.map(\.name))")
     }
+
+    @Test func inPlayModeAKeyTheDeviceRefusesSaysWhyAndDoesNotFork() {
+        var model = PlayModeTests.playing()
+        Scenes.press(&model, [.character("t")])
+        #expect(model.play != nil && model.fork == nil, "still playing the profile")
+        #expect(model.status?.contains("the tray is empty") == true, "\(model.status ?? "")")
+    }
 }
