@@ -39,6 +39,14 @@ public indirect enum Command: Sendable, Equatable, Codable {
     /// the default (first) one.
     case subscribe(topic: String, sender: String?)
     case unsubscribe(topic: String, sender: String?)
+    /// A web app calls getToken for one sender, or for every one when nil: the cached
+    /// token, a new one when it was deleted or is a week old, or a rejection without
+    /// notification permission.
+    case getToken(sender: String?)
+    /// A web app calls deleteToken: the token is gone, and app servers get NotRegistered.
+    case deleteToken(sender: String?)
+    /// The user answers the browser's notification prompt (or changes the site setting).
+    case setPermission(WebPermission)
     /// An app server's device-group call (a profile's `group:` step); the current
     /// token of each phone named in `phones` joins `order.tokens`.
     case group(GroupOrder, phones: [String])
@@ -64,7 +72,7 @@ extension Command {
     public var isDeviceCommand: Bool {
         switch self {
         case .setNetwork, .setDoze, .setAppState, .uninstall, .reinstall, .reinstallAs, .refreshToken, .addSender,
-            .removeSender, .send, .tap, .subscribe, .unsubscribe:
+            .removeSender, .send, .tap, .subscribe, .unsubscribe, .getToken, .deleteToken, .setPermission:
             true
         default: false
         }
@@ -86,6 +94,9 @@ extension Command {
         case .subscribe: "subscribe"
         case .unsubscribe: "unsubscribe"
         case .addDevice: "add_device"
+        case .getToken: "get_token"
+        case .deleteToken: "delete_token"
+        case .setPermission: "permission"
         case .on(_, let inner): inner.stepName
         default: "command"
         }

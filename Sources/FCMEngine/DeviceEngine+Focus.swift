@@ -69,6 +69,11 @@ extension DeviceEngine {
         _modify { yield &devices[focus].refreshes }
     }
 
+    var tokenIssuedAt: [String: Millis] {
+        _read { yield phone(focus) { $0.tokenIssuedAt } }
+        _modify { yield &devices[focus].tokenIssuedAt }
+    }
+
     /// The pending queue of the phone in focus (at most 20).
     var pending: [UpstreamMessage] {
         _read { yield phone(focus) { $0.pending } }

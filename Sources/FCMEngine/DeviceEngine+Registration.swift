@@ -12,6 +12,7 @@ extension DeviceEngine {
         var token = tokenFactory.token(sender: sender.id, installation: installation, refreshes: count)
         if focus == 0, installation == 0, count == 0, let fixed = sender.token { token = fixed }
         tokens[sender.id] = token
+        if platform == .web { tokenIssuedAt[sender.id] = now }
         tokenOwners[token] = sender.id
         tokenDevices[token] = focus
         issuedTokens[sender.id, default: []].append(token)

@@ -28,13 +28,25 @@ extension DeviceEngine {
         emit(.device, .notificationTapped, fields, into: &out)
     }
 
-    /// Why a web app cannot do what a phone's app does, or nil.
-    func webRefusal(_ command: Command) -> String? {
-        platform == .web ? Self.webRefusal(command) : nil
+    /// Why an app of `platform` cannot take `command` (a profile says so at its line,
+    /// the TUI before a form is filled in), or nil: a web app has no upstream, no
+    /// client topics and no Doze; getToken, deleteToken and the permission prompt are
+    /// the web SDK's alone.
+    public static func refusal(_ command: Command, on platform: Platform) -> String? {
+        switch command {
+        case .on(_, let inner): return refusal(inner, on: platform)
+        case .getToken, .deleteToken, .setPermission:
+            return platform == .web
+                ? nil
+                : "getToken, deleteToken and notification permission are the web SDK's; a phone's tokens come "
+                    + "with \(CallbackNames(platform: platform, sdk: .fcm).newToken.rawValue)"
+        default:
+            return platform == .web ? webRefusal(command) : nil
+        }
     }
 
-    /// Why a web app cannot take `command` (a profile says so at its line), or nil.
-    public static func webRefusal(_ command: Command) -> String? {
+    /// Why a web app cannot take `command`, or nil.
+    static func webRefusal(_ command: Command) -> String? {
         switch command {
         case .send:
             return "a web app has no upstream: the FCM JavaScript SDK has no send API"
@@ -46,6 +58,57 @@ extension DeviceEngine {
         default:
             return nil
         }
+    }
+
+    /// getToken: the token the app has (cached), a new one when it has none (deleted,
+    /// or permission granted since) or when it is a week old (the SDK refreshes only
+    /// here), or a rejection without notification permission.
+    mutating func getToken(sender: String?, into out: inout [Event]) {
+        let targets = senders.filter { sender == nil || $0.id == sender }
+        guard !targets.isEmpty else {
+            return refuse("get_token", "no sender \(sender ?? "") is registered", into: &out)
+        }
+        for target in targets {
+            if permissionProblem == nil, let token = tokens[target.id],
+                now - (tokenIssuedAt[target.id] ?? 0) < Self.webTokenRefreshAge
+            {
+                emit(
+                    .device, .getToken,
+                    [.text("sender", target.id), .text("token", token), .flag("cached", true)], into: &out)
+                continue
+            }
+            if tokens[target.id] != nil || issuedTokens[target.id] != nil { refreshes[target.id, default: 0] += 1 }
+            issueToken(for: target, into: &out)
+        }
+    }
+
+    /// How old a web app's token is when getToken replaces it.
+    static let webTokenRefreshAge: Millis = 7 * Span.day
+
+    /// deleteToken: the app's token for the sender is gone (app servers then get
+    /// NotRegistered / UNREGISTERED); getToken makes a new one.
+    mutating func deleteToken(sender: String?, into out: inout [Event]) {
+        let targets = senders.filter { sender == nil || $0.id == sender }
+        guard !targets.isEmpty else {
+            return refuse("delete_token", "no sender \(sender ?? "") is registered", into: &out)
+        }
+        for target in targets {
+            guard let token = tokens[target.id] else {
+                emit(.device, .deleteToken, [.text("sender", target.id), .flag("had_token", false)], into: &out)
+                continue
+            }
+            tokens[target.id] = nil
+            emit(.device, .deleteToken, [.text("sender", target.id), .text("token", token)], into: &out)
+        }
+    }
+
+    /// The user answered the notification prompt: granted lets getToken work; taken
+    /// away, the browser drops the push subscription and the tokens die with it.
+    mutating func setPermission(_ permission: WebPermission, into out: inout [Event]) {
+        guard permission != (device.permission ?? .granted) else { return }
+        devices[focus].settings.permission = permission
+        emit(.device, .permissionChanged, [.text("permission", permission.rawValue)], into: &out)
+        if permission != .granted { tokens.removeAll() }
     }
 
     /// Whether the phone may hold a token: a web app needs notification permission.

@@ -140,7 +140,7 @@ public struct DeviceEngine: Sendable, Codable {
 
     /// A command for the phone in focus.
     mutating func performOnDevice(_ command: Command, into out: inout [Event]) {
-        if let refusal = webRefusal(command) { return refuse(command.stepName, refusal, into: &out) }
+        if let refusal = Self.refusal(command, on: platform) { return refuse(command.stepName, refusal, into: &out) }
         switch command {
         case .setNetwork(let value): setNetwork(value, into: &out)
         case .setDoze(let value): setDoze(value, into: &out)
@@ -155,6 +155,9 @@ public struct DeviceEngine: Sendable, Codable {
         case .tap(let target): tap(target, into: &out)
         case .subscribe(let topic, let sender): changeTopic(topic, subscribe: true, sender: sender, into: &out)
         case .unsubscribe(let topic, let sender): changeTopic(topic, subscribe: false, sender: sender, into: &out)
+        case .getToken(let sender): getToken(sender: sender, into: &out)
+        case .deleteToken(let sender): deleteToken(sender: sender, into: &out)
+        case .setPermission(let permission): setPermission(permission, into: &out)
         default: perform(command, into: &out)  // not a device command
         }
     }

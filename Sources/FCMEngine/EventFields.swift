@@ -41,7 +41,9 @@ enum EventFields {
         .didReceiveRemoteNotification: [
             "id", "from", "data", "notification", "collapse_key", "priority", "background",
         ] + detailFields,
-        .getToken: ["sender", "token", "error", "detail"],
+        .getToken: ["sender", "token", "error", "detail", "cached"],
+        .deleteToken: ["sender", "token", "had_token"],
+        .permissionChanged: ["permission"],
         .onMessage: ["id", "from", "data", "notification", "collapse_key", "priority", "background", "link"]
             + detailFields,
         .onBackgroundMessage: [

@@ -10,7 +10,7 @@ public enum EventName: String, Sendable, CaseIterable, Codable {
     case onDeletedMessages, messagesDeleted
     /// The web SDK: `getToken` resolving (or rejecting), `onMessage` in a visible tab,
     /// `onBackgroundMessage` in the service worker.
-    case getToken, onMessage, onBackgroundMessage
+    case getToken, onMessage, onBackgroundMessage, deleteToken, permissionChanged
 
     // Other device events.
     case notificationPosted, notificationTapped, upstreamQueued, warning

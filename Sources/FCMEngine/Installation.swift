@@ -19,6 +19,9 @@ public struct Installation: Sendable, Codable {
     public internal(set) var issuedTokens: [String: [String]] = [:]
     var installation = 0
     var refreshes: [String: Int] = [:]
+    /// Sender ID → when its current token was issued (a web app's getToken refreshes
+    /// a token a week old).
+    var tokenIssuedAt: [String: Millis] = [:]
     public internal(set) var pending: [UpstreamMessage] = []
     public internal(set) var batch: SendBatch?
     var usedIDs: [String: Set<String>] = [:]
@@ -73,7 +76,7 @@ public struct Installation: Sendable, Codable {
     enum CodingKeys: String, CodingKey {
         case settings, names, tokenFactory, appState, network, doze, installed, senders, tokens, tokenOwners
         case issuedTokens, installation, refreshes, pending, batch, usedIDs, stored, tray, inbox, topics
-        case pendingTopicChanges, deletedCount, unreachableSince, lastInactiveDropAt
+        case pendingTopicChanges, deletedCount, unreachableSince, lastInactiveDropAt, tokenIssuedAt
     }
 }
 
@@ -109,6 +112,8 @@ extension Installation {
         deletedCount = try c.decode(Int.self, forKey: .deletedCount)
         unreachableSince = try c.decodeIfPresent(Millis.self, forKey: .unreachableSince)
         lastInactiveDropAt = try c.decodeIfPresent(Millis.self, forKey: .lastInactiveDropAt)
+        // Since the web platform; a state saved before has no issue times.
+        tokenIssuedAt = try c.decodeIfPresent([String: Millis].self, forKey: .tokenIssuedAt) ?? [:]
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -137,5 +142,6 @@ extension Installation {
         try c.encode(deletedCount, forKey: .deletedCount)
         try c.encodeIfPresent(unreachableSince, forKey: .unreachableSince)
         try c.encodeIfPresent(lastInactiveDropAt, forKey: .lastInactiveDropAt)
+        if !tokenIssuedAt.isEmpty { try c.encode(tokenIssuedAt, forKey: .tokenIssuedAt) }
     }
 }

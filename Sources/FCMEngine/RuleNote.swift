@@ -49,6 +49,16 @@ extension Event {
                     "getToken rejects without notification permission (denied, or a prompt dismissed): the web app "
                         + "has no token, and app servers have nothing to send to.",
                     "RULES.md A web app instance · web-client reference §1")
+        case .deleteToken:
+            return RuleNote(
+                "deleteToken: the web SDK deleted the registration and unsubscribed from push; app servers that send "
+                    + "to the token get NotRegistered (UNREGISTERED), and getToken makes a new one.",
+                "RULES.md A web app instance · web-client reference §1")
+        case .permissionChanged:
+            return RuleNote(
+                "The user answered the notification prompt: without permission getToken rejects and the browser's "
+                    + "push subscription, with its tokens, is gone; granted, getToken works again.",
+                "RULES.md A web app instance · web-client reference §1")
         case .onMessage:
             return RuleNote(
                 "A tab of the web app is visible: every message goes to onMessage in the page and nothing is shown; "

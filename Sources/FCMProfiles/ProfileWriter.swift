@@ -164,6 +164,9 @@ public enum ProfileWriter {
                 parts.append("tokens: [" + order.tokens.map(quoted).joined(separator: ", ") + "]")
             }
             return "group: { " + parts.joined(separator: ", ") + " }"
+        case .getToken(let sender): return "get_token: " + (sender.map(quoted) ?? "true")
+        case .deleteToken(let sender): return "delete_token: " + (sender.map(quoted) ?? "true")
+        case .setPermission(let permission): return "permission: \(permission.rawValue)"
         case .topics(let order, let phones):
             var parts = ["sender: \(quoted(order.sender))", "topic: \(quoted(order.topic))"]
             if !phones.isEmpty { parts.append("devices: [" + phones.map(quoted).joined(separator: ", ") + "]") }

@@ -49,7 +49,8 @@ extension ProfileParser {
     static let actionKeys = [
         "send", "push", "network", "state", "doze", "service", "refresh_token", "uninstall", "reinstall", "tap",
         "expect", "expect_none", "drain", "add_sender", "remove_sender", "ack", "connect", "disconnect", "subscribe",
-        "unsubscribe", "fault", "clear_faults", "add_device", "group", "topics",
+        "unsubscribe", "fault", "clear_faults", "add_device", "group", "topics", "get_token", "delete_token",
+        "permission",
     ]
 
     static func parseTimeline(_ node: YAMLNode, context: inout StepContext) throws(ProfileError) -> [Step] {
@@ -174,6 +175,9 @@ extension ProfileParser {
         case "clear_faults": parsed = try flagCommand(value, .clearFaults)
         case "group": parsed = .command(try parseGroup(value, context: context))
         case "topics": parsed = .command(try parseTopics(value, context: context))
+        case "get_token": parsed = .command(.getToken(sender: try senderOrAll(value, context: context)))
+        case "delete_token": parsed = .command(.deleteToken(sender: try senderOrAll(value, context: context)))
+        case "permission": parsed = .command(.setPermission(try value.oneOf(WebPermission.self)))
         case "add_device":
             let spec = try parseDeviceSpec(value, senders: context.senders)
             for settings in spec.expanded {
@@ -190,8 +194,8 @@ extension ProfileParser {
         default: parsed = .command(try parseAck(value, context: context))
         }
         // What the engine would refuse a web app, the profile refuses where it is written.
-        if context.platform == .web, case .command(let command) = parsed, let why = DeviceEngine.webRefusal(command) {
-            throw value.error("\(why); \(context.current) is a web app")
+        if case .command(let command) = parsed, let why = DeviceEngine.refusal(command, on: context.platform) {
+            throw value.error("\(why); \(context.current) is \(context.platform == .web ? "a web app" : "a phone")")
         }
         return parsed
     }

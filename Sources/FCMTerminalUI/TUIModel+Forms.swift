@@ -227,7 +227,7 @@ extension TUIModel {
     /// What the engine would refuse the phone shown (a web app's send or topics), said
     /// before a form is filled in for nothing.
     func refusalOnThePhoneShown(_ command: Command) -> String? {
-        shown.platform == .web ? DeviceEngine.webRefusal(command).map { "Refused: " + $0 } : nil
+        DeviceEngine.refusal(command, on: shown.platform).map { "Refused: " + $0 }
     }
 
     /// Whose callback names a platform's app hears, for messages.

@@ -155,4 +155,50 @@ struct WebPlatformTests {
         engine.apply(.on(device: "browser", .setAppState(.foreground)), at: 20, into: &events)
         #expect(events.named("onDeletedMessages").isEmpty && events.named("messagesDeleted").isEmpty)
     }
+
+    @Test func getTokenAnswersTheCachedTokenAndRefreshesOneAWeekOld() {
+        var fleet = Fleet([Self.browser()])
+        let first = fleet.token(of: "browser")
+        let cached = fleet.run(.getToken(sender: nil), on: "browser", after: Span.day).named("getToken").first
+        #expect(cached?.string("token") == first && cached?["cached"] == .bool(true))
+        let week = fleet.run(.getToken(sender: nil), on: "browser", after: 7 * Span.day).named("getToken").first
+        #expect(week?.string("token") != first && week?["cached"] == nil)
+        let old = fleet.run(.push(Self.message(to: first)))
+        #expect(old.named("downstreamRejected").first?.string("error") == "NotRegistered")
+        Harness.checkDeclared(fleet.events)
+    }
+
+    @Test func deleteTokenLeavesAppServersNotRegisteredAndGetTokenMakesANewOne() {
+        var fleet = Fleet([Self.browser()])
+        let token = fleet.token(of: "browser")
+        #expect(
+            fleet.run(.deleteToken(sender: nil), on: "browser").named("deleteToken").first?.string("token") == token)
+        #expect(fleet.token(of: "browser") == nil)
+        let refused = fleet.run(.push(Self.message(to: token)))
+        #expect(refused.named("downstreamRejected").first?.string("error") == "NotRegistered")
+        let again = fleet.run(.getToken(sender: nil), on: "browser").named("getToken").first
+        #expect(again?.string("token") != nil && again?.string("token") != token)
+        Harness.checkDeclared(fleet.events)
+    }
+
+    @Test func grantingPermissionLetsGetTokenWorkAndTakingItAwayDropsTheTokens() {
+        var fleet = Fleet([Self.browser(permission: .default)])
+        #expect(fleet.token(of: "browser") == nil)
+        fleet.run(.setPermission(.granted), on: "browser")
+        let granted = fleet.run(.getToken(sender: nil), on: "browser").named("getToken").first
+        #expect(granted?.string("token") != nil && granted?["error"] == nil)
+        fleet.run(.setPermission(.denied), on: "browser")
+        #expect(fleet.token(of: "browser") == nil)
+        let blocked = fleet.run(.getToken(sender: nil), on: "browser").named("getToken").first
+        #expect(blocked?.string("error") == "messaging/permission-blocked")
+        Harness.checkDeclared(fleet.events)
+    }
+
+    @Test(arguments: [Command.getToken(sender: nil), .deleteToken(sender: nil), .setPermission(.denied)])
+    func theWebSDKsTokenCallsAreRefusedOnAPhone(command: Command) {
+        var fleet = Fleet(SeveralDevicesTests.pair)
+        let events = fleet.run(command, on: "pixel")
+        #expect(events.map(\.name) == ["commandRefused"])
+        #expect(events.first?.string("detail")?.contains("onNewToken") == true)
+    }
 }
