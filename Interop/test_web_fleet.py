@@ -4,6 +4,7 @@ one message with android, apns and webpush blocks reaches each shaped for its pl
 a webpush link that is not HTTPS is refused as FCM refuses it."""
 import os
 import subprocess
+import uuid
 
 from serve_harness import Serve, run_each
 
@@ -33,7 +34,7 @@ class WebFleet:
         google.auth.credentials.CredentialsWithRegionalAccessBoundary._is_regional_access_boundary_lookup_required = (
             lambda self: False)
         messaging._MessagingService.FCM_URL = self.base + "/v1/projects/{0}/messages:send"
-        app = firebase_admin.initialize_app(credentials.Certificate(self.credentials), name="web-%s" % id(self))
+        app = firebase_admin.initialize_app(credentials.Certificate(self.credentials), name="web-%s" % uuid.uuid4().hex)
         messaging._get_messaging_service(app)._fcm_topic_url = self.base + "/v1/projects/%s/registrations" % PROJECT
         return app
 
