@@ -28,7 +28,8 @@ extension DeviceEngine {
     /// in the tray (of the same app server's) takes its place. The id of the one it
     /// replaced, if any. (Without a tag, the SDK gives each notification its own.)
     mutating func replaceTagged(_ pairs: [KeyValue], of sender: String) -> String? {
-        guard platform == .android, let tag = pairs.first(where: { $0.key == "tag" })?.value, !tag.isEmpty,
+        // A browser's notifications replace by tag too (the Notifications API's rule).
+        guard platform != .ios, let tag = pairs.first(where: { $0.key == "tag" })?.value, !tag.isEmpty,
             let index = tray.firstIndex(where: { entry in
                 entry.sender == sender && entry.notification.contains { $0.key == "tag" && $0.value == tag }
             })

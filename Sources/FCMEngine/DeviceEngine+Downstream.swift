@@ -154,17 +154,21 @@ extension DeviceEngine {
         } else {
             return .invalidRegistration(token)
         }
-        if let restricted = request.details?.restrictedPackageName, let index = candidate(holding: token) {
+        // A package name is Android's: an iPhone or a browser ignores it (and says so).
+        if let restricted = request.details?.restrictedPackageName, let index = candidate(holding: token),
+            phone(index, { $0.platform }) == .android
+        {
             let app = phone(index) { $0.settings.app }
             if app != restricted { return .invalidPackageName(restricted: restricted, app: app) }
         }
         return nil
     }
 
-    /// Whether the phone at `index` takes a copy restricted to a package: only an app of
-    /// that package does.
+    /// Whether the phone at `index` takes a copy restricted to a package: only an
+    /// Android app of that package does; other platforms ignore the restriction.
     func takesPackage(of request: DownstreamRequest, phoneAt index: Int) -> Bool {
-        guard let restricted = request.details?.restrictedPackageName else { return true }
+        guard let restricted = request.details?.restrictedPackageName, phone(index, { $0.platform }) == .android
+        else { return true }
         return phone(index) { $0.settings.app } == restricted
     }
 

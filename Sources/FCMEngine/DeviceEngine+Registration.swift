@@ -97,6 +97,9 @@ extension DeviceEngine {
         if installed { uninstall(into: &out) }
         device.platform = platform
         device.sdk = sdk
+        device = device.fitted
+        // A browser has no Doze: a phone that dozed is awake as a web app.
+        if platform == .web { doze = false }
         names = CallbackNames(platform: platform, sdk: sdk)
         tokenFactory = TokenFactory(seed: Installation.tokenSeed(device.seed, index: focus), sdk: sdk)
         reinstall(into: &out)

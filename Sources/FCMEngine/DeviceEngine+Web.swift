@@ -13,7 +13,8 @@ extension DeviceEngine {
         let window: String
         if let link {
             fields.append(.text("link", link))
-            if WebOrigin.host(of: link) != WebOrigin.host(of: device.app) {
+            // A relative link is on the app's own origin.
+            if !link.hasPrefix("/"), WebOrigin.host(of: link) != WebOrigin.host(of: device.app) {
                 window = "none"
                 fields.append(.text("detail", "the link is on another host than the app's origin \(device.app)"))
             } else {
@@ -26,6 +27,8 @@ extension DeviceEngine {
         }
         fields.append(.text("window", window))
         emit(.device, .notificationTapped, fields, into: &out)
+        // The tab focused or opened is visible now: the page takes messages again.
+        if window != "none" { setAppState(.foreground, into: &out) }
     }
 
     /// Why an app of `platform` cannot take `command` (a profile says so at its line,
@@ -55,6 +58,8 @@ extension DeviceEngine {
                 + "topicSubscriptions)"
         case .setDoze:
             return "a browser has no Doze (it is Android's)"
+        case .refreshToken:
+            return "the web SDK has no refresh call: getToken (a get_token step) hands out a new token a week on"
         default:
             return nil
         }
@@ -64,6 +69,7 @@ extension DeviceEngine {
     /// or permission granted since) or when it is a week old (the SDK refreshes only
     /// here), or a rejection without notification permission.
     mutating func getToken(sender: String?, into out: inout [Event]) {
+        guard installed else { return refuse("get_token", "the app is not installed", into: &out) }
         let targets = senders.filter { sender == nil || $0.id == sender }
         guard !targets.isEmpty else {
             return refuse("get_token", "no sender \(sender ?? "") is registered", into: &out)
@@ -88,6 +94,7 @@ extension DeviceEngine {
     /// deleteToken: the app's token for the sender is gone (app servers then get
     /// NotRegistered / UNREGISTERED); getToken makes a new one.
     mutating func deleteToken(sender: String?, into out: inout [Event]) {
+        guard installed else { return refuse("delete_token", "the app is not installed", into: &out) }
         let targets = senders.filter { sender == nil || $0.id == sender }
         guard !targets.isEmpty else {
             return refuse("delete_token", "no sender \(sender ?? "") is registered", into: &out)
@@ -98,6 +105,8 @@ extension DeviceEngine {
                 continue
             }
             tokens[target.id] = nil
+            // The registration is gone, and its topic subscriptions with it.
+            topics[target.id] = nil
             emit(.device, .deleteToken, [.text("sender", target.id), .text("token", token)], into: &out)
         }
     }
@@ -108,7 +117,10 @@ extension DeviceEngine {
         guard permission != (device.permission ?? .granted) else { return }
         devices[focus].settings.permission = permission
         emit(.device, .permissionChanged, [.text("permission", permission.rawValue)], into: &out)
-        if permission != .granted { tokens.removeAll() }
+        if permission != .granted {
+            tokens.removeAll()
+            topics.removeAll()
+        }
     }
 
     /// Whether the phone may hold a token: a web app needs notification permission.
@@ -120,15 +132,20 @@ extension DeviceEngine {
     }
 }
 
-/// The host of an origin or URL: `https://app.example.com:8443/news` → `app.example.com`.
-enum WebOrigin {
-    static func host(of text: String) -> String {
+/// The host and port of an origin or URL (a scheme's default port left out):
+/// `https://app.example.com:8443/news` → `app.example.com:8443`.
+public enum WebOrigin {
+    public static func host(of text: String) -> String {
         var rest = Substring(text)
+        var scheme = ""
         // After the scheme's `://`, if there is one.
         if let colon = rest.firstIndex(of: ":"), rest[colon...].hasPrefix("://") {
+            scheme = rest[..<colon].lowercased()
             rest = rest[rest.index(colon, offsetBy: 3)...]
         }
-        let end = rest.firstIndex { $0 == "/" || $0 == ":" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-        return rest[..<end].lowercased()
+        let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        let authority = rest[..<end].lowercased()
+        let defaultPort = scheme == "http" ? ":80" : ":443"
+        return authority.hasSuffix(defaultPort) ? String(authority.dropLast(defaultPort.count)) : authority
     }
 }

@@ -13,6 +13,15 @@ public struct DeviceSettings: Sendable, Equatable, Codable {
     /// A web app's notification permission (nil: granted); other platforms have none.
     public var permission: WebPermission?
 
+    /// These settings as the platform has them: a notification permission is a web
+    /// app's, and a browser has no Doze.
+    public var fitted: DeviceSettings {
+        var settings = self
+        if platform != .web { settings.permission = nil }
+        if platform == .web { settings.doze = false }
+        return settings
+    }
+
     public init(
         name: String = "Emulated device", platform: Platform = .android, sdk: SDK = .fcm,
         app: String = "com.example.app", state: AppState = .foreground,

@@ -39,6 +39,7 @@ public struct Installation: Sendable, Codable {
     /// `index` past the first mixes the index into its seed, so two phones never
     /// share a token even when they were given the same seed.
     init(_ settings: DeviceSettings, senders: [SenderConfig], index: Int) {
+        let settings = settings.fitted
         self.settings = settings
         names = CallbackNames(platform: settings.platform, sdk: settings.sdk)
         tokenFactory = TokenFactory(seed: Self.tokenSeed(settings.seed, index: index), sdk: settings.sdk)

@@ -95,7 +95,8 @@ extension DeviceEngine {
         if let token = details.liveActivityToken, platform == .ios {
             fields.append(.text("live_activity_token", TokenText.short(token)))
         }
-        let ignored = (details.ignored ?? []) + ignoredKeys.map { "notification." + $0 }
+        var ignored = (details.ignored ?? []) + ignoredKeys.map { "notification." + $0 }
+        if details.restrictedPackageName != nil, platform != .android { ignored.append("restricted_package_name") }
         if !ignored.isEmpty { fields.append(Field("ignored", .list(ignored))) }
         return fields
     }

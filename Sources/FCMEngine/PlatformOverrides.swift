@@ -58,6 +58,10 @@ public struct MessageOverride: Sendable, Equatable, Codable {
     public var dataOnly: Bool?
     /// The block's name when it is not the platform's usual one (`android_v2`).
     public var blockName: String?
+    /// What the platform shows of a notification without making one (an APNs badge,
+    /// sound or category without an alert): added only to a copy that is a
+    /// notification, so a silent push stays silent.
+    public var notificationExtras: [KeyValue]?
 
     public init(
         collapseKey: String? = nil, priority: String? = nil, timeToLive: Int64? = nil,
@@ -104,6 +108,10 @@ extension DownstreamRequest {
             shaped.notification = ((notification ?? []).filter { !replaced.contains($0.key) } + fields).sorted {
                 $0.key < $1.key
             }
+        }
+        if let extras = block.notificationExtras, let shown = shaped.notification {
+            let replaced = Set(extras.map(\.key))
+            shaped.notification = (shown.filter { !replaced.contains($0.key) } + extras).sorted { $0.key < $1.key }
         }
         shaped.contentAvailable = contentAvailable || block.contentAvailable
         shaped.mutableContent = mutableContent || block.mutableContent

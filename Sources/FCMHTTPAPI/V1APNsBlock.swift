@@ -32,36 +32,42 @@ extension V1MessageReader {
         details.liveActivityToken = V1SchemaCheck.member(apns, "live_activity_token", "liveActivityToken")?.string
         details.analyticsLabel = try analyticsLabel(in: apns, at: "message.apns")
         block.details = details.isEmpty ? nil : details
-        var shown: [KeyValue] = []
+        // What the alert says makes a notification; the rest is shown only with one.
+        var alert: [KeyValue] = []
+        var extras: [KeyValue] = []
         if case .object(let options)? = V1SchemaCheck.member(apns, "fcm_options", "fcmOptions"),
             let image = options["image"]?.string
         {
-            shown.append(KeyValue("image", image))
+            extras.append(KeyValue("image", image))
         }
         guard case .object(let payload) = apns["payload"], let apsValue = payload["aps"] else {
-            if !shown.isEmpty { block.notification = shown }
+            if !extras.isEmpty { block.notificationExtras = extras }
             return block
         }
         let aps = try object(apsValue, at: "message.apns.payload.aps")
-        if let alert = aps["alert"] {
-            if case .string(let text) = alert {
-                shown.append(KeyValue("body", text))
+        if let alertValue = aps["alert"] {
+            if case .string(let text) = alertValue {
+                alert.append(KeyValue("body", text))
             } else {
-                let map = try object(alert, at: "message.apns.payload.aps.alert")
-                shown += LegacyFields.stringPairs(map).filter { map[$0.key]?.string != nil }.map {
+                let map = try object(alertValue, at: "message.apns.payload.aps.alert")
+                alert += LegacyFields.stringPairs(map).filter { map[$0.key]?.string != nil }.map {
                     KeyValue(alertKey($0.key), $0.value)
                 }
             }
         }
-        if let badge = aps["badge"]?.int64 { shown.append(KeyValue("badge", String(badge))) }
+        if let badge = aps["badge"]?.int64 { extras.append(KeyValue("badge", String(badge))) }
         switch aps["sound"] {
-        case .string(let name)?: shown.append(KeyValue("sound", name))
-        case .object(let sound)?: if let name = sound["name"]?.string { shown.append(KeyValue("sound", name)) }
+        case .string(let name)?: extras.append(KeyValue("sound", name))
+        case .object(let sound)?: if let name = sound["name"]?.string { extras.append(KeyValue("sound", name)) }
         default: break
         }
-        if let category = aps["category"]?.string { shown.append(KeyValue("click_action", category)) }
-        if let thread = aps["thread-id"]?.string { shown.append(KeyValue("thread_id", thread)) }
-        if !shown.isEmpty { block.notification = shown.sorted { $0.key < $1.key } }
+        if let category = aps["category"]?.string { extras.append(KeyValue("click_action", category)) }
+        if let thread = aps["thread-id"]?.string { extras.append(KeyValue("thread_id", thread)) }
+        if !alert.isEmpty {
+            block.notification = (alert + extras).sorted { $0.key < $1.key }
+        } else if !extras.isEmpty {
+            block.notificationExtras = extras.sorted { $0.key < $1.key }
+        }
         block.contentAvailable = aps["content-available"]?.int64 == 1
         block.mutableContent = aps["mutable-content"]?.int64 == 1
         return block

@@ -37,7 +37,7 @@ public enum ProfileWriter {
                 "  doze: \(device.doze)",
                 "  seed: \(device.seed)",
             ]
-            if let permission = device.permission { lines.append("  permission: \(permission.rawValue)") }
+            if let permission = device.fitted.permission { lines.append("  permission: \(permission.rawValue)") }
         } else {
             lines.append("devices:")
             for spec in config.devices { lines.append("  - " + deviceSpecText(spec)) }
@@ -189,7 +189,7 @@ public enum ProfileWriter {
             "app: " + quoted(device.app), "state: \(device.state.rawValue)", "network: \(device.network.rawValue)",
             "doze: \(device.doze)", "seed: \(device.seed)",
         ]
-        if let permission = device.permission { parts.append("permission: \(permission.rawValue)") }
+        if let permission = device.fitted.permission { parts.append("permission: \(permission.rawValue)") }
         if let senders = spec.senders { parts.append("senders: [" + senders.map(quoted).joined(separator: ", ") + "]") }
         if spec.count != 1 { parts.append("count: \(spec.count)") }
         return "{ " + parts.joined(separator: ", ") + " }"

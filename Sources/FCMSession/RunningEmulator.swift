@@ -25,6 +25,8 @@ public struct RunningEmulator: Sendable {
 
     public struct NotRunning: Error, CustomStringConvertible {
         public var description: String
+        /// Several emulators run on the folder, and none was named.
+        public var ambiguous = false
     }
 
     /// Reads `path`; says plainly when nothing runs there (no file, or its process
@@ -68,7 +70,7 @@ public struct RunningEmulator: Sendable {
             let listed = running.map { "\($0.emulator.profile ?? $0.name) (pid \($0.emulator.pid))" }
             throw NotRunning(
                 description: "\(running.count) emulators run on \(folder): \(listed.joined(separator: ", ")); "
-                    + "name the one you mean with --profile")
+                    + "name the one you mean with --profile", ambiguous: true)
         }
     }
 

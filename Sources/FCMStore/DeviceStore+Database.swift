@@ -7,8 +7,8 @@ extension DeviceStore {
     /// The state format this version writes. Raised whenever what is saved changes
     /// shape, with a migration from the one before (`migrator`).
     /// 2: delivery receipts owed to app servers. 3: app-server connections.
-    /// 4: topic subscriptions. 5: several phones.
-    static let format = 5
+    /// 4: topic subscriptions. 5: several phones. 6: web apps, message details.
+    static let format = 6
     /// The oldest format this version migrates from.
     static let oldestMigratable = 2
 
@@ -43,6 +43,12 @@ extension DeviceStore {
         // fields at its top decodes as that one phone (DeviceEngine reads either).
         migrator.registerMigration("format 5: several phones") { db in
             try db.execute(sql: "UPDATE meta SET value = '5' WHERE key = 'format'")
+        }
+        // A saved phone may be a web app (its permission, its tokens' issue times) and
+        // a journaled message may carry its details (package, label, what is ignored):
+        // a format-5 file reads as it is; an older version is told this one is newer.
+        migrator.registerMigration("format 6: web apps, message details") { db in
+            try db.execute(sql: "UPDATE meta SET value = '6' WHERE key = 'format'")
         }
         return migrator
     }

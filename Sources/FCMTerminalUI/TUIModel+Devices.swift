@@ -78,7 +78,7 @@ extension TUIModel {
         settings.state = AppState.foreground
         settings.network = Network.online
         settings.doze = false
-        run(.addDevice(DeviceSpec(settings)), at: time)
+        run(.addDevice(DeviceSpec(settings.fitted)), at: time)
         if let index = engine.deviceNumber(named: name) { show(device: index) }
     }
 }

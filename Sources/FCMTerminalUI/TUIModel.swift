@@ -126,9 +126,8 @@ public struct TUIModel: Sendable {
             var trial = engine
             var tried: [Event] = []
             trial.apply(command, at: max(time, engine.now), into: &tried)
-            if let refusal = tried.first(where: { $0.kind == .commandRefused }),
-                tried.allSatisfy({ $0.kind == .commandRefused })
-            {
+            // A refused command does nothing (what else happened is the clock's).
+            if let refusal = tried.first(where: { $0.kind == .commandRefused }) {
                 status = "commandRefused: " + (refusal.string("detail") ?? "") + " (the profile plays on)"
                 return
             }
@@ -136,7 +135,8 @@ public struct TUIModel: Sendable {
         forkIfPlaying()
         var events: [Event] = []
         engine.apply(command, at: max(time, engine.now), into: &events)
-        recorded.append((engine.now, command))
+        // A refused command changed nothing, and a saved session could not replay it.
+        if !events.contains(where: { $0.kind == .commandRefused }) { recorded.append((engine.now, command)) }
         append(events)
         if let error = events.last(where: \.isError) ?? events.last(where: { $0.name == "commandRefused" }) {
             let said = [error.string("error"), error.string("detail")].compactMap { $0 }.filter { !$0.isEmpty }

@@ -116,13 +116,16 @@ public enum View {
         ("t", "tap"), ("v", "phones"), ("1/2/3", "clock"), ("Tab", "pane"),
     ]
 
-    /// The footer's keys for the phone shown: `z` is Doze on Android, sleep on an
-    /// iPhone; a browser has neither, nor upstream sends.
+    /// The footer's keys for the phone shown, without those its platform refuses (the
+    /// engine says which: a browser has no upstream and no Doze); `z` is sleep on an
+    /// iPhone.
     static func footerKeys(for platform: Platform) -> [(String, String)] {
-        switch platform {
-        case .android: footerKeys
-        case .ios: footerKeys.map { $0.0 == "z" ? ("z", "sleep") : $0 }
-        case .web: footerKeys.filter { $0.0 != "z" && $0.0 != "s" }
+        let refused: [String: Command] = [
+            "s": .send(UpstreamRequest(to: "", messageID: "")), "z": .setDoze(true),
+        ]
+        return footerKeys.compactMap { key, label in
+            if let command = refused[key], DeviceEngine.refusal(command, on: platform) != nil { return nil }
+            return key == "z" && platform == .ios ? (key, "sleep") : (key, label)
         }
     }
 

@@ -57,7 +57,17 @@ struct CredentialsCommand: ParsableCommand {
         let folder = state ?? StateFolder.default
         // An emulator running on the folder says its port (it may have picked a free
         // one) and, when none is named, its profile.
-        let running = httpPort == nil ? try? RunningEmulator.find(folder: folder, profilePath: profile) : nil
+        var running: RunningEmulator?
+        if httpPort == nil {
+            do {
+                running = try RunningEmulator.find(folder: folder, profilePath: profile)
+            } catch  where error.ambiguous {
+                Diagnostics.write("fcm-device credentials: \(error); or give --http-port")
+                throw ExitCode(2)
+            } catch {
+                running = nil
+            }
+        }
         let port = httpPort ?? running?.http ?? 8085
         let loaded = try ProfileLoading.load(profile ?? running?.profile)
         let senders = loaded.configuration.senders

@@ -161,13 +161,17 @@ struct ExecCommand: AsyncParsableCommand {
         process.arguments = argv
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let ended = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in ended.continuation.finish() }
+        process.terminationHandler = { _ in
+            ChildSignals.child = 0
+            ended.continuation.finish()
+        }
         if let error = ChildSignals.start(process) {
             Diagnostics.write("fcm-device exec: cannot run \(argv[0]): \(error)")
             return 127
         }
         ChildSignals.forward(to: process)
         for await _ in ended.stream {}
+        ChildSignals.restore()
         if process.terminationReason == .uncaughtSignal { return 128 + process.terminationStatus }
         return process.terminationStatus
     }
@@ -196,6 +200,12 @@ enum ChildSignals {
         thread.start()
         done.wait()
         return failure
+    }
+
+    /// The command has ended: SIGINT and SIGTERM act on exec itself again.
+    static func restore() {
+        child = 0
+        for number in [SIGINT, SIGTERM] { signal(number, SIG_DFL) }
     }
 
     static func forward(to process: Process) {

@@ -120,5 +120,8 @@ struct ExecReportTests {
         #expect(ambiguous.status == 1)
         #expect(ambiguous.stderr.contains("2 emulators run on") && ambiguous.stderr.contains("--profile"))
         #expect(ambiguous.stderr.contains(URL(fileURLWithPath: other).lastPathComponent), "\(ambiguous.stderr)")
+        let credentialsAmbiguous = try CLI.run(["credentials", "--state", state])
+        #expect(credentialsAmbiguous.status == 2, "credentials does not guess a port among several")
+        #expect(credentialsAmbiguous.stderr.contains("--profile"))
     }
 }

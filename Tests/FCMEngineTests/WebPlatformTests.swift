@@ -201,4 +201,75 @@ struct WebPlatformTests {
         #expect(events.map(\.name) == ["commandRefused"])
         #expect(events.first?.string("detail")?.contains("onNewToken") == true)
     }
+
+    @Test func aPhoneThatDozedIsAwakeReinstalledAsAWebAppAndAPermissionIsOnlyAWebApps() {
+        var fleet = Fleet([DeviceSpec(DeviceSettings(name: "pixel", doze: true, seed: 1))])
+        fleet.run(.reinstallAs(platform: .web, sdk: .fcm), on: "pixel")
+        #expect(fleet.engine.phone(named: "pixel")?.doze == false)
+        var phone = DeviceSettings(name: "p", platform: .android, doze: true)
+        phone.permission = .denied
+        #expect(phone.fitted.permission == nil && phone.fitted.doze)
+        #expect(DeviceSettings(name: "w", platform: .web, doze: true).fitted.doze == false)
+    }
+
+    @Test func getTokenAndDeleteTokenAreRefusedWhileTheAppIsUninstalled() {
+        var fleet = Fleet([Self.browser()])
+        fleet.run(.uninstall, on: "browser")
+        for command in [Command.getToken(sender: nil), .deleteToken(sender: nil)] {
+            #expect(fleet.run(command, on: "browser").map(\.name) == ["commandRefused"])
+        }
+        #expect(fleet.token(of: "browser") == nil)
+    }
+
+    @Test func aDeletedTokensTopicSubscriptionsGoWithIt() {
+        var fleet = Fleet([Self.browser()])
+        fleet.run(
+            .topics(
+                TopicOrder(sender: Harness.sender, topic: "news", tokens: [], change: .add, api: .v1),
+                phones: ["browser"]))
+        fleet.run(.deleteToken(sender: nil), on: "browser")
+        fleet.run(.getToken(sender: nil), on: "browser")
+        let events = fleet.run(.push(Self.message(to: "/topics/news")))
+        #expect(events.named("onMessage").isEmpty)
+        #expect(events.named("downstreamAccepted").first?["subscribers"] == .int(0))
+    }
+
+    @Test func aRelativeLinkIsTheAppsOwnAndAClickMakesTheTabVisible() {
+        var fleet = Fleet([Self.browser(state: .background)])
+        fleet.run(
+            .push(
+                Self.message(
+                    to: fleet.token(of: "browser"), notification: Self.note + [KeyValue("click_action", "/inbox")])))
+        let events = fleet.run(.tap(.last), on: "browser")
+        #expect(events.named("notificationTapped").first?.string("window") == "focused")
+        #expect(fleet.engine.phone(named: "browser")?.appState == .foreground)
+        #expect(fleet.run(.push(Self.message(to: fleet.token(of: "browser")))).named("onMessage").count == 1)
+        #expect(WebOrigin.host(of: "https://app.example.com:443/x") == WebOrigin.host(of: "https://app.example.com"))
+        #expect(WebOrigin.host(of: "https://app.example.com:8443/x") != WebOrigin.host(of: "https://app.example.com"))
+    }
+
+    @Test func aBrowserNotificationWithTheTagOfOneShownReplacesIt() {
+        var fleet = Fleet([Self.browser(state: .background)])
+        for title in ["one", "two"] {
+            fleet.run(
+                .push(
+                    Self.message(
+                        to: fleet.token(of: "browser"),
+                        notification: [KeyValue("title", title), KeyValue("tag", "score")])))
+        }
+        #expect(fleet.engine.phone(named: "browser")?.tray.map(\.title) == ["two"])
+    }
+
+    @Test func aPackageRestrictionIsAndroidsAnIPhoneAndABrowserTakeTheMessageAndSaySo() {
+        var fleet = Fleet(SeveralDevicesTests.pair + [Self.browser()])
+        var request = Self.message(to: fleet.token(of: "iphone"))
+        request.details = MessageDetails(restrictedPackageName: "com.other.app")
+        let events = fleet.run(.push(request))
+        let received = events.named("didReceiveRemoteNotification").first
+        #expect(received?["ignored"] == .list(["restricted_package_name"]))
+        request.to = fleet.token(of: "browser")
+        #expect(fleet.run(.push(request)).named("onMessage").count == 1)
+        request.to = fleet.token(of: "pixel")
+        #expect(fleet.run(.push(request)).named("downstreamRejected").first?.string("error") == "InvalidPackageName")
+    }
 }

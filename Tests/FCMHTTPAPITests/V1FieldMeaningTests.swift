@@ -123,4 +123,16 @@ struct V1FieldMeaningTests {
         #expect(reply.status == 200, "\(reply.body)")
         #expect(device.events(named: "didReceiveRemoteNotification").last?.string("live_activity_token") != nil)
     }
+
+    @Test("a badge or sound without an alert makes no notification: a silent push stays a data message")
+    func silentPushStaysSilent() async throws {
+        let device = TestDevice(platform: .ios)
+        device.apply(.setAppState(.background))
+        let reply = await device.v1(
+            Self.message(device, #""data":{"k":"v"},"apns":{"payload":{"aps":{"content-available":1,"badge":0}}}"#),
+            bearer: try await device.bearer())
+        #expect(reply.status == 200, "\(reply.body)")
+        #expect(device.events(named: "notificationPosted").isEmpty)
+        #expect(device.events(named: "didReceiveRemoteNotification").count == 1)
+    }
 }

@@ -249,4 +249,15 @@ struct FirstHourTests {
         #expect(model.play != nil && model.fork == nil, "still playing the profile")
         #expect(model.status?.contains("the tray is empty") == true, "\(model.status ?? "")")
     }
+
+    @Test func aKeyTheDeviceRefusedIsNotSavedSoTheSavedSessionLoads() throws {
+        var model = Scenes.fresh(Scenes.web)
+        Scenes.press(&model, [.character("z"), .character("b")])
+        guard case .saveProfile(_, let yaml, _)? = Scenes.press(&model, [.character("w"), .enter]).first else {
+            Issue.record("nothing saved")
+            return
+        }
+        #expect(!yaml.contains("doze: true"), "\(yaml)")
+        _ = try ProfileParser.parse(yaml, file: "saved.yaml")
+    }
 }
