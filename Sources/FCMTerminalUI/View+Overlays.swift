@@ -41,7 +41,7 @@ extension View {
         ("o", "service outage on / off"),
         ("z", "doze on / off (an iPhone: asleep)"),
         ("f  b  x", "app to foreground / background / stopped"),
-        ("u  i", "uninstall or reinstall; i: as iOS/Android, FCM/GCM"),
+        ("u  i", "uninstall or reinstall; i: as another platform or SDK"),
         ("r", "refresh the selected sender's token"),
         ("a  d  T", "add / remove a sender; T: topic subscriptions"),
         ("v  [  ]", "the devices list; the previous / next device"),
