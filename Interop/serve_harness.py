@@ -6,6 +6,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import uuid
 
 SENDER = "123456789012"
 KEY = "interop-key"
@@ -79,3 +80,31 @@ def run_each(tests, make_device):
             if device:
                 device.serve.stop()
     return results
+
+
+def credentials_file(binary, serve, profile, project):
+    """A service-account JSON for `project` whose token_uri is `serve`'s, written in
+    its state folder (what `fcm-device credentials -o` gives a user)."""
+    path = serve.state + "/service-account.json"
+    subprocess.run([binary, "credentials", "--profile", profile, "--sender", project, "--http-port",
+                    str(serve.listening["http"]), "--state", serve.state, "-o", path], check=True)
+    return path
+
+
+def firebase_app(base, credentials_path, project=None):
+    """firebase-admin pointed at the emulator at `base` as its users do it without the
+    proxy: the send URL (and, with `project`, the topic URLs) overridden, and a name of
+    its own (an object's id can come back, and firebase-admin refuses a name twice)."""
+    import firebase_admin
+    import google.auth.credentials
+    from firebase_admin import credentials, messaging
+
+    # google-auth would otherwise look up a "regional access boundary" at Google.
+    google.auth.credentials.CredentialsWithRegionalAccessBoundary._is_regional_access_boundary_lookup_required = (
+        lambda self: False)
+    messaging._MessagingService.FCM_URL = base + "/v1/projects/{0}/messages:send"
+    messaging._MessagingService.IID_URL = base
+    app = firebase_admin.initialize_app(credentials.Certificate(credentials_path), name="interop-" + uuid.uuid4().hex)
+    if project:
+        messaging._get_messaging_service(app)._fcm_topic_url = base + "/v1/projects/%s/registrations" % project
+    return app

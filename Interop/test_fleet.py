@@ -7,7 +7,7 @@ import json
 import os
 import subprocess
 
-from serve_harness import Serve, run_each, KEY
+from serve_harness import Serve, credentials_file, firebase_app, run_each, KEY
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FLEET_PROFILE = os.path.join(HERE, "interop-fleet.yaml")
@@ -24,10 +24,7 @@ class Fleet:
         self.tokens = {e["device"]: e["token"] for e in self.serve.events
                        if e.get("event") in ("onNewToken", "didReceiveRegistrationToken")}
         assert sorted(self.tokens) == ["iphone", "old-phone", "pixel"], self.tokens
-        self.credentials = self.serve.state + "/service-account.json"
-        subprocess.run([binary, "credentials", "--profile", FLEET_PROFILE, "--sender", PROJECT, "--http-port",
-                        str(self.serve.listening["http"]), "--state", self.serve.state, "-o", self.credentials],
-                       check=True)
+        self.credentials = credentials_file(binary, self.serve, FLEET_PROFILE, PROJECT)
 
     def delivered(self, phone, **fields):
         """The phone's own callback for a message that matches `fields`."""
@@ -37,15 +34,9 @@ class Fleet:
 
 
 def firebase_admin_fleet(fleet):
-    import firebase_admin
-    import google.auth.credentials
-    from firebase_admin import credentials, messaging
+    from firebase_admin import messaging
 
-    google.auth.credentials.CredentialsWithRegionalAccessBoundary._is_regional_access_boundary_lookup_required = (
-        lambda self: False)
-    messaging._MessagingService.FCM_URL = fleet.base + "/v1/projects/{0}/messages:send"
-    app = firebase_admin.initialize_app(credentials.Certificate(fleet.credentials), name="fleet-%s" % id(fleet))
-    messaging._get_messaging_service(app)._fcm_topic_url = fleet.base + "/v1/projects/%s/registrations" % PROJECT
+    app = firebase_app(fleet.base, fleet.credentials, PROJECT)
 
     both = [fleet.tokens["pixel"], fleet.tokens["iphone"]]
     added = messaging.subscribe_to_topic(both, "news", app=app)

@@ -1,9 +1,7 @@
 """The HTTP send APIs with real SDKs: firebase-admin and pyfcm 2 (v1, through the
 emulator's token endpoint), python-gcm (legacy JSON and plain text)."""
-import json
-import subprocess
 
-from serve_harness import run_each, HTTP_PROFILE, KEY, SENDER, Serve
+from serve_harness import credentials_file, firebase_app, run_each, HTTP_PROFILE, KEY, SENDER, Serve
 
 OTHER_SENDER = "210987654321"
 PROJECT = "interop-project"
@@ -21,10 +19,7 @@ class HTTPDevice:
                             and e.get("token") != self.serve.token)
         self.old_token, self.token = tokens(SENDER)[:2]
         self.other_token = tokens(OTHER_SENDER)[0]
-        self.credentials = self.serve.state + "/service-account.json"
-        subprocess.run([binary, "credentials", "--profile", HTTP_PROFILE, "--sender", PROJECT, "--http-port",
-                        str(self.serve.listening["http"]), "--state", self.serve.state, "-o", self.credentials],
-                       check=True)
+        self.credentials = credentials_file(binary, self.serve, HTTP_PROFILE, PROJECT)
 
     def received(self, message_id):
         """The device's onMessageReceived for a message id the API returned."""
@@ -32,15 +27,9 @@ class HTTPDevice:
 
 
 def firebase_admin_v1(device):
-    import firebase_admin
-    import google.auth.credentials
-    from firebase_admin import credentials, exceptions, messaging
+    from firebase_admin import exceptions, messaging
 
-    # google-auth would otherwise look up a "regional access boundary" at Google.
-    google.auth.credentials.CredentialsWithRegionalAccessBoundary._is_regional_access_boundary_lookup_required = (
-        lambda self: False)
-    messaging._MessagingService.FCM_URL = device.base + "/v1/projects/{0}/messages:send"
-    app = firebase_admin.initialize_app(credentials.Certificate(device.credentials), name="interop-%s" % id(device))
+    app = firebase_app(device.base, device.credentials)
     name = messaging.send(messaging.Message(
         token=device.token, data={"score": "1-0"},
         android=messaging.AndroidConfig(ttl=600, priority="high", collapse_key="score")), app=app)
@@ -66,15 +55,10 @@ def firebase_admin_v1(device):
 
 def firebase_admin_faults(device):
     """Faults from the control API: firebase-admin retries a 503 and raises QuotaExceededError on a 429."""
-    import firebase_admin
-    import google.auth.credentials
     import requests
-    from firebase_admin import credentials, messaging
+    from firebase_admin import messaging
 
-    google.auth.credentials.CredentialsWithRegionalAccessBoundary._is_regional_access_boundary_lookup_required = (
-        lambda self: False)
-    messaging._MessagingService.FCM_URL = device.base + "/v1/projects/{0}/messages:send"
-    app = firebase_admin.initialize_app(credentials.Certificate(device.credentials), name="faults-%s" % id(device))
+    app = firebase_app(device.base, device.credentials)
     control = device.base + "/emulator/v1/projects/" + PROJECT
     requests.post(control + "/faults", json={"path": "/v1", "status": 503, "retry_after": 1, "count": 1},
                   timeout=10).raise_for_status()

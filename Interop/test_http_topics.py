@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 
-from serve_harness import run_each, KEY
+from serve_harness import firebase_app, run_each, KEY
 from test_http_sdks import PROJECT, HTTPDevice
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -22,16 +22,9 @@ def topic_event(device, name, topic, **fields):
 
 
 def firebase_admin_topics(device):
-    import firebase_admin
-    import google.auth.credentials
-    from firebase_admin import credentials, messaging
+    from firebase_admin import messaging
 
-    google.auth.credentials.CredentialsWithRegionalAccessBoundary._is_regional_access_boundary_lookup_required = (
-        lambda self: False)
-    messaging._MessagingService.FCM_URL = device.base + "/v1/projects/{0}/messages:send"
-    messaging._MessagingService.IID_URL = device.base
-    app = firebase_admin.initialize_app(credentials.Certificate(device.credentials), name="topics-%s" % id(device))
-    messaging._get_messaging_service(app)._fcm_topic_url = device.base + "/v1/projects/%s/registrations" % PROJECT
+    app = firebase_app(device.base, device.credentials, PROJECT)
 
     added = messaging.subscribe_to_topic([device.token, device.old_token, "not-a-token"], "/topics/news", app=app)
     assert (added.success_count, added.failure_count) == (1, 2), vars(added)

@@ -3,10 +3,8 @@ server subscribes all three tokens to a topic (a web app cannot subscribe itself
 one message with android, apns and webpush blocks reaches each shaped for its platform;
 a webpush link that is not HTTPS is refused as FCM refuses it."""
 import os
-import subprocess
-import uuid
 
-from serve_harness import Serve, run_each
+from serve_harness import Serve, credentials_file, firebase_app, run_each
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROFILE = os.path.join(HERE, "interop-web.yaml")
@@ -21,22 +19,10 @@ class WebFleet:
         names = ("onNewToken", "didReceiveRegistrationToken", "getToken")
         self.tokens = {e["device"]: e["token"] for e in self.serve.events if e.get("event") in names}
         assert sorted(self.tokens) == ["browser", "iphone", "pixel"], self.tokens
-        self.credentials = self.serve.state + "/service-account.json"
-        subprocess.run([binary, "credentials", "--profile", PROFILE, "--sender", PROJECT, "--http-port",
-                        str(self.serve.listening["http"]), "--state", self.serve.state, "-o", self.credentials],
-                       check=True)
+        self.credentials = credentials_file(binary, self.serve, PROFILE, PROJECT)
 
     def app(self):
-        import firebase_admin
-        import google.auth.credentials
-        from firebase_admin import credentials, messaging
-
-        google.auth.credentials.CredentialsWithRegionalAccessBoundary._is_regional_access_boundary_lookup_required = (
-            lambda self: False)
-        messaging._MessagingService.FCM_URL = self.base + "/v1/projects/{0}/messages:send"
-        app = firebase_admin.initialize_app(credentials.Certificate(self.credentials), name="web-%s" % uuid.uuid4().hex)
-        messaging._get_messaging_service(app)._fcm_topic_url = self.base + "/v1/projects/%s/registrations" % PROJECT
-        return app
+        return firebase_app(self.base, self.credentials, PROJECT)
 
 
 def one_message_three_platforms(fleet):

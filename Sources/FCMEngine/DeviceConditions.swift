@@ -3,6 +3,24 @@
 public enum Platform: String, Sendable, CaseIterable, Codable {
     /// A web app in a browser: the FCM JavaScript SDK and its service worker.
     case android, ios, web
+
+    /// What the platform's idle switch is called: Android's Doze; an iPhone asleep
+    /// (APNs holding priority-5 pushes), as it has no Doze; a browser has neither.
+    public var idleNames: IdleNames? {
+        switch self {
+        case .android: IdleNames(state: "dozing", reason: "doze", key: "doze")
+        case .ios: IdleNames(state: "asleep", reason: "asleep", key: "sleep")
+        case .web: nil
+        }
+    }
+}
+
+/// The words for a platform's idle switch: as a state (`dozing`), as the reason a
+/// message is held (`doze`), and as the key's label (`z doze`).
+public struct IdleNames: Sendable, Equatable {
+    public let state: String
+    public let reason: String
+    public let key: String
 }
 
 /// A browser's notification permission for the web app's origin.

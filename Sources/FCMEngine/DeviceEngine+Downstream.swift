@@ -267,7 +267,7 @@ extension DeviceEngine {
         if !serviceUp { return "service down" }
         if appState == .stopped { return "app stopped" }
         // An iPhone has no Doze: asleep, APNs holds its normal-priority (5) pushes.
-        if doze && request.effectivePriority == .normal { return platform == .ios ? "asleep" : "doze" }
+        if doze && request.effectivePriority == .normal { return platform.idleNames?.reason ?? "doze" }
         if platform == .ios && !request.isNotification && !request.contentAvailable && appState != .foreground {
             return "ios data waits for foreground"
         }

@@ -20,15 +20,27 @@ extension DeviceEngine {
     }
 
     mutating func refreshToken(sender: String?, into out: inout [Event]) {
-        guard installed else { return refuse("refresh_token", "the app is not installed", into: &out) }
-        let targets = senders.filter { sender == nil || $0.id == sender }
-        guard !targets.isEmpty else {
-            return refuse("refresh_token", "no sender \(sender ?? "") is registered", into: &out)
-        }
+        guard let targets = tokenCallTargets(sender, step: "refresh_token", into: &out) else { return }
         for target in targets {
             refreshes[target.id, default: 0] += 1
             issueToken(for: target, into: &out)
         }
+    }
+
+    /// The senders a token call (`refresh_token`, `get_token`, `delete_token`) acts on:
+    /// the one named, or every one; nil, with the call refused, while the app is not
+    /// installed or when no such sender is registered.
+    mutating func tokenCallTargets(_ sender: String?, step: String, into out: inout [Event]) -> [SenderConfig]? {
+        guard installed else {
+            refuse(step, "the app is not installed", into: &out)
+            return nil
+        }
+        let targets = senders.filter { sender == nil || $0.id == sender }
+        guard !targets.isEmpty else {
+            refuse(step, "no sender \(sender ?? "") is registered", into: &out)
+            return nil
+        }
+        return targets
     }
 
     mutating func addSender(_ sender: SenderConfig, into out: inout [Event]) {

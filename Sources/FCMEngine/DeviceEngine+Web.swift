@@ -69,11 +69,7 @@ extension DeviceEngine {
     /// or permission granted since) or when it is a week old (the SDK refreshes only
     /// here), or a rejection without notification permission.
     mutating func getToken(sender: String?, into out: inout [Event]) {
-        guard installed else { return refuse("get_token", "the app is not installed", into: &out) }
-        let targets = senders.filter { sender == nil || $0.id == sender }
-        guard !targets.isEmpty else {
-            return refuse("get_token", "no sender \(sender ?? "") is registered", into: &out)
-        }
+        guard let targets = tokenCallTargets(sender, step: "get_token", into: &out) else { return }
         for target in targets {
             if permissionProblem == nil, let token = tokens[target.id],
                 now - (tokenIssuedAt[target.id] ?? 0) < Self.webTokenRefreshAge
@@ -94,11 +90,7 @@ extension DeviceEngine {
     /// deleteToken: the app's token for the sender is gone (app servers then get
     /// NotRegistered / UNREGISTERED); getToken makes a new one.
     mutating func deleteToken(sender: String?, into out: inout [Event]) {
-        guard installed else { return refuse("delete_token", "the app is not installed", into: &out) }
-        let targets = senders.filter { sender == nil || $0.id == sender }
-        guard !targets.isEmpty else {
-            return refuse("delete_token", "no sender \(sender ?? "") is registered", into: &out)
-        }
+        guard let targets = tokenCallTargets(sender, step: "delete_token", into: &out) else { return }
         for target in targets {
             guard let token = tokens[target.id] else {
                 emit(.device, .deleteToken, [.text("sender", target.id), .flag("had_token", false)], into: &out)
@@ -115,7 +107,7 @@ extension DeviceEngine {
     /// away, the browser drops the push subscription and the tokens die with it.
     mutating func setPermission(_ permission: WebPermission, into out: inout [Event]) {
         guard permission != (device.permission ?? .granted) else { return }
-        devices[focus].settings.permission = permission
+        device.permission = permission
         emit(.device, .permissionChanged, [.text("permission", permission.rawValue)], into: &out)
         if permission != .granted {
             tokens.removeAll()

@@ -14,12 +14,24 @@ public struct DeviceSettings: Sendable, Equatable, Codable {
     public var permission: WebPermission?
 
     /// These settings as the platform has them: a notification permission is a web
-    /// app's, and a browser has no Doze.
+    /// app's, and a browser has no Doze (`platformProblems` says why, for a profile).
     public var fitted: DeviceSettings {
         var settings = self
         if platform != .web { settings.permission = nil }
         if platform == .web { settings.doze = false }
         return settings
+    }
+
+    /// What these settings say that their platform does not have, by setting name:
+    /// what `fitted` would take away.
+    public var platformProblems: [(setting: String, problem: String)] {
+        var problems: [(String, String)] = []
+        if platform != .web, permission != nil {
+            problems.append(
+                ("permission", "permission is a web app's notification permission: give it with platform: web"))
+        }
+        if platform == .web, doze { problems.append(("doze", "a browser has no Doze (it is Android's)")) }
+        return problems
     }
 
     public init(

@@ -113,15 +113,9 @@ public enum ProfileParser {
         if let v = map["network"] { device.network = try v.oneOf(Network.self) }
         if let v = map["doze"] { device.doze = try v.bool() }
         if let v = map["seed"] { device.seed = UInt64(try v.int(in: 0...Int64.max)) }
-        if let v = map["permission"] {
-            guard device.platform == .web else {
-                throw v.error("permission is a web app's notification permission: give it with platform: web")
-            }
-            device.permission = try v.oneOf(WebPermission.self)
-        }
-        if device.platform == .web, device.doze, let v = map["doze"] {
-            throw v.error("a browser has no Doze (it is Android's)")
-        }
+        if let v = map["permission"] { device.permission = try v.oneOf(WebPermission.self) }
+        // The engine's word on what the platform does not have, at the key that says it.
+        if let (setting, problem) = device.platformProblems.first, let node = map[setting] { throw node.error(problem) }
         return device
     }
 

@@ -70,23 +70,11 @@ extension View {
 }
 
 extension View {
-    /// Columns of the held list: id, sender, why, collapse key, then the TTL left;
-    /// narrower on a small screen.
-    static func heldColumns(_ cells: [String], wide: Bool) -> String {
-        let widths = wide ? [22, 15, 28, 18] : [10, 14, 18, 12]
-        return zip(cells, widths).map { TextWidth.middle($0, width: $1 - 2).padded($1) }.joined() + (cells.last ?? "")
-    }
-
     /// What an empty held list says: why nothing waits.
     static func nothingHeld(_ model: TUIModel) -> String {
         model.shown.installed
-            ? "nothing held: the device takes every message as it comes"
+            ? "nothing held: the device takes messages as they come"
             : "nothing held: uninstalled, the app's tokens are refused (NotRegistered)"
-    }
-
-    /// One held message as a row of the held pane.
-    static func heldRow(_ message: HeldMessage, now: Millis, wide: Bool) -> Row {
-        Row(text: heldColumns(heldCells(message, now: now), wide: wide))
     }
 
     /// A held message's cells: id, sender, why, collapse key, TTL left.
@@ -152,7 +140,7 @@ extension View {
                 (index == model.shownIndex ? "▸ " : "  ") + phone.name,
                 "\(phone.platform.rawValue)/\(phone.settings.sdk.rawValue)",
                 phone.installed ? phone.appState.rawValue : "uninstalled",
-                phone.network.rawValue + (phone.doze ? (phone.platform == .ios ? " asleep" : " doze") : ""),
+                phone.network.rawValue + (phone.doze ? " " + (phone.platform.idleNames?.reason ?? "doze") : ""),
                 "\(phone.tokens.count)",
                 topics.isEmpty ? "-" : topics.joined(separator: ", "),
             ]

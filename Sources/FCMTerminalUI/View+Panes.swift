@@ -101,10 +101,7 @@ extension View {
         case .tray: return "no notifications"
         case .inbox: return "no messages delivered yet"
         case .server: return "no server traffic yet"
-        case .held:
-            return model.shown.installed
-                ? "nothing held: the device takes messages as they come (h opens this list)"
-                : "nothing held: uninstalled, the app's tokens are refused (NotRegistered)"
+        case .held: return nothingHeld(model) + (model.shown.installed ? " (h opens this list)" : "")
         }
     }
 

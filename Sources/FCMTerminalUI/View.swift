@@ -88,7 +88,7 @@ public enum View {
             engine.installed ? "app \(engine.appState.rawValue)" : "app uninstalled", engine.installed ? .ok : .error)
         segment(engine.network == .online ? "online" : "offline", engine.network == .online ? .ok : .warning)
         // An iPhone has no Doze: the switch is APNs holding normal-priority pushes.
-        let asleep = device.platform == .ios ? "asleep" : "dozing"
+        let asleep = device.platform.idleNames?.state ?? "dozing"
         segment(engine.doze ? asleep : "awake", engine.doze ? .warning : .ok)
         segment(model.engine.serviceUp ? "service up" : "service DOWN", model.engine.serviceUp ? .ok : .error)
         if let listeners = model.networkSummary {
@@ -125,7 +125,7 @@ public enum View {
         ]
         return footerKeys.compactMap { key, label in
             if let command = refused[key], DeviceEngine.refusal(command, on: platform) != nil { return nil }
-            return key == "z" && platform == .ios ? (key, "sleep") : (key, label)
+            return key == "z" ? (key, platform.idleNames?.key ?? label) : (key, label)
         }
     }
 

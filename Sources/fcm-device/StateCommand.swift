@@ -83,7 +83,9 @@ struct StateCommand: ParsableCommand {
         let conditions =
             phone["installed"] == .bool(false)
             ? "uninstalled"
-            : text("appState") + ", " + text("network") + (phone["doze"] == .bool(true) ? ", dozing" : "")
+            : text("appState") + ", " + text("network")
+                + (phone["doze"] == .bool(true)
+                    ? ", " + (Platform(rawValue: text("platform"))?.idleNames?.state ?? "dozing") : "")
         var lines = ["device    \(text("name")) (\(text("platform")), \(text("sdk"))), \(conditions)"]
         for member in phone["tokens"]?.object?.members ?? [] {
             lines.append("token     \(member.key)  \(member.value.string ?? "(none)")")
