@@ -141,8 +141,9 @@ let package = Package(
         .testTarget(
             name: "FCMStoreTests",
             dependencies: ["FCMStore", "FCMEngine", .product(name: "GRDB", package: "GRDB.swift")],
-            // Fixtures/format-2.sqlite: a state file written by the release before format 3
-            // (from Fixtures/format-2-profile.yaml), for the migration test.
+            // Fixtures/format-2.sqlite and format-6.sqlite: state files written by the
+            // releases of formats 2 and 6 (from the profiles beside them), for the
+            // migration tests.
             exclude: ["Fixtures"]),
         .testTarget(name: "FCMProfilesTests", dependencies: ["FCMProfiles", "FCMEngine", "FCMJSON"]),
         .testTarget(

@@ -57,7 +57,8 @@ public final class EngineBox: @unchecked Sendable {
         }
         guard let store else { return }
         let inputs = engine.inputs.take()
-        if !inputs.isEmpty { store.append(inputs, engine: engine) }
+        let changed = engine.inputs.changedPhones.take()
+        if !inputs.isEmpty || !changed.isEmpty { store.append(inputs, changedPhones: changed, engine: engine) }
     }
 
     /// Whether any fault is in scope, read without the lock (as of the last access).

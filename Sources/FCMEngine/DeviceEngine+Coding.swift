@@ -20,7 +20,10 @@ extension DeviceEngine {
         configuration = try c.decode(EngineConfiguration.self, forKey: .configuration)
         startConfiguration =
             try c.decodeIfPresent(EngineConfiguration.self, forKey: .startConfiguration) ?? configuration
-        if let saved = try c.decodeIfPresent([Installation].self, forKey: .devices) {
+        if decoder.userInfo[Self.phonesApart] as? Bool == true {
+            // Saved beside its phones (format 7): they are put back by the store.
+            devices = []
+        } else if let saved = try c.decodeIfPresent([Installation].self, forKey: .devices) {
             devices = saved
         } else {
             // Saved before format 5: the one phone's fields stand beside the server's.
@@ -51,7 +54,7 @@ extension DeviceEngine {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(configuration, forKey: .configuration)
         try c.encode(startConfiguration, forKey: .startConfiguration)
-        try c.encode(devices, forKey: .devices)
+        if encoder.userInfo[Self.phonesApart] as? Bool != true { try c.encode(devices, forKey: .devices) }
         try c.encode(now, forKey: .now)
         try c.encode(serviceUp, forKey: .serviceUp)
         try c.encode(awaitingAck, forKey: .awaitingAck)

@@ -1,83 +1,127 @@
 /// The device-side fields of the phone in focus (`focus`), read and written in
-/// place: the rules of one phone are written against these.
+/// place: the rules of one phone are written against these. Every write notes the
+/// phone as changed (`InputRecord.changedPhones`), so a store saves that phone alone.
 extension DeviceEngine {
     /// The phone in focus: its settings as they are now.
     var device: DeviceSettings {
         _read { yield phone(focus) { $0.settings } }
-        _modify { yield &devices[focus].settings }
+        _modify {
+            inputs.notePhone(focus)
+            yield &devices[focus].settings
+        }
     }
 
     var names: CallbackNames {
         _read { yield phone(focus) { $0.names } }
-        _modify { yield &devices[focus].names }
+        _modify {
+            inputs.notePhone(focus)
+            yield &devices[focus].names
+        }
     }
 
     var tokenFactory: TokenFactory {
         _read { yield phone(focus) { $0.tokenFactory } }
-        _modify { yield &devices[focus].tokenFactory }
+        _modify {
+            inputs.notePhone(focus)
+            yield &devices[focus].tokenFactory
+        }
     }
 
     var appState: AppState {
         _read { yield phone(focus) { $0.appState } }
-        _modify { yield &devices[focus].appState }
+        _modify {
+            inputs.notePhone(focus)
+            yield &devices[focus].appState
+        }
     }
 
     var network: Network {
         _read { yield phone(focus) { $0.network } }
-        _modify { yield &devices[focus].network }
+        _modify {
+            inputs.notePhone(focus)
+            yield &devices[focus].network
+        }
     }
 
     var doze: Bool {
         _read { yield phone(focus) { $0.doze } }
-        _modify { yield &devices[focus].doze }
+        _modify {
+            inputs.notePhone(focus)
+            yield &devices[focus].doze
+        }
     }
 
     var installed: Bool {
         _read { yield phone(focus) { $0.installed } }
-        _modify { yield &devices[focus].installed }
+        _modify {
+            inputs.notePhone(focus)
+            yield &devices[focus].installed
+        }
     }
 
     /// The senders the phone in focus registers with.
     var senders: [SenderConfig] {
         _read { yield phone(focus) { $0.senders } }
-        _modify { yield &devices[focus].senders }
+        _modify {
+            inputs.notePhone(focus)
+            yield &devices[focus].senders
+        }
     }
 
     /// Sender ID → the current token of the phone in focus.
     var tokens: [String: String] {
         _read { yield phone(focus) { $0.tokens } }
-        _modify { yield &devices[focus].tokens }
+        _modify {
+            inputs.notePhone(focus)
+            yield &devices[focus].tokens
+        }
     }
 
     var tokenOwners: [String: String] {
         _read { yield phone(focus) { $0.tokenOwners } }
-        _modify { yield &devices[focus].tokenOwners }
+        _modify {
+            inputs.notePhone(focus)
+            yield &devices[focus].tokenOwners
+        }
     }
 
     var issuedTokens: [String: [String]] {
         _read { yield phone(focus) { $0.issuedTokens } }
-        _modify { yield &devices[focus].issuedTokens }
+        _modify {
+            inputs.notePhone(focus)
+            yield &devices[focus].issuedTokens
+        }
     }
 
     var installation: Int {
         _read { yield phone(focus) { $0.installation } }
-        _modify { yield &devices[focus].installation }
+        _modify {
+            inputs.notePhone(focus)
+            yield &devices[focus].installation
+        }
     }
 
     var refreshes: [String: Int] {
         _read { yield phone(focus) { $0.refreshes } }
-        _modify { yield &devices[focus].refreshes }
+        _modify {
+            inputs.notePhone(focus)
+            yield &devices[focus].refreshes
+        }
     }
 
     var tokenIssuedAt: [String: Millis] {
         _read { yield phone(focus) { $0.tokenIssuedAt } }
-        _modify { yield &devices[focus].tokenIssuedAt }
+        _modify {
+            inputs.notePhone(focus)
+            yield &devices[focus].tokenIssuedAt
+        }
     }
 
     /// The pending queue of the phone in focus (at most 20).
     var pending: [UpstreamMessage] {
         _read { yield phone(focus) { $0.pending } }
         _modify {
+            inputs.notePhone(focus)
             yield &devices[focus].pending
             noteDeadline(of: focus)
         }
@@ -86,6 +130,7 @@ extension DeviceEngine {
     var batch: SendBatch? {
         _read { yield phone(focus) { $0.batch } }
         _modify {
+            inputs.notePhone(focus)
             // Ids join an open window often; only a window opening or closing moves a deadline.
             let closesAt = phone(focus) { $0.batch?.flushAt }
             yield &devices[focus].batch
@@ -95,13 +140,17 @@ extension DeviceEngine {
 
     var usedIDs: [String: Set<String>] {
         _read { yield phone(focus) { $0.usedIDs } }
-        _modify { yield &devices[focus].usedIDs }
+        _modify {
+            inputs.notePhone(focus)
+            yield &devices[focus].usedIDs
+        }
     }
 
     /// Messages the connection server stores for the phone in focus, oldest first.
     var stored: [StoredMessage] {
         _read { yield phone(focus) { $0.stored } }
         _modify {
+            inputs.notePhone(focus)
             yield &devices[focus].stored
             noteDeadline(of: focus)
         }
@@ -109,36 +158,57 @@ extension DeviceEngine {
 
     var tray: [TrayNotification] {
         _read { yield phone(focus) { $0.tray } }
-        _modify { yield &devices[focus].tray }
+        _modify {
+            inputs.notePhone(focus)
+            yield &devices[focus].tray
+        }
     }
 
     var inbox: [DeliveredMessage] {
         _read { yield phone(focus) { $0.inbox } }
-        _modify { yield &devices[focus].inbox }
+        _modify {
+            inputs.notePhone(focus)
+            yield &devices[focus].inbox
+        }
     }
 
     var topics: [String: Set<String>] {
         _read { yield phone(focus) { $0.topics } }
-        _modify { yield &devices[focus].topics }
+        _modify {
+            inputs.notePhone(focus)
+            yield &devices[focus].topics
+        }
     }
 
     var pendingTopicChanges: [TopicChange] {
         _read { yield phone(focus) { $0.pendingTopicChanges } }
-        _modify { yield &devices[focus].pendingTopicChanges }
+        _modify {
+            inputs.notePhone(focus)
+            yield &devices[focus].pendingTopicChanges
+        }
     }
 
     var deletedCount: Int {
         _read { yield phone(focus) { $0.deletedCount } }
-        _modify { yield &devices[focus].deletedCount }
+        _modify {
+            inputs.notePhone(focus)
+            yield &devices[focus].deletedCount
+        }
     }
 
     var unreachableSince: Millis? {
         _read { yield phone(focus) { $0.unreachableSince } }
-        _modify { yield &devices[focus].unreachableSince }
+        _modify {
+            inputs.notePhone(focus)
+            yield &devices[focus].unreachableSince
+        }
     }
 
     var lastInactiveDropAt: Millis? {
         _read { yield phone(focus) { $0.lastInactiveDropAt } }
-        _modify { yield &devices[focus].lastInactiveDropAt }
+        _modify {
+            inputs.notePhone(focus)
+            yield &devices[focus].lastInactiveDropAt
+        }
     }
 }

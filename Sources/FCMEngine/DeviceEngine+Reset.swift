@@ -19,5 +19,7 @@ extension DeviceEngine {
         appServerSendersRevision = revision &+ 1
         emit(.server, .deviceReset, [.number("connections_ended", open.count)], into: &out)
         issueFirstTokens(into: &out)
+        // Every phone differs from the fleet as it was first started (its tokens came later).
+        inputs.changedPhones.insertAll(below: devices.count)
     }
 }

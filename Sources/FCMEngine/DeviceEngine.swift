@@ -85,6 +85,9 @@ public struct DeviceEngine: Sendable, Codable {
         inputs.record(.start(at: time))
         now = time
         issueFirstTokens(into: &out)
+        // The fleet as started is made again from the configuration and this input:
+        // no phone is changed from it yet.
+        inputs.changedPhones.removeAll()
     }
 
     mutating func issueFirstTokens(into out: inout [Event]) {

@@ -20,11 +20,15 @@ public enum EngineInput: Sendable, Equatable, Codable {
     case httpFaults(path: String, at: Millis)
 }
 
-/// The calls made on an engine since a shell last took them. Off by default; it
-/// never travels with the engine's state (it encodes as nothing).
+/// The calls made on an engine since a shell last took them, and the phones they
+/// changed. Off by default; it never travels with the engine's state (it encodes as
+/// nothing).
 public struct InputRecord: Sendable, Codable {
     public var isOn = false
     public private(set) var inputs: [EngineInput] = []
+    /// The phones changed since a shell last took them (while on). A fleet's start
+    /// forgets them: what `start` makes is made again from the configuration.
+    public var changedPhones = ChangedPhones()
 
     public init(isOn: Bool = false) {
         self.isOn = isOn
@@ -32,6 +36,12 @@ public struct InputRecord: Sendable, Codable {
 
     mutating func record(_ input: EngineInput) {
         if isOn { inputs.append(input) }
+    }
+
+    /// Notes that the phone at `index` changed (while on).
+    @inline(__always)
+    mutating func notePhone(_ index: Int) {
+        if isOn { changedPhones.insert(index) }
     }
 
     /// The recorded calls, oldest first; the record starts empty again.

@@ -2,20 +2,21 @@ import FCMEngine
 import Foundation
 import GRDB
 
-/// The file itself: its tables, its format, snapshots, and reading it back.
+/// The file itself: its tables, its format, and migrations from older ones.
 extension DeviceStore {
     /// The state format this version writes. Raised whenever what is saved changes
-    /// shape, with a migration from the one before (`migrator`).
+    /// shape, with a migration from the one before (`migrator(path:)`).
     /// 2: delivery receipts owed to app servers. 3: app-server connections.
     /// 4: topic subscriptions. 5: several phones. 6: web apps, message details.
-    static let format = 6
+    /// 7: each phone in a row of its own, beside the connection server's part.
+    static let format = 7
     /// The oldest format this version migrates from.
     static let oldestMigratable = 2
 
     /// Brings a file of any format from `oldestMigratable` on up to `format`. Files
     /// written before GRDB's migrations were used say their format in `meta`; the
     /// first migration's statements change nothing in them.
-    static var migrator: DatabaseMigrator {
+    static func migrator(path: String) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("format 2: snapshot, journal, grants") { db in
             try db.execute(
@@ -50,6 +51,30 @@ extension DeviceStore {
         migrator.registerMigration("format 6: web apps, message details") { db in
             try db.execute(sql: "UPDATE meta SET value = '6' WHERE key = 'format'")
         }
+        // The one snapshot of the whole engine becomes the connection server's part in
+        // `server` and each phone in a row of `phones`, so that saving costs what changed.
+        migrator.registerMigration("format 7: a row for each phone") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE server(id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL,
+                        base_seq INTEGER NOT NULL, phones INTEGER NOT NULL, engine BLOB NOT NULL);
+                    CREATE TABLE phones(idx INTEGER PRIMARY KEY, phone BLOB NOT NULL);
+                    """)
+            if let row = try Row.fetchOne(db, sql: "SELECT seq, engine FROM snapshot WHERE id = 1") {
+                let engine: DeviceEngine
+                do {
+                    engine = try JSONDecoder().decode(DeviceEngine.self, from: row["engine"] as Data)
+                } catch {
+                    throw StoreError.unreadable(path: path, detail: "the saved device does not decode (\(error))")
+                }
+                let checkpoint = Checkpoint(
+                    seq: row["seq"], baseSeq: 0, rebase: true, server: engine.withoutPhones,
+                    phoneCount: engine.devices.count, phones: engine.devices.enumerated().map { ($0, $1) })
+                try checkpoint.write(in: db, coder: PhoneCoder())
+            }
+            try db.execute(sql: "DROP TABLE snapshot")
+            try db.execute(sql: "UPDATE meta SET value = '7' WHERE key = 'format'")
+        }
         return migrator
     }
 
@@ -65,7 +90,7 @@ extension DeviceStore {
         }
         let database = try DatabaseQueue(path: path, configuration: configuration)
         try database.read { db in try checkFormat(db, path: path) }
-        try migrator.migrate(database)
+        try migrator(path: path).migrate(database)
         return database
     }
 
@@ -82,81 +107,6 @@ extension DeviceStore {
                     + (newer
                         ? "by a newer fcm-device; this version reads formats \(oldestMigratable) to \(Self.format)"
                         : "which this version cannot migrate (it reads formats \(oldestMigratable) to \(Self.format))"))
-        }
-    }
-
-    /// Replays the journal's entries after `seq` on `engine`: how many, and the last seq.
-    @discardableResult
-    static func replayJournal(after seq: Int64, on engine: inout DeviceEngine, in db: Database, path: String) throws
-        -> (Int, Int64)
-    {
-        let decoder = JSONDecoder()
-        var lastSeq = seq
-        let rows = try Row.fetchCursor(
-            db, sql: "SELECT seq, input FROM journal WHERE seq > ? ORDER BY seq", arguments: [seq])
-        var replayed = 0
-        var ignored: [Event] = []
-        while let entry = try rows.next() {
-            let entrySeq: Int64 = entry["seq"]
-            let input: EngineInput
-            do {
-                input = try InputCoding.decode(Array(entry["input"] as Data), json: decoder)
-            } catch {
-                throw StoreError.unreadable(path: path, detail: "journal entry \(entrySeq) does not decode (\(error))")
-            }
-            engine.replay(input, into: &ignored)
-            ignored.removeAll(keepingCapacity: true)
-            lastSeq = entrySeq
-            replayed += 1
-        }
-        return (replayed, lastSeq)
-    }
-
-    /// The saved engine and the sequence number it stands at; nil when none is saved.
-    static func readSnapshot(_ db: Database, path: String) throws -> (DeviceEngine, Int64)? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT seq, engine FROM snapshot WHERE id = 1") else { return nil }
-        do {
-            return (try JSONDecoder().decode(DeviceEngine.self, from: row["engine"] as Data), row["seq"])
-        } catch {
-            throw StoreError.unreadable(path: path, detail: "the saved device does not decode (\(error))")
-        }
-    }
-
-    /// Replaces the snapshot; answers its size in bytes.
-    @discardableResult
-    static func writeSnapshot(_ engine: DeviceEngine, seq: Int64, in db: Database, encoder: JSONEncoder) throws
-        -> Int
-    {
-        var image = engine
-        image.inputs = InputRecord()
-        let encoded = try encoder.encode(image)
-        try db.execute(
-            sql: "INSERT OR REPLACE INTO snapshot(id, seq, engine) VALUES (1, ?, ?)", arguments: [seq, encoded])
-        try db.execute(sql: "DELETE FROM journal WHERE seq <= ?", arguments: [seq])
-        return encoded.count
-    }
-
-    /// The saved engine and the last sequence number, or a new engine.
-    static func load(_ database: DatabaseQueue, path: String, configuration: EngineConfiguration, seedNamed: Bool)
-        throws
-        -> (Opening, Int64)
-    {
-        try database.write { db in
-            guard let (saved, snapshotSeq) = try readSnapshot(db, path: path) else {
-                let engine = DeviceEngine(configuration)
-                try writeSnapshot(engine, seq: 0, in: db, encoder: JSONEncoder())
-                return (.new(engine), 0)
-            }
-            var engine = saved
-            if let difference = ConfigurationDifference.between(
-                saved: engine.configuration, current: configuration, seedNamed: seedNamed)
-            {
-                throw StoreError.configurationChanged(path: path, detail: difference)
-            }
-            engine.useAppServer(configuration.appServer)
-            let (replayed, lastSeq) = try replayJournal(after: snapshotSeq, on: &engine, in: db, path: path)
-            let started = lastSeq > 0 || engine.hasIssuedTokens
-            return (started ? .resumed(engine, inputs: replayed) : .new(engine), lastSeq)
         }
     }
 }

@@ -2,11 +2,14 @@ import FCMEngine
 import Foundation
 import GRDB
 
-/// The device's state in one SQLite file: a snapshot of the engine and a journal
-/// of every call made on it since, written ahead of any acknowledgement. Opening it
-/// restores the engine exactly (the engine is deterministic, so replaying the
-/// journal on the snapshot gives the state it had); a new snapshot replaces the
-/// journal every `snapshotEvery` inputs (20,000 by default) and at a clean stop.
+/// The device's state in one SQLite file: the connection server's part, each phone
+/// changed since the fleet started in a row of its own, and a journal of every call
+/// made on the engine since the last checkpoint, written ahead of any
+/// acknowledgement. Opening it restores the engine exactly (the engine is
+/// deterministic: the fleet is made again from its configuration, the saved phones
+/// are laid over it, and the journal replayed on that gives the state it had). A
+/// checkpoint every `checkpointEvery` inputs (20,000 by default) and at a clean stop
+/// writes the phones changed since the last one and replaces the journal.
 public final class DeviceStore: @unchecked Sendable {
     public let path: String
     let database: DatabaseQueue
@@ -19,7 +22,7 @@ public final class DeviceStore: @unchecked Sendable {
     public enum Opening: Sendable {
         /// Nothing yet (or `fresh`): the caller starts this engine.
         case new(DeviceEngine)
-        /// A saved device, restored: `inputs` calls were replayed on its snapshot.
+        /// A saved device, restored: `inputs` calls were replayed on its last checkpoint.
         case resumed(DeviceEngine, inputs: Int)
     }
 
@@ -31,7 +34,7 @@ public final class DeviceStore: @unchecked Sendable {
     /// later (for crash tests).
     public static func open(
         path: String, configuration: EngineConfiguration, seedNamed: Bool, fresh: Bool = false,
-        snapshotEvery: Int = 20_000, commitDelay: Duration = .zero,
+        checkpointEvery: Int = 20_000, commitDelay: Duration = .zero,
         onFailure: @escaping @Sendable (StoreError) -> Void
     ) throws -> (DeviceStore, Opening) {
         let lock = try StateLock(path: path + ".lock", guarding: path)
@@ -40,12 +43,12 @@ public final class DeviceStore: @unchecked Sendable {
                 for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
             }
             let database = try openDatabase(path)
-            let (opening, lastSeq) = try load(database, path: path, configuration: configuration, seedNamed: seedNamed)
-            // Decoding a big saved fleet leaves as much garbage as saving it.
-            FreedMemory.release(
-                after: (try? database.read { try Int.fetchOne($0, sql: "SELECT length(engine) FROM snapshot") }) ?? 0)
+            let (opening, restored) = try load(
+                database, path: path, configuration: configuration, seedNamed: seedNamed)
+            // Decoding many saved phones leaves garbage behind.
+            FreedMemory.release(after: restored.rowBytes)
             let writer = JournalWriter(
-                database: database, path: path, lastSeq: lastSeq, snapshotEvery: snapshotEvery,
+                database: database, path: path, restored: restored, checkpointEvery: checkpointEvery,
                 commitDelayMicroseconds: UInt32(
                     clamping: commitDelay.components.seconds * 1_000_000
                         + commitDelay.components.attoseconds / 1_000_000_000_000),
@@ -55,6 +58,35 @@ public final class DeviceStore: @unchecked Sendable {
             lock.release()
             if let error = error as? StoreError { throw error }
             throw StoreError.unreadable(path: path, detail: "\(error)")
+        }
+    }
+
+    /// The saved engine, or a new one (with the checkpoint it starts from written).
+    static func load(_ database: DatabaseQueue, path: String, configuration: EngineConfiguration, seedNamed: Bool)
+        throws -> (Opening, Restored)
+    {
+        try database.write { db in
+            let saved = try restore(db, path: path) { engine in
+                if let difference = ConfigurationDifference.between(
+                    saved: engine.configuration, current: configuration, seedNamed: seedNamed)
+                {
+                    throw StoreError.configurationChanged(path: path, detail: difference)
+                }
+                engine.useAppServer(configuration.appServer)
+            }
+            guard let saved else {
+                // A new fleet is made again from its configuration: no phone is saved.
+                let engine = DeviceEngine(configuration)
+                try Checkpoint(
+                    seq: 0, baseSeq: 0, rebase: true, server: engine.withoutPhones,
+                    phoneCount: engine.devices.count, phones: []
+                ).write(in: db, coder: PhoneCoder())
+                let restored = Restored(
+                    engine: engine, lastSeq: 0, baseSeq: 0, rebase: false, changedPhones: [], replayed: 0, rowBytes: 0)
+                return (.new(engine), restored)
+            }
+            let started = saved.lastSeq > 0 || saved.engine.hasIssuedTokens
+            return (started ? .resumed(saved.engine, inputs: saved.replayed) : .new(saved.engine), saved)
         }
     }
 
@@ -68,10 +100,8 @@ public final class DeviceStore: @unchecked Sendable {
             let database = try DatabaseQueue(path: path, configuration: configuration)
             return try database.read { db in
                 try checkFormat(db, path: path)
-                guard let (saved, seq) = try readSnapshot(db, path: path) else { return nil }
-                var engine = saved
-                try replayJournal(after: seq, on: &engine, in: db, path: path)
-                return engine
+                guard try db.tableExists("server") else { return try readOlderFormat(db, path: path) }
+                return try restore(db, path: path) { _ in }?.engine
             }
         } catch let error as StoreError {
             throw error
@@ -87,11 +117,15 @@ public final class DeviceStore: @unchecked Sendable {
         self.writer = writer
     }
 
-    /// Queues calls made on the engine (and the engine they led to); returns the
-    /// sequence number to wait for before acknowledging what they did.
+    /// Queues calls made on the engine, and the phones they changed
+    /// (`InputRecord.changedPhones`, taken with them); returns the sequence number to
+    /// wait for before acknowledging what they did. `engine` (the engine they led
+    /// to) is read when a checkpoint is due.
     @discardableResult
-    public func append(_ inputs: [EngineInput], engine: @autoclosure () -> DeviceEngine) -> Int64 {
-        writer.append(inputs, engine: engine)
+    public func append(
+        _ inputs: [EngineInput], changedPhones: [Int] = [], engine: @autoclosure () -> DeviceEngine
+    ) -> Int64 {
+        writer.append(inputs, changedPhones: changedPhones, engine: engine)
     }
 
     /// The sequence number of the last input appended.
@@ -122,18 +156,19 @@ public final class DeviceStore: @unchecked Sendable {
         done.wait()
     }
 
-    /// Writes a last snapshot of `engine`, waits for the disk, and lets the file go.
+    /// Writes a last checkpoint of `engine` (the phones changed since the one before),
+    /// waits for the disk, and lets the file go.
     public func close(final engine: DeviceEngine) {
         closed.lock()
         defer { closed.unlock() }
         guard !isClosed else { return }
         isClosed = true
-        writer.snapshot(engine)
+        writer.checkpoint(engine)
         writer.stop()
         lock.release()
     }
 
-    /// Stops writing without a last snapshot, as a killed process would (after what
+    /// Stops writing without a last checkpoint, as a killed process would (after what
     /// was durable); for tests of what a restart finds.
     func abandon() {
         closed.lock()

@@ -1,14 +1,14 @@
-/// Giving freed heap back to the system after a large snapshot. Encoding the state of
-/// a big fleet makes hundreds of megabytes of short-lived objects; glibc keeps the
-/// freed pages, so an idle `serve` with 100,000 phones would stay at the peak it had
-/// while saving instead of the size of what it holds.
+/// Giving freed heap back to the system after many phones were encoded or decoded:
+/// that makes hundreds of megabytes of short-lived objects, and glibc keeps the freed
+/// pages, so an idle `serve` would stay at the peak it had while saving or reading
+/// instead of the size of what it holds.
 enum FreedMemory {
-    /// Snapshots smaller than this leave the heap alone (trimming walks it all).
-    static let largeSnapshotBytes = 4 << 20
+    /// Less coded than this leaves the heap alone (trimming walks it all).
+    static let largeBytes = 4 << 20
 
-    /// Returns freed pages to the system when `snapshotBytes` was large.
-    static func release(after snapshotBytes: Int) {
-        guard snapshotBytes >= largeSnapshotBytes else { return }
+    /// Returns freed pages to the system when `codedBytes` was large.
+    static func release(after codedBytes: Int) {
+        guard codedBytes >= largeBytes else { return }
         #if canImport(Glibc)
             _ = glibcMallocTrim(0)
         #endif

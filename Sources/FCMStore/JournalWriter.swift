@@ -11,7 +11,13 @@ final class JournalWriter: @unchecked Sendable {
     private let path: String
     private let condition = NSCondition()
     private var queued: [(seq: Int64, input: EngineInput)] = []
-    private var snapshot: (seq: Int64, engine: DeviceEngine)?
+    private var checkpoint: Checkpoint?
+    /// Phones changed since the last checkpoint was made.
+    private var changedPhones = ChangedPhones()
+    /// Journal entries up to this one make the fleet as started (`Checkpoint.baseSeq`).
+    private var baseSeq: Int64
+    /// The fleet started since the last checkpoint was made.
+    private var rebase: Bool
     private var waiters: [(seq: Int64, action: @Sendable () -> Void)] = []
     private var stopping = false
     /// Tests hold commits back to see that nothing is acknowledged meanwhile.
@@ -19,38 +25,42 @@ final class JournalWriter: @unchecked Sendable {
     private var stopped = false
     private(set) var appended: Int64
     private(set) var durable: Int64
-    private var sinceSnapshot = 0
+    private var sinceCheckpoint = 0
     /// Called once, on the writer's thread, when a write fails: nothing after it is durable.
     private let onFailure: @Sendable (StoreError) -> Void
+    private let coder = PhoneCoder()
 
     static let smallBatch = 64
     static let gatherMicroseconds: UInt32 = 200
 
-    /// A snapshot replaces the journal after this many inputs.
-    let snapshotEvery: Int
+    /// A checkpoint replaces the journal after this many inputs.
+    let checkpointEvery: Int
 
     /// Added before every commit, to play a slow disk (crash testing).
     let commitDelayMicroseconds: UInt32
 
     init(
-        database: DatabaseQueue, path: String, lastSeq: Int64, snapshotEvery: Int, commitDelayMicroseconds: UInt32,
-        onFailure: @escaping @Sendable (StoreError) -> Void
+        database: DatabaseQueue, path: String, restored: DeviceStore.Restored, checkpointEvery: Int,
+        commitDelayMicroseconds: UInt32, onFailure: @escaping @Sendable (StoreError) -> Void
     ) {
         self.database = database
-        self.snapshotEvery = snapshotEvery
+        self.checkpointEvery = checkpointEvery
         self.commitDelayMicroseconds = commitDelayMicroseconds
         self.path = path
-        appended = lastSeq
-        durable = lastSeq
+        appended = restored.lastSeq
+        durable = restored.lastSeq
+        baseSeq = restored.baseSeq
+        rebase = restored.rebase
+        for index in restored.changedPhones { changedPhones.insert(index) }
         self.onFailure = onFailure
         let thread = Thread { [self] in run() }
         thread.name = "fcm-device.journal"
         thread.start()
     }
 
-    /// Queues inputs (with the engine they led to, for the next snapshot); returns
-    /// the sequence number of the last.
-    func append(_ inputs: [EngineInput], engine: () -> DeviceEngine) -> Int64 {
+    /// Queues inputs and notes the phones they changed (`engine`, the engine they led
+    /// to, is read for the next checkpoint); returns the sequence number of the last.
+    func append(_ inputs: [EngineInput], changedPhones changed: [Int], engine: () -> DeviceEngine) -> Int64 {
         condition.lock()
         defer { condition.unlock() }
         // Once the journal stops (a close, or a kill simulated by `abandon`) nothing more
@@ -60,23 +70,40 @@ final class JournalWriter: @unchecked Sendable {
         for input in inputs {
             appended += 1
             queued.append((appended, input))
+            if case .start = input {
+                // The fleet as started is made again from the journal up to here: the
+                // phones changed before are not saved, and rows saved before are dropped.
+                baseSeq = appended
+                rebase = true
+                changedPhones.removeAll()
+            }
         }
-        sinceSnapshot += inputs.count
-        if sinceSnapshot >= snapshotEvery {
-            sinceSnapshot = 0
-            snapshot = (appended, engine())
-        }
+        for index in changed { changedPhones.insert(index) }
+        sinceCheckpoint += inputs.count
+        if sinceCheckpoint >= checkpointEvery { makeCheckpoint(engine()) }
         condition.signal()
         return appended
     }
 
-    /// Writes a snapshot of `engine` (the state after every input appended so far).
-    func snapshot(_ engine: DeviceEngine) {
+    /// Writes a checkpoint of `engine` (the state after every input appended so far).
+    func checkpoint(_ engine: DeviceEngine) {
         condition.lock()
-        sinceSnapshot = 0
-        snapshot = (appended, engine)
+        makeCheckpoint(engine)
         condition.signal()
         condition.unlock()
+    }
+
+    /// The checkpoint of `engine` as things stand (under the lock): the phones changed
+    /// since the last one, taken from it now; encoding them is the writer's.
+    private func makeCheckpoint(_ engine: DeviceEngine) {
+        sinceCheckpoint = 0
+        let count = engine.devices.count
+        var phones = checkpoint?.phones ?? []
+        for index in changedPhones.take() where index < count { phones.append((index, engine.devices[index])) }
+        checkpoint = Checkpoint(
+            seq: appended, baseSeq: baseSeq, rebase: rebase || checkpoint?.rebase == true,
+            server: engine.withoutPhones, phoneCount: count, phones: phones)
+        rebase = false
     }
 
     var appendedSeq: Int64 { condition.withLock { appended } }
@@ -117,7 +144,7 @@ final class JournalWriter: @unchecked Sendable {
         let encoder = JSONEncoder()
         while true {
             condition.lock()
-            while (queued.isEmpty && snapshot == nil && !stopping) || (paused && !stopping) { condition.wait() }
+            while (queued.isEmpty && checkpoint == nil && !stopping) || (paused && !stopping) { condition.wait() }
             // A few inputs alone: wait a moment for the rest of the burst, so that one
             // transaction takes many (a commit costs the same for one or a hundred).
             if queued.count < Self.smallBatch && !stopping {
@@ -128,9 +155,9 @@ final class JournalWriter: @unchecked Sendable {
                 while paused && !stopping { condition.wait() }
             }
             let batch = queued
-            let image = snapshot
+            let image = checkpoint
             queued.removeAll(keepingCapacity: true)
-            snapshot = nil
+            checkpoint = nil
             let finishing = stopping && batch.isEmpty && image == nil
             condition.unlock()
             if finishing { break }
@@ -155,22 +182,19 @@ final class JournalWriter: @unchecked Sendable {
     }
 
     private func write(
-        _ batch: [(seq: Int64, input: EngineInput)], _ image: (seq: Int64, engine: DeviceEngine)?,
-        encoder: JSONEncoder
+        _ batch: [(seq: Int64, input: EngineInput)], _ image: Checkpoint?, encoder: JSONEncoder
     ) throws {
         // The transaction's statements are prepared once, like the insert: GRDB's
         // `write` parses BEGIN and COMMIT anew for every commit, and with one commit
         // for each handful of sends that was a tenth of the writer's time.
-        let snapshotBytes = try database.writeWithoutTransaction { db in
+        let checkpointBytes = try database.writeWithoutTransaction { db in
             try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
             do {
                 let insert = try db.cachedStatement(sql: "INSERT INTO journal(seq, input) VALUES (?, ?)")
                 for (seq, input) in batch {
                     try insert.execute(arguments: [seq, Data(try InputCoding.encode(input, json: encoder))])
                 }
-                let written = try image.map {
-                    try DeviceStore.writeSnapshot($0.engine, seq: $0.seq, in: db, encoder: encoder)
-                }
+                let written = try image?.write(in: db, coder: coder)
                 try db.cachedStatement(sql: "COMMIT").execute()
                 return written ?? 0
             } catch {
@@ -178,7 +202,7 @@ final class JournalWriter: @unchecked Sendable {
                 throw error
             }
         }
-        // After the transaction, when the encoded snapshot is gone too.
-        FreedMemory.release(after: snapshotBytes)
+        // After the transaction, when the encoded phones are gone too.
+        FreedMemory.release(after: checkpointBytes)
     }
 }

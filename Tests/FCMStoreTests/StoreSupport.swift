@@ -30,13 +30,13 @@ enum StoreFixture {
 
     static func open(
         _ state: TemporaryState, configuration: EngineConfiguration = configuration(), fresh: Bool = false,
-        snapshotEvery: Int = 20_000
+        checkpointEvery: Int = 20_000
     )
         throws -> (DeviceStore, DeviceStore.Opening)
     {
         try DeviceStore.open(
             path: state.path, configuration: configuration, seedNamed: false, fresh: fresh,
-            snapshotEvery: snapshotEvery, onFailure: { Issue.record("write failed: \($0)") })
+            checkpointEvery: checkpointEvery, onFailure: { Issue.record("write failed: \($0)") })
     }
 
     /// Every part of the engine's state a restart must bring back.
@@ -61,20 +61,13 @@ enum StoreFixture {
     }
 }
 
-/// Drives an engine through a random mix of every kind of call, the way the shells
-/// do: each call recorded, then handed to the store.
-struct SessionDriver {
-    var engine: DeviceEngine
-    var random: SeededGenerator
-    var time: Millis = 0
-    var step = 0
+/// Drives an engine the way the shells do: each call recorded, then handed to the
+/// store with the phones it changed.
+protocol EngineDriver {
+    var engine: DeviceEngine { get set }
+}
 
-    init(configuration: EngineConfiguration, seed: UInt64) {
-        engine = DeviceEngine(configuration)
-        engine.inputs.isOn = true
-        random = SeededGenerator(seed: seed)
-    }
-
+extension EngineDriver {
     mutating func start(into store: DeviceStore?) {
         var events: [Event] = []
         engine.start(at: 0, into: &events)
@@ -84,7 +77,22 @@ struct SessionDriver {
     @discardableResult
     mutating func hand(to store: DeviceStore?) -> Int64 {
         let inputs = engine.inputs.take()
-        return store?.append(inputs, engine: engine) ?? 0
+        let changed = engine.inputs.changedPhones.take()
+        return store?.append(inputs, changedPhones: changed, engine: engine) ?? 0
+    }
+}
+
+/// Drives one phone through a random mix of every kind of call.
+struct SessionDriver: EngineDriver {
+    var engine: DeviceEngine
+    var random: SeededGenerator
+    var time: Millis = 0
+    var step = 0
+
+    init(configuration: EngineConfiguration, seed: UInt64) {
+        engine = DeviceEngine(configuration)
+        engine.inputs.isOn = true
+        random = SeededGenerator(seed: seed)
     }
 
     /// One random call; returns its events.

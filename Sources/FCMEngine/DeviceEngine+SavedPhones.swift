@@ -1,0 +1,52 @@
+/// What a store needs to save a fleet a phone at a time: the connection server's
+/// part without the phones, a phone by itself, and a fleet put back together from
+/// phones made again from the configuration and phones read back one by one.
+extension DeviceEngine {
+    /// Set to `true` in an encoder's or decoder's `userInfo`: the engine is coded
+    /// without its phones (`withoutPhones`), which are saved beside it.
+    public static let phonesApart = CodingUserInfoKey(rawValue: "fcm-device.phonesApart")!
+
+    /// The engine without its phones and the maps over them: what a store saves
+    /// beside the phones. Holding it keeps no reference to the fleet, so the engine
+    /// it came from changes its phones in place.
+    public var withoutPhones: DeviceEngine {
+        var image = self
+        image.devices = []
+        image.deviceIndex = [:]
+        image.tokenDevices = [:]
+        image.phoneDeadlines = DeadlineHeap()
+        image.inputs = InputRecord()
+        return image
+    }
+
+    /// The engine a saved fleet's phones are made again on: the fleet as its start
+    /// configuration makes it, recording nothing.
+    public static func rebuilding(from saved: DeviceEngine) -> DeviceEngine {
+        DeviceEngine(saved.startConfiguration)
+    }
+
+    /// Lays a saved phone over the phone at `index`, or adds it when `index` is the
+    /// next one. False when `index` leaves a gap.
+    public mutating func restorePhone(_ phone: Installation, at index: Int) -> Bool {
+        if index < devices.count {
+            devices[index] = phone
+        } else if index == devices.count {
+            devices.append(phone)
+        } else {
+            return false
+        }
+        return true
+    }
+
+    /// Takes the phones of `rebuilt` (the first `count` of them) into this engine,
+    /// saved without them, and rebuilds the maps over them. False when `rebuilt`
+    /// has fewer.
+    public mutating func adoptPhones(of rebuilt: inout DeviceEngine, count: Int) -> Bool {
+        guard rebuilt.devices.count >= count else { return false }
+        devices = rebuilt.devices
+        rebuilt.devices = []
+        if devices.count > count { devices.removeLast(devices.count - count) }
+        indexDevices()
+        return true
+    }
+}

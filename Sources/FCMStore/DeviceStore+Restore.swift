@@ -1,0 +1,124 @@
+import FCMEngine
+import Foundation
+import GRDB
+
+/// Reading a saved fleet back a phone at a time: the connection server's part, the
+/// fleet made again from its start configuration and the journal's first entries,
+/// each saved phone laid over its place as it is read, then the journal since the
+/// last checkpoint. Memory holds the fleet and one row, never an encoded fleet.
+extension DeviceStore {
+    /// A saved device read back, and where its journal stands.
+    struct Restored {
+        var engine: DeviceEngine
+        var lastSeq: Int64
+        var baseSeq: Int64
+        /// The fleet started after the last checkpoint: the rows saved are older than it.
+        var rebase: Bool
+        /// Phones the journal's replay changed: not in their rows yet.
+        var changedPhones: [Int]
+        var replayed: Int
+        var rowBytes: Int
+    }
+
+    /// The device saved in `db`, or nil when none is. `prepare` sees the connection
+    /// server's part before any phone is made (to refuse other settings early).
+    static func restore(_ db: Database, path: String, prepare: (inout DeviceEngine) throws -> Void) throws
+        -> Restored?
+    {
+        guard let row = try Row.fetchOne(db, sql: "SELECT seq, base_seq, phones, engine FROM server WHERE id = 1")
+        else { return nil }
+        let coder = PhoneCoder()
+        var engine: DeviceEngine
+        do {
+            engine = try coder.decodeServer(row["engine"])
+        } catch {
+            throw StoreError.unreadable(path: path, detail: "the saved connection server does not decode (\(error))")
+        }
+        try prepare(&engine)
+        let seq: Int64 = row["seq"]
+        let baseSeq: Int64 = row["base_seq"]
+        let count: Int = row["phones"]
+        var rebuilt = DeviceEngine.rebuilding(from: engine)
+        try replayJournal(after: 0, through: baseSeq, on: &rebuilt, in: db, path: path)
+        var rowBytes = 0
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT idx, phone FROM phones WHERE idx < ? ORDER BY idx", arguments: [count])
+        while let saved = try rows.next() {
+            let index: Int = saved["idx"]
+            let data: Data = saved["phone"]
+            rowBytes += data.count
+            let phone: Installation
+            do {
+                phone = try coder.decode(data)
+            } catch {
+                throw StoreError.unreadable(path: path, detail: "saved phone \(index) does not decode (\(error))")
+            }
+            guard rebuilt.restorePhone(phone, at: index) else {
+                throw StoreError.unreadable(path: path, detail: "saved phone \(index) follows no phone \(index - 1)")
+            }
+        }
+        guard engine.adoptPhones(of: &rebuilt, count: count) else {
+            throw StoreError.unreadable(
+                path: path, detail: "it holds \(count) phones, but only \(rebuilt.devices.count) could be read")
+        }
+        // The journal since the checkpoint is replayed recording, to learn which phones
+        // it changed: their rows are older than they are.
+        engine.inputs = InputRecord(isOn: true)
+        var started: Int64?
+        let (replayed, lastSeq) = try replayJournal(
+            after: seq, through: nil, on: &engine, in: db, path: path, onStart: { started = $0 })
+        _ = engine.inputs.take()
+        let changed = engine.inputs.changedPhones.take()
+        engine.inputs = InputRecord()
+        return Restored(
+            engine: engine, lastSeq: lastSeq, baseSeq: started ?? baseSeq, rebase: started != nil,
+            changedPhones: changed, replayed: replayed, rowBytes: rowBytes)
+    }
+
+    /// Replays the journal's entries after `seq` (through `last`, when given) on
+    /// `engine`: how many, and the last seq. `onStart` hears where the fleet started.
+    @discardableResult
+    static func replayJournal(
+        after seq: Int64, through last: Int64?, on engine: inout DeviceEngine, in db: Database, path: String,
+        onStart: (Int64) -> Void = { _ in }
+    ) throws -> (Int, Int64) {
+        let decoder = JSONDecoder()
+        var lastSeq = seq
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT seq, input FROM journal WHERE seq > ? AND seq <= ? ORDER BY seq",
+            arguments: [seq, last ?? Int64.max])
+        var replayed = 0
+        var ignored: [Event] = []
+        while let entry = try rows.next() {
+            let entrySeq: Int64 = entry["seq"]
+            let input: EngineInput
+            do {
+                input = try InputCoding.decode(Array(entry["input"] as Data), json: decoder)
+            } catch {
+                throw StoreError.unreadable(path: path, detail: "journal entry \(entrySeq) does not decode (\(error))")
+            }
+            if case .start = input { onStart(entrySeq) }
+            engine.replay(input, into: &ignored)
+            ignored.removeAll(keepingCapacity: true)
+            lastSeq = entrySeq
+            replayed += 1
+        }
+        return (replayed, lastSeq)
+    }
+
+    /// A file of format 6 or older, not migrated (read without taking it): its one
+    /// snapshot of the whole engine and the journal after it.
+    static func readOlderFormat(_ db: Database, path: String) throws -> DeviceEngine? {
+        guard try db.tableExists("snapshot"),
+            let row = try Row.fetchOne(db, sql: "SELECT seq, engine FROM snapshot WHERE id = 1")
+        else { return nil }
+        var engine: DeviceEngine
+        do {
+            engine = try JSONDecoder().decode(DeviceEngine.self, from: row["engine"] as Data)
+        } catch {
+            throw StoreError.unreadable(path: path, detail: "the saved device does not decode (\(error))")
+        }
+        try replayJournal(after: row["seq"], through: nil, on: &engine, in: db, path: path)
+        return engine
+    }
+}

@@ -1,0 +1,53 @@
+import FCMEngine
+import Foundation
+import Testing
+
+@Suite("Which phones a call changed (what a store saves)")
+struct ChangedPhonesTests {
+    static func recordingFleet(_ count: Int) -> Fleet {
+        var fleet = Fleet([DeviceSpec(DeviceSettings(name: "phone", seed: 8), count: count)])
+        var events: [Event] = []
+        fleet.engine = DeviceEngine(fleet.engine.configuration)
+        fleet.engine.inputs.isOn = true
+        fleet.engine.start(at: 0, into: &events)
+        return fleet
+    }
+
+    @Test("a fleet's start changes no phone: it is made again from the configuration")
+    func startForgetsChanges() {
+        var fleet = Self.recordingFleet(30)
+        #expect(fleet.engine.inputs.changedPhones.isEmpty)
+        #expect(fleet.engine.devices.allSatisfy { !$0.tokens.isEmpty })
+        _ = fleet.engine.inputs.take()
+    }
+
+    @Test("a call to one phone of many notes that phone alone; a topic notes its subscribers")
+    func oneCallOnePhone() {
+        var fleet = Self.recordingFleet(30)
+        fleet.run(.setNetwork(.offline), on: "phone-12")
+        #expect(fleet.engine.inputs.changedPhones.take() == [11])
+        fleet.run(.subscribe(topic: "news", sender: nil), on: "phone-3")
+        fleet.run(.subscribe(topic: "news", sender: nil), on: "phone-20")
+        _ = fleet.engine.inputs.changedPhones.take()
+        fleet.push(to: nil, topic: "news")
+        #expect(fleet.engine.inputs.changedPhones.take().sorted() == [2, 19])
+        fleet.push(to: fleet.token(of: "phone-30"))
+        #expect(fleet.engine.inputs.changedPhones.take() == [29])
+    }
+
+    @Test("a phone joining is noted; a reset notes every phone (their tokens are issued anew)")
+    func joinsAndResets() {
+        var fleet = Self.recordingFleet(4)
+        fleet.run(.addDevice(DeviceSpec(DeviceSettings(name: "tablet", seed: 1))))
+        #expect(fleet.engine.inputs.changedPhones.take() == [4])
+        fleet.run(.reset)
+        #expect(fleet.engine.inputs.changedPhones.take().sorted() == [0, 1, 2, 3])
+    }
+
+    @Test("nothing is noted while nothing records (a replay pays nothing for it)")
+    func offRecordsNothing() {
+        var fleet = Fleet([DeviceSpec(DeviceSettings(name: "phone", seed: 8), count: 5)])
+        fleet.run(.setNetwork(.offline), on: "phone-2")
+        #expect(fleet.engine.inputs.changedPhones.isEmpty)
+    }
+}

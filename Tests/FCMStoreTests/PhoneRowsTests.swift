@@ -1,0 +1,236 @@
+import FCMEngine
+import Foundation
+import GRDB
+import Testing
+
+@testable import FCMStore
+
+/// A fleet driven the way the shells drive one: each call on a random phone (by name),
+/// a topic to all of them now and then, phones joining, a reset once in a while.
+struct FleetDriver: EngineDriver {
+    var engine: DeviceEngine
+    var random: SeededGenerator
+    var time: Millis = 0
+    var step = 0
+
+    static func configuration(phones: Int) -> EngineConfiguration {
+        var configuration = StoreFixture.configuration()
+        configuration.devices = [DeviceSpec(DeviceSettings(name: "phone", seed: 5), count: phones)]
+        configuration.device = configuration.startingDevices[0].settings
+        return configuration
+    }
+
+    init(engine: DeviceEngine, seed: UInt64) {
+        self.engine = engine
+        self.engine.inputs.isOn = true
+        random = SeededGenerator(seed: seed)
+    }
+
+    mutating func next(into store: DeviceStore?) -> [Event] {
+        step += 1
+        time += Millis(random.next() % 900)
+        var events: [Event] = []
+        let sender = StoreFixture.sender
+        let index = Int(random.next() % UInt64(engine.devices.count))
+        let name = engine.devices[index].name
+        func on(_ command: Command) { engine.apply(.on(device: name, command), at: time, into: &events) }
+        switch random.next() % 14 {
+        case 0, 1, 2:
+            on(
+                .push(
+                    DownstreamRequest(
+                        sender: sender, to: engine.devices[index].tokens[sender], messageID: "d-\(step)",
+                        data: [KeyValue("n", String(step))],
+                        notification: random.next() % 2 == 0 ? [KeyValue("title", "t\(step)")] : nil,
+                        collapseKey: random.next() % 3 == 0 ? "score" : nil, timeToLive: Int64(random.next() % 40))))
+        case 3: on(.subscribe(topic: "news", sender: sender))
+        case 4:
+            engine.apply(
+                .push(DownstreamRequest(sender: sender, to: "/topics/news", data: [KeyValue("all", String(step))])),
+                at: time, into: &events)
+        case 5: on(.setNetwork(random.next() % 2 == 0 ? .offline : .online))
+        case 6: on(.setAppState(random.next() % 2 == 0 ? .background : .foreground))
+        case 7: on(.refreshToken(sender: nil))
+        case 8: on(.tap(.last))
+        case 9:
+            let request = UpstreamRequest(
+                to: UpstreamRequest.address(sender: sender, sdk: .fcm), messageID: "u-\(step)", timeToLive: 30,
+                data: [DataItem("n", .string(String(step)))])
+            on(.send(request))
+        case 10 where random.next() % 4 == 0:
+            engine.apply(
+                .addDevice(DeviceSpec(DeviceSettings(name: "joined-\(step)", seed: 9))), at: time, into: &events)
+        case 11 where random.next() % 25 == 0:
+            engine.apply(.reset, at: time, into: &events)
+        default: engine.advance(to: time + 5_000, into: &events)
+        }
+        hand(to: store)
+        return events
+    }
+}
+
+@Suite("Each phone saved in a row of its own")
+struct PhoneRowsTests {
+    static func rows(_ store: DeviceStore) throws -> [Int] {
+        try store.database.read { db in try Int.fetchAll(db, sql: "SELECT idx FROM phones ORDER BY idx") }
+    }
+
+    @Test("a started fleet saves no phone (it is made again from its profile); a call to one phone saves that phone")
+    func aCallToOnePhoneWritesThatPhone() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        let configuration = FleetDriver.configuration(phones: 200)
+        let (store, opening) = try StoreFixture.open(state, configuration: configuration)
+        var driver = FleetDriver(engine: try #require(opening.newEngine), seed: 1)
+        driver.start(into: store)
+        store.close(final: driver.engine)
+
+        let (second, resumed) = try StoreFixture.open(state, configuration: configuration)
+        #expect(try Self.rows(second).isEmpty)
+        guard case .resumed(let engine, _) = resumed else {
+            Issue.record("the started fleet did not resume")
+            return
+        }
+        StoreFixture.expectSame(driver.engine, engine)
+        driver.engine = engine
+        driver.engine.inputs.isOn = true
+        var events: [Event] = []
+        driver.engine.apply(.on(device: "phone-7", .setNetwork(.offline)), at: 10, into: &events)
+        driver.hand(to: second)
+        second.close(final: driver.engine)
+        #expect(try Self.rows(second) == [6], "phone-7 is the seventh phone; it alone was written")
+
+        let (third, again) = try StoreFixture.open(state, configuration: configuration)
+        defer { third.close(final: driver.engine) }
+        guard case .resumed(let restored, _) = again else {
+            Issue.record("the fleet did not resume")
+            return
+        }
+        #expect(restored.devices[6].network == .offline && restored.devices[5].network == .online)
+        StoreFixture.expectSame(driver.engine, restored)
+    }
+
+    @Test(
+        "a fleet killed at random points comes back exactly, through checkpoints, joins and resets",
+        arguments: [
+            (seed: UInt64(3), checkpointEvery: 7), (seed: 4, checkpointEvery: 40), (seed: 5, checkpointEvery: 20_000),
+        ])
+    func aFleetResumesExactly(seed: UInt64, checkpointEvery: Int) throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        let configuration = FleetDriver.configuration(phones: 12)
+        let (first, opening) = try StoreFixture.open(
+            state, configuration: configuration, checkpointEvery: checkpointEvery)
+        var driver = FleetDriver(engine: try #require(opening.newEngine), seed: seed)
+        driver.start(into: first)
+        var store = first
+        for round in 0..<4 {
+            for _ in 0..<(60 + round * 13) { _ = driver.next(into: store) }
+            // Time passing that fires no timer is not journaled; the last call carries its time.
+            var events: [Event] = []
+            driver.engine.apply(.setDoze(false), at: driver.time, into: &events)
+            driver.hand(to: store)
+            store.waitUntilDurable(store.appendedSeq)
+            store.abandon()
+            let (reopened, again) = try StoreFixture.open(
+                state, configuration: configuration, checkpointEvery: checkpointEvery)
+            store = reopened
+            guard case .resumed(let restored, _) = again else {
+                Issue.record("round \(round): the fleet did not resume")
+                return
+            }
+            StoreFixture.expectSame(driver.engine, restored)
+            // Both go on alike: the restored one takes the store from here.
+            var twin = FleetDriver(engine: restored, seed: 0)
+            twin.random = driver.random
+            twin.time = driver.time
+            twin.step = driver.step
+            var copy = driver
+            for _ in 0..<30 { #expect(copy.next(into: nil) == twin.next(into: nil)) }
+            driver.engine = restored
+            driver.engine.inputs.isOn = true
+        }
+        store.close(final: driver.engine)
+        let (last, final) = try StoreFixture.open(state, configuration: configuration)
+        defer { last.close(final: driver.engine) }
+        guard case .resumed(let restored, let inputs) = final else {
+            Issue.record("the fleet did not resume after a clean close")
+            return
+        }
+        #expect(inputs == 0)
+        StoreFixture.expectSame(driver.engine, restored)
+    }
+
+    @Test("a saved phone that does not decode is named, with what to do")
+    func aBrokenRowIsNamed() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        let configuration = FleetDriver.configuration(phones: 5)
+        let (store, opening) = try StoreFixture.open(state, configuration: configuration)
+        var driver = FleetDriver(engine: try #require(opening.newEngine), seed: 2)
+        driver.start(into: store)
+        var events: [Event] = []
+        driver.engine.apply(.on(device: "phone-3", .setAppState(.background)), at: 5, into: &events)
+        driver.hand(to: store)
+        store.close(final: driver.engine)
+        let database = try DatabaseQueue(path: state.path)
+        try database.write { db in try db.execute(sql: "UPDATE phones SET phone = x'7b7d' WHERE idx = 2") }
+        try database.close()
+        #expect {
+            _ = try StoreFixture.open(state, configuration: configuration)
+        } throws: { error in
+            "\(error)".contains("saved phone 2 does not decode") && "\(error)".contains("--fresh")
+        }
+    }
+}
+
+@Suite("A fleet saved by the release of state format 6")
+struct FormatSixTests {
+    @Test("a fleet saved in state format 6 (snapshot and journal) opens, resumes exactly, and is migrated to rows")
+    func formatSixIsMigrated() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/format-6.sqlite")
+        try FileManager.default.copyItem(atPath: fixture.path, toPath: state.path)
+        let peeked = try #require(try DeviceStore.peek(path: state.path))
+        #expect(peeked.devices.map(\.name) == ["pixel", "iphone", "browser"])
+        let (store, opening) = try DeviceStore.open(
+            path: state.path, configuration: peeked.configuration, seedNamed: true,
+            onFailure: { Issue.record("write failed: \($0)") })
+        guard case .resumed(let engine, let inputs) = opening else {
+            Issue.record("the format 6 file did not resume its fleet")
+            store.close(final: peeked)
+            return
+        }
+        // Written by the release of format 6 (`serve --profile Fixtures/format-6-profile.yaml`,
+        // stopped, served again, two legacy sends, killed with SIGKILL): a snapshot and four
+        // journal entries after it.
+        #expect(inputs == 4)
+        StoreFixture.expectSame(peeked, engine)
+        let (pixel, iphone, browser) = (engine.devices[0], engine.devices[1], engine.devices[2])
+        #expect(pixel.tokens["123456789012"]?.hasPrefix("B4OMHJ62XfM:APA91b") == true)
+        #expect(pixel.topics["123456789012"] == ["news"])
+        #expect(engine.awaitingAck.map(\.message.id) == ["m-1"])
+        #expect(iphone.network == .offline && iphone.stored.count == 1)
+        #expect(browser.platform == .web && browser.tray.map(\.title) == ["Web hello"])
+        let rows = try store.database.read { db in try Int.fetchAll(db, sql: "SELECT idx FROM phones ORDER BY idx") }
+        #expect(rows == [0, 1, 2], "every phone of a migrated file has its row")
+        store.close(final: engine)
+
+        let (again, reopened) = try DeviceStore.open(
+            path: state.path, configuration: peeked.configuration, seedNamed: true,
+            onFailure: { Issue.record("write failed: \($0)") })
+        defer { again.close(final: engine) }
+        guard case .resumed(let restored, let replayed) = reopened else {
+            Issue.record("the migrated file did not resume")
+            return
+        }
+        #expect(replayed == 0)
+        StoreFixture.expectSame(engine, restored)
+        let format = try again.database.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'format'")
+        }
+        #expect(format == String(DeviceStore.format))
+    }
+}
