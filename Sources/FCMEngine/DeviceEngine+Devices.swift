@@ -115,7 +115,7 @@ extension DeviceEngine {
             if let problem = deviceNameProblem(settings.name) { return refuse("add_device", problem, into: &out) }
             let index = devices.count
             devices.append(Installation(settings, senders: chosen, index: index))
-            inputs.notePhone(index)
+            inputs.notePhone(index, .all)
             deviceIndex[settings.name] = index
             for sender in chosen { registeredSenders.add(sender) }
             onDevice(index) { engine in

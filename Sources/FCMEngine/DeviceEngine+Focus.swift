@@ -1,12 +1,13 @@
 /// The device-side fields of the phone in focus (`focus`), read and written in
 /// place: the rules of one phone are written against these. Every write notes the
-/// phone as changed (`InputRecord.changedPhones`), so a store saves that phone alone.
+/// phone and the field as changed (`InputRecord.changedPhones`), so a store saves that
+/// phone alone, and of it what differs from the fleet as started.
 extension DeviceEngine {
     /// The phone in focus: its settings as they are now.
     var device: DeviceSettings {
         _read { yield phone(focus) { $0.settings } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .settings)
             yield &devices[focus].settings
         }
     }
@@ -14,7 +15,7 @@ extension DeviceEngine {
     var names: CallbackNames {
         _read { yield phone(focus) { $0.names } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .names)
             yield &devices[focus].names
         }
     }
@@ -22,7 +23,7 @@ extension DeviceEngine {
     var tokenFactory: TokenFactory {
         _read { yield phone(focus) { $0.tokenFactory } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .tokenFactory)
             yield &devices[focus].tokenFactory
         }
     }
@@ -30,7 +31,7 @@ extension DeviceEngine {
     var appState: AppState {
         _read { yield phone(focus) { $0.appState } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .appState)
             yield &devices[focus].appState
         }
     }
@@ -38,7 +39,7 @@ extension DeviceEngine {
     var network: Network {
         _read { yield phone(focus) { $0.network } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .network)
             yield &devices[focus].network
         }
     }
@@ -46,7 +47,7 @@ extension DeviceEngine {
     var doze: Bool {
         _read { yield phone(focus) { $0.doze } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .doze)
             yield &devices[focus].doze
         }
     }
@@ -54,7 +55,7 @@ extension DeviceEngine {
     var installed: Bool {
         _read { yield phone(focus) { $0.installed } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .installed)
             yield &devices[focus].installed
         }
     }
@@ -63,7 +64,7 @@ extension DeviceEngine {
     var senders: [SenderConfig] {
         _read { yield phone(focus) { $0.senders } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .senders)
             yield &devices[focus].senders
         }
     }
@@ -72,7 +73,7 @@ extension DeviceEngine {
     var tokens: [String: String] {
         _read { yield phone(focus) { $0.tokens } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .tokens)
             yield &devices[focus].tokens
         }
     }
@@ -80,7 +81,7 @@ extension DeviceEngine {
     var tokenOwners: [String: String] {
         _read { yield phone(focus) { $0.tokenOwners } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .tokenOwners)
             yield &devices[focus].tokenOwners
         }
     }
@@ -88,7 +89,7 @@ extension DeviceEngine {
     var issuedTokens: [String: [String]] {
         _read { yield phone(focus) { $0.issuedTokens } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .issuedTokens)
             yield &devices[focus].issuedTokens
         }
     }
@@ -96,7 +97,7 @@ extension DeviceEngine {
     var installation: Int {
         _read { yield phone(focus) { $0.installation } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .installation)
             yield &devices[focus].installation
         }
     }
@@ -104,7 +105,7 @@ extension DeviceEngine {
     var refreshes: [String: Int] {
         _read { yield phone(focus) { $0.refreshes } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .refreshes)
             yield &devices[focus].refreshes
         }
     }
@@ -112,7 +113,7 @@ extension DeviceEngine {
     var tokenIssuedAt: [String: Millis] {
         _read { yield phone(focus) { $0.tokenIssuedAt } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .tokenIssuedAt)
             yield &devices[focus].tokenIssuedAt
         }
     }
@@ -121,7 +122,7 @@ extension DeviceEngine {
     var pending: [UpstreamMessage] {
         _read { yield phone(focus) { $0.pending } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .pending)
             yield &devices[focus].pending
             noteDeadline(of: focus)
         }
@@ -130,7 +131,7 @@ extension DeviceEngine {
     var batch: SendBatch? {
         _read { yield phone(focus) { $0.batch } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .batch)
             // Ids join an open window often; only a window opening or closing moves a deadline.
             let closesAt = phone(focus) { $0.batch?.flushAt }
             yield &devices[focus].batch
@@ -141,7 +142,7 @@ extension DeviceEngine {
     var usedIDs: [String: Set<String>] {
         _read { yield phone(focus) { $0.usedIDs } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .usedIDs)
             yield &devices[focus].usedIDs
         }
     }
@@ -150,7 +151,7 @@ extension DeviceEngine {
     var stored: [StoredMessage] {
         _read { yield phone(focus) { $0.stored } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .stored)
             yield &devices[focus].stored
             noteDeadline(of: focus)
         }
@@ -159,7 +160,7 @@ extension DeviceEngine {
     var tray: [TrayNotification] {
         _read { yield phone(focus) { $0.tray } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .tray)
             yield &devices[focus].tray
         }
     }
@@ -167,7 +168,7 @@ extension DeviceEngine {
     var inbox: [DeliveredMessage] {
         _read { yield phone(focus) { $0.inbox } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .inbox)
             yield &devices[focus].inbox
         }
     }
@@ -175,7 +176,7 @@ extension DeviceEngine {
     var topics: [String: Set<String>] {
         _read { yield phone(focus) { $0.topics } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .topics)
             yield &devices[focus].topics
         }
     }
@@ -183,7 +184,7 @@ extension DeviceEngine {
     var pendingTopicChanges: [TopicChange] {
         _read { yield phone(focus) { $0.pendingTopicChanges } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .pendingTopicChanges)
             yield &devices[focus].pendingTopicChanges
         }
     }
@@ -191,7 +192,7 @@ extension DeviceEngine {
     var deletedCount: Int {
         _read { yield phone(focus) { $0.deletedCount } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .deletedCount)
             yield &devices[focus].deletedCount
         }
     }
@@ -199,7 +200,7 @@ extension DeviceEngine {
     var unreachableSince: Millis? {
         _read { yield phone(focus) { $0.unreachableSince } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .unreachableSince)
             yield &devices[focus].unreachableSince
         }
     }
@@ -207,7 +208,7 @@ extension DeviceEngine {
     var lastInactiveDropAt: Millis? {
         _read { yield phone(focus) { $0.lastInactiveDropAt } }
         _modify {
-            inputs.notePhone(focus)
+            inputs.notePhone(focus, .lastInactiveDropAt)
             yield &devices[focus].lastInactiveDropAt
         }
     }

@@ -38,10 +38,10 @@ public struct InputRecord: Sendable, Codable {
         if isOn { inputs.append(input) }
     }
 
-    /// Notes that the phone at `index` changed (while on).
+    /// Notes that `fields` of the phone at `index` changed (while on).
     @inline(__always)
-    mutating func notePhone(_ index: Int) {
-        if isOn { changedPhones.insert(index) }
+    mutating func notePhone(_ index: Int, _ fields: Installation.Fields) {
+        if isOn { changedPhones.insert(index, fields) }
     }
 
     /// The recorded calls, oldest first; the record starts empty again.

@@ -74,14 +74,20 @@ public struct Installation: Sendable, Codable {
         return earliest == .max ? nil : earliest
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case settings, names, tokenFactory, appState, network, doze, installed, senders, tokens, tokenOwners
         case issuedTokens, installation, refreshes, pending, batch, usedIDs, stored, tray, inbox, topics
         case pendingTopicChanges, deletedCount, unreachableSince, lastInactiveDropAt, tokenIssuedAt
+        /// In a row of changed fields: those among them that are nil now.
+        case nilFields
     }
 }
 
 extension Installation {
+    /// Set to an `Installation.Fields` in an encoder's `userInfo`: only those fields are
+    /// encoded (the rest are the fleet's as started, made again on reading).
+    public static let fieldsSaved = CodingUserInfoKey(rawValue: "fcm-device.fieldsSaved")!
+
     public init(from decoder: any Decoder) throws { try self.init(decoding: decoder, settings: nil) }
 
     /// A phone as saved. `settings` stands in for a state saved before phones had
@@ -117,32 +123,86 @@ extension Installation {
         tokenIssuedAt = try c.decodeIfPresent([String: Millis].self, forKey: .tokenIssuedAt) ?? [:]
     }
 
+    /// A phone saved as the fields that differ from `base` (the phone as the fleet
+    /// started): every field the row holds is read, the others are `base`'s.
+    public init(decoding decoder: any Decoder, over base: Installation) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func field<T: Decodable>(_ key: CodingKeys, _ path: KeyPath<Installation, T>) throws -> T {
+            try c.decodeIfPresent(T.self, forKey: key) ?? base[keyPath: path]
+        }
+        self = base
+        settings = try field(.settings, \.settings)
+        names = try field(.names, \.names)
+        tokenFactory = try field(.tokenFactory, \.tokenFactory)
+        appState = try field(.appState, \.appState)
+        network = try field(.network, \.network)
+        doze = try field(.doze, \.doze)
+        installed = try field(.installed, \.installed)
+        senders = try field(.senders, \.senders)
+        tokens = try field(.tokens, \.tokens)
+        tokenOwners = try field(.tokenOwners, \.tokenOwners)
+        issuedTokens = try field(.issuedTokens, \.issuedTokens)
+        installation = try field(.installation, \.installation)
+        refreshes = try field(.refreshes, \.refreshes)
+        pending = try field(.pending, \.pending)
+        usedIDs = try field(.usedIDs, \.usedIDs)
+        stored = try field(.stored, \.stored)
+        tray = try field(.tray, \.tray)
+        inbox = try field(.inbox, \.inbox)
+        topics = try field(.topics, \.topics)
+        pendingTopicChanges = try field(.pendingTopicChanges, \.pendingTopicChanges)
+        deletedCount = try field(.deletedCount, \.deletedCount)
+        tokenIssuedAt = try field(.tokenIssuedAt, \.tokenIssuedAt)
+        // Fields that may be nil are saved with a flag beside them (`nilFields`).
+        let cleared = try c.decodeIfPresent([String].self, forKey: .nilFields) ?? []
+        batch = cleared.contains(CodingKeys.batch.rawValue) ? nil : try field(.batch, \.batch)
+        unreachableSince =
+            cleared.contains(CodingKeys.unreachableSince.rawValue)
+            ? nil : try field(.unreachableSince, \.unreachableSince)
+        lastInactiveDropAt =
+            cleared.contains(CodingKeys.lastInactiveDropAt.rawValue)
+            ? nil : try field(.lastInactiveDropAt, \.lastInactiveDropAt)
+    }
+
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(settings, forKey: .settings)
-        try c.encode(names, forKey: .names)
-        try c.encode(tokenFactory, forKey: .tokenFactory)
-        try c.encode(appState, forKey: .appState)
-        try c.encode(network, forKey: .network)
-        try c.encode(doze, forKey: .doze)
-        try c.encode(installed, forKey: .installed)
-        try c.encode(senders, forKey: .senders)
-        try c.encode(tokens, forKey: .tokens)
-        try c.encode(tokenOwners, forKey: .tokenOwners)
-        try c.encode(issuedTokens, forKey: .issuedTokens)
-        try c.encode(installation, forKey: .installation)
-        try c.encode(refreshes, forKey: .refreshes)
-        try c.encode(pending, forKey: .pending)
-        try c.encodeIfPresent(batch, forKey: .batch)
-        try c.encode(usedIDs.mapValues { $0.sorted() }, forKey: .usedIDs)
-        try c.encode(stored, forKey: .stored)
-        try c.encode(tray, forKey: .tray)
-        try c.encode(inbox, forKey: .inbox)
-        try c.encode(topics.mapValues { $0.sorted() }, forKey: .topics)
-        try c.encode(pendingTopicChanges, forKey: .pendingTopicChanges)
-        try c.encode(deletedCount, forKey: .deletedCount)
-        try c.encodeIfPresent(unreachableSince, forKey: .unreachableSince)
-        try c.encodeIfPresent(lastInactiveDropAt, forKey: .lastInactiveDropAt)
-        if !tokenIssuedAt.isEmpty { try c.encode(tokenIssuedAt, forKey: .tokenIssuedAt) }
+        let fields = encoder.userInfo[Self.fieldsSaved] as? Fields ?? .all
+        func put<T: Encodable>(_ value: T, _ key: CodingKeys) throws {
+            if fields.contains(key) { try c.encode(value, forKey: key) }
+        }
+        try put(settings, .settings)
+        try put(names, .names)
+        try put(tokenFactory, .tokenFactory)
+        try put(appState, .appState)
+        try put(network, .network)
+        try put(doze, .doze)
+        try put(installed, .installed)
+        try put(senders, .senders)
+        try put(tokens, .tokens)
+        try put(tokenOwners, .tokenOwners)
+        try put(issuedTokens, .issuedTokens)
+        try put(installation, .installation)
+        try put(refreshes, .refreshes)
+        try put(pending, .pending)
+        try put(usedIDs.mapValues { $0.sorted() }, .usedIDs)
+        try put(stored, .stored)
+        try put(tray, .tray)
+        try put(inbox, .inbox)
+        try put(topics.mapValues { $0.sorted() }, .topics)
+        try put(pendingTopicChanges, .pendingTopicChanges)
+        try put(deletedCount, .deletedCount)
+        if !tokenIssuedAt.isEmpty || fields != .all { try put(tokenIssuedAt, .tokenIssuedAt) }
+        var cleared: [String] = []
+        if batch == nil, fields.contains(.batch) { cleared.append(CodingKeys.batch.rawValue) }
+        if unreachableSince == nil, fields.contains(.unreachableSince) {
+            cleared.append(CodingKeys.unreachableSince.rawValue)
+        }
+        if lastInactiveDropAt == nil, fields.contains(.lastInactiveDropAt) {
+            cleared.append(CodingKeys.lastInactiveDropAt.rawValue)
+        }
+        if let batch { try put(batch, .batch) }
+        if let unreachableSince { try put(unreachableSince, .unreachableSince) }
+        if let lastInactiveDropAt { try put(lastInactiveDropAt, .lastInactiveDropAt) }
+        if fields != .all, !cleared.isEmpty { try c.encode(cleared, forKey: .nilFields) }
     }
 }

@@ -52,13 +52,14 @@ extension DeviceStore {
             try db.execute(sql: "UPDATE meta SET value = '6' WHERE key = 'format'")
         }
         // The one snapshot of the whole engine becomes the connection server's part in
-        // `server` and each phone in a row of `phones`, so that saving costs what changed.
+        // `server` and each phone in a row of `phones` (every field of it), so that
+        // saving costs what changed.
         migrator.registerMigration("format 7: a row for each phone") { db in
             try db.execute(
                 sql: """
                     CREATE TABLE server(id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL,
                         base_seq INTEGER NOT NULL, phones INTEGER NOT NULL, engine BLOB NOT NULL);
-                    CREATE TABLE phones(idx INTEGER PRIMARY KEY, phone BLOB NOT NULL);
+                    CREATE TABLE phones(idx INTEGER PRIMARY KEY, fields INTEGER NOT NULL, phone BLOB NOT NULL);
                     """)
             if let row = try Row.fetchOne(db, sql: "SELECT seq, engine FROM snapshot WHERE id = 1") {
                 let engine: DeviceEngine
@@ -69,7 +70,7 @@ extension DeviceStore {
                 }
                 let checkpoint = Checkpoint(
                     seq: row["seq"], baseSeq: 0, rebase: true, server: engine.withoutPhones,
-                    phoneCount: engine.devices.count, phones: engine.devices.enumerated().map { ($0, $1) })
+                    phoneCount: engine.devices.count, phones: engine.devices.enumerated().map { ($0, $1, .all) })
                 try checkpoint.write(in: db, coder: PhoneCoder())
             }
             try db.execute(sql: "DROP TABLE snapshot")

@@ -14,8 +14,10 @@ extension DeviceStore {
         var baseSeq: Int64
         /// The fleet started after the last checkpoint: the rows saved are older than it.
         var rebase: Bool
-        /// Phones the journal's replay changed: not in their rows yet.
-        var changedPhones: [Int]
+        /// Phones the journal's replay changed (and which fields): not in their rows yet.
+        var changedPhones: [(index: Int, fields: Installation.Fields)]
+        /// Each saved phone's fields that differ from the fleet as started.
+        var savedFields: [(index: Int, fields: Installation.Fields)]
         var replayed: Int
         var rowBytes: Int
     }
@@ -41,15 +43,23 @@ extension DeviceStore {
         var rebuilt = DeviceEngine.rebuilding(from: engine)
         try replayJournal(after: 0, through: baseSeq, on: &rebuilt, in: db, path: path)
         var rowBytes = 0
+        var savedFields: [(index: Int, fields: Installation.Fields)] = []
         let rows = try Row.fetchCursor(
-            db, sql: "SELECT idx, phone FROM phones WHERE idx < ? ORDER BY idx", arguments: [count])
+            db, sql: "SELECT idx, fields, phone FROM phones WHERE idx < ? ORDER BY idx", arguments: [count])
         while let saved = try rows.next() {
             let index: Int = saved["idx"]
+            let fields = Installation.Fields(rawValue: UInt32(truncatingIfNeeded: saved["fields"] as Int64))
             let data: Data = saved["phone"]
             rowBytes += data.count
+            savedFields.append((index, fields))
             let phone: Installation
             do {
-                phone = try coder.decode(data)
+                let base = index < rebuilt.devices.count ? rebuilt.devices[index] : nil
+                if fields != .all && base == nil {
+                    throw DecodingError.dataCorrupted(
+                        .init(codingPath: [], debugDescription: "some fields of a phone the fleet did not start with"))
+                }
+                phone = try coder.decode(data, fields: fields, over: base)
             } catch {
                 throw StoreError.unreadable(path: path, detail: "saved phone \(index) does not decode (\(error))")
             }
@@ -72,7 +82,8 @@ extension DeviceStore {
         engine.inputs = InputRecord()
         return Restored(
             engine: engine, lastSeq: lastSeq, baseSeq: started ?? baseSeq, rebase: started != nil,
-            changedPhones: changed, replayed: replayed, rowBytes: rowBytes)
+            changedPhones: changed, savedFields: started == nil ? savedFields : [], replayed: replayed,
+            rowBytes: rowBytes)
     }
 
     /// Replays the journal's entries after `seq` (through `last`, when given) on

@@ -82,7 +82,8 @@ public final class DeviceStore: @unchecked Sendable {
                     phoneCount: engine.devices.count, phones: []
                 ).write(in: db, coder: PhoneCoder())
                 let restored = Restored(
-                    engine: engine, lastSeq: 0, baseSeq: 0, rebase: false, changedPhones: [], replayed: 0, rowBytes: 0)
+                    engine: engine, lastSeq: 0, baseSeq: 0, rebase: false, changedPhones: [], savedFields: [],
+                    replayed: 0, rowBytes: 0)
                 return (.new(engine), restored)
             }
             let started = saved.lastSeq > 0 || saved.engine.hasIssuedTokens
@@ -123,7 +124,8 @@ public final class DeviceStore: @unchecked Sendable {
     /// to) is read when a checkpoint is due.
     @discardableResult
     public func append(
-        _ inputs: [EngineInput], changedPhones: [Int] = [], engine: @autoclosure () -> DeviceEngine
+        _ inputs: [EngineInput], changedPhones: [(index: Int, fields: Installation.Fields)] = [],
+        engine: @autoclosure () -> DeviceEngine
     ) -> Int64 {
         writer.append(inputs, changedPhones: changedPhones, engine: engine)
     }

@@ -14,6 +14,8 @@ final class JournalWriter: @unchecked Sendable {
     private var checkpoint: Checkpoint?
     /// Phones changed since the last checkpoint was made.
     private var changedPhones = ChangedPhones()
+    /// Each phone's fields that differ from the fleet as started (what its row holds).
+    private var sinceBase: [Installation.Fields] = []
     /// Journal entries up to this one make the fleet as started (`Checkpoint.baseSeq`).
     private var baseSeq: Int64
     /// The fleet started since the last checkpoint was made.
@@ -51,7 +53,8 @@ final class JournalWriter: @unchecked Sendable {
         durable = restored.lastSeq
         baseSeq = restored.baseSeq
         rebase = restored.rebase
-        for index in restored.changedPhones { changedPhones.insert(index) }
+        for (index, fields) in restored.savedFields { Self.add(fields, at: index, to: &sinceBase) }
+        for (index, fields) in restored.changedPhones { changedPhones.insert(index, fields) }
         self.onFailure = onFailure
         let thread = Thread { [self] in run() }
         thread.name = "fcm-device.journal"
@@ -60,7 +63,10 @@ final class JournalWriter: @unchecked Sendable {
 
     /// Queues inputs and notes the phones they changed (`engine`, the engine they led
     /// to, is read for the next checkpoint); returns the sequence number of the last.
-    func append(_ inputs: [EngineInput], changedPhones changed: [Int], engine: () -> DeviceEngine) -> Int64 {
+    func append(
+        _ inputs: [EngineInput], changedPhones changed: [(index: Int, fields: Installation.Fields)],
+        engine: () -> DeviceEngine
+    ) -> Int64 {
         condition.lock()
         defer { condition.unlock() }
         // Once the journal stops (a close, or a kill simulated by `abandon`) nothing more
@@ -76,9 +82,10 @@ final class JournalWriter: @unchecked Sendable {
                 baseSeq = appended
                 rebase = true
                 changedPhones.removeAll()
+                sinceBase.removeAll()
             }
         }
-        for index in changed { changedPhones.insert(index) }
+        for (index, fields) in changed { changedPhones.insert(index, fields) }
         sinceCheckpoint += inputs.count
         if sinceCheckpoint >= checkpointEvery { makeCheckpoint(engine()) }
         condition.signal()
@@ -99,7 +106,10 @@ final class JournalWriter: @unchecked Sendable {
         sinceCheckpoint = 0
         let count = engine.devices.count
         var phones = checkpoint?.phones ?? []
-        for index in changedPhones.take() where index < count { phones.append((index, engine.devices[index])) }
+        for (index, fields) in changedPhones.take() where index < count {
+            Self.add(fields, at: index, to: &sinceBase)
+            phones.append((index, engine.devices[index], sinceBase[index]))
+        }
         checkpoint = Checkpoint(
             seq: appended, baseSeq: baseSeq, rebase: rebase || checkpoint?.rebase == true,
             server: engine.withoutPhones, phoneCount: count, phones: phones)
@@ -179,6 +189,11 @@ final class JournalWriter: @unchecked Sendable {
         stopped = true
         condition.broadcast()
         condition.unlock()
+    }
+
+    private static func add(_ fields: Installation.Fields, at index: Int, to masks: inout [Installation.Fields]) {
+        if index >= masks.count { masks.append(contentsOf: repeatElement([], count: index - masks.count + 1)) }
+        masks[index].formUnion(fields)
     }
 
     private func write(

@@ -25,23 +25,27 @@ struct ChangedPhonesTests {
     func oneCallOnePhone() {
         var fleet = Self.recordingFleet(30)
         fleet.run(.setNetwork(.offline), on: "phone-12")
-        #expect(fleet.engine.inputs.changedPhones.take() == [11])
+        let changed = fleet.engine.inputs.changedPhones.take()
+        #expect(changed.map(\.index) == [11])
+        #expect(changed.first?.fields.contains(.network) == true && changed.first?.fields.contains(.inbox) == false)
         fleet.run(.subscribe(topic: "news", sender: nil), on: "phone-3")
         fleet.run(.subscribe(topic: "news", sender: nil), on: "phone-20")
         _ = fleet.engine.inputs.changedPhones.take()
         fleet.push(to: nil, topic: "news")
-        #expect(fleet.engine.inputs.changedPhones.take().sorted() == [2, 19])
+        let reached = fleet.engine.inputs.changedPhones.take()
+        #expect(reached.map(\.index).sorted() == [2, 19])
+        #expect(reached.allSatisfy { $0.fields == .inbox }, "a data message in the foreground changes the inbox alone")
         fleet.push(to: fleet.token(of: "phone-30"))
-        #expect(fleet.engine.inputs.changedPhones.take() == [29])
+        #expect(fleet.engine.inputs.changedPhones.take().map(\.index) == [29])
     }
 
     @Test("a phone joining is noted; a reset notes every phone (their tokens are issued anew)")
     func joinsAndResets() {
         var fleet = Self.recordingFleet(4)
         fleet.run(.addDevice(DeviceSpec(DeviceSettings(name: "tablet", seed: 1))))
-        #expect(fleet.engine.inputs.changedPhones.take() == [4])
+        #expect(fleet.engine.inputs.changedPhones.take().map { [$0.index: $0.fields] } == [[4: .all]])
         fleet.run(.reset)
-        #expect(fleet.engine.inputs.changedPhones.take().sorted() == [0, 1, 2, 3])
+        #expect(fleet.engine.inputs.changedPhones.take().map(\.index).sorted() == [0, 1, 2, 3])
     }
 
     @Test("nothing is noted while nothing records (a replay pays nothing for it)")

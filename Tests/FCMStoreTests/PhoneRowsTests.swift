@@ -174,7 +174,7 @@ struct PhoneRowsTests {
         driver.hand(to: store)
         store.close(final: driver.engine)
         let database = try DatabaseQueue(path: state.path)
-        try database.write { db in try db.execute(sql: "UPDATE phones SET phone = x'7b7d' WHERE idx = 2") }
+        try database.write { db in try db.execute(sql: "UPDATE phones SET phone = x'7b22' WHERE idx = 2") }
         try database.close()
         #expect {
             _ = try StoreFixture.open(state, configuration: configuration)

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""A big fleet in `serve`, measured: for each size N (default 100,000 and 1,000,000),
+
+  fresh    start on an empty state folder: seconds to ready (the last phone has its
+           token, asked through the control API), resident memory once idle, the
+           peak on the way (VmHWM), the state file's size, seconds to stop on SIGTERM;
+  resumed  the same, on the state the fresh run left;
+  fan-out  every phone subscribed to a topic (IID batchAdd, 1,000 tokens a call),
+           then one legacy send to the topic: seconds to the HTTP answer and to the
+           last delivery event on stdout; then the stop (which saves every phone the
+           message changed) and a resume of that fleet.
+
+Run on purpose, with a release build (figures vary with the machine; run it several
+times and report ranges):
+
+    swift build -c release --product fcm-device
+    Benchmarks/fleet-scale.py [--binary .build/release/fcm-device] [N ...] [--no-fan-out]
+"""
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import urllib.request
+
+SENDER = "123456789012"
+KEY = "fleet-key"
+
+
+def kib(pid, field):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def request(port, path, body=None, headers=None, timeout=600):
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, headers=headers or {})
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(req, timeout=timeout) as answer:
+        return json.loads(answer.read() or b"{}")
+
+
+class Serve:
+    def __init__(self, binary, profile, state, out, fresh):
+        self.state = state
+        self.started = time.monotonic()
+        args = [binary, "serve", "--profile", profile, "--state", state, "--http-port", "0", "--ccs-port", "0",
+                "--ccs-plain-port", "0", "--no-echo"]
+        if fresh:
+            args.append("--fresh")
+        self.out = open(out, "w")
+        self.process = subprocess.Popen(args, stdout=self.out, stderr=subprocess.STDOUT)
+        self.port = None
+
+    def wait_ready(self, last_phone):
+        running = os.path.join(self.state, "fleet.running.json")
+        while True:
+            if self.process.poll() is not None:
+                raise SystemExit(f"serve ended with {self.process.returncode}")
+            if self.port is None and os.path.exists(running):
+                try:
+                    self.port = json.load(open(running))["http"]
+                except (ValueError, KeyError):
+                    pass
+            if self.port is not None:
+                try:
+                    phone = request(self.port, f"/emulator/v1/projects/{SENDER}/devices/{last_phone}", timeout=60)
+                    if phone.get("tokens"):
+                        return time.monotonic() - self.started
+                except OSError:
+                    pass
+            time.sleep(0.05)
+
+    def stop(self):
+        began = time.monotonic()
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait()
+        self.out.close()
+        return time.monotonic() - began
+
+
+def state_bytes(state):
+    return sum(os.path.getsize(os.path.join(state, name)) for name in os.listdir(state) if "sqlite" in name)
+
+
+def measure(serve, last_phone, settle):
+    ready = serve.wait_ready(last_phone)
+    time.sleep(settle)
+    pid = serve.process.pid
+    return {"ready_s": round(ready, 2), "rss_mib": round(kib(pid, "VmRSS") / 1024, 1),
+            "peak_mib": round(kib(pid, "VmHWM") / 1024, 1)}
+
+
+def tokens_from(out):
+    tokens = []
+    with open(out) as lines:
+        for line in lines:
+            if '"onNewToken"' in line:
+                tokens.append(json.loads(line)["token"])
+    return tokens
+
+
+def run(binary, count, do_fan_out, settle):
+    work = tempfile.mkdtemp(prefix="fleet-scale-")
+    try:
+        profile = os.path.join(work, "fleet.yaml")
+        with open(profile, "w") as text:
+            text.write(f"version: 1\ndevices: {{ count: {count}, like: {{ name: phone, seed: 3 }} }}\n"
+                       f"senders: [ {{ id: \"{SENDER}\", key: {KEY} }} ]\n")
+        state = os.path.join(work, "state")
+        last = f"phone-{count}"
+        report = {"phones": count}
+        serve = Serve(binary, profile, state, os.path.join(work, "fresh.txt"), fresh=True)
+        report["fresh"] = measure(serve, last, settle)
+        report["fresh"]["state_mib"] = round(state_bytes(state) / 2**20, 1)
+        report["fresh"]["stop_s"] = round(serve.stop(), 2)
+        serve = Serve(binary, profile, state, os.path.join(work, "resumed.txt"), fresh=False)
+        report["resumed"] = measure(serve, last, settle)
+        if do_fan_out:
+            serve.stop()
+            # The tokens are in the fresh run's output; the resumed fleet has the same.
+            serve = Serve(binary, profile, state, os.path.join(work, "fan.txt"), fresh=False)
+            serve.wait_ready(last)
+            report["fan_out"] = fan_out(serve, os.path.join(work, "fresh.txt"), os.path.join(work, "fan.txt"), count)
+            report["fan_out"]["rss_mib"] = round(kib(serve.process.pid, "VmRSS") / 1024, 1)
+            report["fan_out"]["stop_s"] = round(serve.stop(), 2)
+            report["fan_out"]["state_mib"] = round(state_bytes(state) / 2**20, 1)
+            serve = Serve(binary, profile, state, os.path.join(work, "after.txt"), fresh=False)
+            report["resumed_after_fan_out"] = measure(serve, last, settle)
+            report["resumed_after_fan_out"]["stop_s"] = round(serve.stop(), 2)
+        else:
+            report["resumed"]["stop_s"] = round(serve.stop(), 2)
+        return report
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def fan_out(serve, tokens_file, out, count):
+    tokens = tokens_from(tokens_file)
+    assert len(tokens) == count, f"{len(tokens)} tokens for {count} phones"
+    began = time.monotonic()
+    for start in range(0, len(tokens), 1000):
+        request(serve.port, "/iid/v1:batchAdd", {"to": "/topics/all", "registration_tokens": tokens[start:start + 1000]},
+                {"Authorization": "key=" + KEY})
+    subscribed = time.monotonic() - began
+    with open(out) as log:
+        log.seek(0, os.SEEK_END)
+        mark = log.tell()
+    began = time.monotonic()
+    answer = request(serve.port, "/fcm/send", {"to": "/topics/all", "data": {"n": "1"}}, {"Authorization": "key=" + KEY})
+    answered = time.monotonic() - began
+    delivered = 0
+    with open(out) as log:
+        log.seek(mark)
+        pending = ""
+        while delivered < count:
+            chunk = log.read(1 << 20)
+            if not chunk:
+                time.sleep(0.01)
+                continue
+            pending += chunk
+            lines = pending.split("\n")
+            pending = lines.pop()
+            delivered += sum(1 for line in lines if '"onMessageReceived"' in line)
+    return {"subscribe_s": round(subscribed, 1), "answered_s": round(answered, 2),
+            "last_delivery_s": round(time.monotonic() - began, 2), "answer_ok": "message_id" in answer}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("sizes", nargs="*", type=int, default=[100_000, 1_000_000])
+    parser.add_argument("--binary", default=".build/release/fcm-device")
+    parser.add_argument("--no-fan-out", action="store_true")
+    parser.add_argument("--settle", type=float, default=2.0, help="seconds idle before memory is read")
+    options = parser.parse_args()
+    for count in options.sizes:
+        print(json.dumps(run(options.binary, count, not options.no_fan_out, options.settle)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
