@@ -4,7 +4,8 @@ after each restart, that nothing it acknowledged is missing or duplicated.
 
 Usage: python3 Crash/crash_test.py PATH/TO/fcm-device [ROUNDS] [SEED]
 
-Runs ROUNDS single-phone rounds (default 20), then max(3, ROUNDS // 4) fleet rounds.
+Runs ROUNDS single-phone rounds (default 20), then max(3, ROUNDS // 4) fleet rounds,
+then 3 rounds with a fleet of 10,000 phones (big_fleet_phase.py, described there).
 
 Each single-phone round starts `serve` on one state folder, sends downstream messages
 to the device over XMPP (CCS, plain port) and over the HTTP legacy API at once, and
@@ -74,6 +75,8 @@ import threading
 import time
 import urllib.error
 import urllib.request
+
+from big_fleet_phase import big_fleet_phase
 
 SENDER = "123456789012"
 KEY = "demo-server-key"
@@ -786,6 +789,7 @@ def main():
     try:
         total_acked, subscribed_total = single_phase(binary, rounds, rng)
         fleet = fleet_phase(binary, fleet_rounds, rng, profile)
+        big = big_fleet_phase(binary, 3, rng, COMMIT_DELAY_MS)
     except AssertionError as failure:
         print("crash: FAIL %s (seed %d)" % (failure, seed))
         return 1
@@ -794,6 +798,8 @@ def main():
     print("crash: %d rounds passed (%d acknowledged messages and %d subscriptions checked), then %d fleet rounds "
           "(%d acknowledged copies, %d subscriptions, %d groups and %d control actions checked)"
           % ((rounds, total_acked, subscribed_total, fleet_rounds) + fleet))
+    print("crash: then %d rounds with 10,000 phones (%d acknowledged copies, %d subscriptions and %d phones taken "
+          "offline checked)" % big)
     return 0
 
 

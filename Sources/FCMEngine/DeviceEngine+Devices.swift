@@ -63,6 +63,9 @@ extension DeviceEngine {
     mutating func indexDevices() {
         deviceIndex.removeAll(keepingCapacity: true)
         tokenDevices.removeAll(keepingCapacity: true)
+        // Grown once, not doubled step by step over a big fleet.
+        deviceIndex.reserveCapacity(devices.count)
+        tokenDevices.reserveCapacity(devices.reduce(0) { $0 + $1.tokenOwners.count })
         registeredSenders = AppServerSenders()
         for (index, phone) in devices.enumerated() {
             deviceIndex[phone.name] = index

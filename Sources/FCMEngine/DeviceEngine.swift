@@ -91,6 +91,7 @@ public struct DeviceEngine: Sendable, Codable {
     }
 
     mutating func issueFirstTokens(into out: inout [Event]) {
+        tokenDevices.reserveCapacity(tokenDevices.count + devices.reduce(0) { $0 + $1.senders.count })
         for index in devices.indices {
             onDevice(index) { engine in
                 for sender in engine.senders {

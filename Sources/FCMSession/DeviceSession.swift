@@ -27,6 +27,8 @@ public final class DeviceSession: Sendable {
         public var profilePath: String?
         public var fresh = false
         public var commitDelay: Duration = .zero
+        /// Journaled calls between checkpoints of the changed phones.
+        public var checkpointEvery = 20_000
         public var tlsCertificate: String?
         public var tlsKey: String?
         /// No built-in app server: upstream waits for a real one's ack.
@@ -113,7 +115,8 @@ public final class DeviceSession: Sendable {
         let engine: DeviceEngine
         (options.store, engine, options.resumed) = try StateFolder.openDevice(
             folder, profilePath: settings.profilePath, configuration: configuration, seedNamed: profile.hasSeed,
-            fresh: settings.fresh, commitDelay: settings.commitDelay, onWriteFailure: settings.onWriteFailure)
+            fresh: settings.fresh, commitDelay: settings.commitDelay, checkpointEvery: settings.checkpointEvery,
+            onWriteFailure: settings.onWriteFailure)
         let inbox = TUILink.Inbox()
         do {
             let trustStore = folder + "/ca-truststore.p12"

@@ -42,13 +42,14 @@ public enum StateFolder {
     /// fails later calls `onWriteFailure`.
     static func openDevice(
         _ folder: String, profilePath: String?, configuration: EngineConfiguration, seedNamed: Bool, fresh: Bool,
-        commitDelay: Duration, onWriteFailure: @escaping @Sendable (any Error) -> Void
+        commitDelay: Duration, checkpointEvery: Int, onWriteFailure: @escaping @Sendable (any Error) -> Void
     ) throws(SessionError) -> (DeviceStore, DeviceEngine, resumed: Bool) {
         let path = devicePath(folder, profilePath: profilePath)
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             let (store, opening) = try DeviceStore.open(
-                path: path, configuration: configuration, seedNamed: seedNamed, fresh: fresh, commitDelay: commitDelay,
+                path: path, configuration: configuration, seedNamed: seedNamed, fresh: fresh, checkpointEvery: checkpointEvery,
+                commitDelay: commitDelay,
                 onFailure: { onWriteFailure($0) })
             switch opening {
             case .new(let engine): return (store, engine, false)

@@ -71,6 +71,8 @@ extension DeviceStore {
             throw StoreError.unreadable(
                 path: path, detail: "it holds \(count) phones, but only \(rebuilt.devices.count) could be read")
         }
+        // The maps over the phones made again are built anew over the adopted ones.
+        rebuilt = DeviceEngine(EngineConfiguration(senders: []))
         // The journal since the checkpoint is replayed recording, to learn which phones
         // it changed: their rows are older than they are.
         engine.inputs = InputRecord(isOn: true)

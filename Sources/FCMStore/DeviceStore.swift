@@ -45,8 +45,8 @@ public final class DeviceStore: @unchecked Sendable {
             let database = try openDatabase(path)
             let (opening, restored) = try load(
                 database, path: path, configuration: configuration, seedNamed: seedNamed)
-            // Decoding many saved phones leaves garbage behind.
-            FreedMemory.release(after: restored.rowBytes)
+            // Making a fleet again and reading its rows leaves garbage behind.
+            FreedMemory.release(after: restored.rowBytes + restored.engine.devices.count * 1_024)
             let writer = JournalWriter(
                 database: database, path: path, restored: restored, checkpointEvery: checkpointEvery,
                 commitDelayMicroseconds: UInt32(

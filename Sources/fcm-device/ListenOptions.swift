@@ -69,6 +69,12 @@ struct ListenOptions: ParsableArguments {
             "Play a slow disk: each write of the state starts this much later (crash tests).", visibility: .hidden))
     var commitDelayMilliseconds = 0
 
+    @Option(
+        name: .customLong("checkpoint-every"),
+        help: ArgumentHelp(
+            "Write a checkpoint of the changed phones every N journaled calls (crash tests).", visibility: .hidden))
+    var checkpointEvery = 20_000
+
     @Option(name: .customLong("tls-cert"), help: "Your own certificate (PEM) for the TLS port.")
     var tlsCert: String?
 
@@ -103,6 +109,9 @@ struct ListenOptions: ParsableArguments {
         if let controlToken, controlToken.count < 8 {
             throw ValidationError("--control-token must be at least 8 characters")
         }
+        if checkpointEvery < 1 {
+            throw ValidationError("--checkpoint-every \(checkpointEvery) is not a positive number of calls")
+        }
         if !(0...10_000).contains(commitDelayMilliseconds) {
             throw ValidationError("--commit-delay-ms \(commitDelayMilliseconds) is not 0 to 10000")
         }
@@ -136,6 +145,7 @@ struct ListenOptions: ParsableArguments {
         settings.profilePath = profilePath
         settings.fresh = fresh
         settings.commitDelay = .milliseconds(commitDelayMilliseconds)
+        settings.checkpointEvery = checkpointEvery
         settings.tlsCertificate = tlsCert
         settings.tlsKey = tlsKey
         settings.noEcho = noEcho

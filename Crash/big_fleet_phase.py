@@ -1,0 +1,174 @@
+"""The crash test's big-fleet rounds: `serve --profile` on 10,000 phones of one sender,
+checkpoints every 50 journaled calls (so kills land before, during and after the writes
+of changed phones), killed with SIGKILL at a random moment while:
+- an app server sends with the HTTP legacy API to `registration_ids` of random phones;
+- it subscribes random phones to a topic (IID batchAdd) and, once acknowledged, sends
+  to the topic;
+- the control API takes random phones offline (so what they are sent is held for them).
+After each kill, `fcm-device state --json --profile P` must show every acknowledged copy
+in its phone's inbox or held for it (and on no other phone), every acknowledged
+subscription, every phone the control API answered offline still offline, and every
+phone's first token. Used by crash_test.py.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+
+SENDER = "123456789012"
+KEY = "big-fleet-key"
+PHONES = 10_000
+CHECKPOINT_EVERY = 50
+PROFILE = """version: 1
+description: The crash test's big fleet.
+devices: { count: %d, like: { name: phone, seed: %d } }
+senders: [ { id: "%s", key: %s, project: big-project } ]
+server:
+  store_limit: 100000
+"""
+
+
+def post(port, path, body, headers):
+    request = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path), data=json.dumps(body).encode(),
+                                     headers=dict(headers, **{"Content-Type": "application/json"}))
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+class BigServe:
+    def __init__(self, binary, state, profile, commit_delay_ms):
+        self.proc = subprocess.Popen(
+            [binary, "serve", "--profile", profile, "--state", state, "--ccs-port", "0", "--ccs-plain-port", "0",
+             "--http-port", "0", "--commit-delay-ms", str(commit_delay_ms), "--checkpoint-every",
+             str(CHECKPOINT_EVERY)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        if not line:
+            raise AssertionError("serve did not start on the big fleet: " + self.proc.stderr.read())
+        self.port = json.loads(line)["http"]
+        self.tokens, self.resumed = {}, True
+        for line in self.proc.stdout:
+            event = json.loads(line)
+            if event.get("event") in ("onNewToken", "tokenResumed"):
+                self.tokens[event["device"]] = event["token"]
+                self.resumed = self.resumed and event["event"] == "tokenResumed"
+                if len(self.tokens) == PHONES:
+                    break
+        else:
+            raise AssertionError("serve stopped before every phone of the big fleet had its token")
+        threading.Thread(target=self.proc.stdout.read, daemon=True).start()
+
+    def kill(self):
+        self.proc.kill()
+        self.proc.wait(timeout=30)
+
+
+class Worker(threading.Thread):
+    """Runs `work` until the server dies; what it records is only what was answered."""
+
+    def __init__(self, work):
+        super().__init__(daemon=True)
+        self.work = work
+
+    def run(self):
+        try:
+            self.work()
+        except (OSError, urllib.error.URLError, ValueError, KeyError):
+            return
+
+
+def big_fleet_phase(binary, rounds, rng, commit_delay_ms):
+    """Returns (rounds, acknowledged copies, subscriptions, phones taken offline) checked."""
+    folder = tempfile.mkdtemp(prefix="fcm-crash-big-")
+    profile = os.path.join(folder, "big.yaml")
+    with open(profile, "w") as text:
+        text.write(PROFILE % (PHONES, rng.randrange(1, 2 ** 62), SENDER, KEY))
+    state = os.path.join(folder, "state")
+    names = ["phone-%d" % n for n in range(1, PHONES + 1)]
+    first_tokens, copies, subscribed, offline = None, {}, set(), set()
+    headers = {"Authorization": "key=" + KEY}
+    totals = [0, 0, 0]
+    try:
+        for number in range(1, rounds + 1):
+            serve = BigServe(binary, state, profile, commit_delay_ms)
+            if first_tokens is None:
+                first_tokens = dict(serve.tokens)
+            elif serve.tokens != first_tokens or not serve.resumed:
+                raise AssertionError("big fleet round %d: the tokens changed or were not resumed" % number)
+            by_token = {token: name for name, token in serve.tokens.items()}
+            acked, subs, downs = [], [], []
+            topic = "big-r%d" % number
+
+            def unicast(serial=[0]):
+                while True:
+                    targets = rng.sample(names, rng.randint(1, 40))
+                    serial[0] += 1
+                    marker = "r%d-u%d" % (number, serial[0])
+                    reply = post(serve.port, "/fcm/send", {"registration_ids": [serve.tokens[n] for n in targets],
+                                                           "data": {"m": marker}}, headers)
+                    for name, result in zip(targets, reply["results"]):
+                        if "message_id" in result:
+                            acked.append((name, result["message_id"]))
+
+            def topics():
+                for chunk in range(3):
+                    members = rng.sample(names, 500)
+                    reply = post(serve.port, "/iid/v1:batchAdd", {"to": "/topics/" + topic, "registration_tokens":
+                                                                 [serve.tokens[n] for n in members]}, headers)
+                    subs.extend((n, topic) for n, r in zip(members, reply["results"]) if r == {})
+                known = [name for name, _ in subs]
+                while True:
+                    reply = post(serve.port, "/fcm/send", {"to": "/topics/" + topic, "data": {"t": topic}}, headers)
+                    if "message_id" in reply:
+                        acked.extend((name, str(reply["message_id"])) for name in known)
+
+            def control():
+                while True:
+                    name = rng.choice(names)
+                    post(serve.port, "/emulator/v1/projects/%s/devices/%s/actions" % (SENDER, name),
+                         {"network": "offline"}, {})
+                    downs.append(name)
+
+            workers = [Worker(unicast), Worker(unicast), Worker(topics), Worker(control)]
+            for worker in workers:
+                worker.start()
+            time.sleep(rng.uniform(0.3, 1.5))
+            serve.kill()
+            for worker in workers:
+                worker.join(15)
+            subscribed.update(subs)
+            offline.update(downs)
+            saved = json.loads(subprocess.run([binary, "state", "--state", state, "--json", "--profile", profile],
+                                              capture_output=True, text=True, timeout=120, check=True).stdout)
+            phones = {phone["name"]: phone for phone in saved["devices"]}
+            for name, message_id in acked:
+                copies.setdefault((name, message_id), None)
+            seen = {}
+            for name, phone in phones.items():
+                if phone["tokens"].get(SENDER) != first_tokens[name]:
+                    raise AssertionError("big fleet round %d: %s's token changed" % (number, name))
+                for message_id in [m["id"] for m in phone["inbox"]] + [h["id"] for h in phone["held"]]:
+                    seen.setdefault(message_id, set()).add(name)
+            for (name, message_id) in copies:
+                holders = seen.get(message_id, set())
+                if name not in holders:
+                    raise AssertionError("big fleet round %d: %s acknowledged for %s but neither delivered nor held"
+                                         % (number, message_id, name))
+            lost = sorted(n for n, t in subscribed if t not in phones[n]["topics"].get(SENDER, []))
+            if lost:
+                raise AssertionError("big fleet round %d: subscriptions acknowledged but lost: %s" % (number, lost[:5]))
+            online = sorted(n for n in offline if phones[n]["network"] != "offline")
+            if online:
+                raise AssertionError("big fleet round %d: phones answered offline came back online: %s"
+                                     % (number, online[:5]))
+            totals = [len(copies), len(subscribed), len(offline)]
+            print("big fleet round %d: %d phones, killed after %d acknowledged copies, %d subscriptions and %d phones "
+                  "taken offline; all kept" % (number, PHONES, len(acked), len(subs), len(downs)), flush=True)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return (rounds,) + tuple(totals)
