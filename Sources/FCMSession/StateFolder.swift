@@ -48,7 +48,8 @@ public enum StateFolder {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             let (store, opening) = try DeviceStore.open(
-                path: path, configuration: configuration, seedNamed: seedNamed, fresh: fresh, checkpointEvery: checkpointEvery,
+                path: path, configuration: configuration, seedNamed: seedNamed, fresh: fresh,
+                checkpointEvery: checkpointEvery,
                 commitDelay: commitDelay,
                 onFailure: { onWriteFailure($0) })
             switch opening {
