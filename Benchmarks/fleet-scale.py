@@ -4,7 +4,8 @@
   fresh    start on an empty state folder: seconds to ready (the last phone has its
            token, asked through the control API), resident memory once idle, the
            peak on the way (VmHWM), the state file's size, seconds to stop on SIGTERM;
-  resumed  the same, on the state the fresh run left;
+  resumed  the same, on the state the fresh run left, and 300 legacy sends one after
+           another to the last phone (median and 90th percentile: one call to one phone);
   fan-out  every phone subscribed to a topic (IID batchAdd, 1,000 tokens a call),
            then one legacy send to the topic: seconds to the HTTP answer and to the
            last delivery event on stdout; then the stop (which saves every phone the
@@ -116,7 +117,7 @@ def run(binary, count, do_fan_out, settle):
             text.write(f"version: 1\ndevices: {{ count: {count}, like: {{ name: phone, seed: 3 }} }}\n"
                        f"senders: [ {{ id: \"{SENDER}\", key: {KEY} }} ]\n")
         state = os.path.join(work, "state")
-        last = f"phone-{count}"
+        last = f"phone-{count}" if count > 1 else "phone"
         report = {"phones": count}
         serve = Serve(binary, profile, state, os.path.join(work, "fresh.txt"), fresh=True)
         report["fresh"] = measure(serve, last, settle)
@@ -124,6 +125,7 @@ def run(binary, count, do_fan_out, settle):
         report["fresh"]["stop_s"] = round(serve.stop(), 2)
         serve = Serve(binary, profile, state, os.path.join(work, "resumed.txt"), fresh=False)
         report["resumed"] = measure(serve, last, settle)
+        report["resumed"].update(unicast(serve, os.path.join(work, "fresh.txt"), last))
         if do_fan_out:
             serve.stop()
             # The tokens are in the fresh run's output; the resumed fleet has the same.
@@ -172,6 +174,22 @@ def fan_out(serve, tokens_file, out, count):
             delivered += sum(1 for line in lines if '"onMessageReceived"' in line)
     return {"subscribe_s": round(subscribed, 1), "answered_s": round(answered, 2),
             "last_delivery_s": round(time.monotonic() - began, 2), "answer_ok": "message_id" in answer}
+
+
+def unicast(serve, tokens_file, last_phone, sends=300):
+    """Legacy sends one after another to the last phone: what one call to one phone costs."""
+    with open(tokens_file) as lines:
+        # With one phone, events name no device.
+        token = next(json.loads(line)["token"] for line in lines
+                     if '"onNewToken"' in line and (f'"device":"{last_phone}"' in line or '"device":' not in line))
+    times = []
+    for n in range(sends):
+        began = time.monotonic()
+        request(serve.port, "/fcm/send", {"to": token, "data": {"n": str(n)}}, {"Authorization": "key=" + KEY})
+        times.append(time.monotonic() - began)
+    times.sort()
+    return {"send_median_ms": round(times[len(times) // 2] * 1000, 2), "send_p90_ms": round(times[len(times) * 9 // 10]
+                                                                                            * 1000, 2)}
 
 
 def main():
