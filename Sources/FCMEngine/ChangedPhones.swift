@@ -8,15 +8,7 @@ public struct ChangedPhones: Sendable {
 
     public init() {}
 
-    /// How many phones are noted.
-    public var count: Int { list.count }
-
     public var isEmpty: Bool { list.isEmpty }
-
-    /// The fields noted for the phone at `index` (none when it is not noted).
-    public func fields(of index: Int) -> Installation.Fields {
-        index < masks.count ? masks[index] : []
-    }
 
     /// Notes `fields` of the phone at `index`.
     @inline(__always)

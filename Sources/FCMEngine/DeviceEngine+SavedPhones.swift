@@ -38,15 +38,10 @@ extension DeviceEngine {
         return true
     }
 
-    /// Takes the phones of `rebuilt` (the first `count` of them) into this engine,
-    /// saved without them, and rebuilds the maps over them. False when `rebuilt`
-    /// has fewer.
-    public mutating func adoptPhones(of rebuilt: inout DeviceEngine, count: Int) -> Bool {
-        guard rebuilt.devices.count >= count else { return false }
-        devices = rebuilt.devices
-        rebuilt.devices = []
-        if devices.count > count { devices.removeLast(devices.count - count) }
+    /// Takes `phones` (made again and read back) into this engine, saved without them,
+    /// and rebuilds the maps over them.
+    public mutating func adoptPhones(_ phones: consuming [Installation]) {
+        devices = phones
         indexDevices()
-        return true
     }
 }

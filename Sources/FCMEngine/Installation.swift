@@ -78,8 +78,6 @@ public struct Installation: Sendable, Codable {
         case settings, names, tokenFactory, appState, network, doze, installed, senders, tokens, tokenOwners
         case issuedTokens, installation, refreshes, pending, batch, usedIDs, stored, tray, inbox, topics
         case pendingTopicChanges, deletedCount, unreachableSince, lastInactiveDropAt, tokenIssuedAt
-        /// In a row of changed fields: those among them that are nil now.
-        case nilFields
     }
 }
 
@@ -130,6 +128,10 @@ extension Installation {
         func field<T: Decodable>(_ key: CodingKeys, _ path: KeyPath<Installation, T>) throws -> T {
             try c.decodeIfPresent(T.self, forKey: key) ?? base[keyPath: path]
         }
+        // A field that may be nil is saved as null when it became nil.
+        func optional<T: Decodable>(_ key: CodingKeys, _ path: KeyPath<Installation, T?>) throws -> T? {
+            c.contains(key) ? try c.decodeIfPresent(T.self, forKey: key) : base[keyPath: path]
+        }
         self = base
         settings = try field(.settings, \.settings)
         names = try field(.names, \.names)
@@ -153,15 +155,9 @@ extension Installation {
         pendingTopicChanges = try field(.pendingTopicChanges, \.pendingTopicChanges)
         deletedCount = try field(.deletedCount, \.deletedCount)
         tokenIssuedAt = try field(.tokenIssuedAt, \.tokenIssuedAt)
-        // Fields that may be nil are saved with a flag beside them (`nilFields`).
-        let cleared = try c.decodeIfPresent([String].self, forKey: .nilFields) ?? []
-        batch = cleared.contains(CodingKeys.batch.rawValue) ? nil : try field(.batch, \.batch)
-        unreachableSince =
-            cleared.contains(CodingKeys.unreachableSince.rawValue)
-            ? nil : try field(.unreachableSince, \.unreachableSince)
-        lastInactiveDropAt =
-            cleared.contains(CodingKeys.lastInactiveDropAt.rawValue)
-            ? nil : try field(.lastInactiveDropAt, \.lastInactiveDropAt)
+        batch = try optional(.batch, \.batch)
+        unreachableSince = try optional(.unreachableSince, \.unreachableSince)
+        lastInactiveDropAt = try optional(.lastInactiveDropAt, \.lastInactiveDropAt)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -169,6 +165,15 @@ extension Installation {
         let fields = encoder.userInfo[Self.fieldsSaved] as? Fields ?? .all
         func put<T: Encodable>(_ value: T, _ key: CodingKeys) throws {
             if fields.contains(key) { try c.encode(value, forKey: key) }
+        }
+        // Nil is left out of a whole phone, and saved as null among changed fields
+        // (it differs from the phone as started).
+        func put<T: Encodable>(_ value: T?, nullable key: CodingKeys) throws {
+            if let value {
+                try put(value, key)
+            } else if fields != .all, fields.contains(key) {
+                try c.encodeNil(forKey: key)
+            }
         }
         try put(settings, .settings)
         try put(names, .names)
@@ -192,17 +197,8 @@ extension Installation {
         try put(pendingTopicChanges, .pendingTopicChanges)
         try put(deletedCount, .deletedCount)
         if !tokenIssuedAt.isEmpty || fields != .all { try put(tokenIssuedAt, .tokenIssuedAt) }
-        var cleared: [String] = []
-        if batch == nil, fields.contains(.batch) { cleared.append(CodingKeys.batch.rawValue) }
-        if unreachableSince == nil, fields.contains(.unreachableSince) {
-            cleared.append(CodingKeys.unreachableSince.rawValue)
-        }
-        if lastInactiveDropAt == nil, fields.contains(.lastInactiveDropAt) {
-            cleared.append(CodingKeys.lastInactiveDropAt.rawValue)
-        }
-        if let batch { try put(batch, .batch) }
-        if let unreachableSince { try put(unreachableSince, .unreachableSince) }
-        if let lastInactiveDropAt { try put(lastInactiveDropAt, .lastInactiveDropAt) }
-        if fields != .all, !cleared.isEmpty { try c.encode(cleared, forKey: .nilFields) }
+        try put(batch, nullable: .batch)
+        try put(unreachableSince, nullable: .unreachableSince)
+        try put(lastInactiveDropAt, nullable: .lastInactiveDropAt)
     }
 }

@@ -82,6 +82,9 @@ extension DeviceStore {
     static func openDatabase(_ path: String) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.label = "fcm-device.state"
+        // A connection closing (its last checkpoint of the WAL) holds the file a moment:
+        // opening then waits for it instead of failing with "database is locked".
+        configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
             // WAL with NORMAL sync: a commit is in the file before `durable` moves,
             // so a killed process loses nothing acknowledged (a power cut may lose

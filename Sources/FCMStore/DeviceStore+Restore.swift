@@ -40,7 +40,33 @@ extension DeviceStore {
         let seq: Int64 = row["seq"]
         let baseSeq: Int64 = row["base_seq"]
         let count: Int = row["phones"]
-        var rebuilt = DeviceEngine.rebuilding(from: engine)
+        let (phones, savedFields, rowBytes) = try savedPhones(
+            db, path: path, server: engine, baseSeq: baseSeq, count: count)
+        // Consumed, so the engine holds the only reference and changes its phones in place.
+        engine.adoptPhones(consume phones)
+        // The journal since the checkpoint is replayed recording, to learn which phones
+        // it changed: their rows are older than they are.
+        engine.inputs = InputRecord(isOn: true)
+        var started: Int64?
+        let (replayed, lastSeq) = try replayJournal(
+            after: seq, through: nil, on: &engine, in: db, path: path, onStart: { started = $0 })
+        _ = engine.inputs.take()
+        let changed = engine.inputs.changedPhones.take()
+        engine.inputs = InputRecord()
+        return Restored(
+            engine: engine, lastSeq: lastSeq, baseSeq: started ?? baseSeq, rebase: started != nil,
+            changedPhones: changed, savedFields: started == nil ? savedFields : [], replayed: replayed,
+            rowBytes: rowBytes)
+    }
+
+    /// The saved fleet's phones: made again as the fleet started (the start
+    /// configuration and the journal up to `baseSeq`), each saved row laid over its
+    /// phone as it is read; with each row's fields and how many bytes were read.
+    static func savedPhones(_ db: Database, path: String, server: DeviceEngine, baseSeq: Int64, count: Int) throws
+        -> (phones: [Installation], fields: [(index: Int, fields: Installation.Fields)], rowBytes: Int)
+    {
+        let coder = PhoneCoder()
+        var rebuilt = DeviceEngine.rebuilding(from: server)
         try replayJournal(after: 0, through: baseSeq, on: &rebuilt, in: db, path: path)
         var rowBytes = 0
         var savedFields: [(index: Int, fields: Installation.Fields)] = []
@@ -67,25 +93,12 @@ extension DeviceStore {
                 throw StoreError.unreadable(path: path, detail: "saved phone \(index) follows no phone \(index - 1)")
             }
         }
-        guard engine.adoptPhones(of: &rebuilt, count: count) else {
+        guard rebuilt.devices.count == count else {
             throw StoreError.unreadable(
-                path: path, detail: "it holds \(count) phones, but only \(rebuilt.devices.count) could be read")
+                path: path, detail: "it holds \(count) phones, but \(rebuilt.devices.count) could be read")
         }
-        // The maps over the phones made again are built anew over the adopted ones.
-        rebuilt = DeviceEngine(EngineConfiguration(senders: []))
-        // The journal since the checkpoint is replayed recording, to learn which phones
-        // it changed: their rows are older than they are.
-        engine.inputs = InputRecord(isOn: true)
-        var started: Int64?
-        let (replayed, lastSeq) = try replayJournal(
-            after: seq, through: nil, on: &engine, in: db, path: path, onStart: { started = $0 })
-        _ = engine.inputs.take()
-        let changed = engine.inputs.changedPhones.take()
-        engine.inputs = InputRecord()
-        return Restored(
-            engine: engine, lastSeq: lastSeq, baseSeq: started ?? baseSeq, rebase: started != nil,
-            changedPhones: changed, savedFields: started == nil ? savedFields : [], replayed: replayed,
-            rowBytes: rowBytes)
+        // The rebuilt engine's maps over its phones go with it; the phones go on.
+        return (rebuilt.devices, savedFields, rowBytes)
     }
 
     /// Replays the journal's entries after `seq` (through `last`, when given) on

@@ -46,7 +46,7 @@ public final class DeviceStore: @unchecked Sendable {
             let (opening, restored) = try load(
                 database, path: path, configuration: configuration, seedNamed: seedNamed)
             // Making a fleet again and reading its rows leaves garbage behind.
-            FreedMemory.release(after: restored.rowBytes + restored.engine.devices.count * 1_024)
+            FreedMemory.release(afterOpening: restored.engine.devices.count, rowBytes: restored.rowBytes)
             let writer = JournalWriter(
                 database: database, path: path, restored: restored, checkpointEvery: checkpointEvery,
                 commitDelayMicroseconds: UInt32(

@@ -6,6 +6,16 @@ enum FreedMemory {
     /// Less coded than this leaves the heap alone (trimming walks it all).
     static let largeBytes = 4 << 20
 
+    /// About what one idle phone holds (BENCHMARKS.md): making a fleet again from its
+    /// configuration leaves as much behind in maps built and dropped.
+    static let phoneBytes = 1_300
+
+    /// Returns freed pages after a saved device was opened: its fleet made again
+    /// (`phones`) and `rowBytes` of saved phones decoded.
+    static func release(afterOpening phones: Int, rowBytes: Int) {
+        release(after: rowBytes + phones * phoneBytes)
+    }
+
     /// Returns freed pages to the system when `codedBytes` was large.
     static func release(after codedBytes: Int) {
         guard codedBytes >= largeBytes else { return }

@@ -13,9 +13,9 @@ struct FleetDriver: EngineDriver {
     var time: Millis = 0
     var step = 0
 
-    static func configuration(phones: Int) -> EngineConfiguration {
+    static func configuration(phones: Int, network: Network = .online) -> EngineConfiguration {
         var configuration = StoreFixture.configuration()
-        configuration.devices = [DeviceSpec(DeviceSettings(name: "phone", seed: 5), count: phones)]
+        configuration.devices = [DeviceSpec(DeviceSettings(name: "phone", network: network, seed: 5), count: phones)]
         configuration.device = configuration.startingDevices[0].settings
         return configuration
     }
@@ -73,6 +73,21 @@ struct FleetDriver: EngineDriver {
 struct PhoneRowsTests {
     static func rows(_ store: DeviceStore) throws -> [Int] {
         try store.database.read { db in try Int.fetchAll(db, sql: "SELECT idx FROM phones ORDER BY idx") }
+    }
+
+    /// A fleet started, `command` run on it, and closed: the driver as it stopped.
+    @discardableResult
+    static func saved(_ state: TemporaryState, _ configuration: EngineConfiguration, after command: Command) throws
+        -> FleetDriver
+    {
+        let (store, opening) = try StoreFixture.open(state, configuration: configuration)
+        var driver = FleetDriver(engine: try #require(opening.newEngine), seed: 6)
+        driver.start(into: store)
+        var events: [Event] = []
+        driver.engine.apply(command, at: 50, into: &events)
+        driver.hand(to: store)
+        store.close(final: driver.engine)
+        return driver
     }
 
     @Test("a started fleet saves no phone (it is made again from its profile); a call to one phone saves that phone")
@@ -161,18 +176,31 @@ struct PhoneRowsTests {
         StoreFixture.expectSame(driver.engine, restored)
     }
 
+    @Test("a field that was set as the fleet started and is nil now comes back nil (an offline phone back online)")
+    func aFieldThatBecameNilStaysNil() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        let configuration = FleetDriver.configuration(phones: 3, network: .offline)
+        let driver = try Self.saved(state, configuration, after: .on(device: "phone-2", .setNetwork(.online)))
+        let (again, reopened) = try StoreFixture.open(state, configuration: configuration)
+        defer { again.close(final: driver.engine) }
+        guard case .resumed(let restored, _) = reopened else {
+            Issue.record("the fleet did not resume")
+            return
+        }
+        // Every field of every phone, as a whole phone encodes it.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(try encoder.encode(restored.devices) == encoder.encode(driver.engine.devices))
+        #expect(restored.devices[1].network == .online && restored.devices[0].network == .offline)
+    }
+
     @Test("a saved phone that does not decode is named, with what to do")
     func aBrokenRowIsNamed() throws {
         let state = TemporaryState()
         defer { state.clean() }
         let configuration = FleetDriver.configuration(phones: 5)
-        let (store, opening) = try StoreFixture.open(state, configuration: configuration)
-        var driver = FleetDriver(engine: try #require(opening.newEngine), seed: 2)
-        driver.start(into: store)
-        var events: [Event] = []
-        driver.engine.apply(.on(device: "phone-3", .setAppState(.background)), at: 5, into: &events)
-        driver.hand(to: store)
-        store.close(final: driver.engine)
+        try Self.saved(state, configuration, after: .on(device: "phone-3", .setAppState(.background)))
         let database = try DatabaseQueue(path: state.path)
         try database.write { db in try db.execute(sql: "UPDATE phones SET phone = x'7b22' WHERE idx = 2") }
         try database.close()
