@@ -48,8 +48,22 @@ public enum LegacyFields {
         if let package = try string(fields, "restricted_package_name") {
             request.details = MessageDetails(restrictedPackageName: package)
         }
+        // A name the service does not know is taken as absent, as it was; the delivery
+        // events list it (`ignored`), so a misspelt `time_to_live` is seen, not lost.
+        let unknown = fields.keys.filter { !knownNames.contains($0) }.sorted()
+        if !unknown.isEmpty {
+            request.details = (request.details ?? MessageDetails()).overlaid(by: MessageDetails(ignored: unknown))
+        }
         return request
     }
+
+    /// Every top-level name of a legacy HTTP or CCS downstream message: the targets,
+    /// the options, the payloads, and CCS's own.
+    public static let knownNames: Set<String> = [
+        "to", "registration_ids", "condition", "notification_key", "collapse_key", "priority", "time_to_live",
+        "delivery_receipt_requested", "dry_run", "content_available", "mutable_content", "data", "notification",
+        "restricted_package_name", "delay_while_idle", "direct_boot_ok", "message_id", "message_type",
+    ]
 
     /// A JSON number as whole seconds; fractions are dropped, and numbers beyond
     /// 64 bits become the largest (which the TTL rule then refuses).

@@ -21,6 +21,20 @@ struct LegacyRouteTests {
         #expect(received.string("id") == id)
     }
 
+    @Test("a name the legacy API does not know (a misspelt time_to_live) is taken as absent and listed as ignored")
+    func anUnknownNameIsListedAsIgnored() async throws {
+        let device = TestDevice()
+        let reply = await device.legacy(#"{"to":"\#(device.token())","time_to_lve":5,"data":{"k":"v"}}"#)
+        #expect(reply.status == 200)
+        let accepted = try #require(device.events(named: "downstreamAccepted").first)
+        #expect(accepted["ttl"] == .int(2_419_200), "the default TTL: the misspelt one was not read")
+        let received = try #require(device.events(named: "onMessageReceived").first)
+        #expect(received["ignored"] == .list(["time_to_lve"]))
+        let plain = await device.legacy(#"{"to":"\#(device.token())","time_to_live":5,"data":{"k":"v"}}"#)
+        #expect(plain.status == 200)
+        #expect(device.events(named: "onMessageReceived").last?["ignored"] == nil)
+    }
+
     @Test("registration_ids get one result each, in request order, with the legacy error names")
     func multicastOrder() async throws {
         let device = TestDevice()

@@ -20,6 +20,22 @@ struct CCSMessageTests {
         #expect(request.deliveryReceiptRequested)
     }
 
+    @Test("a name CCS does not know is taken as absent and listed as ignored; every field it reads is not")
+    func unknownNamesAreIgnoredAndListed() {
+        let misspelt = #"{"to":"T","message_id":"m1","delivery_reciept_requested":true,"data":{"a":"1"}}"#
+        guard case .downstream(let request, _) = CCSReader.read(misspelt, sender: "S") else {
+            Issue.record("not read as downstream"); return
+        }
+        #expect(!request.deliveryReceiptRequested)
+        #expect(request.details?.ignored == ["delivery_reciept_requested"])
+        let known =
+            #"{"to":"T","message_id":"m1","data":{"a":"1"},"collapse_key":"c","priority":"high","time_to_live":60,"delivery_receipt_requested":true,"dry_run":false,"content_available":true}"#
+        guard case .downstream(let plain, _) = CCSReader.read(known, sender: "S") else {
+            Issue.record("not read as downstream"); return
+        }
+        #expect(plain.details?.ignored == nil)
+    }
+
     @Test func ttlOfTheWrongTypeIsInvalidJson() {
         #expect(
             CCSReader.read(#"{"to":"T","message_id":"m1","time_to_live":"abc"}"#, sender: "S")
