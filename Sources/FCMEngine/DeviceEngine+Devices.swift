@@ -66,14 +66,22 @@ extension DeviceEngine {
         // Grown once, not doubled step by step over a big fleet.
         deviceIndex.reserveCapacity(devices.count)
         tokenDevices.reserveCapacity(devices.reduce(0) { $0 + $1.tokenOwners.count })
-        registeredSenders = AppServerSenders()
         for (index, phone) in devices.enumerated() {
             deviceIndex[phone.name] = index
-            for sender in phone.senders { registeredSenders.add(sender) }
             for token in phone.tokenOwners.keys { tokenDevices[token] = index }
         }
+        countRegisteredSenders()
         phoneDeadlines.rebuild(
             devices.indices.compactMap { index in phone(index) { $0.earliestDeadline }.map { (index, $0) } })
+    }
+
+    /// Counts the senders every phone registers with, in the order first met.
+    mutating func countRegisteredSenders() {
+        var senders = AppServerSenders()
+        for phone in devices {
+            for sender in phone.senders { senders.add(sender) }
+        }
+        registeredSenders = senders
     }
 
     /// Brings one phone's entry in `phoneDeadlines` up to date after its queue, store
@@ -94,6 +102,11 @@ extension DeviceEngine {
     /// The sender a token was ever issued to, on any phone.
     public func everOwner(of token: String) -> String? {
         candidate(holding: token).flatMap { index in phone(index) { $0.tokenOwners }[token] }
+    }
+
+    /// The IDs of `allSenders`, found without reading every phone.
+    public var knownSenderIDs: Set<String> {
+        Set(configuration.senders.map(\.id) + registeredSenders.all.map(\.id))
     }
 
     /// Every sender some phone registers with, in the order first seen.

@@ -15,16 +15,20 @@ extension DeviceEngine {
 
     /// `tokenResumed` for each sender's current token.
     public func resumedTokenEvents(at time: Millis) -> [Event] {
-        devices.flatMap { phone in
-            phone.senders.compactMap { sender in
-                phone.tokens[sender.id].map {
-                    let named: [Field] = devices.count > 1 ? [.text("device", phone.name)] : []
-                    return Event(
-                        at: time, side: .device, kind: .tokenResumed,
-                        fields: named + [.text("sender", sender.id), .text("token", $0)])
-                }
+        var events: [Event] = []
+        events.reserveCapacity(devices.count)
+        let named = devices.count > 1
+        for phone in devices {
+            for sender in phone.senders {
+                guard let token = phone.tokens[sender.id] else { continue }
+                let fields: [Field] =
+                    named
+                    ? [.text("device", phone.name), .text("sender", sender.id), .text("token", token)]
+                    : [.text("sender", sender.id), .text("token", token)]
+                events.append(Event(at: time, side: .device, kind: .tokenResumed, fields: fields))
             }
         }
+        return events
     }
 
     /// The app servers connected when the device stopped are gone: their

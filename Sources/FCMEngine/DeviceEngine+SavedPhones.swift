@@ -26,22 +26,37 @@ extension DeviceEngine {
     }
 
     /// Lays a saved phone over the phone at `index`, or adds it when `index` is the
-    /// next one. False when `index` leaves a gap.
+    /// next one, and brings the name, token and deadline maps up to date for it
+    /// alone. False when `index` leaves a gap. The senders registered are counted
+    /// again in `adoptFleet`.
     public mutating func restorePhone(_ phone: Installation, at index: Int) -> Bool {
         if index < devices.count {
+            let old = devices[index]
             devices[index] = phone
+            if deviceIndex[old.name] == index, old.name != phone.name { deviceIndex[old.name] = nil }
+            for token in old.tokenOwners.keys where phone.tokenOwners[token] == nil {
+                if tokenDevices[token] == index { tokenDevices[token] = nil }
+            }
         } else if index == devices.count {
             devices.append(phone)
         } else {
             return false
         }
+        deviceIndex[phone.name] = index
+        for token in phone.tokenOwners.keys { tokenDevices[token] = index }
+        noteDeadline(of: index)
         return true
     }
 
-    /// Takes `phones` (made again and read back) into this engine, saved without them,
-    /// and rebuilds the maps over them.
-    public mutating func adoptPhones(_ phones: consuming [Installation]) {
-        devices = phones
-        indexDevices()
+    /// Takes the fleet of `rebuilt` (made again, with saved phones laid over it) into
+    /// this engine, saved without it, with the maps over its phones: a million phones
+    /// are not indexed twice.
+    public mutating func adoptFleet(of rebuilt: consuming DeviceEngine) {
+        devices = rebuilt.devices
+        deviceIndex = rebuilt.deviceIndex
+        tokenDevices = rebuilt.tokenDevices
+        phoneDeadlines = rebuilt.phoneDeadlines
+        // In the order a reading of every phone first meets them, as `indexDevices` has it.
+        countRegisteredSenders()
     }
 }

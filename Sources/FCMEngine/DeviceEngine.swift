@@ -60,13 +60,19 @@ public struct DeviceEngine: Sendable, Codable {
     var messageCounter: UInt64 = 0
     /// The calls made on this engine since a shell last took them, while recording.
     public var inputs = InputRecord()
+    /// Set while replaying calls whose events nobody reads (a saved fleet made again):
+    /// the rules run as ever, and no event is made. Not saved.
+    public var silent = false
 
     public init(_ configuration: EngineConfiguration) {
         self.configuration = configuration
         startConfiguration = configuration
-        devices = configuration.startingDevices.enumerated().map { index, device in
-            Installation(device.settings, senders: device.senders, index: index)
+        var phones: [Installation] = []
+        phones.reserveCapacity(configuration.startingDeviceCount)
+        configuration.forEachStartingDevice { settings, senders in
+            phones.append(Installation(settings, senders: senders, index: phones.count))
         }
+        devices = phones
         indexDevices()
     }
 
@@ -174,6 +180,7 @@ public struct DeviceEngine: Sendable, Codable {
     }
 
     mutating func emit(_ side: Side, _ kind: EventName, _ fields: [Field], into out: inout [Event]) {
+        if silent { return }
         if inDevice && devices.count > 1 {
             var named: [Field] = []
             named.reserveCapacity(fields.count + 1)

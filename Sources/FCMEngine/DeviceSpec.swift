@@ -14,13 +14,30 @@ public struct DeviceSpec: Sendable, Equatable, Codable {
 
     /// The phones this entry stands for, in order.
     public var expanded: [DeviceSettings] {
-        guard count != 1 else { return [settings] }
-        return (0..<max(count, 0)).map { n in
-            var one = settings
-            one.name = "\(settings.name)-\(n + 1)"
-            one.seed = settings.seed &+ UInt64(n + 1)
-            return one
-        }
+        (0..<phoneCount).map(phone(at:))
+    }
+
+    /// How many phones this entry stands for.
+    public var phoneCount: Int { max(count, 0) }
+
+    /// The entry's phone at `offset` (from 0), made alone: a fleet of a million is
+    /// never listed to find one.
+    public func phone(at offset: Int) -> DeviceSettings {
+        guard count != 1 else { return settings }
+        var one = settings
+        one.name = "\(settings.name)-\(offset + 1)"
+        one.seed = settings.seed &+ UInt64(offset + 1)
+        return one
+    }
+
+    /// Where the phone called `name` is among this entry's (from 0), or nil.
+    public func offset(of name: String) -> Int? {
+        guard count != 1 else { return name == settings.name ? 0 : nil }
+        guard name.hasPrefix(settings.name + "-") else { return nil }
+        let number = name.dropFirst(settings.name.count + 1)
+        // "phone-07" is no phone's name: the numbers have no leading zeros.
+        guard let n = Int(number), n >= 1, n <= count, String(n) == number else { return nil }
+        return n - 1
     }
 }
 
@@ -43,10 +60,55 @@ extension DeviceSpec {
 extension EngineConfiguration {
     /// Every phone the configuration starts, each with the senders it registers with.
     public var startingDevices: [(settings: DeviceSettings, senders: [SenderConfig])] {
-        guard !devices.isEmpty else { return [(device, senders)] }
-        return devices.flatMap { spec in
-            let chosen = spec.senders.map { ids in senders.filter { ids.contains($0.id) } } ?? senders
-            return spec.expanded.map { (settings: $0, senders: chosen) }
+        var all: [(settings: DeviceSettings, senders: [SenderConfig])] = []
+        all.reserveCapacity(startingDeviceCount)
+        forEachStartingDevice { all.append(($0, $1)) }
+        return all
+    }
+
+    /// How many phones the configuration starts.
+    public var startingDeviceCount: Int {
+        devices.isEmpty ? 1 : devices.reduce(0) { $0 + $1.phoneCount }
+    }
+
+    /// The first phone the configuration starts.
+    public var firstStartingDevice: DeviceSettings {
+        devices.first.map { $0.phone(at: 0) } ?? device
+    }
+
+    /// Each phone the configuration starts, in order, with the senders it registers
+    /// with, made one at a time (no list of a million settings on the way).
+    public func forEachStartingDevice(_ body: (DeviceSettings, [SenderConfig]) throws -> Void) rethrows {
+        guard !devices.isEmpty else { return try body(device, senders) }
+        for spec in devices {
+            let chosen = startingSenders(of: spec)
+            for offset in 0..<spec.phoneCount { try body(spec.phone(at: offset), chosen) }
         }
+    }
+
+    /// The phone the configuration starts at `index` (from 0), or nil.
+    public func startingDevice(at index: Int) -> DeviceSettings? {
+        guard !devices.isEmpty else { return index == 0 ? device : nil }
+        var rest = index
+        for spec in devices {
+            if rest < spec.phoneCount { return rest >= 0 ? spec.phone(at: rest) : nil }
+            rest -= spec.phoneCount
+        }
+        return nil
+    }
+
+    /// Where the phone called `name` is among those the configuration starts, or nil.
+    public func startingIndex(of name: String) -> Int? {
+        guard !devices.isEmpty else { return name == device.name ? 0 : nil }
+        var before = 0
+        for spec in devices {
+            if let offset = spec.offset(of: name) { return before + offset }
+            before += spec.phoneCount
+        }
+        return nil
+    }
+
+    func startingSenders(of spec: DeviceSpec) -> [SenderConfig] {
+        spec.senders.map { ids in senders.filter { ids.contains($0.id) } } ?? senders
     }
 }

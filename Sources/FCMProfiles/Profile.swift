@@ -38,7 +38,7 @@ public struct Profile: Sendable {
             copy.configuration.devices[index].settings.seed &+= base
         }
         if !copy.configuration.devices.isEmpty {
-            copy.configuration.device = copy.configuration.startingDevices[0].settings
+            copy.configuration.device = copy.configuration.firstStartingDevice
         }
         return copy
     }

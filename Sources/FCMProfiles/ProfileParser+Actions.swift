@@ -32,7 +32,8 @@ extension ProfileParser {
                     ? "name one action: \(actionKeys.joined(separator: ", "))"
                     : "one action at a time; found \(map.entries.map(\.name).joined(separator: " and "))")
         }
-        var context = StepContext(senders: Set(engine.allSenders.map(\.id)), settings: engine.devices.map(\.settings))
+        var context = StepContext(
+            senders: engine.knownSenderIDs, starting: StartingPhones(engine))
         if let phone, let index = engine.deviceNumber(named: phone) {
             context.current = engine.devices[index].name
             context.stepNamesPhone = true

@@ -55,13 +55,12 @@ public enum ProfileParser {
         if let node = top["devices"] {
             if let single = top["device"] { throw single.error("give device: (one phone) or devices:, not both") }
             configuration.devices = try parseDevices(node, senders: Set(senders.map(\.id)))
-            configuration.device = configuration.startingDevices[0].settings
+            configuration.device = configuration.firstStartingDevice
         }
         if let node = top["upstream"] { configuration.batch = try parseUpstream(node) }
         if let node = top["app_server"] { configuration.appServer = try node.oneOf(AppServerMode.self) }
         if let node = top["server"] { configuration.store = try parseServer(node) }
-        var context = StepContext(
-            senders: Set(senders.map(\.id)), settings: configuration.startingDevices.map(\.settings))
+        var context = StepContext(senders: Set(senders.map(\.id)), starting: StartingPhones(configuration))
         let steps =
             try top["timeline"].map { node throws(ProfileError) in try parseTimeline(node, context: &context) } ?? []
         let end = try top["end"]?.duration()

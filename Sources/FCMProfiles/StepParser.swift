@@ -2,47 +2,109 @@ import FCMEngine
 
 /// What the timeline parser knows of one phone: the callback names `expect` steps
 /// are checked against, and the SDK a `send` addresses.
-struct PhoneContext {
+struct PhoneContext: Hashable {
     var sdk: SDK
     var platform: Platform
     var callbacks: CallbackNames { CallbackNames(platform: platform, sdk: sdk) }
+
+    init(sdk: SDK, platform: Platform) {
+        self.sdk = sdk
+        self.platform = platform
+    }
+
+    init(_ settings: DeviceSettings) {
+        self.init(sdk: settings.sdk, platform: settings.platform)
+    }
+}
+
+/// The phones steps start with, looked up one at a time: a fleet may have a
+/// million, and a step reads one.
+struct StartingPhones {
+    let count: Int
+    let at: (Int) -> DeviceSettings
+    let index: (String) -> Int?
+
+    /// The phones a configuration starts.
+    init(_ configuration: EngineConfiguration) {
+        count = configuration.startingDeviceCount
+        at = { configuration.startingDevice(at: $0) ?? configuration.device }
+        index = configuration.startingIndex(of:)
+    }
+
+    /// The phones an engine has now.
+    init(_ engine: DeviceEngine) {
+        count = engine.devices.count
+        at = { engine.devices[$0].settings }
+        index = engine.deviceNumber(named:)
+    }
 }
 
 /// What the timeline parser knows while it reads steps in order.
 struct StepContext {
     var senders: Set<String>
-    /// Every phone by name, in the order made; steps without `device:` act on the first.
-    var phones: [String: PhoneContext]
-    var phoneOrder: [String]
+    let starting: StartingPhones
+    /// Phones steps added (`add_device`) or installed anew on another platform or
+    /// SDK, by name; the rest are as they started.
+    private var changed: [String: PhoneContext] = [:]
+    private var added: [String] = []
     /// The phone the step being read acts on.
     var current: String
     var lastAt: Millis = 0
     /// Whether the step being read names its phone (`device:`).
     var stepNamesPhone = false
 
-    init(senders: Set<String>, phones: [(name: String, phone: PhoneContext)]) {
+    init(senders: Set<String>, starting: StartingPhones) {
         self.senders = senders
-        self.phones = Dictionary(phones.map { ($0.name, $0.phone) }, uniquingKeysWith: { first, _ in first })
-        phoneOrder = phones.map(\.name)
-        current = phones.first?.name ?? ""
+        self.starting = starting
+        current = starting.count > 0 ? starting.at(0).name : ""
     }
 
-    init(senders: Set<String>, settings: [DeviceSettings]) {
-        self.init(
-            senders: senders,
-            phones: settings.map { (name: $0.name, phone: PhoneContext(sdk: $0.sdk, platform: $0.platform)) })
+    /// The first phone's name: steps without `device:` act on it.
+    var firstName: String { starting.count > 0 ? starting.at(0).name : added.first ?? "" }
+
+    var phoneCount: Int { starting.count + added.count }
+
+    func phone(_ name: String) -> PhoneContext? {
+        changed[name] ?? starting.index(name).map { PhoneContext(starting.at($0)) }
+    }
+
+    /// A phone joins (`add_device`).
+    mutating func add(_ settings: DeviceSettings) {
+        changed[settings.name] = PhoneContext(settings)
+        added.append(settings.name)
+    }
+
+    /// Up to `limit` names, in order, for a message.
+    func names(prefix limit: Int) -> [String] {
+        let first = (0..<min(limit, starting.count)).map { starting.at($0).name }
+        return first + added.prefix(limit - first.count)
+    }
+
+    /// Each different phone (platform and SDK) once, in the order first met.
+    func kindsOfPhone() -> [PhoneContext] {
+        var seen: Set<PhoneContext> = []
+        var kinds: [PhoneContext] = []
+        func meet(_ phone: PhoneContext?) {
+            if let phone, seen.insert(phone).inserted { kinds.append(phone) }
+        }
+        for index in 0..<starting.count {
+            let settings = starting.at(index)
+            meet(changed[settings.name] ?? PhoneContext(settings))
+        }
+        for name in added { meet(changed[name]) }
+        return kinds
     }
 
     var sdk: SDK {
-        get { phones[current]?.sdk ?? .fcm }
-        set { phones[current]?.sdk = newValue }
+        get { phone(current)?.sdk ?? .fcm }
+        set { if var phone = phone(current) { phone.sdk = newValue; changed[current] = phone } }
     }
     var platform: Platform {
-        get { phones[current]?.platform ?? .android }
-        set { phones[current]?.platform = newValue }
+        get { phone(current)?.platform ?? .android }
+        set { if var phone = phone(current) { phone.platform = newValue; changed[current] = phone } }
     }
     var callbacks: CallbackNames { CallbackNames(platform: platform, sdk: sdk) }
-    var isFleet: Bool { phones.count > 1 }
+    var isFleet: Bool { phoneCount > 1 }
 }
 
 extension ProfileParser {
@@ -79,7 +141,7 @@ extension ProfileParser {
                     : "a step takes one action; found \(actions.map(\.name).joined(separator: " and "))")
         }
         let phone = try map["device"].map { node throws(ProfileError) in try knownPhone(node, context: context) }
-        let first = context.phoneOrder.first ?? ""
+        let first = context.firstName
         context.current = phone ?? first
         context.stepNamesPhone = phone != nil
         defer {
@@ -94,11 +156,11 @@ extension ProfileParser {
     /// A phone the profile has, by name.
     static func knownPhone(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> String {
         let name = try node.scalarText()
-        guard context.phones[name] != nil else {
+        guard context.phone(name) != nil else {
             throw node.error(
                 "no device is named \"\(name)\"; the profile's devices are "
-                    + context.phoneOrder.prefix(10).joined(separator: ", ")
-                    + (context.phoneOrder.count > 10 ? ", …" : ""))
+                    + context.names(prefix: 10).joined(separator: ", ")
+                    + (context.phoneCount > 10 ? ", …" : ""))
         }
         return name
     }
@@ -181,11 +243,10 @@ extension ProfileParser {
         case "add_device":
             let spec = try parseDeviceSpec(value, senders: context.senders)
             for settings in spec.expanded {
-                if let problem = DeviceSpec.nameProblem(settings.name, isTaken: { context.phones[$0] != nil }) {
+                if let problem = DeviceSpec.nameProblem(settings.name, isTaken: { context.phone($0) != nil }) {
                     throw value.error(problem)
                 }
-                context.phones[settings.name] = PhoneContext(sdk: settings.sdk, platform: settings.platform)
-                context.phoneOrder.append(settings.name)
+                context.add(settings)
             }
             parsed = .command(.addDevice(spec))
         case "unsubscribe":
@@ -517,10 +578,12 @@ extension ProfileParser {
                     + " (docs/events.md)")
         }
         // A step that names no phone of several may expect any phone's callbacks.
-        let candidates = context.isFleet && !context.stepNamesPhone ? context.phoneOrder : [context.current]
+        // Each kind of phone is tried once: a fleet of a million alike is one kind.
+        let candidates =
+            context.isFleet && !context.stepNamesPhone
+            ? context.kindsOfPhone() : context.phone(context.current).map { [$0] } ?? []
         var problem: ProfileError?
-        for name in candidates {
-            guard let phone = context.phones[name] else { continue }
+        for phone in candidates {
             do {
                 try checkCallback(kind, name, at: node, phone: phone)
                 return

@@ -40,10 +40,10 @@ extension DeviceStore {
         let seq: Int64 = row["seq"]
         let baseSeq: Int64 = row["base_seq"]
         let count: Int = row["phones"]
-        let (phones, savedFields, rowBytes) = try savedPhones(
+        let (fleet, savedFields, rowBytes) = try savedPhones(
             db, path: path, server: engine, baseSeq: baseSeq, count: count)
         // Consumed, so the engine holds the only reference and changes its phones in place.
-        engine.adoptPhones(consume phones)
+        engine.adoptFleet(of: consume fleet)
         // The journal since the checkpoint is replayed recording, to learn which phones
         // it changed: their rows are older than they are.
         engine.inputs = InputRecord(isOn: true)
@@ -59,15 +59,17 @@ extension DeviceStore {
             rowBytes: rowBytes)
     }
 
-    /// The saved fleet's phones: made again as the fleet started (the start
-    /// configuration and the journal up to `baseSeq`), each saved row laid over its
-    /// phone as it is read; with each row's fields and how many bytes were read.
+    /// The saved fleet: made again as it started (the start configuration and the
+    /// journal up to `baseSeq`), each saved row laid over its phone as it is read;
+    /// with each row's fields and how many bytes were read.
     static func savedPhones(_ db: Database, path: String, server: DeviceEngine, baseSeq: Int64, count: Int) throws
-        -> (phones: [Installation], fields: [(index: Int, fields: Installation.Fields)], rowBytes: Int)
+        -> (fleet: DeviceEngine, fields: [(index: Int, fields: Installation.Fields)], rowBytes: Int)
     {
         let coder = PhoneCoder()
         var rebuilt = DeviceEngine.rebuilding(from: server)
+        rebuilt.silent = true
         try replayJournal(after: 0, through: baseSeq, on: &rebuilt, in: db, path: path)
+        rebuilt.silent = false
         var rowBytes = 0
         var savedFields: [(index: Int, fields: Installation.Fields)] = []
         let rows = try Row.fetchCursor(
@@ -97,8 +99,7 @@ extension DeviceStore {
             throw StoreError.unreadable(
                 path: path, detail: "it holds \(count) phones, but \(rebuilt.devices.count) could be read")
         }
-        // The rebuilt engine's maps over its phones go with it; the phones go on.
-        return (rebuilt.devices, savedFields, rowBytes)
+        return (rebuilt, savedFields, rowBytes)
     }
 
     /// Replays the journal's entries after `seq` (through `last`, when given) on

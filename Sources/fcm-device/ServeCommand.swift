@@ -45,9 +45,10 @@ struct ServeCommand: AsyncParsableCommand {
 /// Writes whole lines to standard output from any thread, in batches: a busy server
 /// logs thousands of events a second, and a write per line would cost more than the
 /// events. An event is kept as it is and written as a JSON line only when its batch
-/// goes out, off the thread that logged it (the engine's lock is held then). Lines
-/// go out within 20 ms, or at once past 4,096 waiting, and on `flush()`, in the order
-/// they were given.
+/// goes out, on the writer's own queue, not on the thread that logged it. Lines go
+/// out within 20 ms, or soon past 4,096 waiting, and on `flush()`, in the order they
+/// were given. A thread that logs faster than lines can be written waits once
+/// `waitingLimit` lines wait (a burst, such as a big fleet's first tokens, does not).
 final class LineWriter: @unchecked Sendable {
     enum Line {
         case text(String)
@@ -58,11 +59,15 @@ final class LineWriter: @unchecked Sendable {
     /// Held while a batch is taken and written, so batches go out in order.
     private let writing = NSLock()
     private var pending: [Line] = []
+    /// Whether a batch was handed to the queue and not written yet.
+    private var batchQueued = false
+    private let queue = DispatchQueue(label: "fcm-device.log")
     private let timer: any DispatchSourceTimer
     static let batchLines = 4_096
+    static let waitingLimit = 1 << 20
 
     init() {
-        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "fcm-device.log"))
+        timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + .milliseconds(20), repeating: .milliseconds(20))
         timer.setEventHandler { [weak self] in self?.flush() }
         timer.resume()
@@ -80,9 +85,18 @@ final class LineWriter: @unchecked Sendable {
     private func add(_ line: Line) {
         lock.lock()
         pending.append(line)
-        let full = pending.count >= Self.batchLines
+        let overflowing = pending.count >= Self.waitingLimit
+        let handOver = pending.count >= Self.batchLines && !batchQueued && !overflowing
+        if handOver { batchQueued = true }
         lock.unlock()
-        if full { flush() }
+        if overflowing {
+            flush()
+        } else if handOver {
+            queue.async { [self] in
+                lock.withLock { batchQueued = false }
+                flush()
+            }
+        }
     }
 
     /// Set once standard output is gone (its reader closed the pipe): the server
@@ -95,9 +109,19 @@ final class LineWriter: @unchecked Sendable {
         lock.lock()
         let lines = pending
         pending = []
-        let closed = outputClosed
         lock.unlock()
-        guard !lines.isEmpty, !closed else { return }
+        // Written a few batches at a time: a burst of a million lines is never one
+        // buffer of a million lines' text.
+        var start = 0
+        while start < lines.count {
+            let end = min(start + 4 * Self.batchLines, lines.count)
+            writeOut(lines[start..<end])
+            start = end
+        }
+    }
+
+    private func writeOut(_ lines: ArraySlice<Line>) {
+        guard !lock.withLock({ outputClosed }) else { return }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(lines.count * 256)
         for line in lines {

@@ -34,7 +34,7 @@ struct FleetDriver: EngineDriver {
         let index = Int(random.next() % UInt64(engine.devices.count))
         let name = engine.devices[index].name
         func on(_ command: Command) { engine.apply(.on(device: name, command), at: time, into: &events) }
-        switch random.next() % 14 {
+        switch random.next() % 17 {
         case 0, 1, 2:
             on(
                 .push(
@@ -62,6 +62,16 @@ struct FleetDriver: EngineDriver {
                 .addDevice(DeviceSpec(DeviceSettings(name: "joined-\(step)", seed: 9))), at: time, into: &events)
         case 11 where random.next() % 25 == 0:
             engine.apply(.reset, at: time, into: &events)
+        case 12: on(.uninstall)
+        case 13: on(.reinstall)
+        case 14:
+            // The phone's first token, stale once refreshed or uninstalled: the token
+            // map must still know whose it was.
+            let first = engine.devices[index].issuedTokens[sender]?.first ?? "unknown"
+            engine.apply(
+                .push(
+                    DownstreamRequest(sender: sender, to: first, messageID: "old-\(step)", data: [KeyValue("n", "1")])),
+                at: time, into: &events)
         default: engine.advance(to: time + 5_000, into: &events)
         }
         hand(to: store)
