@@ -10,6 +10,9 @@ public struct ChangedPhones: Sendable {
 
     public var isEmpty: Bool { list.isEmpty }
 
+    /// How many phones are noted.
+    public var count: Int { list.count }
+
     /// Notes `fields` of the phone at `index`.
     @inline(__always)
     public mutating func insert(_ index: Int, _ fields: Installation.Fields) {

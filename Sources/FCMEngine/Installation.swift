@@ -122,42 +122,41 @@ extension Installation {
     }
 
     /// A phone saved as the fields that differ from `base` (the phone as the fleet
-    /// started): every field the row holds is read, the others are `base`'s.
+    /// started): every field the row holds is read, the others are `base`'s. Only the
+    /// fields there are are looked at (a row after a topic message holds one).
     public init(decoding decoder: any Decoder, over base: Installation) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        func field<T: Decodable>(_ key: CodingKeys, _ path: KeyPath<Installation, T>) throws -> T {
-            try c.decodeIfPresent(T.self, forKey: key) ?? base[keyPath: path]
-        }
-        // A field that may be nil is saved as null when it became nil.
-        func optional<T: Decodable>(_ key: CodingKeys, _ path: KeyPath<Installation, T?>) throws -> T? {
-            c.contains(key) ? try c.decodeIfPresent(T.self, forKey: key) : base[keyPath: path]
-        }
         self = base
-        settings = try field(.settings, \.settings)
-        names = try field(.names, \.names)
-        tokenFactory = try field(.tokenFactory, \.tokenFactory)
-        appState = try field(.appState, \.appState)
-        network = try field(.network, \.network)
-        doze = try field(.doze, \.doze)
-        installed = try field(.installed, \.installed)
-        senders = try field(.senders, \.senders)
-        tokens = try field(.tokens, \.tokens)
-        tokenOwners = try field(.tokenOwners, \.tokenOwners)
-        issuedTokens = try field(.issuedTokens, \.issuedTokens)
-        installation = try field(.installation, \.installation)
-        refreshes = try field(.refreshes, \.refreshes)
-        pending = try field(.pending, \.pending)
-        usedIDs = try field(.usedIDs, \.usedIDs)
-        stored = try field(.stored, \.stored)
-        tray = try field(.tray, \.tray)
-        inbox = try field(.inbox, \.inbox)
-        topics = try field(.topics, \.topics)
-        pendingTopicChanges = try field(.pendingTopicChanges, \.pendingTopicChanges)
-        deletedCount = try field(.deletedCount, \.deletedCount)
-        tokenIssuedAt = try field(.tokenIssuedAt, \.tokenIssuedAt)
-        batch = try optional(.batch, \.batch)
-        unreachableSince = try optional(.unreachableSince, \.unreachableSince)
-        lastInactiveDropAt = try optional(.lastInactiveDropAt, \.lastInactiveDropAt)
+        for key in c.allKeys {
+            switch key {
+            case .settings: settings = try c.decode(DeviceSettings.self, forKey: key)
+            case .names: names = try c.decode(CallbackNames.self, forKey: key)
+            case .tokenFactory: tokenFactory = try c.decode(TokenFactory.self, forKey: key)
+            case .appState: appState = try c.decode(AppState.self, forKey: key)
+            case .network: network = try c.decode(Network.self, forKey: key)
+            case .doze: doze = try c.decode(Bool.self, forKey: key)
+            case .installed: installed = try c.decode(Bool.self, forKey: key)
+            case .senders: senders = try c.decode([SenderConfig].self, forKey: key)
+            case .tokens: tokens = try c.decode([String: String].self, forKey: key)
+            case .tokenOwners: tokenOwners = try c.decode([String: String].self, forKey: key)
+            case .issuedTokens: issuedTokens = try c.decode([String: [String]].self, forKey: key)
+            case .installation: installation = try c.decode(Int.self, forKey: key)
+            case .refreshes: refreshes = try c.decode([String: Int].self, forKey: key)
+            case .pending: pending = try c.decode([UpstreamMessage].self, forKey: key)
+            case .usedIDs: usedIDs = try c.decode([String: Set<String>].self, forKey: key)
+            case .stored: stored = try c.decode([StoredMessage].self, forKey: key)
+            case .tray: tray = try c.decode([TrayNotification].self, forKey: key)
+            case .inbox: inbox = try c.decode([DeliveredMessage].self, forKey: key)
+            case .topics: topics = try c.decode([String: Set<String>].self, forKey: key)
+            case .pendingTopicChanges: pendingTopicChanges = try c.decode([TopicChange].self, forKey: key)
+            case .deletedCount: deletedCount = try c.decode(Int.self, forKey: key)
+            case .tokenIssuedAt: tokenIssuedAt = try c.decode([String: Millis].self, forKey: key)
+            // A field that may be nil is saved as null when it became nil.
+            case .batch: batch = try c.decodeIfPresent(SendBatch.self, forKey: key)
+            case .unreachableSince: unreachableSince = try c.decodeIfPresent(Millis.self, forKey: key)
+            case .lastInactiveDropAt: lastInactiveDropAt = try c.decodeIfPresent(Millis.self, forKey: key)
+            }
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {

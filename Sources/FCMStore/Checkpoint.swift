@@ -19,7 +19,11 @@ struct Checkpoint {
     var phoneCount: Int
     /// The phones changed since the last checkpoint, by index, with the fields of each
     /// that differ from the fleet as started (all of them for a phone that joined later).
-    var phones: [(index: Int, phone: Installation, fields: Installation.Fields)]
+    var phones: [(index: Int, fields: Installation.Fields)]
+    /// Where a changed phone is read from: its copy taken when the checkpoint was made,
+    /// or else `fleet`, the engine's phones then (shared, not copied, when many changed).
+    var copies: [Int: Installation] = [:]
+    var fleet: [Installation] = []
 
     /// Writes it inside the caller's transaction and drops the journal it replaces;
     /// answers how many bytes it encoded.
@@ -29,8 +33,8 @@ struct Checkpoint {
         let insert = try db.cachedStatement(
             sql: "INSERT OR REPLACE INTO phones(idx, fields, phone) VALUES (?, ?, ?)")
         var bytes = 0
-        for (index, phone, fields) in phones {
-            let encoded = try coder.encode(phone, fields: fields)
+        for (index, fields) in phones {
+            let encoded = try coder.encode(copies[index] ?? fleet[index], fields: fields)
             bytes += encoded.count
             try insert.execute(arguments: [index, Int64(fields.rawValue), encoded])
         }
@@ -49,10 +53,14 @@ struct Checkpoint {
 
 /// How a phone and the connection server's part are encoded in the state file. A
 /// phone is saved as its fields that differ from the fleet as started: after a topic
-/// message to every phone, each row holds an inbox and not the phone's tokens.
+/// message to every phone, each row holds an inbox and not the phone's tokens. Phones
+/// are saved in the compact coding (`CompactEncoder`, since state format 8) and read in
+/// it or in JSON (format 7); the connection server's part, one row, stays JSON.
 struct PhoneCoder {
-    private let encoder = JSONEncoder()
-    private let decoder = JSONDecoder()
+    /// The first byte of a phone saved in the compact coding. A phone saved in JSON
+    /// begins with "{".
+    static let compactMark: UInt8 = 0xC7
+    private let jsonDecoder = JSONDecoder()
     private let serverEncoder: JSONEncoder
     private let serverDecoder: JSONDecoder
 
@@ -64,15 +72,22 @@ struct PhoneCoder {
     }
 
     func encode(_ phone: Installation, fields: Installation.Fields) throws -> Data {
-        encoder.userInfo[Installation.fieldsSaved] = fields
-        return try encoder.encode(phone)
+        Data(
+            try CompactEncoder.encode(
+                phone, header: [Self.compactMark], userInfo: [Installation.fieldsSaved: fields]))
     }
 
     /// A saved phone: every field (`.all`) or those laid over `base`.
     func decode(_ data: Data, fields: Installation.Fields, over base: Installation?) throws -> Installation {
-        guard fields != .all, let base else { return try decoder.decode(Installation.self, from: data) }
-        decoder.userInfo[Self.base] = base
-        return try decoder.decode(PhoneOverBase.self, from: data).phone
+        let over = fields == .all ? nil : base
+        guard data.first == Self.compactMark else {
+            guard let over else { return try jsonDecoder.decode(Installation.self, from: data) }
+            jsonDecoder.userInfo[Self.base] = over
+            return try jsonDecoder.decode(PhoneOverBase.self, from: data).phone
+        }
+        let bytes = [UInt8](data)
+        guard let over else { return try CompactDecoder.decode(Installation.self, from: bytes, at: 1) }
+        return try CompactDecoder.decode(PhoneOverBase.self, from: bytes, at: 1, userInfo: [Self.base: over]).phone
     }
 
     static let base = CodingUserInfoKey(rawValue: "fcm-device.phoneBase")!

@@ -9,7 +9,8 @@ extension DeviceStore {
     /// 2: delivery receipts owed to app servers. 3: app-server connections.
     /// 4: topic subscriptions. 5: several phones. 6: web apps, message details.
     /// 7: each phone in a row of its own, beside the connection server's part.
-    static let format = 7
+    /// 8: phones saved in the compact coding (rows in JSON are still read).
+    static let format = 8
     /// The oldest format this version migrates from.
     static let oldestMigratable = 2
 
@@ -70,11 +71,17 @@ extension DeviceStore {
                 }
                 let checkpoint = Checkpoint(
                     seq: row["seq"], baseSeq: 0, rebase: true, server: engine.withoutPhones,
-                    phoneCount: engine.devices.count, phones: engine.devices.enumerated().map { ($0, $1, .all) })
+                    phoneCount: engine.devices.count, phones: engine.devices.indices.map { ($0, .all) },
+                    fleet: engine.devices)
                 try checkpoint.write(in: db, coder: PhoneCoder())
             }
             try db.execute(sql: "DROP TABLE snapshot")
             try db.execute(sql: "UPDATE meta SET value = '7' WHERE key = 'format'")
+        }
+        // Rows saved in JSON stay as they are (each is read by its first byte) until
+        // their phone changes; an older version is told this one is newer.
+        migrator.registerMigration("format 8: compact phone rows") { db in
+            try db.execute(sql: "UPDATE meta SET value = '8' WHERE key = 'format'")
         }
         return migrator
     }

@@ -19,6 +19,8 @@ extension DeviceStore {
         /// Each saved phone's fields that differ from the fleet as started.
         var savedFields: [(index: Int, fields: Installation.Fields)]
         var replayed: Int
+        /// Phones the replayed journal changed, counted for each call.
+        var replayedPhoneChanges: Int
         var rowBytes: Int
     }
 
@@ -47,16 +49,26 @@ extension DeviceStore {
         // The journal since the checkpoint is replayed recording, to learn which phones
         // it changed: their rows are older than they are.
         engine.inputs = InputRecord(isOn: true)
+        // Nobody reads the replay's events: none are made.
+        engine.silent = true
         var started: Int64?
+        var changedByReplay = ChangedPhones()
+        var phoneChanges = 0
         let (replayed, lastSeq) = try replayJournal(
-            after: seq, through: nil, on: &engine, in: db, path: path, onStart: { started = $0 })
-        _ = engine.inputs.take()
-        let changed = engine.inputs.changedPhones.take()
+            after: seq, through: nil, on: &engine, in: db, path: path, onStart: { started = $0 },
+            afterEach: { engine in
+                _ = engine.inputs.take()
+                let changed = engine.inputs.changedPhones.take()
+                phoneChanges += changed.count
+                for (index, fields) in changed { changedByReplay.insert(index, fields) }
+            })
+        let changed = changedByReplay.take()
         engine.inputs = InputRecord()
+        engine.silent = false
         return Restored(
             engine: engine, lastSeq: lastSeq, baseSeq: started ?? baseSeq, rebase: started != nil,
             changedPhones: changed, savedFields: started == nil ? savedFields : [], replayed: replayed,
-            rowBytes: rowBytes)
+            replayedPhoneChanges: phoneChanges, rowBytes: rowBytes)
     }
 
     /// The saved fleet: made again as it started (the start configuration and the
@@ -107,7 +119,7 @@ extension DeviceStore {
     @discardableResult
     static func replayJournal(
         after seq: Int64, through last: Int64?, on engine: inout DeviceEngine, in db: Database, path: String,
-        onStart: (Int64) -> Void = { _ in }
+        onStart: (Int64) -> Void = { _ in }, afterEach: (inout DeviceEngine) -> Void = { _ in }
     ) throws -> (Int, Int64) {
         let decoder = JSONDecoder()
         var lastSeq = seq
@@ -127,6 +139,7 @@ extension DeviceStore {
             if case .start = input { onStart(entrySeq) }
             engine.replay(input, into: &ignored)
             ignored.removeAll(keepingCapacity: true)
+            afterEach(&engine)
             lastSeq = entrySeq
             replayed += 1
         }

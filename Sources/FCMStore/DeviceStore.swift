@@ -18,6 +18,10 @@ public final class DeviceStore: @unchecked Sendable {
     private let closed = NSLock()
     private var isClosed = false
 
+    /// Past this many phones to save, a clean stop leaves them to the journal (when it
+    /// is quick to replay): about a tenth of a second of rows.
+    public static let finalCheckpointPhones = 20_000
+
     /// What was in the file when it was opened.
     public enum Opening: Sendable {
         /// Nothing yet (or `fresh`): the caller starts this engine.
@@ -31,11 +35,12 @@ public final class DeviceStore: @unchecked Sendable {
     /// has the file, when it holds a device with other settings, or when it cannot
     /// be read. `onFailure` hears of a failed write (after which nothing more is
     /// acknowledged). `commitDelay` plays a slow disk: each commit starts that much
-    /// later (for crash tests).
+    /// later (for crash tests). A clean stop saves at most `finalCheckpointPhones`
+    /// phones (more are left to the journal while it is quick to replay).
     public static func open(
         path: String, configuration: EngineConfiguration, seedNamed: Bool, fresh: Bool = false,
-        checkpointEvery: Int = 20_000, commitDelay: Duration = .zero,
-        onFailure: @escaping @Sendable (StoreError) -> Void
+        checkpointEvery: Int = 20_000, finalCheckpointPhones: Int = DeviceStore.finalCheckpointPhones,
+        commitDelay: Duration = .zero, onFailure: @escaping @Sendable (StoreError) -> Void
     ) throws -> (DeviceStore, Opening) {
         let lock = try StateLock(path: path + ".lock", guarding: path)
         do {
@@ -49,6 +54,7 @@ public final class DeviceStore: @unchecked Sendable {
             FreedMemory.release(afterOpening: restored.engine.devices.count, rowBytes: restored.rowBytes)
             let writer = JournalWriter(
                 database: database, path: path, restored: restored, checkpointEvery: checkpointEvery,
+                finalCheckpointPhones: finalCheckpointPhones,
                 commitDelayMicroseconds: UInt32(
                     clamping: commitDelay.components.seconds * 1_000_000
                         + commitDelay.components.attoseconds / 1_000_000_000_000),
@@ -83,7 +89,7 @@ public final class DeviceStore: @unchecked Sendable {
                 ).write(in: db, coder: PhoneCoder())
                 let restored = Restored(
                     engine: engine, lastSeq: 0, baseSeq: 0, rebase: false, changedPhones: [], savedFields: [],
-                    replayed: 0, rowBytes: 0)
+                    replayed: 0, replayedPhoneChanges: 0, rowBytes: 0)
                 return (.new(engine), restored)
             }
             let started = saved.lastSeq > 0 || saved.engine.hasIssuedTokens
@@ -158,14 +164,15 @@ public final class DeviceStore: @unchecked Sendable {
         done.wait()
     }
 
-    /// Writes a last checkpoint of `engine` (the phones changed since the one before),
-    /// waits for the disk, and lets the file go.
+    /// Writes a last checkpoint of `engine` (the phones changed since the one before;
+    /// left to the journal when they are many and it is quick to replay), waits for
+    /// the disk, and lets the file go.
     public func close(final engine: DeviceEngine) {
         closed.lock()
         defer { closed.unlock() }
         guard !isClosed else { return }
         isClosed = true
-        writer.checkpoint(engine)
+        writer.finalCheckpoint(engine)
         writer.stop()
         lock.release()
     }

@@ -27,7 +27,11 @@ final class JournalWriter: @unchecked Sendable {
     private var stopped = false
     private(set) var appended: Int64
     private(set) var durable: Int64
-    private var sinceCheckpoint = 0
+    /// Inputs journaled since the last checkpoint was made.
+    private var sinceCheckpoint: Int
+    /// Phones changed since then, counted for each call that changed them: what a
+    /// replay of the journal since then costs.
+    private var phoneChangesSinceCheckpoint: Int
     /// Called once, on the writer's thread, when a write fails: nothing after it is durable.
     private let onFailure: @Sendable (StoreError) -> Void
     private let coder = PhoneCoder()
@@ -41,12 +45,17 @@ final class JournalWriter: @unchecked Sendable {
     /// Added before every commit, to play a slow disk (crash testing).
     let commitDelayMicroseconds: UInt32
 
+    /// A clean stop saves at most this many phones (`finalCheckpoint`).
+    let finalCheckpointPhones: Int
+
     init(
         database: DatabaseQueue, path: String, restored: DeviceStore.Restored, checkpointEvery: Int,
-        commitDelayMicroseconds: UInt32, onFailure: @escaping @Sendable (StoreError) -> Void
+        finalCheckpointPhones: Int, commitDelayMicroseconds: UInt32,
+        onFailure: @escaping @Sendable (StoreError) -> Void
     ) {
         self.database = database
         self.checkpointEvery = checkpointEvery
+        self.finalCheckpointPhones = finalCheckpointPhones
         self.commitDelayMicroseconds = commitDelayMicroseconds
         self.path = path
         appended = restored.lastSeq
@@ -55,6 +64,9 @@ final class JournalWriter: @unchecked Sendable {
         rebase = restored.rebase
         for (index, fields) in restored.savedFields { Self.add(fields, at: index, to: &sinceBase) }
         for (index, fields) in restored.changedPhones { changedPhones.insert(index, fields) }
+        // The journal replayed at opening is still the journal since the last checkpoint.
+        sinceCheckpoint = restored.replayed
+        phoneChangesSinceCheckpoint = restored.replayedPhoneChanges
         self.onFailure = onFailure
         let thread = Thread { [self] in run() }
         thread.name = "fcm-device.journal"
@@ -87,6 +99,7 @@ final class JournalWriter: @unchecked Sendable {
         }
         for (index, fields) in changed { changedPhones.insert(index, fields) }
         sinceCheckpoint += inputs.count
+        phoneChangesSinceCheckpoint += changed.count
         if sinceCheckpoint >= checkpointEvery { makeCheckpoint(engine()) }
         condition.signal()
         return appended
@@ -100,21 +113,58 @@ final class JournalWriter: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// At a clean stop: a last checkpoint of `engine`, unless it would save more than
+    /// `finalCheckpointPhones` phones while the journal since the last one is quick to
+    /// replay (after a topic message to a million phones, writing a million rows takes
+    /// longer than replaying the message). The journal is on disk either way. Answers
+    /// whether it made one.
+    @discardableResult
+    func finalCheckpoint(_ engine: DeviceEngine) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let quickToReplay = phoneChangesSinceCheckpoint <= Self.replayablePhoneChanges
+        guard changedPhones.count <= finalCheckpointPhones || !quickToReplay else { return false }
+        makeCheckpoint(engine)
+        condition.signal()
+        return true
+    }
+
+    /// The journal since the last checkpoint is quick to replay while its calls changed
+    /// at most this many phones in all (a few seconds of replay at a million phones).
+    static let replayablePhoneChanges = 4_000_000
+
     /// The checkpoint of `engine` as things stand (under the lock): the phones changed
-    /// since the last one, taken from it now; encoding them is the writer's.
+    /// since the last one, taken from it now; encoding them is the writer's. When many
+    /// changed, the fleet is shared with the engine instead of copied phone by phone
+    /// (a copy of a million phones costs a second; the engine copies the array once,
+    /// at its next change).
     private func makeCheckpoint(_ engine: DeviceEngine) {
         sinceCheckpoint = 0
+        phoneChangesSinceCheckpoint = 0
         let count = engine.devices.count
+        let changed = changedPhones.take().filter { $0.index < count }
         var phones = checkpoint?.phones ?? []
-        for (index, fields) in changedPhones.take() where index < count {
+        var copies = checkpoint?.copies ?? [:]
+        var fleet = checkpoint?.fleet ?? []
+        if changed.count * Self.sharedFleetShare >= count {
+            // The fleet now is newer than any copy taken before.
+            fleet = engine.devices
+            copies = [:]
+        } else {
+            for (index, _) in changed { copies[index] = engine.devices[index] }
+        }
+        for (index, fields) in changed {
             Self.add(fields, at: index, to: &sinceBase)
-            phones.append((index, engine.devices[index], sinceBase[index]))
+            phones.append((index, sinceBase[index]))
         }
         checkpoint = Checkpoint(
             seq: appended, baseSeq: baseSeq, rebase: rebase || checkpoint?.rebase == true,
-            server: engine.withoutPhones, phoneCount: count, phones: phones)
+            server: engine.withoutPhones, phoneCount: count, phones: phones, copies: copies, fleet: fleet)
         rebase = false
     }
+
+    /// A checkpoint that saves at least one phone in this many shares the fleet.
+    static let sharedFleetShare = 8
 
     var appendedSeq: Int64 { condition.withLock { appended } }
     var durableSeq: Int64 { condition.withLock { durable } }

@@ -39,6 +39,9 @@ struct ServeCommand: AsyncParsableCommand {
         try await session.stop()
         output.write(JSONValue.members(["event": .string("stopped"), "signal": .int(Int(signal))]).json)
         output.flush()
+        // Everything is on disk and written out: the process ends here, without
+        // freeing a fleet of a million phones one object at a time on the way.
+        withExtendedLifetime(session) { Foundation.exit(0) }
     }
 }
 

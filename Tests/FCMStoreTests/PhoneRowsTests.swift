@@ -186,6 +186,61 @@ struct PhoneRowsTests {
         StoreFixture.expectSame(driver.engine, restored)
     }
 
+    @Test("a clean stop after a call that changed more phones than a last checkpoint saves leaves them to the journal")
+    func aBigChangeIsLeftToTheJournal() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        let configuration = FleetDriver.configuration(phones: 12)
+        let (store, opening) = try StoreFixture.open(state, configuration: configuration, finalCheckpointPhones: 3)
+        var driver = FleetDriver(engine: try #require(opening.newEngine), seed: 2)
+        driver.start(into: store)
+        var events: [Event] = []
+        for phone in driver.engine.devices.map(\.name) {
+            driver.engine.apply(.on(device: phone, .subscribe(topic: "news", sender: nil)), at: 10, into: &events)
+        }
+        let news = DownstreamRequest(sender: StoreFixture.sender, to: "/topics/news", data: [KeyValue("n", "1")])
+        driver.engine.apply(.push(news), at: 20, into: &events)
+        driver.hand(to: store)
+        store.close(final: driver.engine)
+        #expect(try Self.rows(store).isEmpty, "twelve phones changed, more than three: no row was written")
+
+        let (second, resumed) = try StoreFixture.open(state, configuration: configuration, finalCheckpointPhones: 3)
+        guard case .resumed(let engine, let replayed) = resumed else {
+            Issue.record("the fleet did not resume")
+            return
+        }
+        #expect(replayed == 14, "the start, the subscriptions and the message are replayed")
+        StoreFixture.expectSame(driver.engine, engine)
+        #expect(engine.devices.allSatisfy { $0.inbox.count == 1 })
+        driver.engine = engine
+        driver.engine.inputs.isOn = true
+        driver.engine.apply(.on(device: "phone-4", .setNetwork(.offline)), at: 30, into: &events)
+        driver.hand(to: second)
+        second.close(final: driver.engine)
+        // The journal replayed at opening counts: its twelve phones and phone-4 are saved
+        // unless they are more than three; they are, so still no row, and all of it replays.
+        #expect(try Self.rows(second).isEmpty)
+
+        let (third, again) = try StoreFixture.open(state, configuration: configuration)
+        guard case .resumed(let restored, let inputs) = again else {
+            Issue.record("the fleet did not resume a second time")
+            return
+        }
+        #expect(inputs == 15)
+        StoreFixture.expectSame(driver.engine, restored)
+        // With the default limit, a clean stop writes the twelve phones.
+        third.close(final: restored)
+        #expect(try Self.rows(third).count == 12)
+        let (fourth, last) = try StoreFixture.open(state, configuration: configuration)
+        defer { fourth.close(final: restored) }
+        guard case .resumed(let final, let none) = last else {
+            Issue.record("the fleet did not resume a third time")
+            return
+        }
+        #expect(none == 0)
+        StoreFixture.expectSame(restored, final)
+    }
+
     @Test("a field that was set as the fleet started and is nil now comes back nil (an offline phone back online)")
     func aFieldThatBecameNilStaysNil() throws {
         let state = TemporaryState()

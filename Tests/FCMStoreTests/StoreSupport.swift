@@ -30,13 +30,14 @@ enum StoreFixture {
 
     static func open(
         _ state: TemporaryState, configuration: EngineConfiguration = configuration(), fresh: Bool = false,
-        checkpointEvery: Int = 20_000
+        checkpointEvery: Int = 20_000, finalCheckpointPhones: Int = DeviceStore.finalCheckpointPhones
     )
         throws -> (DeviceStore, DeviceStore.Opening)
     {
         try DeviceStore.open(
             path: state.path, configuration: configuration, seedNamed: false, fresh: fresh,
-            checkpointEvery: checkpointEvery, onFailure: { Issue.record("write failed: \($0)") })
+            checkpointEvery: checkpointEvery, finalCheckpointPhones: finalCheckpointPhones,
+            onFailure: { Issue.record("write failed: \($0)") })
     }
 
     /// Every part of the engine's state a restart must bring back.
