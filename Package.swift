@@ -141,9 +141,9 @@ let package = Package(
         .testTarget(
             name: "FCMStoreTests",
             dependencies: ["FCMStore", "FCMEngine", .product(name: "GRDB", package: "GRDB.swift")],
-            // Fixtures/format-2.sqlite and format-6.sqlite: state files written by the
-            // releases of formats 2 and 6 (from the profiles beside them), for the
-            // migration tests.
+            // Fixtures/format-2.sqlite, format-6.sqlite and format-7.sqlite: state files
+            // written by the releases of formats 2, 6 and 7 (from the profiles beside
+            // them), for the migration tests.
             exclude: ["Fixtures"]),
         .testTarget(name: "FCMProfilesTests", dependencies: ["FCMProfiles", "FCMEngine", "FCMJSON"]),
         .testTarget(

@@ -21,6 +21,10 @@ public final class DeviceStore: @unchecked Sendable {
     /// Past this many phones to save, a clean stop leaves them to the journal (when it
     /// is quick to replay): about a tenth of a second of rows.
     public static let finalCheckpointPhones = 20_000
+    /// A checkpoint is made once the calls journaled since the last one changed this
+    /// many phones in all (counted per call), so that replaying them stays a matter of
+    /// seconds; a clean stop leaves phones to a journal below it.
+    public static let replayablePhoneChanges = 4_000_000
 
     /// What was in the file when it was opened.
     public enum Opening: Sendable {
@@ -36,11 +40,13 @@ public final class DeviceStore: @unchecked Sendable {
     /// be read. `onFailure` hears of a failed write (after which nothing more is
     /// acknowledged). `commitDelay` plays a slow disk: each commit starts that much
     /// later (for crash tests). A clean stop saves at most `finalCheckpointPhones`
-    /// phones (more are left to the journal while it is quick to replay).
+    /// phones (more are left to the journal while it is quick to replay); a checkpoint
+    /// is made every `checkpointEvery` calls or `replayablePhoneChanges` phone changes.
     public static func open(
         path: String, configuration: EngineConfiguration, seedNamed: Bool, fresh: Bool = false,
         checkpointEvery: Int = 20_000, finalCheckpointPhones: Int = DeviceStore.finalCheckpointPhones,
-        commitDelay: Duration = .zero, onFailure: @escaping @Sendable (StoreError) -> Void
+        replayablePhoneChanges: Int = DeviceStore.replayablePhoneChanges, commitDelay: Duration = .zero,
+        onFailure: @escaping @Sendable (StoreError) -> Void
     ) throws -> (DeviceStore, Opening) {
         let lock = try StateLock(path: path + ".lock", guarding: path)
         do {
@@ -54,7 +60,7 @@ public final class DeviceStore: @unchecked Sendable {
             FreedMemory.release(afterOpening: restored.engine.devices.count, rowBytes: restored.rowBytes)
             let writer = JournalWriter(
                 database: database, path: path, restored: restored, checkpointEvery: checkpointEvery,
-                finalCheckpointPhones: finalCheckpointPhones,
+                finalCheckpointPhones: finalCheckpointPhones, replayablePhoneChanges: replayablePhoneChanges,
                 commitDelayMicroseconds: UInt32(
                     clamping: commitDelay.components.seconds * 1_000_000
                         + commitDelay.components.attoseconds / 1_000_000_000_000),

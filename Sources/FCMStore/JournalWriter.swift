@@ -47,15 +47,19 @@ final class JournalWriter: @unchecked Sendable {
 
     /// A clean stop saves at most this many phones (`finalCheckpoint`).
     let finalCheckpointPhones: Int
+    /// The journal since the last checkpoint is quick to replay while its calls changed
+    /// at most this many phones in all (a few seconds of replay); past it, a checkpoint.
+    let replayablePhoneChanges: Int
 
     init(
         database: DatabaseQueue, path: String, restored: DeviceStore.Restored, checkpointEvery: Int,
-        finalCheckpointPhones: Int, commitDelayMicroseconds: UInt32,
+        finalCheckpointPhones: Int, replayablePhoneChanges: Int, commitDelayMicroseconds: UInt32,
         onFailure: @escaping @Sendable (StoreError) -> Void
     ) {
         self.database = database
         self.checkpointEvery = checkpointEvery
         self.finalCheckpointPhones = finalCheckpointPhones
+        self.replayablePhoneChanges = replayablePhoneChanges
         self.commitDelayMicroseconds = commitDelayMicroseconds
         self.path = path
         appended = restored.lastSeq
@@ -100,7 +104,10 @@ final class JournalWriter: @unchecked Sendable {
         for (index, fields) in changed { changedPhones.insert(index, fields) }
         sinceCheckpoint += inputs.count
         phoneChangesSinceCheckpoint += changed.count
-        if sinceCheckpoint >= checkpointEvery { makeCheckpoint(engine()) }
+        // A journal long to replay is replaced, by its calls or by the phones they changed.
+        if sinceCheckpoint >= checkpointEvery || phoneChangesSinceCheckpoint >= replayablePhoneChanges {
+            makeCheckpoint(engine())
+        }
         condition.signal()
         return appended
     }
@@ -122,16 +129,12 @@ final class JournalWriter: @unchecked Sendable {
     func finalCheckpoint(_ engine: DeviceEngine) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        let quickToReplay = phoneChangesSinceCheckpoint <= Self.replayablePhoneChanges
+        let quickToReplay = phoneChangesSinceCheckpoint <= replayablePhoneChanges
         guard changedPhones.count <= finalCheckpointPhones || !quickToReplay else { return false }
         makeCheckpoint(engine)
         condition.signal()
         return true
     }
-
-    /// The journal since the last checkpoint is quick to replay while its calls changed
-    /// at most this many phones in all (a few seconds of replay at a million phones).
-    static let replayablePhoneChanges = 4_000_000
 
     /// The checkpoint of `engine` as things stand (under the lock): the phones changed
     /// since the last one, taken from it now; encoding them is the writer's. When many

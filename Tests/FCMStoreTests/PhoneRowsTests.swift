@@ -241,6 +241,40 @@ struct PhoneRowsTests {
         StoreFixture.expectSame(restored, final)
     }
 
+    @Test("calls that changed many phones in all make a checkpoint before they are long to replay")
+    func manyPhoneChangesMakeACheckpoint() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        let configuration = FleetDriver.configuration(phones: 12)
+        let (store, opening) = try StoreFixture.open(
+            state, configuration: configuration, finalCheckpointPhones: 3, replayablePhoneChanges: 30)
+        var driver = FleetDriver(engine: try #require(opening.newEngine), seed: 2)
+        driver.start(into: store)
+        var events: [Event] = []
+        for phone in driver.engine.devices.map(\.name) {
+            driver.engine.apply(.on(device: phone, .subscribe(topic: "news", sender: nil)), at: 10, into: &events)
+            driver.hand(to: store)
+        }
+        let first = DownstreamRequest(sender: StoreFixture.sender, to: "/topics/news", data: [KeyValue("n", "1")])
+        driver.engine.apply(.push(first), at: 20, into: &events)
+        store.waitUntilDurable(driver.hand(to: store))
+        // 12 subscriptions and 12 deliveries: 24 phone changes, under 30.
+        #expect(try Self.rows(store).isEmpty)
+        let second = DownstreamRequest(sender: StoreFixture.sender, to: "/topics/news", data: [KeyValue("n", "2")])
+        driver.engine.apply(.push(second), at: 30, into: &events)
+        store.waitUntilDurable(driver.hand(to: store))
+        #expect(try Self.rows(store).count == 12, "36 phone changes: a checkpoint wrote every phone")
+        store.close(final: driver.engine)
+        let (again, reopened) = try StoreFixture.open(state, configuration: configuration)
+        defer { again.close(final: driver.engine) }
+        guard case .resumed(let restored, let inputs) = reopened else {
+            Issue.record("the fleet did not resume")
+            return
+        }
+        #expect(inputs == 0)
+        StoreFixture.expectSame(driver.engine, restored)
+    }
+
     @Test("a field that was set as the fleet started and is nil now comes back nil (an offline phone back online)")
     func aFieldThatBecameNilStaysNil() throws {
         let state = TemporaryState()
@@ -325,5 +359,59 @@ struct FormatSixTests {
             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'format'")
         }
         #expect(format == String(DeviceStore.format))
+    }
+}
+
+@Suite("A fleet saved by the release of state format 7")
+struct FormatSevenTests {
+    @Test("a fleet saved in state format 7 (rows in JSON) opens, resumes exactly, and mixes JSON and compact rows")
+    func formatSevenOpens() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/format-7.sqlite")
+        try FileManager.default.copyItem(atPath: fixture.path, toPath: state.path)
+        let peeked = try #require(try DeviceStore.peek(path: state.path))
+        #expect(peeked.devices.map(\.name) == ["pixel", "iphone", "browser"])
+        let (store, opening) = try DeviceStore.open(
+            path: state.path, configuration: peeked.configuration, seedNamed: true,
+            onFailure: { Issue.record("write failed: \($0)") })
+        guard case .resumed(let engine, let inputs) = opening else {
+            Issue.record("the format 7 file did not resume its fleet")
+            store.close(final: peeked)
+            return
+        }
+        // Written by the release of format 7 (`serve --profile Fixtures/format-7-profile.yaml`,
+        // stopped: rows in JSON for the pixel and the iPhone; served again, a legacy data
+        // message to the pixel and a notification to the browser, killed with SIGKILL).
+        #expect(inputs == 4)
+        StoreFixture.expectSame(peeked, engine)
+        let (pixel, iphone, browser) = (engine.devices[0], engine.devices[1], engine.devices[2])
+        #expect(pixel.tokens["123456789012"]?.hasPrefix("B4OMHJ62XfM:APA91b") == true)
+        #expect(pixel.topics["123456789012"] == ["news"])
+        #expect(pixel.inbox.contains { $0.data.contains(KeyValue("n", "1")) })
+        #expect(engine.awaitingAck.map(\.message.id) == ["m-1"])
+        #expect(iphone.network == .offline && iphone.deletedCount == 0)
+        #expect(browser.platform == .web && browser.tray.map(\.title) == ["Web hello"])
+        func rowStarts() throws -> [UInt8] {
+            try store.database.read { db in
+                try Data.fetchAll(db, sql: "SELECT phone FROM phones ORDER BY idx").map { $0.first ?? 0 }
+            }
+        }
+        #expect(try rowStarts() == [UInt8(ascii: "{"), UInt8(ascii: "{")], "rows stay as saved until they change")
+        store.close(final: engine)
+        // The pixel and the browser changed since: saved compactly; the iPhone's row is JSON still.
+        #expect(try rowStarts() == [PhoneCoder.compactMark, UInt8(ascii: "{"), PhoneCoder.compactMark])
+
+        let (again, reopened) = try DeviceStore.open(
+            path: state.path, configuration: peeked.configuration, seedNamed: true,
+            onFailure: { Issue.record("write failed: \($0)") })
+        defer { again.close(final: engine) }
+        guard case .resumed(let restored, let replayed) = reopened else {
+            Issue.record("the file did not resume")
+            return
+        }
+        #expect(replayed == 0)
+        StoreFixture.expectSame(engine, restored)
     }
 }

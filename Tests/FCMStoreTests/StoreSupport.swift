@@ -30,13 +30,15 @@ enum StoreFixture {
 
     static func open(
         _ state: TemporaryState, configuration: EngineConfiguration = configuration(), fresh: Bool = false,
-        checkpointEvery: Int = 20_000, finalCheckpointPhones: Int = DeviceStore.finalCheckpointPhones
+        checkpointEvery: Int = 20_000, finalCheckpointPhones: Int = DeviceStore.finalCheckpointPhones,
+        replayablePhoneChanges: Int = DeviceStore.replayablePhoneChanges
     )
         throws -> (DeviceStore, DeviceStore.Opening)
     {
         try DeviceStore.open(
             path: state.path, configuration: configuration, seedNamed: false, fresh: fresh,
             checkpointEvery: checkpointEvery, finalCheckpointPhones: finalCheckpointPhones,
+            replayablePhoneChanges: replayablePhoneChanges,
             onFailure: { Issue.record("write failed: \($0)") })
     }
 
