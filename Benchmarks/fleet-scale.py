@@ -8,14 +8,17 @@
            another to the last phone (median and 90th percentile: one call to one phone);
   fan-out  every phone subscribed to a topic (IID batchAdd, 1,000 tokens a call),
            then one legacy send to the topic: seconds to the HTTP answer and to the
-           last delivery event on stdout; then the stop (which saves every phone the
-           message changed) and a resume of that fleet.
+           last delivery event on stdout; then the stop (which leaves the million
+           changed phones to the journal) and a resume of that fleet (which replays it).
+  rows     the same on a fresh fleet with a checkpoint after every call
+           (`--checkpoint-every 1`): the send's answer waits for a checkpoint that
+           writes a row for every phone; the resume reads them all back.
 
 Run on purpose, with a release build (figures vary with the machine; run it several
 times and report ranges):
 
     swift build -c release --product fcm-device
-    Benchmarks/fleet-scale.py [--binary .build/release/fcm-device] [N ...] [--no-fan-out]
+    Benchmarks/fleet-scale.py [--binary .build/release/fcm-device] [N ...] [--no-fan-out] [--no-rows]
 """
 
 import argparse
@@ -50,11 +53,11 @@ def request(port, path, body=None, headers=None, timeout=600):
 
 
 class Serve:
-    def __init__(self, binary, profile, state, out, fresh):
+    def __init__(self, binary, profile, state, out, fresh, extra=()):
         self.state = state
         self.started = time.monotonic()
         args = [binary, "serve", "--profile", profile, "--state", state, "--http-port", "0", "--ccs-port", "0",
-                "--ccs-plain-port", "0", "--no-echo"]
+                "--ccs-plain-port", "0", "--no-echo", *extra]
         if fresh:
             args.append("--fresh")
         self.out = open(out, "w")
@@ -109,7 +112,7 @@ def tokens_from(out):
     return tokens
 
 
-def run(binary, count, do_fan_out, settle):
+def run(binary, count, do_fan_out, do_rows, settle):
     work = tempfile.mkdtemp(prefix="fleet-scale-")
     try:
         profile = os.path.join(work, "fleet.yaml")
@@ -140,9 +143,26 @@ def run(binary, count, do_fan_out, settle):
             report["resumed_after_fan_out"]["stop_s"] = round(serve.stop(), 2)
         else:
             report["resumed"]["stop_s"] = round(serve.stop(), 2)
+        if do_rows:
+            report["rows"] = rows_phase(binary, profile, os.path.join(work, "rows"), work, count, last, settle)
         return report
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def rows_phase(binary, profile, state, work, count, last, settle):
+    """A checkpoint after every call: the topic message's answer waits for a row of
+    every phone to be written, and the resume reads them all."""
+    fresh = os.path.join(work, "rows-fresh.txt")
+    serve = Serve(binary, profile, state, fresh, fresh=True, extra=["--checkpoint-every", "1"])
+    serve.wait_ready(last)
+    report = fan_out(serve, fresh, fresh, count)
+    report["stop_s"] = round(serve.stop(), 2)
+    report["state_mib"] = round(state_bytes(state) / 2**20, 1)
+    serve = Serve(binary, profile, state, os.path.join(work, "rows-after.txt"), fresh=False)
+    report["resumed"] = measure(serve, last, settle)
+    serve.stop()
+    return report
 
 
 def fan_out(serve, tokens_file, out, count):
@@ -197,10 +217,12 @@ def main():
     parser.add_argument("sizes", nargs="*", type=int, default=[100_000, 1_000_000])
     parser.add_argument("--binary", default=".build/release/fcm-device")
     parser.add_argument("--no-fan-out", action="store_true")
+    parser.add_argument("--no-rows", action="store_true", help="leave out the phase with a checkpoint every call")
     parser.add_argument("--settle", type=float, default=2.0, help="seconds idle before memory is read")
     options = parser.parse_args()
     for count in options.sizes:
-        print(json.dumps(run(options.binary, count, not options.no_fan_out, options.settle)), flush=True)
+        print(json.dumps(run(options.binary, count, not options.no_fan_out, not options.no_rows, options.settle)),
+              flush=True)
 
 
 if __name__ == "__main__":
