@@ -11,6 +11,7 @@ extension DeviceEngine {
         fresh.startConfiguration = startConfiguration
         fresh.links.loginTimeout = links.loginTimeout
         fresh.inputs = inputs
+        fresh.silent = silent
         fresh.now = time
         fresh.wallClock = wallClock
         for id in open { fresh.links.effects.append(.endStream(id)) }

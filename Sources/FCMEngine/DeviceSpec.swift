@@ -73,7 +73,14 @@ extension EngineConfiguration {
 
     /// The first phone the configuration starts.
     public var firstStartingDevice: DeviceSettings {
-        devices.first.map { $0.phone(at: 0) } ?? device
+        startingDevice(at: 0) ?? device
+    }
+
+    /// Each kind of phone the configuration starts (its settings as the first of an
+    /// entry has them) and how many phones are of it, by entry: a fleet of a million
+    /// alike is one entry.
+    public var startingEntries: [(settings: DeviceSettings, count: Int)] {
+        devices.isEmpty ? [(device, 1)] : devices.map { ($0.phone(at: 0), $0.phoneCount) }
     }
 
     /// Each phone the configuration starts, in order, with the senders it registers

@@ -23,12 +23,15 @@ struct StartingPhones {
     let count: Int
     let at: (Int) -> DeviceSettings
     let index: (String) -> Int?
+    /// Each kind of phone there is and how many phones are of it.
+    let kinds: () -> [(phone: PhoneContext, count: Int)]
 
     /// The phones a configuration starts.
     init(_ configuration: EngineConfiguration) {
         count = configuration.startingDeviceCount
         at = { configuration.startingDevice(at: $0) ?? configuration.device }
         index = configuration.startingIndex(of:)
+        kinds = { configuration.startingEntries.map { (PhoneContext($0.settings), $0.count) } }
     }
 
     /// The phones an engine has now.
@@ -36,6 +39,7 @@ struct StartingPhones {
         count = engine.devices.count
         at = { engine.devices[$0].settings }
         index = engine.deviceNumber(named:)
+        kinds = { engine.devices.map { (PhoneContext($0.settings), 1) } }
     }
 }
 
@@ -80,19 +84,22 @@ struct StepContext {
         return first + added.prefix(limit - first.count)
     }
 
-    /// Each different phone (platform and SDK) once, in the order first met.
+    /// Each kind of phone (platform and SDK) some phone is now, once, in the order
+    /// first met: the starting ones by entry, then those steps made.
     func kindsOfPhone() -> [PhoneContext] {
-        var seen: Set<PhoneContext> = []
-        var kinds: [PhoneContext] = []
-        func meet(_ phone: PhoneContext?) {
-            if let phone, seen.insert(phone).inserted { kinds.append(phone) }
+        var counts: [PhoneContext: Int] = [:]
+        var order: [PhoneContext] = []
+        func meet(_ phone: PhoneContext, _ count: Int) {
+            if counts[phone] == nil { order.append(phone) }
+            counts[phone, default: 0] += count
         }
-        for index in 0..<starting.count {
-            let settings = starting.at(index)
-            meet(changed[settings.name] ?? PhoneContext(settings))
+        for (phone, count) in starting.kinds() { meet(phone, count) }
+        for name in changed.keys.sorted() {
+            // A phone installed anew is no longer of the kind it started as.
+            if let index = starting.index(name) { meet(PhoneContext(starting.at(index)), -1) }
+            meet(changed[name]!, 1)
         }
-        for name in added { meet(changed[name]) }
-        return kinds
+        return order.filter { counts[$0, default: 0] > 0 }
     }
 
     var sdk: SDK {

@@ -266,7 +266,10 @@ final class CompactEntries {
                 let range = list[index].name
                 return range.count == wanted.count && bytes[range].elementsEqual(wanted)
             }
-            let found = next < list.count && matches(next) ? next : list.indices.first(where: matches)
+            // The next entry, or the one just found (`decodeIfPresent` asks three times).
+            let found =
+                next < list.count && matches(next)
+                ? next : next > 0 && matches(next - 1) ? next - 1 : list.indices.first(where: matches)
             guard let found else { return nil }
             next = found + 1
             return list[found].value
@@ -297,6 +300,7 @@ struct CompactUnkeyedDecoder: UnkeyedDecodingContainer {
         guard !isAtEnd, cursor < end else { throw decoder.corrupt("a list has no item \(currentIndex)") }
         let offset = cursor
         cursor = try decoder.end(ofValueAt: offset)
+        guard cursor <= end else { throw decoder.corrupt("item \(currentIndex) runs past its list") }
         currentIndex += 1
         return offset
     }

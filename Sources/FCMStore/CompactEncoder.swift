@@ -54,6 +54,11 @@ final class CompactEncoder {
         valuePending = true
         pendingKey = key
         let depth = open.count
+        // A second `container(…)` for this value is its own container, whatever
+        // nested one is open.
+        let outerValue = valueDepth
+        valueDepth = depth
+        defer { valueDepth = outerValue }
         try value.encode(to: self)
         if valuePending {
             // It made no container: an empty keyed one stands for it.
@@ -102,6 +107,8 @@ final class CompactEncoder {
     }
 
     private var pendingKey: (any CodingKey)?
+    /// The depth of the container of the value being encoded.
+    @exclusivity(unchecked) private var valueDepth = 0
 
     /// Finishes the containers deeper than `depth`: their lengths and counts go in.
     func close(to depth: Int) {
@@ -117,10 +124,12 @@ final class CompactEncoder {
         for shift in 0..<4 { bytes[offset + shift] = UInt8(truncatingIfNeeded: number >> (8 * UInt32(shift))) }
     }
 
-    /// Opens a container for the pending value; answers its depth and id.
-    func openFrame(_ tag: CompactTag) -> (depth: Int, id: Int) {
+    /// Opens a container for the pending value (or for the entry `key`); answers its
+    /// depth and id.
+    func openFrame(_ tag: CompactTag, key: (any CodingKey)? = nil) -> (depth: Int, id: Int) {
         made += 1
-        let frame = Frame(header: bytes.count, id: made, key: pendingKey)
+        let frame = Frame(header: bytes.count, id: made, key: key ?? pendingKey)
+        pendingKey = nil
         bytes.append(tag.rawValue)
         bytes.append(contentsOf: repeatElement(0, count: 8))
         open.append(frame)
@@ -146,8 +155,14 @@ final class CompactEncoder {
             valuePending = false
             return openFrame(tag)
         }
-        let depth = open.count - 1
-        return (depth, open[depth].id)
+        guard valueDepth < open.count, bytes[open[valueDepth].header] == tag.rawValue else {
+            failure =
+                failure
+                ?? EncodingError.invalidValue(
+                    "", .init(codingPath: codingPath, debugDescription: "a value asked for a second kind of container"))
+            return openFrame(tag)
+        }
+        return (valueDepth, open[valueDepth].id)
     }
 
     // MARK: Scalars
@@ -274,13 +289,13 @@ struct CompactKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
         -> KeyedEncodingContainer<NestedKey>
     {
         encoder.noting { try begin(key) }
-        let (depth, id) = encoder.openFrame(.keyed)
+        let (depth, id) = encoder.openFrame(.keyed, key: key)
         return KeyedEncodingContainer(CompactKeyedEncoder<NestedKey>(encoder: encoder, depth: depth, id: id))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         encoder.noting { try begin(key) }
-        let (depth, id) = encoder.openFrame(.unkeyed)
+        let (depth, id) = encoder.openFrame(.unkeyed, key: key)
         return CompactUnkeyedEncoder(encoder: encoder, depth: depth, id: id)
     }
 

@@ -55,7 +55,12 @@ extension DeviceStore {
         var changedByReplay = ChangedPhones()
         var phoneChanges = 0
         let (replayed, lastSeq) = try replayJournal(
-            after: seq, through: nil, on: &engine, in: db, path: path, onStart: { started = $0 },
+            after: seq, through: nil, on: &engine, in: db, path: path,
+            onStart: { seq in
+                // The fleet started again: what changed before is the fleet as started.
+                started = seq
+                changedByReplay.removeAll()
+            },
             afterEach: { engine in
                 _ = engine.inputs.take()
                 let changed = engine.inputs.changedPhones.take()

@@ -128,11 +128,23 @@ final class JournalWriter: @unchecked Sendable {
     @discardableResult
     func finalCheckpoint(_ engine: DeviceEngine) -> Bool {
         condition.lock()
-        defer { condition.unlock() }
+        defer {
+            condition.signal()
+            condition.unlock()
+        }
+        // Over the limit only when the journal replayed at opening already was (a call
+        // past it makes a checkpoint in `append`).
         let quickToReplay = phoneChangesSinceCheckpoint <= replayablePhoneChanges
-        guard changedPhones.count <= finalCheckpointPhones || !quickToReplay else { return false }
+        guard changedPhones.count <= finalCheckpointPhones || !quickToReplay else {
+            // The clock as it stopped is the journal's too: time that passed with no
+            // call (no timer due) is not journaled, and a checkpoint would have held it.
+            if !stopping {
+                appended += 1
+                queued.append((appended, .advance(to: engine.now)))
+            }
+            return false
+        }
         makeCheckpoint(engine)
-        condition.signal()
         return true
     }
 
@@ -146,19 +158,27 @@ final class JournalWriter: @unchecked Sendable {
         phoneChangesSinceCheckpoint = 0
         let count = engine.devices.count
         let changed = changedPhones.take().filter { $0.index < count }
-        var phones = checkpoint?.phones ?? []
+        for (index, fields) in changed { Self.add(fields, at: index, to: &sinceBase) }
+        // A checkpoint not written yet is merged in: each phone once, with its fields now.
+        var phones: [(index: Int, fields: Installation.Fields)] = []
+        var listed = [Bool](repeating: false, count: count)
+        for (index, _) in (checkpoint?.phones ?? []) + changed where index < count && !listed[index] {
+            listed[index] = true
+            phones.append((index, sinceBase[index]))
+        }
         var copies = checkpoint?.copies ?? [:]
         var fleet = checkpoint?.fleet ?? []
         if changed.count * Self.sharedFleetShare >= count {
-            // The fleet now is newer than any copy taken before.
+            // The fleet now is as new as any copy taken before.
             fleet = engine.devices
             copies = [:]
         } else {
             for (index, _) in changed { copies[index] = engine.devices[index] }
-        }
-        for (index, fields) in changed {
-            Self.add(fields, at: index, to: &sinceBase)
-            phones.append((index, sinceBase[index]))
+            // A phone the last one listed and no longer holds (a reset made fewer, then
+            // more): unchanged since, it is read as it is now.
+            for (index, _) in phones where copies[index] == nil && index >= fleet.count {
+                copies[index] = engine.devices[index]
+            }
         }
         checkpoint = Checkpoint(
             seq: appended, baseSeq: baseSeq, rebase: rebase || checkpoint?.rebase == true,

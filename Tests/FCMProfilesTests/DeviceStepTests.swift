@@ -39,6 +39,36 @@ struct DeviceStepTests {
         #expect(profile.hasSeed)
     }
 
+    @Test(
+        "a fleet-wide expectation takes a callback some phone has now: none after its last Android phone is an iPhone")
+    func fleetExpectationsFollowReinstalls() throws {
+        let fleet = """
+            version: 1
+            devices:
+              - { name: droid, seed: 5, count: 3 }
+              - { name: b, platform: ios }
+            senders:
+              - { id: "111", key: k }
+            timeline:
+              - at: 0s
+                expect: { event: onMessageReceived }
+
+            """
+        #expect(problem(fleet) == nil, "three Android phones take onMessageReceived")
+        let bare = fleet.replacingOccurrences(of: "  - at: 0s\n    expect: { event: onMessageReceived }\n", with: "")
+        func reinstalled(_ numbers: ClosedRange<Int>, then expected: String) -> String? {
+            problem(
+                bare
+                    + numbers.map { "  - at: 0s\n    device: droid-\($0)\n    reinstall: { platform: ios }\n" }.joined()
+                    + "  - at: 1s\n    expect: { event: \(expected) }\n")
+        }
+        #expect(reinstalled(1...3, then: "didReceiveRemoteNotification") == nil)
+        let refused = reinstalled(1...3, then: "onMessageReceived")
+        #expect(refused?.contains("onMessageReceived") == true, "no phone is an Android app any more: \(refused ?? "")")
+        let oneLeft = reinstalled(1...2, then: "onMessageReceived")
+        #expect(oneLeft == nil, "droid-3 is still an Android app: \(oneLeft ?? "")")
+    }
+
     @Test func stepsNameTheirPhoneAndExpectationsLookAtItsEventsOnly() throws {
         let profile = try parse(
             Self.header + """

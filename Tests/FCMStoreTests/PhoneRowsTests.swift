@@ -201,6 +201,9 @@ struct PhoneRowsTests {
         let news = DownstreamRequest(sender: StoreFixture.sender, to: "/topics/news", data: [KeyValue("n", "1")])
         driver.engine.apply(.push(news), at: 20, into: &events)
         driver.hand(to: store)
+        // Time passes with no timer due (nothing journaled): the clock must still come back.
+        driver.engine.advance(to: 90_000, into: &events)
+        driver.hand(to: store)
         store.close(final: driver.engine)
         #expect(try Self.rows(store).isEmpty, "twelve phones changed, more than three: no row was written")
 
@@ -209,12 +212,13 @@ struct PhoneRowsTests {
             Issue.record("the fleet did not resume")
             return
         }
-        #expect(replayed == 14, "the start, the subscriptions and the message are replayed")
+        #expect(replayed == 15, "the start, the subscriptions, the message and the clock are replayed")
+        #expect(engine.now == 90_000)
         StoreFixture.expectSame(driver.engine, engine)
         #expect(engine.devices.allSatisfy { $0.inbox.count == 1 })
         driver.engine = engine
         driver.engine.inputs.isOn = true
-        driver.engine.apply(.on(device: "phone-4", .setNetwork(.offline)), at: 30, into: &events)
+        driver.engine.apply(.on(device: "phone-4", .setNetwork(.offline)), at: 90_030, into: &events)
         driver.hand(to: second)
         second.close(final: driver.engine)
         // The journal replayed at opening counts: its twelve phones and phone-4 are saved
@@ -226,7 +230,7 @@ struct PhoneRowsTests {
             Issue.record("the fleet did not resume a second time")
             return
         }
-        #expect(inputs == 15)
+        #expect(inputs == 17)
         StoreFixture.expectSame(driver.engine, restored)
         // With the default limit, a clean stop writes the twelve phones.
         third.close(final: restored)
@@ -273,6 +277,40 @@ struct PhoneRowsTests {
         }
         #expect(inputs == 0)
         StoreFixture.expectSame(driver.engine, restored)
+    }
+
+    @Test("a checkpoint made while the one before waits to be written merges it, even after a reset made fewer phones")
+    func pendingCheckpointsMergeAcrossAReset() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        let configuration = FleetDriver.configuration(phones: 4)
+        let (store, opening) = try StoreFixture.open(state, configuration: configuration, checkpointEvery: 1)
+        var driver = FleetDriver(engine: try #require(opening.newEngine), seed: 2)
+        driver.start(into: store)
+        store.waitUntilDurable(store.appendedSeq)
+        store.writer.pause()
+        var events: [Event] = []
+        driver.engine.apply(.addDevice(DeviceSpec(DeviceSettings(name: "tablet", seed: 1))), at: 10, into: &events)
+        driver.hand(to: store)
+        driver.engine.apply(.on(device: "phone-2", .setNetwork(.offline)), at: 20, into: &events)
+        driver.hand(to: store)
+        driver.engine.apply(.reset, at: 30, into: &events)
+        driver.hand(to: store)
+        driver.engine.apply(.on(device: "phone-3", .setAppState(.background)), at: 40, into: &events)
+        let last = driver.hand(to: store)
+        store.writer.resume()
+        store.waitUntilDurable(last)
+        #expect(try Self.rows(store) == [0, 1, 2, 3], "the tablet's row is gone with it")
+        store.abandon()
+        let (again, reopened) = try StoreFixture.open(state, configuration: configuration)
+        defer { again.close(final: driver.engine) }
+        guard case .resumed(let restored, let inputs) = reopened else {
+            Issue.record("the fleet did not resume")
+            return
+        }
+        #expect(inputs == 0)
+        StoreFixture.expectSame(driver.engine, restored)
+        #expect(restored.devices.map(\.name) == ["phone-1", "phone-2", "phone-3", "phone-4"])
     }
 
     @Test("a field that was set as the fleet started and is nil now comes back nil (an offline phone back online)")
