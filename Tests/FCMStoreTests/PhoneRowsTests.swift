@@ -85,6 +85,29 @@ struct PhoneRowsTests {
         try store.database.read { db in try Int.fetchAll(db, sql: "SELECT idx FROM phones ORDER BY idx") }
     }
 
+    /// A fleet of `phones` started on a new state file: the store and its driver.
+    static func started(
+        _ state: TemporaryState, _ configuration: EngineConfiguration, checkpointEvery: Int = 20_000,
+        finalCheckpointPhones: Int = DeviceStore.finalCheckpointPhones,
+        replayablePhoneChanges: Int = DeviceStore.replayablePhoneChanges
+    ) throws -> (DeviceStore, FleetDriver) {
+        let (store, opening) = try StoreFixture.open(
+            state, configuration: configuration, checkpointEvery: checkpointEvery,
+            finalCheckpointPhones: finalCheckpointPhones, replayablePhoneChanges: replayablePhoneChanges)
+        var driver = FleetDriver(engine: try #require(opening.newEngine), seed: 2)
+        driver.start(into: store)
+        return (store, driver)
+    }
+
+    /// Every phone subscribes to "news", a call each.
+    static func subscribeAll(_ driver: inout FleetDriver, into store: DeviceStore) {
+        var events: [Event] = []
+        for phone in driver.engine.devices.map(\.name) {
+            driver.engine.apply(.on(device: phone, .subscribe(topic: "news", sender: nil)), at: 10, into: &events)
+            driver.hand(to: store)
+        }
+    }
+
     /// A fleet started, `command` run on it, and closed: the driver as it stopped.
     @discardableResult
     static func saved(_ state: TemporaryState, _ configuration: EngineConfiguration, after command: Command) throws
@@ -191,13 +214,9 @@ struct PhoneRowsTests {
         let state = TemporaryState()
         defer { state.clean() }
         let configuration = FleetDriver.configuration(phones: 12)
-        let (store, opening) = try StoreFixture.open(state, configuration: configuration, finalCheckpointPhones: 3)
-        var driver = FleetDriver(engine: try #require(opening.newEngine), seed: 2)
-        driver.start(into: store)
+        var (store, driver) = try Self.started(state, configuration, finalCheckpointPhones: 3)
+        Self.subscribeAll(&driver, into: store)
         var events: [Event] = []
-        for phone in driver.engine.devices.map(\.name) {
-            driver.engine.apply(.on(device: phone, .subscribe(topic: "news", sender: nil)), at: 10, into: &events)
-        }
         let news = DownstreamRequest(sender: StoreFixture.sender, to: "/topics/news", data: [KeyValue("n", "1")])
         driver.engine.apply(.push(news), at: 20, into: &events)
         driver.hand(to: store)
@@ -250,15 +269,10 @@ struct PhoneRowsTests {
         let state = TemporaryState()
         defer { state.clean() }
         let configuration = FleetDriver.configuration(phones: 12)
-        let (store, opening) = try StoreFixture.open(
-            state, configuration: configuration, finalCheckpointPhones: 3, replayablePhoneChanges: 30)
-        var driver = FleetDriver(engine: try #require(opening.newEngine), seed: 2)
-        driver.start(into: store)
+        var (store, driver) = try Self.started(
+            state, configuration, finalCheckpointPhones: 3, replayablePhoneChanges: 30)
+        Self.subscribeAll(&driver, into: store)
         var events: [Event] = []
-        for phone in driver.engine.devices.map(\.name) {
-            driver.engine.apply(.on(device: phone, .subscribe(topic: "news", sender: nil)), at: 10, into: &events)
-            driver.hand(to: store)
-        }
         let first = DownstreamRequest(sender: StoreFixture.sender, to: "/topics/news", data: [KeyValue("n", "1")])
         driver.engine.apply(.push(first), at: 20, into: &events)
         store.waitUntilDurable(driver.hand(to: store))
@@ -284,9 +298,7 @@ struct PhoneRowsTests {
         let state = TemporaryState()
         defer { state.clean() }
         let configuration = FleetDriver.configuration(phones: 4)
-        let (store, opening) = try StoreFixture.open(state, configuration: configuration, checkpointEvery: 1)
-        var driver = FleetDriver(engine: try #require(opening.newEngine), seed: 2)
-        driver.start(into: store)
+        var (store, driver) = try Self.started(state, configuration, checkpointEvery: 1)
         store.waitUntilDurable(store.appendedSeq)
         store.writer.pause()
         var events: [Event] = []
