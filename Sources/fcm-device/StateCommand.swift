@@ -101,7 +101,8 @@ struct StateCommand: ParsableCommand {
         lines += [
             "upstream  \(count("pending")) pending on the device",
             "stored    \(count("held")) downstream messages held for the device",
-            "delivered \(count("inbox")) kept (newest last: \(newest.joined(separator: ", ")))",
+            "delivered \(count("inbox")) kept"
+                + (newest.isEmpty ? "" : " (newest last: \(newest.joined(separator: ", ")))"),
             "tray      \(count("tray")) notifications",
             "topics    \(topics.count) subscriptions"
                 + (topics.isEmpty
