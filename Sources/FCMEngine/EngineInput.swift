@@ -82,3 +82,12 @@ extension DeviceEngine {
         }
     }
 }
+
+extension EngineInput {
+    /// Whether the fleet is made here as its configuration starts it: every phone
+    /// changed before is the fleet as started again (`start` forgets what changed).
+    /// A store keeps the journal up to here to make that fleet again, not rows.
+    public var startsFleet: Bool {
+        if case .start = self { true } else { false }
+    }
+}

@@ -141,7 +141,7 @@ extension DeviceStore {
             } catch {
                 throw StoreError.unreadable(path: path, detail: "journal entry \(entrySeq) does not decode (\(error))")
             }
-            if case .start = input { onStart(entrySeq) }
+            if input.startsFleet { onStart(entrySeq) }
             engine.replay(input, into: &ignored)
             ignored.removeAll(keepingCapacity: true)
             afterEach(&engine)

@@ -92,7 +92,7 @@ final class JournalWriter: @unchecked Sendable {
         for input in inputs {
             appended += 1
             queued.append((appended, input))
-            if case .start = input {
+            if input.startsFleet {
                 // The fleet as started is made again from the journal up to here: the
                 // phones changed before are not saved, and rows saved before are dropped.
                 baseSeq = appended
