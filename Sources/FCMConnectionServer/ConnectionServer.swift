@@ -235,7 +235,7 @@ public final class ConnectionServer: @unchecked Sendable {
         if let store = host.box.store {
             let engine = host.box.withEngine { engine in
                 var events: [Event] = []
-                engine.advance(to: host.now, into: &events)
+                engine.stop(at: host.now, into: &events)
                 return engine
             }
             store.close(final: engine)

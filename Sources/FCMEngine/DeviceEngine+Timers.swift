@@ -18,6 +18,14 @@ extension DeviceEngine {
         runTimers(to: time, into: &out)
     }
 
+    /// The session stops at `time`: what is due fires, and the clock as it stands is
+    /// recorded whether or not anything fired, so the calls alone bring it back (time
+    /// stands still while the device is stopped).
+    public mutating func stop(at time: Millis, into out: inout [Event]) {
+        if inputs.isOn { inputs.record(.advance(to: max(time, now))) }
+        runTimers(to: time, into: &out)
+    }
+
     mutating func runTimers(to time: Millis, into out: inout [Event]) {
         while let deadline = nextDeadline, deadline <= time {
             now = max(now, deadline)

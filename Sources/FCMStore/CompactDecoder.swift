@@ -22,20 +22,11 @@ final class CompactDecoder {
         _ type: T.Type, from bytes: [UInt8], at offset: Int = 0, userInfo: [CodingUserInfoKey: Any] = [:]
     ) throws -> T {
         let decoder = CompactDecoder(bytes, userInfo: userInfo)
-        let value = try decoder.decodeScalar(type, at: offset, key: nil)
+        let value = try decoder.decodeValue(type, at: offset, key: nil)
         guard try decoder.end(ofValueAt: offset) == bytes.count else {
             throw decoder.corrupt("bytes follow the value")
         }
         return value
-    }
-
-    func decodeValue<T: Decodable>(_ type: T.Type, at offset: Int, key: (any CodingKey)?) throws -> T {
-        if let key { path.append(key) }
-        defer { if key != nil { path.removeLast() } }
-        let saved = at
-        at = offset
-        defer { at = saved }
-        return try T(from: self)
     }
 
     func corrupt(_ detail: String) -> DecodingError {
@@ -212,14 +203,8 @@ struct CompactKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeNil(forKey key: Key) throws -> Bool { try decoder.tag(at: value(key)) == .null }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.readBool(at: value(key)) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder.readString(at: value(key)) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        try decoder.integer(Int.self, at: value(key))
-    }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder.readSigned(at: value(key)) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decoder.decodeScalar(type, at: value(key), key: key)
+        try decoder.decodeValue(type, at: value(key), key: key)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
@@ -311,12 +296,8 @@ struct CompactUnkeyedDecoder: UnkeyedDecodingContainer {
         return true
     }
 
-    mutating func decode(_ type: Bool.Type) throws -> Bool { try decoder.readBool(at: take()) }
-    mutating func decode(_ type: String.Type) throws -> String { try decoder.readString(at: take()) }
-    mutating func decode(_ type: Int.Type) throws -> Int { try decoder.integer(Int.self, at: take()) }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try decoder.readSigned(at: take()) }
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try decoder.decodeScalar(type, at: take(), key: nil)
+        try decoder.decodeValue(type, at: take(), key: nil)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
@@ -338,11 +319,7 @@ struct CompactSingleDecoder: SingleValueDecodingContainer {
     var codingPath: [any CodingKey] { decoder.path }
 
     func decodeNil() -> Bool { (try? decoder.tag(at: at)) == .null }
-    func decode(_ type: Bool.Type) throws -> Bool { try decoder.readBool(at: at) }
-    func decode(_ type: String.Type) throws -> String { try decoder.readString(at: at) }
-    func decode(_ type: Int.Type) throws -> Int { try decoder.integer(Int.self, at: at) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try decoder.readSigned(at: at) }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeScalar(type, at: at, key: nil) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeValue(type, at: at, key: nil) }
 }
 
 extension CompactDecoder {
@@ -357,8 +334,9 @@ extension CompactDecoder {
         return fitted
     }
 
-    /// A scalar read directly, or a nested value read by its own `init(from:)`.
-    func decodeScalar<T: Decodable>(_ type: T.Type, at offset: Int, key: (any CodingKey)?) throws -> T {
+    /// The value at `offset`: a scalar read directly, or a nested value read by its own
+    /// `init(from:)` (with `key` on the coding path while it reads).
+    func decodeValue<T: Decodable>(_ type: T.Type, at offset: Int, key: (any CodingKey)?) throws -> T {
         do {
             if let scalar = try readScalar(type, at: offset) { return scalar }
         } catch let error as DecodingError {
@@ -367,7 +345,12 @@ extension CompactDecoder {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: path + [key], debugDescription: context.debugDescription))
         }
-        return try decodeValue(type, at: offset, key: key)
+        if let key { path.append(key) }
+        defer { if key != nil { path.removeLast() } }
+        let saved = at
+        at = offset
+        defer { at = saved }
+        return try T(from: self)
     }
 
     /// The number, flag or text at `offset` when `T` is one; nil otherwise. Types are

@@ -218,11 +218,6 @@ final class CompactEncoder {
         }
         bytes.append(UInt8(rest))
     }
-
-    /// A scalar or nested value through a container.
-    func encodeScalar<T: Encodable>(_ value: T, key: (any CodingKey)?) throws {
-        try encodeValue(value, key: key)
-    }
 }
 
 /// The tag byte before each compact value.
@@ -264,25 +259,9 @@ struct CompactKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
         try begin(key)
         encoder.writeNil()
     }
-    mutating func encode(_ value: Bool, forKey key: Key) throws {
-        try begin(key)
-        encoder.write(value)
-    }
-    mutating func encode(_ value: String, forKey key: Key) throws {
-        try begin(key)
-        encoder.write(value)
-    }
-    mutating func encode(_ value: Int, forKey key: Key) throws {
-        try begin(key)
-        encoder.write(signed: Int64(value))
-    }
-    mutating func encode(_ value: Int64, forKey key: Key) throws {
-        try begin(key)
-        encoder.write(signed: value)
-    }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         try begin(key)
-        try encoder.encodeScalar(value, key: key)
+        try encoder.encodeValue(value, key: key)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
@@ -316,25 +295,9 @@ struct CompactUnkeyedEncoder: UnkeyedEncodingContainer {
         try begin()
         encoder.writeNil()
     }
-    mutating func encode(_ value: Bool) throws {
-        try begin()
-        encoder.write(value)
-    }
-    mutating func encode(_ value: String) throws {
-        try begin()
-        encoder.write(value)
-    }
-    mutating func encode(_ value: Int) throws {
-        try begin()
-        encoder.write(signed: Int64(value))
-    }
-    mutating func encode(_ value: Int64) throws {
-        try begin()
-        encoder.write(signed: value)
-    }
     mutating func encode<T: Encodable>(_ value: T) throws {
         try begin()
-        try encoder.encodeScalar(value, key: nil)
+        try encoder.encodeValue(value, key: nil)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
@@ -380,9 +343,5 @@ struct CompactSingleEncoder: SingleValueEncodingContainer {
     var codingPath: [any CodingKey] { encoder.codingPath }
 
     mutating func encodeNil() throws { encoder.writeNil() }
-    mutating func encode(_ value: Bool) throws { encoder.write(value) }
-    mutating func encode(_ value: String) throws { encoder.write(value) }
-    mutating func encode(_ value: Int) throws { encoder.write(signed: Int64(value)) }
-    mutating func encode(_ value: Int64) throws { encoder.write(signed: value) }
-    mutating func encode<T: Encodable>(_ value: T) throws { try encoder.encodeScalar(value, key: nil) }
+    mutating func encode<T: Encodable>(_ value: T) throws { try encoder.encodeValue(value, key: nil) }
 }

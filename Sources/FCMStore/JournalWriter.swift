@@ -112,40 +112,20 @@ final class JournalWriter: @unchecked Sendable {
         return appended
     }
 
-    /// Writes a checkpoint of `engine` (the state after every input appended so far).
-    func checkpoint(_ engine: DeviceEngine) {
-        condition.lock()
-        makeCheckpoint(engine)
-        condition.signal()
-        condition.unlock()
-    }
-
     /// At a clean stop: a last checkpoint of `engine`, unless it would save more than
     /// `finalCheckpointPhones` phones while the journal since the last one is quick to
     /// replay (after a topic message to a million phones, writing a million rows takes
-    /// longer than replaying the message). The journal is on disk either way. Answers
-    /// whether it made one.
-    @discardableResult
-    func finalCheckpoint(_ engine: DeviceEngine) -> Bool {
+    /// longer than replaying the message). The journal is on disk either way, the
+    /// engine's clock as it stopped included (`DeviceEngine.stop`).
+    func finalCheckpoint(_ engine: DeviceEngine) {
         condition.lock()
-        defer {
-            condition.signal()
-            condition.unlock()
-        }
+        defer { condition.unlock() }
         // Over the limit only when the journal replayed at opening already was (a call
         // past it makes a checkpoint in `append`).
         let quickToReplay = phoneChangesSinceCheckpoint <= replayablePhoneChanges
-        guard changedPhones.count <= finalCheckpointPhones || !quickToReplay else {
-            // The clock as it stopped is the journal's too: time that passed with no
-            // call (no timer due) is not journaled, and a checkpoint would have held it.
-            if !stopping {
-                appended += 1
-                queued.append((appended, .advance(to: engine.now)))
-            }
-            return false
-        }
+        guard changedPhones.count <= finalCheckpointPhones || !quickToReplay else { return }
         makeCheckpoint(engine)
-        return true
+        condition.signal()
     }
 
     /// The checkpoint of `engine` as things stand (under the lock): the phones changed

@@ -50,6 +50,22 @@ struct ChangedPhonesTests {
         #expect(fleet.engine.inputs.changedPhones.take().map(\.index).sorted() == [0, 1, 2, 3])
     }
 
+    @Test("time passing with no timer due is not recorded, a stop is: the calls alone bring the clock back")
+    func aStopRecordsTheClock() {
+        var fleet = Self.recordingFleet(3)
+        _ = fleet.engine.inputs.take()
+        var events: [Event] = []
+        fleet.engine.advance(to: 5_000, into: &events)
+        #expect(fleet.engine.inputs.take().isEmpty)
+        fleet.engine.stop(at: 9_000, into: &events)
+        let recorded = fleet.engine.inputs.take()
+        #expect(recorded == [.advance(to: 9_000)])
+        var replayed = DeviceEngine(fleet.engine.startConfiguration)
+        replayed.replay(.start(at: 0), into: &events)
+        for input in recorded { replayed.replay(input, into: &events) }
+        #expect(replayed.now == 9_000)
+    }
+
     @Test("nothing is noted while nothing records (a replay pays nothing for it)")
     func offRecordsNothing() {
         var fleet = Fleet([DeviceSpec(DeviceSettings(name: "phone", seed: 8), count: 5)])

@@ -220,8 +220,8 @@ struct PhoneRowsTests {
         let news = DownstreamRequest(sender: StoreFixture.sender, to: "/topics/news", data: [KeyValue("n", "1")])
         driver.engine.apply(.push(news), at: 20, into: &events)
         driver.hand(to: store)
-        // Time passes with no timer due (nothing journaled): the clock must still come back.
-        driver.engine.advance(to: 90_000, into: &events)
+        // Time passes with no timer due, then the session stops: the clock must come back.
+        driver.engine.stop(at: 90_000, into: &events)
         driver.hand(to: store)
         store.close(final: driver.engine)
         #expect(try Self.rows(store).isEmpty, "twelve phones changed, more than three: no row was written")
@@ -238,6 +238,7 @@ struct PhoneRowsTests {
         driver.engine = engine
         driver.engine.inputs.isOn = true
         driver.engine.apply(.on(device: "phone-4", .setNetwork(.offline)), at: 90_030, into: &events)
+        driver.engine.stop(at: 90_030, into: &events)
         driver.hand(to: second)
         second.close(final: driver.engine)
         // The journal replayed at opening counts: its twelve phones and phone-4 are saved
@@ -361,20 +362,51 @@ struct PhoneRowsTests {
     }
 }
 
+/// A state file a release wrote (`Fixtures/NAME.sqlite`, from the profile beside it),
+/// copied to `state` and opened as `serve` opens it.
+enum ReleaseFixture {
+    static func open(_ name: String, into state: TemporaryState) throws
+        -> (peeked: DeviceEngine, store: DeviceStore, opening: DeviceStore.Opening)
+    {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/\(name).sqlite")
+        try FileManager.default.copyItem(atPath: fixture.path, toPath: state.path)
+        let peeked = try #require(try DeviceStore.peek(path: state.path))
+        let (store, opening) = try reopen(state, peeked.configuration)
+        return (peeked, store, opening)
+    }
+
+    /// Opened again after a clean close: the fleet `engine` was, with nothing to replay.
+    static func expectResumedAsClosed(
+        _ state: TemporaryState, _ configuration: EngineConfiguration, _ engine: DeviceEngine
+    ) throws -> DeviceStore {
+        let (store, reopened) = try reopen(state, configuration)
+        guard case .resumed(let restored, let replayed) = reopened else {
+            Issue.record("the file did not resume after a clean close")
+            return store
+        }
+        #expect(replayed == 0)
+        StoreFixture.expectSame(engine, restored)
+        return store
+    }
+
+    static func reopen(_ state: TemporaryState, _ configuration: EngineConfiguration) throws
+        -> (DeviceStore, DeviceStore.Opening)
+    {
+        try DeviceStore.open(
+            path: state.path, configuration: configuration, seedNamed: true,
+            onFailure: { Issue.record("write failed: \($0)") })
+    }
+}
+
 @Suite("A fleet saved by the release of state format 6")
 struct FormatSixTests {
     @Test("a fleet saved in state format 6 (snapshot and journal) opens, resumes exactly, and is migrated to rows")
     func formatSixIsMigrated() throws {
         let state = TemporaryState()
         defer { state.clean() }
-        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/format-6.sqlite")
-        try FileManager.default.copyItem(atPath: fixture.path, toPath: state.path)
-        let peeked = try #require(try DeviceStore.peek(path: state.path))
+        let (peeked, store, opening) = try ReleaseFixture.open("format-6", into: state)
         #expect(peeked.devices.map(\.name) == ["pixel", "iphone", "browser"])
-        let (store, opening) = try DeviceStore.open(
-            path: state.path, configuration: peeked.configuration, seedNamed: true,
-            onFailure: { Issue.record("write failed: \($0)") })
         guard case .resumed(let engine, let inputs) = opening else {
             Issue.record("the format 6 file did not resume its fleet")
             store.close(final: peeked)
@@ -395,16 +427,8 @@ struct FormatSixTests {
         #expect(rows == [0, 1, 2], "every phone of a migrated file has its row")
         store.close(final: engine)
 
-        let (again, reopened) = try DeviceStore.open(
-            path: state.path, configuration: peeked.configuration, seedNamed: true,
-            onFailure: { Issue.record("write failed: \($0)") })
+        let again = try ReleaseFixture.expectResumedAsClosed(state, peeked.configuration, engine)
         defer { again.close(final: engine) }
-        guard case .resumed(let restored, let replayed) = reopened else {
-            Issue.record("the migrated file did not resume")
-            return
-        }
-        #expect(replayed == 0)
-        StoreFixture.expectSame(engine, restored)
         let format = try again.database.read { db in
             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'format'")
         }
@@ -418,14 +442,8 @@ struct FormatSevenTests {
     func formatSevenOpens() throws {
         let state = TemporaryState()
         defer { state.clean() }
-        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/format-7.sqlite")
-        try FileManager.default.copyItem(atPath: fixture.path, toPath: state.path)
-        let peeked = try #require(try DeviceStore.peek(path: state.path))
+        let (peeked, store, opening) = try ReleaseFixture.open("format-7", into: state)
         #expect(peeked.devices.map(\.name) == ["pixel", "iphone", "browser"])
-        let (store, opening) = try DeviceStore.open(
-            path: state.path, configuration: peeked.configuration, seedNamed: true,
-            onFailure: { Issue.record("write failed: \($0)") })
         guard case .resumed(let engine, let inputs) = opening else {
             Issue.record("the format 7 file did not resume its fleet")
             store.close(final: peeked)
@@ -453,15 +471,6 @@ struct FormatSevenTests {
         // The pixel and the browser changed since: saved compactly; the iPhone's row is JSON still.
         #expect(try rowStarts() == [PhoneCoder.compactMark, UInt8(ascii: "{"), PhoneCoder.compactMark])
 
-        let (again, reopened) = try DeviceStore.open(
-            path: state.path, configuration: peeked.configuration, seedNamed: true,
-            onFailure: { Issue.record("write failed: \($0)") })
-        defer { again.close(final: engine) }
-        guard case .resumed(let restored, let replayed) = reopened else {
-            Issue.record("the file did not resume")
-            return
-        }
-        #expect(replayed == 0)
-        StoreFixture.expectSame(engine, restored)
+        try ReleaseFixture.expectResumedAsClosed(state, peeked.configuration, engine).close(final: engine)
     }
 }
