@@ -79,7 +79,7 @@ public final class ConnectionServer: @unchecked Sendable {
         server.connectionCount = max(
             ConnectionRules.scenarioConnections.upperBound, engine.links.byID.keys.max() ?? 0)
         if let timeout = options.loginTimeout {
-            host.box.withEngine { $0.useLoginTimeout(Millis(timeout.nanoseconds / 1_000_000)) }
+            host.apply(.setLoginTimeout(Millis(timeout.nanoseconds / 1_000_000)))
         }
         do {
             if let port = options.ccsPort {
@@ -214,9 +214,10 @@ public final class ConnectionServer: @unchecked Sendable {
             ?? ([], 0)
     }
 
-    /// Runs a command on the device, on its loop.
+    /// Runs a command on the device, through its front door.
     public func apply(_ command: Command) async throws {
-        try await host.loop.submit { [host] in host.apply(command) }.get()
+        host.apply(command)
+        await host.box.durable()
     }
 
     public func stop() async throws {
@@ -234,8 +235,8 @@ public final class ConnectionServer: @unchecked Sendable {
         try await group.shutdownGracefully()
         if let store = host.box.store {
             let engine = host.box.withEngine { engine in
-                var events: [Event] = []
-                engine.stop(at: host.now, into: &events)
+                var ignored: [Event] = []
+                engine.handle(.stop(at: host.now), into: &ignored)
                 return engine
             }
             store.close(final: engine)

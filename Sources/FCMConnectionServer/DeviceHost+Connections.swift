@@ -10,8 +10,7 @@ extension DeviceHost {
     /// Hands the engine something that happened on a connection.
     func input(_ input: AppServerInput) {
         loop.preconditionInEventLoop()
-        let time = now
-        run { engine, events in engine.apply(.appServer(input), at: time, into: &events) }
+        submit { _, time in [.apply(.appServer(input), at: time)] }
     }
 
     func opened(_ connection: CCSConnection) {
@@ -45,31 +44,22 @@ extension DeviceHost {
         for connection in touched { connection.flush() }
     }
 
-    /// Downstream messages from the HTTP APIs, run at once on the calling thread
-    /// under the engine's lock (no hop to the loop and back per request). Events are
-    /// logged in engine order; what needs the loop (stanzas to app servers, a new
-    /// timer deadline) is handed to it.
+    /// Downstream messages from the HTTP APIs, through the front door on the calling
+    /// thread (no hop to the loop and back per request).
     public func send(_ orders: [SendOrder]) -> SendOutcome {
-        onEngine { engine, events in engine.send(orders, into: &events) }
+        submit { _, time in [.send(orders, at: time)] }.reply.sendOutcome ?? .serviceDown
     }
 
-    /// The control API's way to the engine: actions run on the loop at the current
-    /// time, and are answered once on disk.
+    /// The control API's way to the engine: an action becomes its inputs against the
+    /// device as it stands (a push resolves its target), through the front door,
+    /// answered once on disk.
     public var controlGateway: ControlGateway {
         ControlGateway(
-            engine: { [self] in box.withEngine { $0 } },
+            engine: { [box] in box.read { $0 } },
             perform: { [self] action in
-                let produced = try? await loop.submit { [self] () -> [Event] in
-                    let time = now
-                    var produced: [Event] = []
-                    run { engine, events in
-                        action.perform(on: &engine, at: time, into: &events)
-                        produced = events
-                    }
-                    return produced
-                }.get()
+                let produced = submit { engine, time in action.inputs(on: engine, at: time) }.events
                 await box.durable()
-                return produced ?? []
+                return produced
             },
             appServers: { [box] in box.appServerSenders })
     }
@@ -79,42 +69,26 @@ extension DeviceHost {
         DeviceGateway(
             sendNow: { [self] orders in Durable(send(orders), point: box.durablePoint) },
             faultsNow: { [self] path in
-                let effects = onEngine { engine, events in engine.httpFaults(path: path, into: &events) }
+                let effects = submit { _, time in [.httpFaults(path: path, at: time)] }.reply.faultEffects
                 return Durable(effects, point: box.durablePoint)
             },
             durable: { [box] point in await box.durable(point) },
             topics: { [self] order in
-                let outcome = onEngine { engine, events in engine.manageTopics(order, into: &events) }
+                let reply = submit { _, time in [.topics(order, at: time)] }.reply
                 await box.durable()
-                return outcome
+                return reply.topicOutcome ?? .serviceDown
             },
             subscriptions: { [box] registration, sender in
-                box.withEngine { $0.subscriptions(ofRegistration: registration, sender: sender) }
+                box.read { $0.subscriptions(ofRegistration: registration, sender: sender) }
             },
             groups: { [self] order in
-                let outcome = onEngine { engine, events in engine.manageGroup(order, into: &events) }
+                let reply = submit { _, time in [.group(order, at: time)] }.reply
                 await box.durable()
-                return outcome
+                return reply.groupOutcome ?? .serviceDown
             },
-            groupKey: { [self] sender, name in box.withEngine { $0.groupKey(sender: sender, name: name) } },
+            groupKey: { [box] sender, name in box.read { $0.groupKey(sender: sender, name: name) } },
             hasFaults: { [box] in box.hasFaults },
             appServers: { [box] in box.appServerSenders }, findSender: { [box] in box.findSender($0) })
-    }
-
-    /// An HTTP call on the engine, under its lock, at the current time.
-    func onEngine<Outcome>(_ body: (inout DeviceEngine, inout [Event]) -> Outcome) -> Outcome {
-        box.lock.lock()
-        defer { box.lock.unlock() }
-        var events: [Event] = []
-        box.engine.advance(to: now, into: &events)
-        let outcome = body(&box.engine, &events)
-        box.settle()
-        for event in events { log(event) }
-        if box.engine.nextDeadline != box.armedDeadline || box.engine.hasEffects || box.scenarioPlaying {
-            let produced = events
-            loop.execute { [self] in react(to: produced) }
-        }
-        return outcome
     }
 }
 

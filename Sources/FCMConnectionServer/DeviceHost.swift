@@ -49,60 +49,118 @@ public final class DeviceHost: @unchecked Sendable {
     public var now: Millis { clock.now }
 
     /// The engine as it stands (a copy, read under the box's lock).
-    public var engine: DeviceEngine { box.withEngine { $0 } }
+    public var engine: DeviceEngine { box.read { $0 } }
 
     /// Starts the device: its first tokens; or, resumed from its state, says so and
     /// names its tokens, forgets the connections it had, and sends on what it held.
     public func start() {
         loop.preconditionInEventLoop()
         let time = now
-        run { engine, events in
+        transact { engine, events in
             if resumed {
                 events.append(engine.resumedEvent(at: time, state: box.store?.path ?? ""))
                 events += engine.resumedTokenEvents(at: time)
                 // App servers connected when the device stopped are gone now.
-                engine.forgetAppServers(at: time, into: &events)
+                engine.handle(.resume(at: time), into: &events)
             } else {
-                engine.start(at: 0, into: &events)
+                engine.handle(.start(at: 0), into: &events)
             }
             // This session runs on the real clock: the engine reads app servers'
             // absolute times (`apns-expiration`) against it.
-            engine.apply(.setWallClock(unixMillis: Self.unixMillisNow), at: time, into: &events)
+            engine.handle(.apply(.setWallClock(unixMillis: Self.unixMillisNow), at: time), into: &events)
         }
     }
 
     static var unixMillisNow: Int64 { Int64((Date().timeIntervalSince1970 * 1_000).rounded()) }
 
-    /// Runs a command on the device at the session's time.
-    public func apply(_ command: Command) {
-        loop.preconditionInEventLoop()
+    /// What the engine made of what a door submitted: the events, in engine order,
+    /// and its reply to each input.
+    public struct Submission: Sendable {
+        public var events: [Event]
+        public var replies: [EngineReply]
+        /// The reply to the first input.
+        public var reply: EngineReply { replies.first ?? .done }
+    }
+
+    /// The running device's front door: every door (the TUI's keys, CCS connections,
+    /// the HTTP APIs, the control API) hands its inputs here, on its own thread.
+    /// `make` reads the device as it stands and the session's time, and makes the
+    /// inputs (a door resolves the names it was given here, once); the engine handles
+    /// them under its lock, the journal (and a recording) takes them, every
+    /// subscriber sees the events in engine order, and what needs the loop (stanzas
+    /// to app servers, the timer, a playing profile) is handed to it.
+    @discardableResult
+    public func submit(_ make: (DeviceEngine, Millis) -> [EngineInput]) -> Submission {
         let time = now
-        run { engine, events in engine.apply(command, at: time, into: &events) }
+        var replies: [EngineReply] = []
+        let events = transact { engine, events in
+            for input in make(engine, time) {
+                let first = events.count
+                replies.append(engine.handle(input, into: &events))
+                // A recording keeps what the device took: a refused command changed nothing.
+                if box.isRecording, !events[first...].contains(where: { $0.kind == .commandRefused }) {
+                    box.record(input)
+                }
+            }
+            return events
+        }
+        return Submission(events: events, replies: replies)
+    }
+
+    /// Submits one command at the session's time (on any thread).
+    @discardableResult
+    public func apply(_ command: Command) -> [Event] {
+        submit { _, time in [.apply(command, at: time)] }.events
     }
 
     /// The one way the host works on the engine: `body` runs under the engine's lock,
-    /// and what it produced (effects, the next deadline) is taken under the same lock.
-    /// Then the events are logged (and shown to a playing scenario, unless it saw
-    /// them itself), the effects written, and the timer re-armed.
-    func run(
-        logging: Bool = true, seenByScenario: Bool = false, _ body: (inout DeviceEngine, inout [Event]) -> Void
-    ) {
+    /// the inputs it handled go to the journal, and its events to every subscriber,
+    /// all before the lock is let go (so every subscriber sees engine order). Then,
+    /// on the loop, a playing scenario sees the events (unless it saw them itself),
+    /// the effects are written and the timer follows the engine.
+    @discardableResult
+    func transact<T>(seenByScenario: Bool = false, _ body: (inout DeviceEngine, inout [Event]) -> T) -> T {
+        box.lock.lock()
+        defer { box.lock.unlock() }
         var events: [Event] = []
-        let (effects, deadline) = box.withEngine { engine in
-            body(&engine, &events)
-            return (engine.takeEffects(), engine.nextDeadline)
+        let result = body(&box.engine, &events)
+        box.settle()
+        for event in events { log(event) }
+        // The scenario's own accesses (its timer, its start) run on the loop and always
+        // re-arm: its next step may have moved.
+        let loopMustAct =
+            seenByScenario || box.engine.hasEffects || box.engine.nextDeadline != box.armedDeadline
+            || box.scenarioPlaying
+        if loopMustAct {
+            if loop.inEventLoop {
+                afterwards(events, seenByScenario: seenByScenario)
+            } else {
+                loop.execute { [self, events] in afterwards(events, seenByScenario: seenByScenario) }
+            }
         }
-        if logging { for event in events { log(event) } }
+        return result
+    }
+
+    /// What follows an engine access on the loop: the scenario sees its events, the
+    /// effects go out and the timer is armed for the engine's next deadline.
+    private func afterwards(_ events: [Event], seenByScenario: Bool) {
         if !seenByScenario { scenario?.observe(events) }
+        let (effects, deadline) = box.withEngine { engine in (engine.takeEffects(), engine.nextDeadline) }
         perform(effects)
         arm(deadline)
     }
 
-    /// Acts on what another shell (the TUI, an HTTP thread) did on the shared engine
-    /// and logged itself: the effects go out and the timer follows the engine.
-    public func react(to produced: [Event]) {
-        loop.preconditionInEventLoop()
-        run(logging: false) { _, events in events = produced }
+    /// Moves the session's clock on by `span` (the TUI's clock keys): what falls due
+    /// happens now, and the timer is armed again on the clock as it now reads.
+    public func moveClock(by span: Millis) {
+        clock.moveOn(by: span)
+        submit { _, time in [.advance(to: time)] }
+        loop.execute { [self] in
+            timer?.cancel()
+            timer = nil
+            box.armedDeadline = nil
+            arm(box.read { $0.nextDeadline })
+        }
     }
 
     /// Logs an event that changes nothing on the device (a refused HTTP request).
@@ -132,8 +190,8 @@ public final class DeviceHost: @unchecked Sendable {
             // The loop fired the timer for this deadline: what was due then happens at
             // its own time (the loop may be a little late); anything due since is next.
             let time = deadline
-            run(seenByScenario: true) { engine, events in
-                engine.advance(to: time, into: &events)
+            transact(seenByScenario: true) { engine, events in
+                engine.handle(.advance(to: time), into: &events)
                 scenario?.observe(events)
                 playDue(on: &engine, into: &events)
             }
@@ -147,9 +205,9 @@ public final class DeviceHost: @unchecked Sendable {
     public func play(_ steps: [Step]) {
         loop.preconditionInEventLoop()
         guard !steps.isEmpty else { return }
-        scenario = ScenarioRunner(steps: steps, after: resumed ? box.withEngine { $0.now } : nil)
+        scenario = ScenarioRunner(steps: steps, after: resumed ? box.read { $0.now } : nil)
         box.scenarioPlaying = true
-        run(seenByScenario: true) { engine, events in playDue(on: &engine, into: &events) }
+        transact(seenByScenario: true) { engine, events in playDue(on: &engine, into: &events) }
     }
 
     /// Runs the scenario's steps due by now (they see their own events); a scenario

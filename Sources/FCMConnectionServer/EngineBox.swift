@@ -3,13 +3,14 @@ import FCMStore
 import Foundation
 import Synchronization
 
-/// The one engine of a running device, behind a lock: the server's event loop and,
-/// when the TUI runs the listeners, the TUI's thread both work on it. The lock is
-/// recursive because the server's log callback may run inside an engine access.
-/// With a store, every call made on the engine is handed to it before the lock is
-/// let go, so the journal has them in the order they ran.
+/// The one engine of a running device, behind a lock: the event loops and the
+/// threads of every door reach it through the host's front door (`DeviceHost.submit`),
+/// and read it through `read`. The lock is recursive because a subscriber to the
+/// events may read the device while they are handed out. With a store (or a
+/// recorder), every input the engine handled is handed on before the lock is let
+/// go, so the journal has them in the order they ran.
 public final class EngineBox: @unchecked Sendable {
-    public let lock = NSRecursiveLock()
+    let lock = NSRecursiveLock()
     var engine: DeviceEngine
     /// The deadline the host's timer is armed for.
     var armedDeadline: Millis? {
@@ -36,6 +37,9 @@ public final class EngineBox: @unchecked Sendable {
     /// under the engine's lock).
     private var sendersRevision: Int
 
+    /// Every input submitted and taken since the TUI asked for a recording (`w` saves it).
+    private var recording: [EngineInput]?
+
     init(_ engine: DeviceEngine, store: DeviceStore?) {
         self.engine = engine
         self.store = store
@@ -43,6 +47,22 @@ public final class EngineBox: @unchecked Sendable {
         senders = Mutex(engine.appServerSenders)
         sendersRevision = engine.appServerSendersRevision
         self.engine.inputs.isOn = store != nil
+    }
+
+    /// Keeps every input submitted from now on, whichever door it came through.
+    public func startRecording() {
+        lock.withLock { if recording == nil { recording = [] } }
+    }
+
+    /// The inputs submitted since recording started, oldest first.
+    public var recorded: [EngineInput] { lock.withLock { recording ?? [] } }
+
+    /// Whether inputs are being recorded (read under the lock).
+    var isRecording: Bool { recording != nil }
+
+    /// Keeps one input that the engine took (under the lock).
+    func record(_ input: EngineInput) {
+        recording?.append(input)
     }
 
     /// Ends an access to the engine (under the lock): hands the calls recorded since
@@ -74,12 +94,18 @@ public final class EngineBox: @unchecked Sendable {
 }
 
 extension EngineBox {
-    /// Runs `body` on the engine under the lock.
-    public func withEngine<T>(_ body: (inout DeviceEngine) -> T) -> T {
+    /// Runs `body` on the engine under the lock, and hands on the inputs it handled
+    /// (the host's front door is the one caller that changes the device).
+    func withEngine<T>(_ body: (inout DeviceEngine) -> T) -> T {
         lock.withLock {
             defer { settle() }
             return body(&engine)
         }
+    }
+
+    /// Reads the device as it stands, under the lock.
+    public func read<T>(_ body: (DeviceEngine) -> T) -> T {
+        lock.withLock { body(engine) }
     }
 
     /// The point of the journal that holds everything that has run so far (0 without a store).

@@ -10,50 +10,38 @@ import Foundation
 public enum TUIRunner {
     /// Runs until the user quits (returns 0) or a termination signal arrives
     /// (returns 128 plus its number); the terminal is restored either way.
-    /// With a `link`, the engine is the connection server's: app servers' traffic
-    /// shows up as it happens, and the TUI's actions reach them.
-    /// `saveFolder` is where `w` offers to save the session.
-    public static func run(profile: Profile, link: (any DeviceLink)? = nil, saveFolder: String? = nil) -> Int32 {
-        var model =
-            link.map { TUIModel(profile: profile, linkedEngine: $0.currentEngine()) }
-            ?? TUIModel(profile: profile)
-        if let link { model.setNetworkSummary(link.summary) }
+    /// With a `door` (a served session's), app servers' traffic shows up as it
+    /// happens and the TUI's actions reach them; without, the TUI runs the device
+    /// itself. `saveFolder` is where `w` offers to save the session.
+    public static func run(profile: Profile, door: (any DeviceDoor)? = nil, saveFolder: String? = nil) -> Int32 {
+        var model = door.map { TUIModel(profile: profile, door: $0) } ?? TUIModel(profile: profile)
         if let saveFolder { model.setSaveFolder(saveFolder) }
-        return run(model, link: link)
+        return run(model, clock: (door as? any SessionClocked)?.clock)
     }
 
     /// Play mode: `profile`'s timeline in the TUI on a virtual clock, paused at +0.
     public static func run(playing profile: Profile, saveFolder: String? = nil) -> Int32 {
         var model = TUIModel(playing: profile)
         if let saveFolder { model.setSaveFolder(saveFolder) }
-        return run(model, link: nil)
+        return run(model, clock: nil)
     }
 
-    static func run(_ start: TUIModel, link: (any DeviceLink)?) -> Int32 {
+    /// `clock` is the served session's; without one the TUI keeps the real clock of
+    /// the session it runs.
+    static func run(_ start: TUIModel, clock sessionClock: SessionClock?) -> Int32 {
         let useColor = ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
         let screen = CursesScreen(useColor: useColor)
         defer { screen.close() }
         var model = start
-        /// Runs `work` on the model, through the link when there is one; true when
-        /// something new happened.
-        func update(_ work: (inout TUIModel) -> Void) -> Bool {
-            guard let link else {
-                let before = model.appendedTotal
-                work(&model)
-                return model.appendedTotal != before
-            }
-            return model.exchange(with: link, work)
-        }
-        // The session's one clock: the server's when the listeners run.
-        let clock = link?.clock ?? SessionClock()
+        let served = sessionClock != nil
+        let clock = sessionClock ?? SessionClock()
         func elapsed() -> Millis { clock.now }
         var dirty = true
         while true {
             let signal = fcm_termination_signal()
             if signal != 0 { return 128 + signal }
             let realNow = elapsed()
-            var ticked = false
-            if update({ ticked = $0.tick(now: realNow) }) || ticked { dirty = true }
+            if model.tick(now: realNow) { dirty = true }
             if dirty {
                 model.setScreenHeight(screen.height)
                 screen.paint(View.render(model, width: screen.width, height: screen.height))
@@ -62,7 +50,7 @@ public enum TUIRunner {
             let nextSecond = 1_000 - (realNow % 1_000)
             let nextEvent = model.nextWake.map { max(1, $0 - realNow) } ?? nextSecond
             // Network traffic arrives without a key press: look at least 10 times a second.
-            var timeout = Int(min(nextSecond, nextEvent, link == nil ? Millis.max : 100))
+            var timeout = Int(min(nextSecond, nextEvent, served ? 100 : Millis.max))
             // A virtual clock moves by real time between ticks: play smoothly.
             if model.hasVirtualClock { timeout = model.isPlaying ? 50 : 250 }
             guard let input = screen.readKey(timeout: timeout) else {
@@ -77,7 +65,7 @@ public enum TUIRunner {
             case .key(let key):
                 var effects: [Effect] = []
                 let at = elapsed()
-                _ = update { effects = $0.handle(key, at: at) }
+                effects = model.handle(key, at: at)
                 for effect in effects {
                     switch effect {
                     case .quit: return 0

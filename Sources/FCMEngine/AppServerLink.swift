@@ -20,6 +20,21 @@ public enum AppServerInput: Sendable, Equatable, Codable {
     case connected(ConnectionID, sender: String)
 }
 
+extension AppServerInput {
+    /// The connection it happened on.
+    public var connection: ConnectionID {
+        switch self {
+        case .opened(let id), .authenticated(let id, _), .sessionEstablished(let id), .received(let id, _),
+            .closed(let id), .connected(let id, _):
+            id
+        }
+    }
+
+    /// Whether it happened on a connection a profile describes (`connect`), not a
+    /// real app server's.
+    public var isOnScenarioConnection: Bool { ConnectionRules.scenarioConnections.contains(connection) }
+}
+
 /// A CCS message from an app server, as the XMPP layer read it.
 public enum CCSMessage: Sendable, Equatable, Codable {
     /// An ack of an upstream message or of a delivery receipt (`dr2:…`).

@@ -62,6 +62,11 @@ public indirect enum Command: Sendable, Equatable, Codable {
     /// that runs on the real clock says so when it starts; a replay keeps
     /// `WallClock`'s fixed default, so it replays the same every time.
     case setWallClock(unixMillis: Int64)
+    /// The built-in echo app server on or off (`--no-echo` on a saved device).
+    case setAppServerMode(AppServerMode)
+    /// How long a new connection may take to reach a session (a shell setting:
+    /// shorter in tests).
+    case setLoginTimeout(Millis)
     /// Back to the profile's start: the same tokens, nothing held, no topics, groups
     /// or faults; app-server connections ended.
     case reset

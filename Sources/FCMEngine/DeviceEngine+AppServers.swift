@@ -32,12 +32,6 @@ extension DeviceEngine {
         return links.effects
     }
 
-    /// How long a new connection may take to reach a session (a shell setting:
-    /// shorter in tests).
-    public mutating func useLoginTimeout(_ span: Millis) {
-        links.loginTimeout = span
-    }
-
     /// Whether effects wait to be taken.
     public var hasEffects: Bool { !links.effects.isEmpty }
 

@@ -28,11 +28,11 @@ extension DeviceEngine {
     }
 
     /// What the faults in scope do to an HTTP request on `path`: a delay, then a
-    /// status, each use counted and logged.
-    public mutating func httpFaults(path: String, into out: inout [Event]) -> [FaultEffect] {
+    /// status, each use counted and logged. Nil when no fault is in scope for the
+    /// path (nothing was used, so the call need not be kept).
+    mutating func httpFaults(path: String, into out: inout [Event]) -> [FaultEffect]? {
         dropEndedFaults()
-        guard faults.contains(where: { $0.path.map(path.hasPrefix) == true }) else { return [] }
-        inputs.record(.httpFaults(path: path, at: now))
+        guard faults.contains(where: { $0.path.map(path.hasPrefix) == true }) else { return nil }
         var effects: [FaultEffect] = []
         for index in faults.indices where faults[index].path.map(path.hasPrefix) == true {
             if case .latency(let delay, let jitter) = faults[index].kind {

@@ -2,8 +2,7 @@
 /// a notification key, which reach every member by its own rules.
 extension DeviceEngine {
     /// An app server's group call.
-    public mutating func manageGroup(_ order: GroupOrder, into out: inout [Event]) -> GroupOutcome {
-        inputs.record(.group(order, at: now))
+    mutating func manageGroup(_ order: GroupOrder, into out: inout [Event]) -> GroupOutcome {
         return changeGroup(order, into: &out)
     }
 

@@ -33,7 +33,7 @@ extension DeviceEngine {
 
     /// The app servers connected when the device stopped are gone: their
     /// connections close (what they carried waits for new ones).
-    public mutating func forgetAppServers(at time: Millis, into out: inout [Event]) {
+    mutating func forgetAppServers(at time: Millis, into out: inout [Event]) {
         for id in links.byID.keys.sorted() {
             apply(.appServer(.closed(id)), at: time, into: &out)
         }

@@ -27,8 +27,7 @@ public enum SendOutcome: Sendable, Equatable {
 extension DeviceEngine {
     /// Runs the HTTP APIs' orders on the device, in order. While the service is down
     /// nothing is taken (each refusal is still logged) and the API answers 503.
-    public mutating func send(_ orders: [SendOrder], into out: inout [Event]) -> SendOutcome {
-        inputs.record(.send(orders, at: now))
+    mutating func send(_ orders: [SendOrder], into out: inout [Event]) -> SendOutcome {
         let down = !serviceUp
         var results: [Result<String, DownstreamError>] = []
         var deliveries: [GroupDelivery?] = []

@@ -13,16 +13,7 @@ extension DeviceEngine {
     }
 
     /// Lets time pass up to `time`, firing every timer due on the way in order.
-    public mutating func advance(to time: Millis, into out: inout [Event]) {
-        if let deadline = nextDeadline, deadline <= time { inputs.record(.advance(to: time)) }
-        runTimers(to: time, into: &out)
-    }
-
-    /// The session stops at `time`: what is due fires, and the clock as it stands is
-    /// recorded whether or not anything fired, so the calls alone bring it back (time
-    /// stands still while the device is stopped).
-    public mutating func stop(at time: Millis, into out: inout [Event]) {
-        if inputs.isOn { inputs.record(.advance(to: max(time, now))) }
+    mutating func advance(to time: Millis, into out: inout [Event]) {
         runTimers(to: time, into: &out)
     }
 

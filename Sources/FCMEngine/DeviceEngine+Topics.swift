@@ -76,8 +76,7 @@ extension DeviceEngine {
     }
 
     /// An app server's topic call, one result per token in order.
-    public mutating func manageTopics(_ order: TopicOrder, into out: inout [Event]) -> TopicOutcome {
-        inputs.record(.topics(order, at: now))
+    mutating func manageTopics(_ order: TopicOrder, into out: inout [Event]) -> TopicOutcome {
         return changeTopics(order, into: &out)
     }
 

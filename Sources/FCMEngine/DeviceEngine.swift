@@ -76,19 +76,13 @@ public struct DeviceEngine: Sendable, Codable {
         indexDevices()
     }
 
-    /// Turns the built-in echo app server on or off (`--no-echo` on a saved device).
-    public mutating func useAppServer(_ mode: AppServerMode) {
-        configuration.appServer = mode
-    }
-
     /// The device can talk to the connection server.
     var connected: Bool { installed && network == .online && serviceUp }
 
     var platform: Platform { device.platform }
 
     /// Registers every sender on every phone: the first `onNewToken` of each.
-    public mutating func start(at time: Millis = 0, into out: inout [Event]) {
-        inputs.record(.start(at: time))
+    mutating func start(at time: Millis = 0, into out: inout [Event]) {
         now = time
         issueFirstTokens(into: &out)
         // The fleet as started is made again from the configuration and this input:
@@ -110,9 +104,7 @@ public struct DeviceEngine: Sendable, Codable {
 
     /// Handles one command at `time` (clamped so time never runs backwards), after
     /// every timer due by then.
-    public mutating func apply(_ command: Command, at time: Millis, into out: inout [Event]) {
-        // Checked here, so the input is not even made when nothing records it.
-        if inputs.isOn { inputs.record(.apply(command, at: max(time, now))) }
+    mutating func apply(_ command: Command, at time: Millis, into out: inout [Event]) {
         runTimers(to: time, into: &out)
         perform(command, into: &out)
         runTimers(to: now, into: &out)
@@ -143,6 +135,8 @@ public struct DeviceEngine: Sendable, Codable {
         case .addFault(let fault): addFault(fault, into: &out)
         case .clearFaults: clearFaults(into: &out)
         case .setWallClock(let unixMillis): setWallClock(unixMillis: unixMillis)
+        case .setAppServerMode(let mode): configuration.appServer = mode
+        case .setLoginTimeout(let span): links.loginTimeout = span
         case .reset: reset(into: &out)
         default: onDevice(0) { $0.performOnDevice(command, into: &out) }
         }
@@ -170,13 +164,6 @@ public struct DeviceEngine: Sendable, Codable {
         case .setPermission(let permission): setPermission(permission, into: &out)
         default: perform(command, into: &out)  // not a device command
         }
-    }
-
-    /// Convenience for tests and small shells.
-    public mutating func apply(_ command: Command, at time: Millis) -> [Event] {
-        var out: [Event] = []
-        apply(command, at: time, into: &out)
-        return out
     }
 
     mutating func emit(_ side: Side, _ kind: EventName, _ fields: [Field], into out: inout [Event]) {

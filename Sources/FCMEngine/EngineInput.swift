@@ -18,6 +18,11 @@ public enum EngineInput: Sendable, Equatable, Codable {
     case group(GroupOrder, at: Millis)
     /// An HTTP request on `path` that faults were in scope for (they were used).
     case httpFaults(path: String, at: Millis)
+    /// A device resumed from its state: the app servers it had are gone.
+    case resume(at: Millis)
+    /// The session stops: what is due fires, and the clock is kept as it stands
+    /// whether or not anything fired (time stands still while the device is stopped).
+    case stop(at: Millis)
 }
 
 /// The calls made on an engine since a shell last took them, and the phones they
@@ -57,33 +62,16 @@ public struct InputRecord: Sendable, Codable {
     }
 }
 
-extension DeviceEngine {
-    /// Replays one recorded call (its events are those the call produced first time).
-    public mutating func replay(_ input: EngineInput, into out: inout [Event]) {
-        switch input {
-        case .start(let time): start(at: time, into: &out)
-        case .apply(let command, let time): apply(command, at: time, into: &out)
-        case .advance(let time): advance(to: time, into: &out)
-        case .push(let request, let time):
-            runTimers(to: time, into: &out)
-            admit(request, into: &out)
-        case .send(let orders, let time):
-            runTimers(to: time, into: &out)
-            _ = send(orders, into: &out)
-        case .topics(let order, let time):
-            runTimers(to: time, into: &out)
-            _ = manageTopics(order, into: &out)
-        case .group(let order, let time):
-            runTimers(to: time, into: &out)
-            _ = manageGroup(order, into: &out)
-        case .httpFaults(let path, let time):
-            runTimers(to: time, into: &out)
-            _ = httpFaults(path: path, into: &out)
+extension EngineInput {
+    /// When the input happened, in engine time.
+    public var time: Millis? {
+        switch self {
+        case .start(let time), .apply(_, let time), .advance(let time), .push(_, let time), .send(_, let time),
+            .topics(_, let time), .group(_, let time), .httpFaults(_, let time), .resume(let time), .stop(let time):
+            time
         }
     }
-}
 
-extension EngineInput {
     /// Whether the fleet is made here as its configuration starts it: every phone
     /// changed before is the fleet as started again (`start` forgets what changed).
     /// A store keeps the journal up to here to make that fleet again, not rows.

@@ -31,7 +31,7 @@ public struct Playback: Sendable {
         self.profile = profile
         engine = DeviceEngine(profile.configuration)
         runner = ScenarioRunner(steps: profile.steps)
-        engine.start(at: 0, into: &events)
+        engine.handle(.start(at: 0), into: &events)
         runner.observe(events)
         saveCheckpoint()
     }
@@ -112,7 +112,7 @@ public struct Playback: Sendable {
             return
         }
         let before = events.count
-        engine.advance(to: target, into: &events)
+        engine.handle(.advance(to: target), into: &events)
         runner.observe(Array(events[before...]))
         time = target
     }

@@ -78,14 +78,14 @@ public indirect enum StepAction: Sendable {
 
 extension StepAction {
     /// The one way a step acts on the device, for a profile's runner and the control
-    /// API alike: a command is applied; a push becomes its messages
-    /// (`PushStep.perform`). Expectations do nothing here (`ExpectationJudge` judges
-    /// them).
-    public func perform(on engine: inout DeviceEngine, at time: Millis, into out: inout [Event]) {
+    /// API alike: the engine inputs it makes at `time` against the device as it
+    /// stands (a command is applied; a push becomes its messages, `PushStep.commands`).
+    /// Expectations make none (`ExpectationJudge` judges them).
+    public func inputs(on engine: DeviceEngine, at time: Millis) -> [EngineInput] {
         switch self {
-        case .command(let command): engine.apply(command, at: time, into: &out)
-        case .push(let push): push.perform(on: &engine, at: time, into: &out)
-        case .expect, .expectNone: break
+        case .command(let command): [.apply(command, at: time)]
+        case .push(let push): push.inputs(on: engine, at: time)
+        case .expect, .expectNone: []
         }
     }
 }
@@ -101,6 +101,9 @@ public struct PushStep: Sendable {
     /// The phones whose tokens `target` picks, in order: one message to each, as a
     /// multicast (`registration_ids`) sends them. Empty for the first phone.
     public var devices: [String] = []
+    /// An HTTP v1 message's platform blocks (`platforms:`, as a saved session writes
+    /// them): the push goes as that message did, each copy shaped by its block.
+    public var overrides: PlatformOverrides?
 
     public init(
         request: DownstreamRequest, target: PushTarget = .latest, tokenOwner: String, connection: ConnectionID? = nil
@@ -111,15 +114,13 @@ public struct PushStep: Sendable {
         self.connection = connection
     }
 
-    /// The commands this step makes, one per phone it names, each target resolved
-    /// among the tokens `engine` has issued so far.
-    /// The push sent: its target resolved among the tokens issued so far, one message
-    /// per phone it names (a step that names none is for the profile's first phone).
-    func perform(on engine: inout DeviceEngine, at time: Millis, into out: inout [Event]) {
-        if devices.isEmpty {
-            engine.apply(command(on: engine, phoneAt: 0), at: time, into: &out)
-        } else {
-            for command in commands(on: engine) { engine.apply(command, at: time, into: &out) }
+    /// The inputs this step makes at `time`: one message per phone it names.
+    public func inputs(on engine: DeviceEngine, at time: Millis) -> [EngineInput] {
+        let commands = commands(on: engine)
+        guard let overrides else { return commands.map { .apply($0, at: time) } }
+        return commands.compactMap { command in
+            guard case .push(let request) = command else { return .apply(command, at: time) }
+            return .send([SendOrder(request, overrides: overrides)], at: time)
         }
     }
 

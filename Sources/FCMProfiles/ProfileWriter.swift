@@ -1,16 +1,18 @@
 import FCMEngine
 import FCMJSON
+import Foundation
 
-/// Writes a device and the commands taken in a session as a profile that `replay`
-/// reproduces.
+/// Writes a device and what was done to it in a session, through every door, as a
+/// profile that `replay` reproduces.
 public enum ProfileWriter {
     /// With `startingTokens` (a device resumed from its state), each sender's first
     /// token is fixed to the one it had, so the saved steps reach the same tokens.
     /// With `played` (a profile played in the TUI until the user took over), the
     /// session starts with those steps, notes and expectations included.
+    /// `inputs` are what the device took, through every door, in order: keys,
+    /// control-API actions, app servers' messages and topic and group calls.
     public static func yaml(
-        profile: Profile, played: [Step] = [], actions: [(at: Millis, command: Command)],
-        startingTokens: [String: String]? = nil
+        profile: Profile, played: [Step] = [], inputs: [EngineInput], startingTokens: [String: String]? = nil
     ) -> String {
         let config = profile.configuration
         let device = config.device
@@ -62,13 +64,63 @@ public enum ProfileWriter {
             lines.append("    " + text)
             if let note = played.note { lines.append("    note: " + quoted(note)) }
         }
-        for action in actions {
-            guard let step = step(action.command) else { continue }
-            lines.append("  - at: \(action.at)ms")
-            lines.append("    " + step)
+        var wrote = !played.isEmpty
+        var last = played.last?.at ?? 0
+        for input in inputs {
+            for text in steps(input) {
+                // Doors on other threads may stamp a call a moment before the one
+                // ahead of it in the device's order; a timeline runs forward.
+                if let at = input.time { last = max(last, at) }
+                if text.hasPrefix("#") {
+                    lines.append("  " + text)
+                    continue
+                }
+                lines.append("  - at: \(last)ms")
+                lines.append("    " + text)
+                wrote = true
+            }
         }
-        if actions.isEmpty && played.isEmpty { lines[lines.count - 1] = "timeline: []" }
+        if !wrote { lines[lines.count - 1] = "timeline: []" }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The steps one input is saved as: a command as its step, an app server's
+    /// message as a push to the token it named, a topic or group call as its step.
+    /// What a profile cannot say is left out, with a comment (`# …`) where it matters.
+    static func steps(_ input: EngineInput) -> [String] {
+        switch input {
+        case .apply(.appServer(.received(let id, .downstream(var request, let messageID))), _)
+        where !ConnectionRules.scenarioConnections.contains(id):
+            // A real app server's connection is not the profile's: its message is saved
+            // as the message it was.
+            request.messageID = messageID
+            return ["push: { \(pushParts(request).joined(separator: ", ")) }"]
+        case .apply(.appServer(let connectionInput), _) where !connectionInput.isOnScenarioConnection:
+            return []
+        case .apply(let command, _): return step(command).map { [$0] } ?? []
+        case .push(let request, _): return ["push: { \(pushParts(request).joined(separator: ", ")) }"]
+        case .send(let orders, _):
+            return orders.map { order in
+                guard !order.byInstallation else {
+                    return "# a message to installation \(order.request.to ?? "") is not saved: a profile names tokens"
+                }
+                var parts = pushParts(order.request)
+                if let overrides = order.overrides, let json = platformsJSON(overrides) {
+                    parts.append("platforms: \(json)")
+                }
+                return "push: { \(parts.joined(separator: ", ")) }"
+            }
+        case .topics(let order, _): return step(.topics(order, phones: [])).map { [$0] } ?? []
+        case .group(let order, _): return step(.group(order, phones: [])).map { [$0] } ?? []
+        case .start, .advance, .httpFaults, .resume, .stop: return []
+        }
+    }
+
+    /// An HTTP v1 message's platform blocks as JSON (a flow mapping YAML reads).
+    static func platformsJSON(_ overrides: PlatformOverrides) -> String? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(overrides)).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// A profile's own step as it was written (a push keeps its target).
@@ -89,6 +141,9 @@ public enum ProfileWriter {
             if let connection = push.connection { parts.append("connection: \(connection)") }
             if !push.devices.isEmpty {
                 parts.append("devices: [" + push.devices.map(quoted).joined(separator: ", ") + "]")
+            }
+            if let overrides = push.overrides, let json = platformsJSON(overrides) {
+                parts.append("platforms: \(json)")
             }
             return "push: { \(parts.joined(separator: ", ")) }"
         case .expect(let expectation): return "expect: " + expectationText(expectation)
@@ -153,7 +208,7 @@ public enum ProfileWriter {
         case .unsubscribe(let topic, let sender): return topicStep("unsubscribe", topic, sender)
         case .addFault(let fault): return "fault: " + faultText(fault)
         case .clearFaults: return "clear_faults: true"
-        case .reset, .setWallClock: return nil
+        case .reset, .setWallClock, .setAppServerMode, .setLoginTimeout: return nil
         case .addDevice(let spec): return "add_device: " + deviceSpecText(spec)
         case .group(let order, let phones):
             var parts = ["sender: \(quoted(order.sender))", "operation: \(order.operation.rawValue)"]

@@ -32,11 +32,11 @@ public enum Replayer {
         var engine = DeviceEngine(profile.configuration)
         var runner = ScenarioRunner(steps: profile.steps)
         var all: [Event] = []
-        engine.start(at: 0, into: &all)
+        engine.handle(.start(at: 0), into: &all)
         runner.observe(all)
         while let next = runner.nextAt {
             var timers: [Event] = []
-            engine.advance(to: next, into: &timers)
+            engine.handle(.advance(to: next), into: &timers)
             runner.observe(timers)
             all += timers
             runner.play(until: next, on: &engine, into: &all)
@@ -44,9 +44,9 @@ public enum Replayer {
         let last = profile.steps.last?.at ?? 0
         let end = profile.end ?? (last + settleLimit)
         while let deadline = engine.nextDeadline, deadline <= end {
-            engine.advance(to: deadline, into: &all)
+            engine.handle(.advance(to: deadline), into: &all)
         }
-        if profile.end != nil { engine.advance(to: end, into: &all) }
+        if profile.end != nil { engine.handle(.advance(to: end), into: &all) }
         // The transcript places checks between events; the events list holds none.
         var events: [Event] = []
         var positions: [Int] = []

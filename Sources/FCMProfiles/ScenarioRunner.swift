@@ -82,15 +82,15 @@ public struct ScenarioRunner: Sendable {
         position += 1
         let at = max(steps[index].at, engine.now)
         var start = out.count
-        engine.advance(to: at, into: &out)
+        engine.handle(.advance(to: at), into: &out)
         var result: CheckResult?
         // Switched on in place (a step's action is large): a push goes by
-        // `PushStep.perform`, the one mapping `StepAction.perform` uses too.
+        // `PushStep.inputs`, the one mapping `StepAction.inputs` uses too.
         switch steps[index].action {
         case .command(let command):
-            engine.apply(command, at: at, into: &out)
+            engine.handle(.apply(command, at: at), into: &out)
         case .push(let push):
-            push.perform(on: &engine, at: at, into: &out)
+            for input in push.inputs(on: engine, at: at) { engine.handle(input, into: &out) }
         case .expect(let expectation), .expectNone(let expectation):
             // Judged after what this step's time brought is seen.
             seen += out[start...]

@@ -1,4 +1,6 @@
 import FCMEngine
+import FCMJSON
+import Foundation
 
 /// What the timeline parser knows of one phone: the callback names `expect` steps
 /// are checked against, and the SDK a `send` addresses.
@@ -465,7 +467,7 @@ extension ProfileParser {
     static let pushKeys = [
         "sender", "to", "token_of", "id", "data", "notification", "collapse_key", "priority", "time_to_live",
         "delivery_receipt_requested", "dry_run", "content_available", "mutable_content", "connection", "topic",
-        "condition", "devices", "group", "restricted_package_name",
+        "condition", "devices", "group", "restricted_package_name", "platforms",
     ]
 
     static func parsePush(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> PushStep {
@@ -516,6 +518,10 @@ extension ProfileParser {
             }
         }
         var push = PushStep(request: request, target: target, tokenOwner: owner, connection: connection)
+        if let platformsNode = map["platforms"] {
+            if connection != nil { throw platformsNode.error("platforms are an HTTP v1 message's; CCS has none") }
+            push.overrides = try platformBlocks(platformsNode)
+        }
         if let devicesNode = map["devices"] {
             switch target {
             case .latest, .previous: break
@@ -529,6 +535,17 @@ extension ProfileParser {
             push.devices = names
         }
         return push
+    }
+
+    /// `platforms: {"android": {…}, "apns": {…}, "webpush": {…}}`: an HTTP v1
+    /// message's platform blocks, as a saved session writes them.
+    static func platformBlocks(_ node: YAMLNode) throws(ProfileError) -> PlatformOverrides {
+        let text = try node.jsonValue().json
+        do {
+            return try JSONDecoder().decode(PlatformOverrides.self, from: Data(text.utf8))
+        } catch {
+            throw node.error("platforms must be platform blocks as a saved session writes them: \(error)")
+        }
     }
 
     /// A mapping of keys to single values, each kept as text (the service turns

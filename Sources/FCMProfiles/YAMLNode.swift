@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMJSON
 import Yams
 
 /// A YAML node with the file it came from, offering typed reads that fail with
@@ -27,6 +28,26 @@ struct YAMLNode {
     func scalarText() throws(ProfileError) -> String {
         guard case .scalar(let scalar) = node else { throw error("expected a single value, found \(kind)") }
         return scalar.string
+    }
+
+    /// The node as JSON: a mapping an object, a sequence an array, a scalar by what
+    /// YAML resolved it to.
+    func jsonValue() throws(ProfileError) -> JSONValue {
+        switch node {
+        case .scalar(let scalar):
+            switch scalar.tagName {
+            case .null where scalar.style == .plain: return .null
+            case .bool: return .bool(node.bool ?? false)
+            case .int, .float: return .number(scalar.string)
+            default: return .string(scalar.string)
+            }
+        case .sequence:
+            return .array(try sequence().map { item throws(ProfileError) in try item.jsonValue() })
+        default:
+            var members: [(key: String, value: JSONValue)] = []
+            for entry in try mapping(allowed: []).entries { members.append((entry.name, try entry.value.jsonValue())) }
+            return .object(JSONObject(members))
+        }
     }
 
     func string() throws(ProfileError) -> String {

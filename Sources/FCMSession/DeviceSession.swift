@@ -84,7 +84,7 @@ public final class DeviceSession: Sendable {
     public var clock: SessionClock { server.host.clock }
 
     /// The device's engine configuration as the session runs it (after `--no-echo`).
-    public var configuration: EngineConfiguration { server.host.box.withEngine { $0.configuration } }
+    public var configuration: EngineConfiguration { server.host.box.read { $0.configuration } }
 
     /// Opens the device's state and the listeners. Events go to `log`, or to the
     /// TUI's link when `log` is nil. Throws a `SessionError` saying what is wrong.

@@ -4,11 +4,11 @@ import FCMProfiles
 import FCMTerminalUI
 import Foundation
 
-/// The TUI's side of a running connection server: one engine, shared under the
-/// engine box's lock, and the session's one clock; what the TUI does reaches app
-/// servers through the host.
-public final class TUILink: DeviceLink, @unchecked Sendable {
-    /// Events the connection server logged, waiting for the TUI to take them.
+/// The TUI's door into a served device: the host's front door, shared with app
+/// servers and the control API; the events of every door come to the TUI through
+/// the session's inbox, and the session's one clock and timer drive its time.
+public final class TUILink: DeviceDoor, SessionClocked, @unchecked Sendable {
+    /// Events the session logged, whichever door caused them, waiting for the TUI.
     public final class Inbox: @unchecked Sendable {
         private let lock = NSLock()
         private var pending: [Event] = []
@@ -27,7 +27,7 @@ public final class TUILink: DeviceLink, @unchecked Sendable {
 
     let server: ConnectionServer
     let events: Inbox
-    public let summary: String
+    public let summary: String?
 
     public init(server: ConnectionServer, events: Inbox) {
         self.server = server
@@ -37,21 +37,32 @@ public final class TUILink: DeviceLink, @unchecked Sendable {
         if let port = server.ccsPlainPort { parts.append(server.ccsPort == nil ? "CCS plain :\(port)" : ":\(port)") }
         if let port = server.httpPort { parts.append("HTTP :\(port)") }
         summary = parts.joined(separator: " ")
+        // `w` saves what every door did from here on.
+        server.host.box.startRecording()
     }
 
-    public func exchange(_ body: (inout DeviceEngine, [Event]) -> [Event]) {
+    @discardableResult
+    public func submit(_ command: Command) -> [Event] {
         let host = server.host
-        let (produced, effects) = host.box.withEngine { engine in (body(&engine, events.take()), engine.hasEffects) }
-        if !produced.isEmpty || effects {
-            // What the screen is about to show is on disk first.
-            host.box.store.map { $0.waitUntilDurable($0.appendedSeq) }
-            host.loop.execute { host.react(to: produced) }
-        }
+        let produced = host.apply(command)
+        // What the screen is about to show is on disk first.
+        host.box.store.map { $0.waitUntilDurable($0.appendedSeq) }
+        return produced
     }
+
+    public func view() -> DeviceView { DeviceView(server.host.engine) }
+
+    public func takeEvents() -> [Event] { events.take() }
+
+    public func moveClock(by span: Millis) { server.host.moveClock(by: span) }
+
+    public var keepsItsOwnClock: Bool { true }
+
+    public func tick(now time: Millis) -> Bool { false }
+
+    public var nextWake: Millis? { nil }
+
+    public func recording() -> [EngineInput] { server.host.box.recorded }
 
     public var clock: SessionClock { server.host.clock }
-
-    public func currentEngine() -> DeviceEngine {
-        server.host.box.withEngine { $0 }
-    }
 }

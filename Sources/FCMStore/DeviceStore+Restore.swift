@@ -142,7 +142,7 @@ extension DeviceStore {
                 throw StoreError.unreadable(path: path, detail: "journal entry \(entrySeq) does not decode (\(error))")
             }
             if input.startsFleet { onStart(entrySeq) }
-            engine.replay(input, into: &ignored)
+            engine.handle(input, into: &ignored)
             ignored.removeAll(keepingCapacity: true)
             afterEach(&engine)
             lastSeq = entrySeq

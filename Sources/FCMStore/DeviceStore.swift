@@ -84,7 +84,9 @@ public final class DeviceStore: @unchecked Sendable {
                 {
                     throw StoreError.configurationChanged(path: path, detail: difference)
                 }
-                engine.useAppServer(configuration.appServer)
+                // Not kept: every opening sets it again from the configuration given.
+                var ignored: [Event] = []
+                engine.handle(.apply(.setAppServerMode(configuration.appServer), at: engine.now), into: &ignored)
             }
             guard let saved else {
                 // A new fleet is made again from its configuration: no phone is saved.

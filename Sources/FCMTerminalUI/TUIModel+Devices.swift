@@ -11,7 +11,7 @@ extension TUIModel {
     var devicesPage: Int { max(1, View.devicesListRows(screenHeight: screenHeight)) }
 
     mutating func handleDevices(selected: Int, _ key: Key) -> [Effect] {
-        let count = engine.devices.count
+        let count = device.devices.count
         switch key {
         case .up: overlay = .devices(selected: max(0, selected - 1))
         case .down: overlay = .devices(selected: min(count - 1, selected + 1))
@@ -34,17 +34,17 @@ extension TUIModel {
 
     /// Shows another phone in the panes (selections start again at the top).
     mutating func show(device index: Int) {
-        guard engine.devices.indices.contains(index) else { return }
+        guard device.devices.indices.contains(index) else { return }
         shownDevice = index
         selection = [:]
         inboxSeen = shown.inbox.count
         selection[.inbox] = max(0, inboxSeen - 1)
-        status = "showing \(engine.devices[index].name) (\(index + 1) of \(engine.devices.count))"
+        status = "showing \(device.devices[index].name) (\(index + 1) of \(device.devices.count))"
     }
 
     /// `]` and `[`: the next or previous phone.
     mutating func stepDevice(_ step: Int) {
-        let count = engine.devices.count
+        let count = device.devices.count
         guard count > 1 else { return status = "one device: v opens the devices list, a there adds one" }
         show(device: (shownIndex + step + count) % count)
     }
@@ -61,15 +61,15 @@ extension TUIModel {
     }
 
     func suggestDeviceName() -> String {
-        var number = engine.devices.count + 1
-        while engine.deviceNumber(named: "device-\(number)") != nil { number += 1 }
+        var number = device.devices.count + 1
+        while device.deviceNumber(named: "device-\(number)") != nil { number += 1 }
         return "device-\(number)"
     }
 
     mutating func submitAddDevice(_ form: inout Form, at time: Millis) {
         let name = form.value("name").trimmingCharacters(in: .whitespaces)
         // The engine's rule, shown under the field instead of as a refusal.
-        if let problem = engine.deviceNameProblem(name) { form.fail("name", problem) }
+        if let problem = device.deviceNameProblem(name) { form.fail("name", problem) }
         guard !form.hasErrors else { return }
         var settings = shown.settings
         settings.name = name
@@ -79,6 +79,6 @@ extension TUIModel {
         settings.network = Network.online
         settings.doze = false
         run(.addDevice(DeviceSpec(settings.fitted)), at: time)
-        if let index = engine.deviceNumber(named: name) { show(device: index) }
+        if let index = device.deviceNumber(named: name) { show(device: index) }
     }
 }

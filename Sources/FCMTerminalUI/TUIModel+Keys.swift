@@ -6,7 +6,7 @@ extension TUIModel {
     /// Handles one key at engine time `time` (real elapsed plus the offset).
     public mutating func handle(_ key: Key, at time: Millis) -> [Effect] {
         // Play mode and a fork keep their own clock: commands happen at its time.
-        let time = hasVirtualClock ? engine.now : time
+        let time = hasVirtualClock ? device.now : time
         switch overlay {
         case .form(var form)?:
             return handleForm(&form, key, at: time)
@@ -82,7 +82,7 @@ extension TUIModel {
         case .character("s"): openCompose()
         case .character("p"): openPush()
         case .character("n"): run(.setNetwork(shown.network == .online ? .offline : .online), at: time)
-        case .character("o"): run(.setService(up: !engine.serviceUp), at: time)
+        case .character("o"): run(.setService(up: !device.serviceUp), at: time)
         case .character("z"): run(.setDoze(!shown.doze), at: time)
         case .character("f"): run(.setAppState(.foreground), at: time)
         case .character("b"): run(.setAppState(.background), at: time)
@@ -140,16 +140,17 @@ extension TUIModel {
         selection[.tray] = max(0, min(selected(.tray), shown.tray.count - 1))
     }
 
-    /// Moves the clock on: TTLs run out and doze ends without waiting. The session's
-    /// clock moves on with it (the runner applies the effect).
+    /// Moves the session's clock on: TTLs run out and doze ends without waiting.
     public mutating func advanceClock(_ span: Millis) -> [Effect] {
         forkIfPlaying()
-        var events: [Event] = []
-        engine.advance(to: engine.now + span, into: &events)
-        append(events)
+        guard let door else { return [] }
+        door.moveClock(by: span)
+        absorb()
         status = "clock moved on \(span / Span.minute >= 1440 ? "1 day" : span >= Span.hour ? "1 hour" : "1 minute")"
-        // A model with its own clock has moved it; the session clock stays real.
-        return hasVirtualClock ? [] : [.moveClock(by: span)]
+        // A session the TUI runs on the real clock follows the runner's clock, which
+        // moves on with it (the runner applies the effect); a served session and a
+        // fork have moved their own.
+        return hasVirtualClock || door.keepsItsOwnClock ? [] : [.moveClock(by: span)]
     }
 
     mutating func handleTokenDetail(sender: String, _ key: Key) -> [Effect] {

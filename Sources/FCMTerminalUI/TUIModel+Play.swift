@@ -60,7 +60,7 @@ extension TUIModel {
     /// The screen follows the playback: its engine and its events.
     mutating func showPlayback() {
         guard let playback = play?.playback else { return }
-        engine = playback.engine
+        device = DeviceView(playback.engine)
         log = playback.events
         appendedTotal = playback.events.count
         eventScroll = min(eventScroll, max(0, log.count - 1))
@@ -95,11 +95,10 @@ extension TUIModel {
             showPlayback()
             return before != (state.playback.position, state.playback.time / 1_000)
         }
-        var events: [Event] = []
-        let second = engine.now / 1_000
-        engine.advance(to: engine.now + elapsed, into: &events)
-        append(events)
-        return !events.isEmpty || engine.now / 1_000 != second
+        // After a fork: the session the TUI runs moves on at the real pace.
+        guard let door else { return false }
+        let moved = door.tick(now: device.now + elapsed)
+        return absorb() || moved
     }
 
     /// The user acted while a profile played: the timeline stops here and the
@@ -107,9 +106,10 @@ extension TUIModel {
     mutating func forkIfPlaying() {
         guard let state = play else { return }
         let playback = state.playback
-        fork = ForkPoint(
+        let point = ForkPoint(
             steps: Array(playback.steps.prefix(playback.position)), total: playback.steps.count, at: playback.time)
-        play = nil
+        // The played engine is handed to a session of its own: the TUI runs it no more.
+        mode = .forked(LocalSession(engine: playback.engine), point)
         status = "forked at step \(playback.position)/\(playback.steps.count): yours now; w saves it, Home replays"
     }
 
@@ -117,9 +117,7 @@ extension TUIModel {
     mutating func replayProfile() {
         var state = PlayState(profile: profile)
         state.speed = play?.speed ?? .x10
-        play = state
-        fork = nil
-        recorded = []
+        mode = .playing(state)
         lastTick = nil
         showPlayback()
         status = "the profile plays again from +0; what you did after the fork is gone"

@@ -1,15 +1,27 @@
 import FCMEngine
 import FCMProfiles
 
-/// Everything the TUI shows and remembers: the device engine on the real clock,
-/// the event log, focus, scroll positions, the open overlay, and the actions taken
-/// (so the session can be saved as a profile).
+/// Everything the TUI shows and remembers: the device as the session shows it, the
+/// event log, focus, scroll positions and the open overlay. What the user does goes
+/// through the session's front door (`DeviceDoor`); the model keeps no engine it
+/// runs, but in play mode, where stepping back replays the profile.
 public struct TUIModel: Sendable {
-    public internal(set) var engine: DeviceEngine
+    /// Where the device is: the session's (live), a profile playing on a virtual
+    /// clock, or a played profile the user took over (a fork, its own session).
+    public enum Mode: Sendable {
+        case live(any DeviceDoor)
+        case playing(PlayState)
+        case forked(any DeviceDoor, ForkPoint)
+    }
+
+    public internal(set) var mode: Mode
+    /// The device as last shown: read-only, refreshed from the session after every
+    /// key and tick (or from the playback in play mode).
+    public internal(set) var device: DeviceView
     public internal(set) var log: [Event] = []
     public let profile: Profile
     public internal(set) var focus: Pane = .events
-    /// The phone the panes show (an index into `engine.devices`; the first unless
+    /// The phone the panes show (an index into `device.devices`; the first unless
     /// the devices list chose another).
     public internal(set) var shownDevice = 0
     public internal(set) var overlay: Overlay?
@@ -21,8 +33,6 @@ public struct TUIModel: Sendable {
     public internal(set) var selection: [Pane: Int] = [:]
     public internal(set) var serverRaw = false
     public internal(set) var status: String?
-    /// Commands taken in this session, with the engine time they ran at.
-    public internal(set) var recorded: [(at: Millis, command: Command)] = []
     /// The tokens a device resumed from its state had when the TUI opened it (a saved
     /// session starts from them, so its pushes reach the same tokens).
     public internal(set) var resumedTokens: [String: String]?
@@ -33,12 +43,8 @@ public struct TUIModel: Sendable {
     public internal(set) var networkSummary: String?
     /// Events appended since the start (the log itself is trimmed).
     public internal(set) var appendedTotal = 0
-    /// Play mode (`tui --play`): the profile's timeline on a virtual clock.
-    public internal(set) var play: PlayState?
-    /// Set once the user acted in play mode: the session is theirs from there on.
-    public internal(set) var fork: ForkPoint?
     /// The session clock's reading at the last tick, in play mode and after a fork
-    /// (the engine's clock then moves by the real time between ticks).
+    /// (the device's clock then moves by the real time between ticks).
     var lastTick: Millis?
     /// How many messages the shown phone's inbox held at the last update: a selection
     /// on the newest of them follows the messages that arrive after.
@@ -53,79 +59,115 @@ public struct TUIModel: Sendable {
     /// At least this many of the newest events are kept for the screen (fewer than twice).
     public static let logLimit = 10_000
 
+    /// A model on a device the TUI runs itself (no listeners), started at +0.
     public init(profile: Profile) {
-        self.profile = profile
-        engine = DeviceEngine(profile.configuration)
-        var events: [Event] = []
-        engine.start(at: 0, into: &events)
-        append(events)
+        self.init(profile: profile, door: LocalSession(starting: profile.configuration))
+        resumedTokens = nil
     }
 
-    /// A model whose engine lives elsewhere (a `DeviceLink`): the engine is not
-    /// started here; its first events come from the link.
-    public init(profile: Profile, linkedEngine: DeviceEngine) {
+    /// A model on a session's device (`DeviceDoor`): its first events come from it.
+    public init(profile: Profile, door: any DeviceDoor) {
         self.profile = profile
-        engine = linkedEngine
-        // A fork saves the tokens a profile can fix: a sender's `token` is the first
-        // phone's (the engine's rule), so the first phone's are the ones kept.
-        if !linkedEngine.devices[0].tokens.isEmpty { resumedTokens = linkedEngine.devices[0].tokens }
+        mode = .live(door)
+        device = door.view()
+        networkSummary = door.summary
+        // The session was there before the TUI (resumed, perhaps): a saved session fixes
+        // the tokens a profile can fix. A sender's `token` is the first phone's (the
+        // engine's rule), so the first phone's are the ones kept.
+        if let first = device.devices.first, !first.tokens.isEmpty {
+            resumedTokens = first.tokens
+        }
+        absorb()
     }
 
     /// A model that plays `profile`'s timeline (play mode), paused at +0.
     public init(playing profile: Profile) {
         self.profile = profile
         let state = PlayState(profile: profile)
-        engine = state.playback.engine
-        play = state
+        device = DeviceView(state.playback.engine)
+        mode = .playing(state)
         showPlayback()
+    }
+
+    /// What every door did since the TUI opened, as the inputs the device took.
+    public var recording: [EngineInput] { door?.recording() ?? [] }
+
+    /// The session's door, outside play mode.
+    var door: (any DeviceDoor)? {
+        switch mode {
+        case .live(let door), .forked(let door, _): door
+        case .playing: nil
+        }
+    }
+
+    /// Play mode's state, while a profile plays.
+    public internal(set) var play: PlayState? {
+        get { if case .playing(let state) = mode { state } else { nil } }
+        set { if let newValue { mode = .playing(newValue) } }
+    }
+
+    /// Where a played profile became the user's, after a fork.
+    public var fork: ForkPoint? {
+        if case .forked(_, let point) = mode { point } else { nil }
     }
 
     /// The phone the device panes show: every device pane reads this.
     public var shown: Installation {
-        engine.devices[shownIndex]
+        device.devices[shownIndex]
     }
 
     /// The index of the phone the panes show: `shownDevice` while that phone exists,
     /// else the first (going back in play mode, or a reset, may drop phones).
-    var shownIndex: Int { engine.devices.indices.contains(shownDevice) ? shownDevice : 0 }
+    var shownIndex: Int { device.devices.indices.contains(shownDevice) ? shownDevice : 0 }
 
     /// What the connection server holds for the shown phone, oldest first.
-    var shownHeld: [HeldMessage] { engine.heldMessages(ofPhoneAt: shownIndex) }
+    var shownHeld: [HeldMessage] { device.heldMessages(ofPhoneAt: shownIndex) }
 
-    public var now: Millis { play?.playback.time ?? engine.now }
+    public var now: Millis { play?.playback.time ?? device.now }
 
-    /// Whether the engine's clock is the model's own (play mode and what follows a
+    /// Whether the device's clock is the model's own (play mode and what follows a
     /// fork) rather than the session clock itself.
-    public var hasVirtualClock: Bool { play != nil || fork != nil }
+    public var hasVirtualClock: Bool {
+        if case .live = mode { false } else { true }
+    }
 
     /// Whether play mode is running the profile's clock.
     public var isPlaying: Bool { play?.playing == true }
 
-    /// Lets engine time catch up with the session's clock (`SessionClock`: the
-    /// real clock plus what the clock keys added, read by the runner).
+    /// Lets time catch up with the session's clock (`SessionClock`: the real clock
+    /// plus what the clock keys added, read by the runner): a session the TUI runs
+    /// moves on to it; a served one keeps its own time, and its events are taken in.
     public mutating func tick(now target: Millis) -> Bool {
         if hasVirtualClock { return tickVirtual(now: target) }
-        guard target > engine.now || engine.nextDeadline.map({ $0 <= target }) == true else { return false }
-        var events: [Event] = []
-        engine.advance(to: target, into: &events)
-        append(events)
-        return true
+        let moved = door?.tick(now: target) ?? false
+        return absorb() || moved
     }
 
-    /// When the engine next has something to do, in session time.
-    public var nextWake: Millis? { engine.nextDeadline }
+    /// When the session next has something to do, in session time (nil when it
+    /// keeps its own clock).
+    public var nextWake: Millis? { door?.nextWake }
 
+    /// Takes in the events every door caused since the last look, and the device as
+    /// it stands now; true when there was any.
+    @discardableResult
+    mutating func absorb() -> Bool {
+        guard let door else { return false }
+        let events = door.takeEvents()
+        device = door.view()
+        append(events)
+        return !events.isEmpty
+    }
+
+    /// Hands a command to the session through its front door, at its time; the
+    /// status line says why when the device refused it or an error came of it.
     mutating func run(_ command: Command, at time: Millis) {
-        // A key acts on the phone the panes show.
-        let command =
-            command.isDeviceCommand && engine.devices.count > 1
-            ? .on(device: shown.settings.name, command) : command
+        // A key acts on the phone the panes show, named: no door falls back to a phone.
+        let command = command.isDeviceCommand ? .on(device: shown.settings.name, command) : command
         // In play mode a key the device refuses (a tap on an empty tray) says why and
         // leaves the profile playing: only an action that happens makes a fork.
-        if play != nil {
-            var trial = engine
-            var tried: [Event] = []
-            trial.apply(command, at: max(time, engine.now), into: &tried)
+        if let playback = play?.playback {
+            var trial = playback.engine
+            let tried = trial.handle(.apply(command, at: max(time, trial.now)))
             // A refused command does nothing (what else happened is the clock's).
             if let refusal = tried.first(where: { $0.kind == .commandRefused }) {
                 status = "commandRefused: " + (refusal.string("detail") ?? "") + " (the profile plays on)"
@@ -133,11 +175,11 @@ public struct TUIModel: Sendable {
             }
         }
         forkIfPlaying()
-        var events: [Event] = []
-        engine.apply(command, at: max(time, engine.now), into: &events)
-        // A refused command changed nothing, and a saved session could not replay it.
-        if !events.contains(where: { $0.kind == .commandRefused }) { recorded.append((engine.now, command)) }
-        append(events)
+        guard let door else { return }
+        // A session the TUI runs catches up with the key's time first.
+        if !hasVirtualClock { _ = door.tick(now: time) }
+        let events = door.submit(command)
+        absorb()
         if let error = events.last(where: \.isError) ?? events.last(where: { $0.name == "commandRefused" }) {
             let said = [error.string("error"), error.string("detail")].compactMap { $0 }.filter { !$0.isEmpty }
             status = "\(error.name): " + said.joined(separator: " ")
@@ -219,7 +261,7 @@ public struct TUIModel: Sendable {
     func suggestMessageID() -> String {
         // A resumed device may have used the first ones in an earlier session.
         var next = messageCounter
-        repeat { next += 1 } while engine.hasUsedMessageID("m-\(next)", onPhoneAt: shownIndex)
+        repeat { next += 1 } while device.hasUsedMessageID("m-\(next)", onPhoneAt: shownIndex)
         return "m-\(next)"
     }
 

@@ -36,12 +36,12 @@ extension View {
 
     static func drawHeld(selected: Int, _ model: TUIModel, into grid: inout Grid) {
         let held = model.shownHeld
-        let usage = model.engine.storeUsage(ofPhoneAt: model.shownIndex)
+        let usage = model.device.storeUsage(ofPhoneAt: model.shownIndex)
         let inner = panel(width: 100, height: grid.height - 2, title: "Held on the connection server", into: &grid)
         let counts =
             "non-collapsible \(usage.nonCollapsible)/\(usage.nonCollapsibleLimit)   "
             + "collapse keys \(usage.collapseKeys)/\(usage.collapseKeyLimit)   "
-            + "upstream awaiting an ack \(model.engine.awaitingAck.count)"
+            + "upstream awaiting an ack \(model.device.awaitingAck.count)"
         grid.put(counts, x: inner.x + 1, y: inner.y, style: .bold, limit: inner.width - 2)
         // Columns as wide as what they hold, in the room there is: nothing is cut
         // while blank columns stand beside it.
@@ -120,8 +120,7 @@ extension View {
     /// Every phone: its name, platform, conditions, tokens and topics; only the rows
     /// that fit are formatted, so a fleet of thousands draws as fast as three.
     static func drawDevices(selected: Int, _ model: TUIModel, into grid: inout Grid) {
-        let engine = model.engine
-        let phones = engine.devices
+        let phones = model.device.devices
         let rows = devicesListRows(screenHeight: grid.height)
         // A list longer than the box says where the selection is in it.
         let position = phones.count > rows ? " · \(selected + 1) of \(phones.count)" : ""

@@ -8,7 +8,7 @@ extension View {
         case .help: model.play == nil ? drawHelp(into: &grid) : drawPlayHelp(into: &grid)
         case .form(let form):
             // With several phones, a form that acts on one names it.
-            let named = model.engine.devices.count > 1 && form.purpose.actsOnThePhoneShown
+            let named = model.device.devices.count > 1 && form.purpose.actsOnThePhoneShown
             drawForm(form, phone: named ? model.shown.settings.name : nil, into: &grid)
         case .tokenDetail(let sender): drawTokenDetail(sender, model, into: &grid)
         case .messageDetail(let index): drawMessageDetail(index, model, into: &grid)

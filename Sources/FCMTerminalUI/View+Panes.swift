@@ -29,7 +29,7 @@ extension View {
             // items on screen are formatted (the inbox holds up to a thousand).
             let per = pane.rowsPerItem
             let count = model.itemCount(pane)
-            let total = count * per + (pane == .queue && !model.engine.awaitingAck.isEmpty ? 1 : 0)
+            let total = count * per + (pane == .queue && !model.device.awaitingAck.isEmpty ? 1 : 0)
             let lastSelectedRow = min((model.selected(pane) + 1) * per - 1, max(0, total - 1))
             start = max(0, min(lastSelectedRow - inner.height + 1, total - inner.height))
             let first = start / per
@@ -83,7 +83,7 @@ extension View {
             return "\(name) \(engine.tray.count)"
         case .inbox: return "Inbox \(engine.inbox.count)"
         case .held:
-            let usage = model.engine.storeUsage(ofPhoneAt: model.shownIndex)
+            let usage = model.device.storeUsage(ofPhoneAt: model.shownIndex)
             return "Held on the server \(engine.stored.count) · non-collapsible \(usage.nonCollapsible)/"
                 + "\(usage.nonCollapsibleLimit) · keys \(usage.collapseKeys)/\(usage.collapseKeyLimit)"
         case .server:
@@ -96,7 +96,7 @@ extension View {
         switch pane {
         case .senders: return model.shown.installed ? "no senders: a adds one" : "app uninstalled: u reinstalls"
         case .queue:
-            return model.engine.isConnected(phoneAt: model.shownIndex) ? "empty: the device is connected" : "empty"
+            return model.device.isConnected(phoneAt: model.shownIndex) ? "empty: the device is connected" : "empty"
         case .events: return model.eventFilter.isEmpty ? "no events yet" : "no event matches the filter"
         case .tray: return "no notifications"
         case .inbox: return "no messages delivered yet"
@@ -121,9 +121,9 @@ extension View {
                 let left = max(0, message.expiresAt - model.now)
                 return Row(text: "\(message.id)  ttl \(countdown(left))  → \(message.sender)")
             }
-            if !model.engine.awaitingAck.isEmpty, items.upperBound == engine.pending.count {
+            if !model.device.awaitingAck.isEmpty, items.upperBound == engine.pending.count {
                 rows.append(
-                    Row(text: "server holds \(model.engine.awaitingAck.count) for the app server's ack", style: .dim))
+                    Row(text: "server holds \(model.device.awaitingAck.count) for the app server's ack", style: .dim))
             }
             return rows
         case .events, .server:

@@ -72,7 +72,7 @@ public enum View {
         let device = engine.settings
         grid.fill(x: 0, y: 0, width: grid.width, height: 1, style: .header)
         let clock = playPosition(model) ?? String(DurationText.stamp(model.now).dropLast(4))
-        let count = model.engine.devices.count
+        let count = model.device.devices.count
         let which = count > 1 ? " (\(model.shownIndex + 1)/\(count), v lists)" : ""
         let identity =
             " fcm-device │ \(device.name)\(which) │ \(device.platform.rawValue)/\(device.sdk.rawValue) │ \(device.app)"
@@ -90,14 +90,14 @@ public enum View {
         // An iPhone has no Doze: the switch is APNs holding normal-priority pushes.
         let asleep = device.platform.idleNames?.state ?? "dozing"
         segment(engine.doze ? asleep : "awake", engine.doze ? .warning : .ok)
-        segment(model.engine.serviceUp ? "service up" : "service DOWN", model.engine.serviceUp ? .ok : .error)
+        segment(model.device.serviceUp ? "service up" : "service DOWN", model.device.serviceUp ? .ok : .error)
         if let listeners = model.networkSummary {
             segment(listeners, .ok)
-            segment("app server: \(model.engine.configuration.appServer.rawValue)", .dim)
+            segment("app server: \(model.device.configuration.appServer.rawValue)", .dim)
         } else {
             // Said before the app server, so that it shows at 80 columns too.
             segment("no ports served", .warning)
-            segment("app server: \(model.engine.configuration.appServer.rawValue)", .dim)
+            segment("app server: \(model.device.configuration.appServer.rawValue)", .dim)
         }
     }
 

@@ -79,7 +79,7 @@ struct TUICommand: AsyncParsableCommand {
         loaded.configuration = session.configuration
         try await session.start()
         // The TUI keeps the main thread; the server runs on its own threads.
-        let status = TUIRunner.run(profile: loaded, link: session.link(), saveFolder: saveFolder)
+        let status = TUIRunner.run(profile: loaded, door: session.link(), saveFolder: saveFolder)
         try await session.stop()
         if status != 0 { throw ExitCode(status) }
     }

@@ -28,7 +28,7 @@ struct LiveHostileTests {
         options.serviceAccountKey = LiveHTTPTests.key
         let server = try await ConnectionServer.start(engine: DeviceEngine(configuration), options: options) { _ in }
         try await server.startDevice()
-        let tokens = server.host.box.withEngine { $0.devices[0].tokens }
+        let tokens = server.host.box.read { $0.devices[0].tokens }
         return Running(server: server, port: try #require(server.ccsPlainPort), tokens: tokens)
     }
 

@@ -39,7 +39,7 @@ struct WriteAheadTests {
         }
         let server = try await ConnectionServer.start(engine: engine, options: options) { log.add($0) }
         try await server.startDevice()
-        let token = server.host.box.withEngine { $0.devices[0].tokens["555"] ?? "" }
+        let token = server.host.box.read { $0.devices[0].tokens["555"] ?? "" }
         return Running(server: server, store: store, token: token)
     }
 
@@ -107,7 +107,7 @@ struct WriteAheadTests {
         #expect(log.named("onNewToken").isEmpty)
         #expect(log.named("tokenResumed").first?.string("token") == first.token)
         #expect(log.named("stateResumed").count == 1)
-        let inbox = second.server.host.box.withEngine { $0.devices[0].inbox.map(\.id) }
+        let inbox = second.server.host.box.read { $0.devices[0].inbox.map(\.id) }
         #expect(inbox == ids)
         try await second.server.stop()
     }
@@ -118,19 +118,19 @@ struct WriteAheadTests {
         let first = try await start(state)
         let before = try RawClient(port: try #require(first.server.ccsPlainPort))
         before.login()
-        #expect(first.server.host.box.withEngine { $0.realAppServers } == ["555"])
+        #expect(first.server.host.box.read { $0.realAppServers } == ["555"])
         let upstream = UpstreamRequest(
             to: "555@fcm.googleapis.com", messageID: "held-1", timeToLive: 3_600, data: [DataItem("k", .string("v"))])
         try await first.server.apply(.send(upstream))
-        #expect(first.server.host.box.withEngine { $0.awaitingAck.map(\.message.id) } == ["held-1"])
+        #expect(first.server.host.box.read { $0.awaitingAck.map(\.message.id) } == ["held-1"])
         // Killed: nothing after this point reaches the file (not the app server leaving).
         first.store.abandon()
         try await first.server.stop()
 
         let second = try await start(state)
-        #expect(second.server.host.box.withEngine { $0.awaitingAck.map(\.message.id) } == ["held-1"])
+        #expect(second.server.host.box.read { $0.awaitingAck.map(\.message.id) } == ["held-1"])
         // The app server connected before the stop is not taken to be there now.
-        #expect(second.server.host.box.withEngine { $0.realAppServers.isEmpty })
+        #expect(second.server.host.box.read { $0.realAppServers.isEmpty })
         let client = try RawClient(port: try #require(second.server.ccsPlainPort))
         client.login()
         let delivered = client.read(until: "held-1")
@@ -139,7 +139,7 @@ struct WriteAheadTests {
             #"<message><gcm xmlns="google:mobile:data">{"to":"x","message_id":"held-1","message_type":"ack"}</gcm></message>"#
         )
         _ = client.available(within: 300)
-        #expect(second.server.host.box.withEngine { $0.awaitingAck.isEmpty })
+        #expect(second.server.host.box.read { $0.awaitingAck.isEmpty })
         try await second.server.stop()
     }
 
@@ -158,7 +158,7 @@ struct WriteAheadTests {
         try await first.server.stop()
 
         let second = try await start(state)
-        #expect(second.server.host.box.withEngine { $0.owedReceipts.map(\.id) } == ["dr2:r1"])
+        #expect(second.server.host.box.read { $0.owedReceipts.map(\.id) } == ["dr2:r1"])
         let next = try RawClient(port: try #require(second.server.ccsPlainPort))
         next.login()
         #expect(next.read(until: "MESSAGE_SENT_TO_DEVICE").contains(#""original_message_id":"r1""#))
@@ -166,7 +166,7 @@ struct WriteAheadTests {
             #"<message><gcm xmlns="google:mobile:data">{"to":"x","message_id":"dr2:r1","message_type":"ack"}</gcm></message>"#
         )
         _ = next.available(within: 300)
-        #expect(second.server.host.box.withEngine { $0.owedReceipts.isEmpty })
+        #expect(second.server.host.box.read { $0.owedReceipts.isEmpty })
         try await second.server.stop()
 
         let third = try await start(state)

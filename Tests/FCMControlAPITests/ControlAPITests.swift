@@ -22,7 +22,7 @@ final class ControlledDevice: @unchecked Sendable {
     init(token: String? = nil, configuration config: EngineConfiguration = ControlledDevice.configuration) {
         engine = DeviceEngine(config)
         var events: [Event] = []
-        engine.start(at: 0, into: &events)
+        engine.handle(.start(at: 0), into: &events)
         for event in events { log.append(event) }
         service = ControlService(
             log: log, token: token,
@@ -36,7 +36,7 @@ final class ControlledDevice: @unchecked Sendable {
         var events: [Event] = []
         lock.withLock {
             time += 1_000
-            action.perform(on: &engine, at: time, into: &events)
+            for input in action.inputs(on: engine, at: time) { engine.handle(input, into: &events) }
         }
         for event in events { log.append(event) }
         return events

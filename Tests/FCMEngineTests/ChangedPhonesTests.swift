@@ -9,7 +9,7 @@ struct ChangedPhonesTests {
         var events: [Event] = []
         fleet.engine = DeviceEngine(fleet.engine.configuration)
         fleet.engine.inputs.isOn = true
-        fleet.engine.start(at: 0, into: &events)
+        fleet.engine.handle(.start(at: 0), into: &events)
         return fleet
     }
 
@@ -55,14 +55,14 @@ struct ChangedPhonesTests {
         var fleet = Self.recordingFleet(3)
         _ = fleet.engine.inputs.take()
         var events: [Event] = []
-        fleet.engine.advance(to: 5_000, into: &events)
+        fleet.engine.handle(.advance(to: 5_000), into: &events)
         #expect(fleet.engine.inputs.take().isEmpty)
-        fleet.engine.stop(at: 9_000, into: &events)
+        fleet.engine.handle(.stop(at: 9_000), into: &events)
         let recorded = fleet.engine.inputs.take()
         #expect(recorded == [.advance(to: 9_000)])
         var replayed = DeviceEngine(fleet.engine.startConfiguration)
-        replayed.replay(.start(at: 0), into: &events)
-        for input in recorded { replayed.replay(input, into: &events) }
+        replayed.handle(.start(at: 0), into: &events)
+        for input in recorded { replayed.handle(input, into: &events) }
         #expect(replayed.now == 9_000)
     }
 

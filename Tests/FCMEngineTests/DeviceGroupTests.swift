@@ -7,13 +7,19 @@ extension Harness {
         _ operation: GroupOrder.Operation, name: String? = "family", key: String? = nil, tokens: [String],
         sender: String = Harness.sender
     ) -> GroupOutcome {
-        engine.manageGroup(
-            GroupOrder(sender: sender, operation: operation, name: name, key: key, tokens: tokens), into: &events)
+        engine.handle(
+            .group(
+                GroupOrder(sender: sender, operation: operation, name: name, key: key, tokens: tokens), at: engine.now),
+            into: &events
+        ).groupOutcome!
     }
 
     mutating func sendTo(_ key: String) -> SendOutcome {
-        engine.send(
-            [SendOrder(DownstreamRequest(sender: Harness.sender, to: key, data: [KeyValue("k", "v")]))], into: &events)
+        engine.handle(
+            .send(
+                [SendOrder(DownstreamRequest(sender: Harness.sender, to: key, data: [KeyValue("k", "v")]))],
+                at: engine.now), into: &events
+        ).sendOutcome!
     }
 }
 

@@ -7,10 +7,18 @@ struct FaultTests {
         var h = Harness()
         h.run(.addFault(Fault(path: "/fcm/send", kind: .status(503, retryAfter: 2), count: 2)))
         var events: [Event] = []
-        #expect(h.engine.httpFaults(path: "/v1/projects/p/messages:send", into: &events).isEmpty)
-        #expect(h.engine.httpFaults(path: "/fcm/send", into: &events) == [.status(503, retryAfter: 2)])
-        #expect(h.engine.httpFaults(path: "/fcm/send", into: &events) == [.status(503, retryAfter: 2)])
-        #expect(h.engine.httpFaults(path: "/fcm/send", into: &events).isEmpty)
+        #expect(
+            h.engine.handle(.httpFaults(path: "/v1/projects/p/messages:send", at: h.engine.now), into: &events)
+                .faultEffects.isEmpty)
+        #expect(
+            h.engine.handle(.httpFaults(path: "/fcm/send", at: h.engine.now), into: &events).faultEffects == [
+                .status(503, retryAfter: 2)
+            ])
+        #expect(
+            h.engine.handle(.httpFaults(path: "/fcm/send", at: h.engine.now), into: &events).faultEffects == [
+                .status(503, retryAfter: 2)
+            ])
+        #expect(h.engine.handle(.httpFaults(path: "/fcm/send", at: h.engine.now), into: &events).faultEffects.isEmpty)
         #expect(events.names == ["faultInjected", "faultInjected"])
         #expect(events.last?["left"] == .int(0))
         #expect(h.engine.faults.isEmpty)
@@ -26,9 +34,13 @@ struct FaultTests {
         var h = Harness()
         h.run(.addFault(Fault(path: "/v1", kind: .latency(200, jitter: 0), duration: 10_000)))
         var events: [Event] = []
-        #expect(h.engine.httpFaults(path: "/v1/projects/p/messages:send", into: &events) == [.delay(200)])
+        #expect(
+            h.engine.handle(.httpFaults(path: "/v1/projects/p/messages:send", at: h.engine.now), into: &events)
+                .faultEffects == [.delay(200)])
         h.wait(10_000)
-        #expect(h.engine.httpFaults(path: "/v1/projects/p/messages:send", into: &events).isEmpty)
+        #expect(
+            h.engine.handle(.httpFaults(path: "/v1/projects/p/messages:send", at: h.engine.now), into: &events)
+                .faultEffects.isEmpty)
     }
 
     @Test func anErrorFaultFailsMessagesToItsTokenWithTheNamedError() {
@@ -45,9 +57,13 @@ struct FaultTests {
         var h = Harness()
         h.run(.addFault(Fault(path: "/v1", kind: .reset, count: 1)))
         var events: [Event] = []
-        #expect(h.engine.httpFaults(path: "/v1/projects/p/messages:send", into: &events) == [.reset])
+        #expect(
+            h.engine.handle(.httpFaults(path: "/v1/projects/p/messages:send", at: h.engine.now), into: &events)
+                .faultEffects == [.reset])
         #expect(events.first?.string("does") == "connection reset")
-        #expect(h.engine.httpFaults(path: "/v1/projects/p/messages:send", into: &events).isEmpty)
+        #expect(
+            h.engine.handle(.httpFaults(path: "/v1/projects/p/messages:send", at: h.engine.now), into: &events)
+                .faultEffects.isEmpty)
     }
 
     @Test func aGoawayFaultEndsTheConnectionTheRequestCameOn() {
@@ -55,11 +71,14 @@ struct FaultTests {
         h.run(.addFault(Fault(path: "/v1", kind: .goaway, count: 1)))
         h.run(.addFault(Fault(path: "/v1", kind: .status(503, retryAfter: nil), count: 1)))
         var events: [Event] = []
-        #expect(h.engine.httpFaults(path: "/v1/projects/p/messages:send", into: &events) == [.goaway])
+        #expect(
+            h.engine.handle(.httpFaults(path: "/v1/projects/p/messages:send", at: h.engine.now), into: &events)
+                .faultEffects == [.goaway])
         #expect(events.first?.string("does") == "HTTP/2 GOAWAY")
         // The status fault waits for the next request: one request, one answer.
         #expect(
-            h.engine.httpFaults(path: "/v1/projects/p/messages:send", into: &events) == [.status(503, retryAfter: nil)])
+            h.engine.handle(.httpFaults(path: "/v1/projects/p/messages:send", at: h.engine.now), into: &events)
+                .faultEffects == [.status(503, retryAfter: nil)])
     }
 
     @Test func anErrorFaultWithAnInstanceIDNameFailsThatTokensTopicCalls() {
@@ -68,10 +87,14 @@ struct FaultTests {
         var events: [Event] = []
         let order = TopicOrder(
             sender: Harness.sender, topic: "news", tokens: [h.token, "garbage"], change: .add, api: .iid)
-        #expect(h.engine.manageTopics(order, into: &events) == .results([.resourceExhausted, .invalidArgument]))
+        #expect(
+            h.engine.handle(.topics(order, at: h.engine.now), into: &events).topicOutcome!
+                == .results([.resourceExhausted, .invalidArgument]))
         #expect(events.names == ["faultInjected", "topicRefused", "topicRefused"])
         // Used up: the next call subscribes; messages were never affected.
-        #expect(h.engine.manageTopics(order, into: &events) == .results([nil, .invalidArgument]))
+        #expect(
+            h.engine.handle(.topics(order, at: h.engine.now), into: &events).topicOutcome!
+                == .results([nil, .invalidArgument]))
         #expect(h.push().names == ["downstreamAccepted", "onMessageReceived"])
     }
 

@@ -45,7 +45,7 @@ struct FleetDeadlineTests {
             // Let time pass now and then, so that timers fire in between.
             if step % 7 == 0 {
                 fleet.time += Millis.random(in: 0...20_000, using: &random)
-                fleet.engine.advance(to: fleet.time, into: &fleet.events)
+                fleet.engine.handle(.advance(to: fleet.time), into: &fleet.events)
             }
             #expect(
                 fleet.engine.nextDeadline == Self.earliestByReadingEveryPhone(fleet.engine),

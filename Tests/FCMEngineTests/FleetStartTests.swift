@@ -37,7 +37,7 @@ struct FleetStartTests {
         configuration.device = configuration.firstStartingDevice
         var engine = DeviceEngine(configuration)
         var events: [Event] = []
-        engine.start(at: 0, into: &events)
+        engine.handle(.start(at: 0), into: &events)
         #expect(
             engine.phone(named: "phone-1")?.tokens["123456789012"]
                 == "7qin1y9d20l:APA91bMY2qInhDbEYcTteGSXpgJ5Ocr1XLP1mk4MEwiqJJub6KPKt6EtF3awKRDpyb3zJfosSjzQJVOYbOjij2mV8a"
@@ -53,22 +53,22 @@ struct FleetStartTests {
         var spoken = DeviceEngine(Self.configuration)
         var quiet = DeviceEngine(Self.configuration)
         var events: [Event] = []
-        spoken.replay(.start(at: 0), into: &events)
+        spoken.handle(.start(at: 0), into: &events)
         #expect(events.count == 1_002)
         var none: [Event] = []
         quiet.silent = true
-        quiet.replay(.start(at: 0), into: &none)
-        quiet.replay(.apply(.on(device: "phone-9", .refreshToken(sender: nil)), at: 10), into: &none)
+        quiet.handle(.start(at: 0), into: &none)
+        quiet.handle(.apply(.on(device: "phone-9", .refreshToken(sender: nil)), at: 10), into: &none)
         quiet.silent = false
         #expect(none.isEmpty)
-        spoken.replay(.apply(.on(device: "phone-9", .refreshToken(sender: nil)), at: 10), into: &events)
+        spoken.handle(.apply(.on(device: "phone-9", .refreshToken(sender: nil)), at: 10), into: &events)
         for name in ["a", "phone-9", "b"] {
             #expect(quiet.phone(named: name)?.tokens == spoken.phone(named: name)?.tokens)
         }
         let old = spoken.phone(named: "phone-9")?.issuedTokens["123456789012"]?.first ?? ""
         let push = Command.push(DownstreamRequest(sender: "123456789012", to: old, data: [KeyValue("n", "1")]))
-        let answer = quiet.apply(push, at: 20)
-        #expect(!answer.isEmpty && answer == spoken.apply(push, at: 20))
+        let answer = quiet.handle(.apply(push, at: 20))
+        #expect(!answer.isEmpty && answer == spoken.handle(.apply(push, at: 20)))
         #expect(quiet.device(holding: old) == quiet.deviceNumber(named: "phone-9"), "a refreshed token is still known")
     }
 }

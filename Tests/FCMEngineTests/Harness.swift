@@ -20,7 +20,7 @@ struct Harness {
             device: device, senders: senders.map { SenderConfig(id: $0, key: "key-\($0)") }, batch: batch,
             appServer: appServer, store: store)
         engine = DeviceEngine(config)
-        engine.start(at: 0, into: &events)
+        engine.handle(.start(at: 0), into: &events)
     }
 
     var token: String { engine.devices[0].tokens[Harness.sender]! }
@@ -29,7 +29,7 @@ struct Harness {
     @discardableResult
     mutating func run(_ command: Command, after: Millis = 0) -> [Event] {
         time += after
-        let new = engine.apply(command, at: time)
+        let new = engine.handle(.apply(command, at: time))
         events += new
         Self.checkDeclared(new)
         return new
@@ -38,7 +38,7 @@ struct Harness {
     mutating func wait(_ ms: Millis) {
         time += ms
         let before = events.count
-        engine.advance(to: time, into: &events)
+        engine.handle(.advance(to: time), into: &events)
         Self.checkDeclared(events[before...])
     }
 

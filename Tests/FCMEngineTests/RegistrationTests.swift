@@ -36,7 +36,7 @@ struct RegistrationTests {
         let config = EngineConfiguration(senders: [SenderConfig(id: "1", key: "k", token: "fixed-token")])
         var engine = DeviceEngine(config)
         var out: [Event] = []
-        engine.start(into: &out)
+        engine.handle(.start(at: 0), into: &out)
         #expect(engine.devices[0].tokens["1"] == "fixed-token")
     }
 

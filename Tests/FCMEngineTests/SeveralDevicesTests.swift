@@ -13,7 +13,7 @@ struct Fleet {
         config.devices = phones
         config.device = phones[0].settings
         engine = DeviceEngine(config)
-        engine.start(at: 0, into: &events)
+        engine.handle(.start(at: 0), into: &events)
     }
 
     func token(of phone: String, sender: String = Harness.sender) -> String? {
@@ -23,7 +23,7 @@ struct Fleet {
     @discardableResult
     mutating func run(_ command: Command, on phone: String? = nil, after: Millis = 0) -> [Event] {
         time += after
-        let new = engine.apply(phone.map { .on(device: $0, command) } ?? command, at: time)
+        let new = engine.handle(.apply(phone.map { .on(device: $0, command) } ?? command, at: time))
         events += new
         return new
     }
@@ -131,9 +131,11 @@ struct SeveralDevicesTests {
     @Test func anAppServerSubscribesTokensOfSeveralPhonesInOneCall() {
         var fleet = Fleet(Self.pair)
         let tokens = [fleet.token(of: "pixel")!, "unknown-token", fleet.token(of: "iphone")!]
-        let outcome = fleet.engine.manageTopics(
-            TopicOrder(sender: Harness.sender, topic: "news", tokens: tokens, change: .add, api: .iid),
-            into: &fleet.events)
+        let outcome = fleet.engine.handle(
+            .topics(
+                TopicOrder(sender: Harness.sender, topic: "news", tokens: tokens, change: .add, api: .iid),
+                at: fleet.engine.now), into: &fleet.events
+        ).topicOutcome!
         #expect(outcome == .results([nil, .invalidArgument, nil]))
         #expect(fleet.engine.phone(named: "pixel")?.topics(of: Harness.sender) == ["news"])
         #expect(fleet.engine.phone(named: "iphone")?.topics(of: Harness.sender) == ["news"])
@@ -149,7 +151,11 @@ struct SeveralDevicesTests {
         let orders = [pixel, iphone, "bogus"].map {
             SendOrder(DownstreamRequest(sender: Harness.sender, to: $0, data: [KeyValue("k", "v")]))
         }
-        guard case .results(let results, _) = fleet.engine.send(orders, into: &fleet.events) else {
+        guard
+            case .results(let results, _) = fleet.engine.handle(
+                .send(orders, at: fleet.engine.now), into: &fleet.events
+            ).sendOutcome!
+        else {
             Issue.record("the service is up; the orders should have results")
             return
         }
@@ -163,16 +169,21 @@ struct SeveralDevicesTests {
     @Test func aDeviceGroupSpansPhones() {
         var fleet = Fleet(Self.pair)
         let members = [fleet.token(of: "pixel")!, fleet.token(of: "iphone")!]
-        let made = fleet.engine.manageGroup(
-            GroupOrder(sender: Harness.sender, operation: .create, name: "family", key: nil, tokens: members),
-            into: &fleet.events)
+        let made = fleet.engine.handle(
+            .group(
+                GroupOrder(sender: Harness.sender, operation: .create, name: "family", key: nil, tokens: members),
+                at: fleet.engine.now), into: &fleet.events
+        ).groupOutcome!
         guard case .key(let key) = made else {
             Issue.record("the group should be made: \(made)")
             return
         }
         fleet.run(.setNetwork(.offline), on: "iphone")
         let orders = [SendOrder(DownstreamRequest(sender: Harness.sender, to: key, data: [KeyValue("k", "v")]))]
-        guard case .results(_, let groups) = fleet.engine.send(orders, into: &fleet.events) else {
+        guard
+            case .results(_, let groups) = fleet.engine.handle(.send(orders, at: fleet.engine.now), into: &fleet.events)
+                .sendOutcome!
+        else {
             Issue.record("the service is up")
             return
         }
@@ -200,7 +211,7 @@ struct SeveralDevicesTests {
             sender: Harness.sender, to: fleet.token(of: "iphone"), data: [KeyValue("k", "v")], timeToLive: 5)
         fleet.run(.push(request))
         fleet.time += 6_000
-        fleet.engine.advance(to: fleet.time, into: &fleet.events)
+        fleet.engine.handle(.advance(to: fleet.time), into: &fleet.events)
         let expired = fleet.events.named("expired")
         #expect(expired.map(\.device) == ["iphone"])
     }
@@ -224,7 +235,7 @@ struct SeveralDevicesTests {
         var restored = try JSONDecoder().decode(DeviceEngine.self, from: JSONEncoder().encode(fleet.engine))
         #expect(restored.nextDeadline == 50_000)
         var events: [Event] = []
-        restored.advance(to: 50_000, into: &events)
+        restored.handle(.advance(to: 50_000), into: &events)
         #expect(events.named("expired").map(\.device) == ["tablet"])
         #expect(restored.nextDeadline == nil)
     }
@@ -266,7 +277,7 @@ struct SeveralDevicesTests {
         #expect(restored.phone(named: "iphone")?.topics(of: Harness.sender) == ["news"])
         #expect(restored.phone(named: "pixel")?.stored.count == 1)
         // Tokens still find their phones after decoding.
-        let events = restored.apply(.on(device: "pixel", .setNetwork(.online)), at: 10)
+        let events = restored.handle(.apply(.on(device: "pixel", .setNetwork(.online)), at: 10))
         #expect(events.named("onMessageReceived").first?.device == "pixel")
     }
 

@@ -18,10 +18,12 @@ extension Harness {
         _ change: TopicOrder.Change, _ topic: String, tokens: [String], api: TopicOrder.API = .iid,
         sender: String = Harness.sender, allowMissing: Bool = false
     ) -> TopicOutcome {
-        engine.manageTopics(
-            TopicOrder(
-                sender: sender, topic: topic, tokens: tokens, change: change, api: api, allowMissing: allowMissing),
-            into: &events)
+        engine.handle(
+            .topics(
+                TopicOrder(
+                    sender: sender, topic: topic, tokens: tokens, change: change, api: api, allowMissing: allowMissing),
+                at: engine.now), into: &events
+        ).topicOutcome!
     }
 }
 

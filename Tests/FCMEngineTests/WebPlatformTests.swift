@@ -119,8 +119,11 @@ struct WebPlatformTests {
         var fleet = Fleet([Self.browser()])
         let token = fleet.token(of: "browser")!
         var events: [Event] = []
-        _ = fleet.engine.manageTopics(
-            TopicOrder(sender: Harness.sender, topic: "news", tokens: [token], change: .add, api: .v1), into: &events)
+        _ = fleet.engine.handle(
+            .topics(
+                TopicOrder(sender: Harness.sender, topic: "news", tokens: [token], change: .add, api: .v1),
+                at: fleet.engine.now), into: &events
+        ).topicOutcome!
         #expect(events.named("topicSubscribed").count == 1)
         #expect(fleet.run(.push(Self.message(to: "/topics/news"))).named("onMessage").count == 1)
     }
@@ -147,12 +150,12 @@ struct WebPlatformTests {
         config.device = config.devices[0].settings
         var engine = DeviceEngine(config)
         var events: [Event] = []
-        engine.start(at: 0, into: &events)
+        engine.handle(.start(at: 0), into: &events)
         let token = engine.devices[0].tokens[Harness.sender]
         for n in 0..<3 {
-            engine.apply(.push(Self.message(to: token, data: [KeyValue("n", "\(n)")])), at: 10, into: &events)
+            engine.handle(.apply(.push(Self.message(to: token, data: [KeyValue("n", "\(n)")])), at: 10), into: &events)
         }
-        engine.apply(.on(device: "browser", .setAppState(.foreground)), at: 20, into: &events)
+        engine.handle(.apply(.on(device: "browser", .setAppState(.foreground)), at: 20), into: &events)
         #expect(events.named("onDeletedMessages").isEmpty && events.named("messagesDeleted").isEmpty)
     }
 

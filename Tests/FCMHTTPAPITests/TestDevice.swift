@@ -33,8 +33,9 @@ final class TestDevice: @unchecked Sendable {
             batch: BatchPolicy(), appServer: .echo, store: StorePolicy())
         config.devices = devices
         engine = DeviceEngine(config)
-        engine.start(at: 0, into: &events)
-        engine.apply(.setWallClock(unixMillis: Int64(clock.timeIntervalSince1970 * 1_000)), at: 0, into: &events)
+        engine.handle(.start(at: 0), into: &events)
+        engine.handle(
+            .apply(.setWallClock(unixMillis: Int64(clock.timeIntervalSince1970 * 1_000)), at: 0), into: &events)
         service = HTTPSendService(
             key: Self.accountKey, verifyCredentials: verifyCredentials,
             clock: { [unowned self] in lock.withLock { clock } },
@@ -42,16 +43,25 @@ final class TestDevice: @unchecked Sendable {
             notice: { [unowned self] event in lock.withLock { events.append(event) } },
             device: DeviceGateway(
                 sendNow: { [unowned self] orders in
-                    Durable(lock.withLock { engine.send(orders, into: &events) }, point: 0)
+                    Durable(
+                        lock.withLock { engine.handle(.send(orders, at: engine.now), into: &events).sendOutcome! },
+                        point: 0)
                 },
                 faultsNow: { [unowned self] path in
-                    Durable(lock.withLock { engine.httpFaults(path: path, into: &events) }, point: 0)
+                    Durable(
+                        lock.withLock {
+                            engine.handle(.httpFaults(path: path, at: engine.now), into: &events).faultEffects
+                        }, point: 0)
                 },
-                topics: { [unowned self] order in lock.withLock { engine.manageTopics(order, into: &events) } },
+                topics: { [unowned self] order in
+                    lock.withLock { engine.handle(.topics(order, at: engine.now), into: &events).topicOutcome! }
+                },
                 subscriptions: { [unowned self] registration, sender in
                     lock.withLock { engine.subscriptions(ofRegistration: registration, sender: sender) }
                 },
-                groups: { [unowned self] order in lock.withLock { engine.manageGroup(order, into: &events) } },
+                groups: { [unowned self] order in
+                    lock.withLock { engine.handle(.group(order, at: engine.now), into: &events).groupOutcome! }
+                },
                 groupKey: { [unowned self] sender, name in
                     lock.withLock { engine.groupKey(sender: sender, name: name) }
                 },
@@ -74,7 +84,7 @@ final class TestDevice: @unchecked Sendable {
     }
 
     func apply(_ command: Command) {
-        lock.withLock { engine.apply(command, at: 0, into: &events) }
+        lock.withLock { _ = engine.handle(.apply(command, at: 0), into: &events) }
     }
 
     func advanceClock(seconds: TimeInterval) {

@@ -130,10 +130,10 @@ struct DeviceStepTests {
         let profile = try parse(Self.header + "  - at: 0s\n    device: b\n    doze: true\n")
         let yaml = ProfileWriter.yaml(
             profile: profile,
-            actions: [
-                (at: 5, command: .on(device: "b", .setNetwork(.offline))),
-                (at: 6, command: .addDevice(DeviceSpec(DeviceSettings(name: "c"), senders: ["111"]))),
-                (at: 7, command: .on(device: "c", .subscribe(topic: "news", sender: nil))),
+            inputs: [
+                .apply(.on(device: "b", .setNetwork(.offline)), at: 5),
+                .apply(.addDevice(DeviceSpec(DeviceSettings(name: "c"), senders: ["111"])), at: 6),
+                .apply(.on(device: "c", .subscribe(topic: "news", sender: nil)), at: 7),
             ])
         let again = try parse(yaml)
         #expect(again.configuration.devices == profile.configuration.devices)

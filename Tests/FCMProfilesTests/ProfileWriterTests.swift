@@ -11,7 +11,7 @@ struct ProfileWriterTests {
             sender: "1", to: "tok", messageID: "id-1", data: [KeyValue("k\"ey", awkward)],
             notification: [KeyValue("title", awkward)])
         let yaml = ProfileWriter.yaml(
-            profile: profile, actions: [(1_500, .push(push)), (2_000, .setNetwork(.offline))])
+            profile: profile, inputs: [.apply(.push(push), at: 1_500), .apply(.setNetwork(.offline), at: 2_000)])
         let back = try ProfileParser.parse(yaml, file: "saved.yaml")
         #expect(back.steps.count == 2)
         #expect(back.steps[0].at == 1_500)
@@ -44,7 +44,7 @@ struct ProfileWriterTests {
             """
         let profile = try ProfileParser.parse(source, file: "source.yaml")
         let yaml = ProfileWriter.yaml(
-            profile: profile, played: profile.steps, actions: [(4_000, .setNetwork(.offline))])
+            profile: profile, played: profile.steps, inputs: [.apply(.setNetwork(.offline), at: 4_000)])
         let back = try ProfileParser.parse(yaml, file: "saved.yaml")
         #expect(back.steps.count == 4)
         #expect(back.steps.map(\.note) == profile.steps.map(\.note) + [nil])
@@ -61,7 +61,7 @@ struct ProfileWriterTests {
         #expect(none.summary == "onMessageReceived data={a:1}")
         // Written again, the file is the same: nothing is lost on the way.
         #expect(
-            ProfileWriter.yaml(profile: back, played: back.steps, actions: []).contains("note: \"nothing arrives\""))
+            ProfileWriter.yaml(profile: back, played: back.steps, inputs: []).contains("note: \"nothing arrives\""))
     }
 
     @Test func aReinstallOnAnotherPlatformChecksLaterExpectationsAgainstItsNames() throws {
@@ -77,7 +77,7 @@ struct ProfileWriterTests {
             """
         let profile = try ProfileParser.parse(text, file: "p.yaml")
         #expect(Replayer.run(profile).passed)
-        let written = ProfileWriter.yaml(profile: profile, played: profile.steps, actions: [])
+        let written = ProfileWriter.yaml(profile: profile, played: profile.steps, inputs: [])
         #expect(written.contains("reinstall: { platform: ios, sdk: fcm }"))
         #expect(try ProfileParser.parse(written, file: "w.yaml").steps.count == 2)
         let wrong = text.replacingOccurrences(of: "didReceiveRegistrationToken", with: "onNewToken")

@@ -120,7 +120,7 @@ struct ReplayTests {
         var engine = DeviceEngine(profile.configuration)
         var runner = ScenarioRunner(steps: profile.steps)
         var events: [Event] = []
-        engine.start(at: 0, into: &events)
+        engine.handle(.start(at: 0), into: &events)
         runner.observe(events)
         runner.playNext(on: &engine, into: &events)
         let check = runner.playNext(on: &engine, into: &events)

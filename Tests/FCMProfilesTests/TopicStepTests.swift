@@ -81,7 +81,8 @@ struct TopicStepTests {
                 push: { sender: "111", topic: news, id: t-1 }
             """)
         let yaml = ProfileWriter.yaml(
-            profile: source, played: source.steps, actions: [(3_000, .unsubscribe(topic: "news", sender: nil))])
+            profile: source, played: source.steps, inputs: [.apply(.unsubscribe(topic: "news", sender: nil), at: 3_000)]
+        )
         let back = try ProfileParser.parse(yaml, file: "saved.yaml")
         #expect(back.steps.count == 5)
         let before = Replayer.run(source).events

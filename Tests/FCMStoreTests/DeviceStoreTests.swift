@@ -22,7 +22,7 @@ struct DeviceStoreTests {
         for _ in 0..<400 { _ = driver.next(into: store) }
         // Time passing that fires no timer is not journaled; the last call carries its time.
         var events: [Event] = []
-        driver.engine.apply(.setDoze(false), at: driver.time, into: &events)
+        driver.engine.handle(.apply(.setDoze(false), at: driver.time), into: &events)
         seq = driver.hand(to: store)
         store.waitUntilDurable(max(seq, store.appendedSeq))
         store.abandon()
@@ -222,7 +222,7 @@ struct DeviceStoreTests {
         var engine = try #require(opening.newEngine)
         engine.inputs.isOn = true
         var events: [Event] = []
-        engine.start(at: 0, into: &events)
+        engine.handle(.start(at: 0), into: &events)
         store.append(engine.inputs.take(), changedPhones: engine.inputs.changedPhones.take(), engine: engine)
         store.close(final: engine)
 

@@ -33,7 +33,7 @@ struct FleetDriver: EngineDriver {
         let sender = StoreFixture.sender
         let index = Int(random.next() % UInt64(engine.devices.count))
         let name = engine.devices[index].name
-        func on(_ command: Command) { engine.apply(.on(device: name, command), at: time, into: &events) }
+        func on(_ command: Command) { engine.handle(.apply(.on(device: name, command), at: time), into: &events) }
         switch random.next() % 17 {
         case 0, 1, 2:
             on(
@@ -45,9 +45,10 @@ struct FleetDriver: EngineDriver {
                         collapseKey: random.next() % 3 == 0 ? "score" : nil, timeToLive: Int64(random.next() % 40))))
         case 3: on(.subscribe(topic: "news", sender: sender))
         case 4:
-            engine.apply(
-                .push(DownstreamRequest(sender: sender, to: "/topics/news", data: [KeyValue("all", String(step))])),
-                at: time, into: &events)
+            engine.handle(
+                .apply(
+                    .push(DownstreamRequest(sender: sender, to: "/topics/news", data: [KeyValue("all", String(step))])),
+                    at: time), into: &events)
         case 5: on(.setNetwork(random.next() % 2 == 0 ? .offline : .online))
         case 6: on(.setAppState(random.next() % 2 == 0 ? .background : .foreground))
         case 7: on(.refreshToken(sender: nil))
@@ -58,21 +59,24 @@ struct FleetDriver: EngineDriver {
                 data: [DataItem("n", .string(String(step)))])
             on(.send(request))
         case 10 where random.next() % 4 == 0:
-            engine.apply(
-                .addDevice(DeviceSpec(DeviceSettings(name: "joined-\(step)", seed: 9))), at: time, into: &events)
+            engine.handle(
+                .apply(.addDevice(DeviceSpec(DeviceSettings(name: "joined-\(step)", seed: 9))), at: time), into: &events
+            )
         case 11 where random.next() % 25 == 0:
-            engine.apply(.reset, at: time, into: &events)
+            engine.handle(.apply(.reset, at: time), into: &events)
         case 12: on(.uninstall)
         case 13: on(.reinstall)
         case 14:
             // The phone's first token, stale once refreshed or uninstalled: the token
             // map must still know whose it was.
             let first = engine.devices[index].issuedTokens[sender]?.first ?? "unknown"
-            engine.apply(
-                .push(
-                    DownstreamRequest(sender: sender, to: first, messageID: "old-\(step)", data: [KeyValue("n", "1")])),
-                at: time, into: &events)
-        default: engine.advance(to: time + 5_000, into: &events)
+            engine.handle(
+                .apply(
+                    .push(
+                        DownstreamRequest(
+                            sender: sender, to: first, messageID: "old-\(step)", data: [KeyValue("n", "1")])), at: time),
+                into: &events)
+        default: engine.handle(.advance(to: time + 5_000), into: &events)
         }
         hand(to: store)
         return events
@@ -103,7 +107,8 @@ struct PhoneRowsTests {
     static func subscribeAll(_ driver: inout FleetDriver, into store: DeviceStore) {
         var events: [Event] = []
         for phone in driver.engine.devices.map(\.name) {
-            driver.engine.apply(.on(device: phone, .subscribe(topic: "news", sender: nil)), at: 10, into: &events)
+            driver.engine.handle(
+                .apply(.on(device: phone, .subscribe(topic: "news", sender: nil)), at: 10), into: &events)
             driver.hand(to: store)
         }
     }
@@ -117,7 +122,7 @@ struct PhoneRowsTests {
         var driver = FleetDriver(engine: try #require(opening.newEngine), seed: 6)
         driver.start(into: store)
         var events: [Event] = []
-        driver.engine.apply(command, at: 50, into: &events)
+        driver.engine.handle(.apply(command, at: 50), into: &events)
         driver.hand(to: store)
         store.close(final: driver.engine)
         return driver
@@ -143,7 +148,7 @@ struct PhoneRowsTests {
         driver.engine = engine
         driver.engine.inputs.isOn = true
         var events: [Event] = []
-        driver.engine.apply(.on(device: "phone-7", .setNetwork(.offline)), at: 10, into: &events)
+        driver.engine.handle(.apply(.on(device: "phone-7", .setNetwork(.offline)), at: 10), into: &events)
         driver.hand(to: second)
         second.close(final: driver.engine)
         #expect(try Self.rows(second) == [6], "phone-7 is the seventh phone; it alone was written")
@@ -176,7 +181,7 @@ struct PhoneRowsTests {
             for _ in 0..<(60 + round * 13) { _ = driver.next(into: store) }
             // Time passing that fires no timer is not journaled; the last call carries its time.
             var events: [Event] = []
-            driver.engine.apply(.setDoze(false), at: driver.time, into: &events)
+            driver.engine.handle(.apply(.setDoze(false), at: driver.time), into: &events)
             driver.hand(to: store)
             store.waitUntilDurable(store.appendedSeq)
             store.abandon()
@@ -218,10 +223,10 @@ struct PhoneRowsTests {
         Self.subscribeAll(&driver, into: store)
         var events: [Event] = []
         let news = DownstreamRequest(sender: StoreFixture.sender, to: "/topics/news", data: [KeyValue("n", "1")])
-        driver.engine.apply(.push(news), at: 20, into: &events)
+        driver.engine.handle(.apply(.push(news), at: 20), into: &events)
         driver.hand(to: store)
         // Time passes with no timer due, then the session stops: the clock must come back.
-        driver.engine.stop(at: 90_000, into: &events)
+        driver.engine.handle(.stop(at: 90_000), into: &events)
         driver.hand(to: store)
         store.close(final: driver.engine)
         #expect(try Self.rows(store).isEmpty, "twelve phones changed, more than three: no row was written")
@@ -237,8 +242,8 @@ struct PhoneRowsTests {
         #expect(engine.devices.allSatisfy { $0.inbox.count == 1 })
         driver.engine = engine
         driver.engine.inputs.isOn = true
-        driver.engine.apply(.on(device: "phone-4", .setNetwork(.offline)), at: 90_030, into: &events)
-        driver.engine.stop(at: 90_030, into: &events)
+        driver.engine.handle(.apply(.on(device: "phone-4", .setNetwork(.offline)), at: 90_030), into: &events)
+        driver.engine.handle(.stop(at: 90_030), into: &events)
         driver.hand(to: second)
         second.close(final: driver.engine)
         // The journal replayed at opening counts: its twelve phones and phone-4 are saved
@@ -275,12 +280,12 @@ struct PhoneRowsTests {
         Self.subscribeAll(&driver, into: store)
         var events: [Event] = []
         let first = DownstreamRequest(sender: StoreFixture.sender, to: "/topics/news", data: [KeyValue("n", "1")])
-        driver.engine.apply(.push(first), at: 20, into: &events)
+        driver.engine.handle(.apply(.push(first), at: 20), into: &events)
         store.waitUntilDurable(driver.hand(to: store))
         // 12 subscriptions and 12 deliveries: 24 phone changes, under 30.
         #expect(try Self.rows(store).isEmpty)
         let second = DownstreamRequest(sender: StoreFixture.sender, to: "/topics/news", data: [KeyValue("n", "2")])
-        driver.engine.apply(.push(second), at: 30, into: &events)
+        driver.engine.handle(.apply(.push(second), at: 30), into: &events)
         store.waitUntilDurable(driver.hand(to: store))
         #expect(try Self.rows(store).count == 12, "36 phone changes: a checkpoint wrote every phone")
         store.close(final: driver.engine)
@@ -303,13 +308,14 @@ struct PhoneRowsTests {
         store.waitUntilDurable(store.appendedSeq)
         store.writer.pause()
         var events: [Event] = []
-        driver.engine.apply(.addDevice(DeviceSpec(DeviceSettings(name: "tablet", seed: 1))), at: 10, into: &events)
+        driver.engine.handle(
+            .apply(.addDevice(DeviceSpec(DeviceSettings(name: "tablet", seed: 1))), at: 10), into: &events)
         driver.hand(to: store)
-        driver.engine.apply(.on(device: "phone-2", .setNetwork(.offline)), at: 20, into: &events)
+        driver.engine.handle(.apply(.on(device: "phone-2", .setNetwork(.offline)), at: 20), into: &events)
         driver.hand(to: store)
-        driver.engine.apply(.reset, at: 30, into: &events)
+        driver.engine.handle(.apply(.reset, at: 30), into: &events)
         driver.hand(to: store)
-        driver.engine.apply(.on(device: "phone-3", .setAppState(.background)), at: 40, into: &events)
+        driver.engine.handle(.apply(.on(device: "phone-3", .setAppState(.background)), at: 40), into: &events)
         let last = driver.hand(to: store)
         store.writer.resume()
         store.waitUntilDurable(last)

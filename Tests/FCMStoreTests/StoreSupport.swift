@@ -73,7 +73,7 @@ protocol EngineDriver {
 extension EngineDriver {
     mutating func start(into store: DeviceStore?) {
         var events: [Event] = []
-        engine.start(at: 0, into: &events)
+        engine.handle(.start(at: 0), into: &events)
         hand(to: store)
     }
 
@@ -110,7 +110,7 @@ struct SessionDriver: EngineDriver {
             let request = UpstreamRequest(
                 to: to, messageID: "up-\(step)", timeToLive: Int64(random.next() % 20),
                 data: [DataItem("n", .string(String(step)))])
-            engine.apply(.send(request), at: time, into: &events)
+            engine.handle(.apply(.send(request), at: time), into: &events)
         case 2, 3:
             let request = DownstreamRequest(
                 sender: sender, to: engine.devices[0].tokens[sender], messageID: "down-\(step)",
@@ -119,18 +119,19 @@ struct SessionDriver: EngineDriver {
                 collapseKey: random.next() % 4 == 0 ? "score" : nil, timeToLive: Int64(random.next() % 30),
                 deliveryReceiptRequested: random.next() % 2 == 0)
             if random.next() % 2 == 0 {
-                engine.apply(.push(request), at: time, into: &events)
+                engine.handle(.apply(.push(request), at: time), into: &events)
             } else {
                 // On an app server's connection, opened (or reopened) as needed.
                 let connection = ConnectionID(step / 50 + 1)
                 if engine.links.byID[connection] == nil {
-                    engine.apply(.appServer(.closed(connection - 1)), at: time, into: &events)
-                    engine.apply(.appServer(.connected(connection, sender: sender)), at: time, into: &events)
+                    engine.handle(.apply(.appServer(.closed(connection - 1)), at: time), into: &events)
+                    engine.handle(.apply(.appServer(.connected(connection, sender: sender)), at: time), into: &events)
                 }
                 let message = CCSMessage.downstream(request, messageID: request.messageID ?? "")
-                engine.apply(.appServer(.received(connection, message)), at: time, into: &events)
+                engine.handle(.apply(.appServer(.received(connection, message)), at: time), into: &events)
                 if let held = engine.links.byID[connection]?.unacked.first {
-                    engine.apply(.appServer(.received(connection, .ack(messageID: held))), at: time, into: &events)
+                    engine.handle(
+                        .apply(.appServer(.received(connection, .ack(messageID: held))), at: time), into: &events)
                 }
                 _ = engine.takeEffects()
             }
@@ -140,22 +141,25 @@ struct SessionDriver: EngineDriver {
                     DownstreamRequest(sender: sender, to: engine.devices[0].tokens[sender], data: [KeyValue("h", "1")])),
                 SendOrder(DownstreamRequest(sender: sender, to: "not-a-token", data: [KeyValue("h", "2")])),
             ]
-            engine.advance(to: time, into: &events)
-            _ = engine.send(orders, into: &events)
+            engine.handle(.advance(to: time), into: &events)
+            _ = engine.handle(.send(orders, at: engine.now), into: &events).sendOutcome!
         case 5:
             if let held = engine.awaitingAck.first {
-                engine.apply(.ackUpstream(sender: held.message.sender, id: held.message.id), at: time, into: &events)
+                engine.handle(
+                    .apply(.ackUpstream(sender: held.message.sender, id: held.message.id), at: time), into: &events)
             }
-        case 6: engine.apply(.setNetwork(random.next() % 2 == 0 ? .offline : .online), at: time, into: &events)
-        case 7: engine.apply(.setAppState(random.next() % 2 == 0 ? .background : .foreground), at: time, into: &events)
-        case 8: engine.apply(.refreshToken(sender: nil), at: time, into: &events)
+        case 6: engine.handle(.apply(.setNetwork(random.next() % 2 == 0 ? .offline : .online), at: time), into: &events)
+        case 7:
+            engine.handle(
+                .apply(.setAppState(random.next() % 2 == 0 ? .background : .foreground), at: time), into: &events)
+        case 8: engine.handle(.apply(.refreshToken(sender: nil), at: time), into: &events)
         case 9:
-            engine.apply(.tap(.last), at: time, into: &events)
+            engine.handle(.apply(.tap(.last), at: time), into: &events)
             if random.next() % 4 == 0, let owed = engine.owedReceipts.first {
-                engine.apply(.ackReceipt(sender: owed.sender, id: owed.id), at: time, into: &events)
+                engine.handle(.apply(.ackReceipt(sender: owed.sender, id: owed.id), at: time), into: &events)
             }
-        case 10: engine.apply(.setService(up: random.next() % 3 != 0), at: time, into: &events)
-        default: engine.advance(to: time + 3_000, into: &events)
+        case 10: engine.handle(.apply(.setService(up: random.next() % 3 != 0), at: time), into: &events)
+        default: engine.handle(.advance(to: time + 3_000), into: &events)
         }
         hand(to: store)
         return events

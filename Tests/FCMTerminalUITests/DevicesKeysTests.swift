@@ -22,9 +22,9 @@ struct DevicesKeysTests {
         #expect(model.shown.settings.name == "iphone")
         #expect(View.render(model, width: 80, height: 24).lines[0].contains("iphone (2/3"))
         Scenes.press(&model, [.character("n")], from: 2_000)
-        #expect(model.engine.phone(named: "iphone")?.network == .offline)
-        #expect(model.engine.phone(named: "pixel")?.network == .online)
-        #expect(model.recorded.last?.command == .on(device: "iphone", .setNetwork(.offline)))
+        #expect(model.device.phone(named: "iphone")?.network == .offline)
+        #expect(model.device.phone(named: "pixel")?.network == .online)
+        #expect(model.recording.last == .apply(.on(device: "iphone", .setNetwork(.offline)), at: 2_000))
     }
 
     @Test func bracketsStepBetweenPhonesAndWrapAround() {
@@ -56,11 +56,11 @@ struct DevicesKeysTests {
     @Test func aPhoneAddedFromTheListRegistersAndIsShown() {
         var model = Scenes.fresh(Scenes.threePhones)
         Scenes.press(&model, [.character("v"), .character("a"), .control("u")] + Scenes.type("watch") + [.enter])
-        #expect(model.engine.devices.map(\.name) == ["pixel", "iphone", "tablet", "watch"])
+        #expect(model.device.devices.map(\.name) == ["pixel", "iphone", "tablet", "watch"])
         #expect(model.shown.settings.name == "watch")
         #expect(model.shown.tokens.count == 1)
         // Made like the phone shown, same seed and all, yet a token of its own.
-        #expect(Set(model.engine.devices.compactMap { $0.tokens["123456789012"] }).count == 4)
+        #expect(Set(model.device.devices.compactMap { $0.tokens["123456789012"] }).count == 4)
         #expect(model.log.contains { $0.name == "deviceAdded" && $0.string("device") == "watch" })
     }
 
@@ -72,7 +72,7 @@ struct DevicesKeysTests {
             return
         }
         #expect(form.fields.first { $0.label == "name" }?.error == "a device is already named pixel")
-        #expect(model.engine.devices.count == 3)
+        #expect(model.device.devices.count == 3)
     }
 
     @Test func aFleetOfTenThousandDrawsOnlyTheRowsThatFit() throws {
@@ -113,12 +113,12 @@ struct ShownPhoneTests {
     @Test func steppingBackBeforeAPhoneJoinedShowsTheFirstInsteadOfTrapping() {
         var model = TUIModel(playing: Self.joining)
         Scenes.press(&model, [.character("."), .character(".")])
-        #expect(model.engine.devices.count == 2)
+        #expect(model.device.devices.count == 2)
         Scenes.press(&model, [.character("]")])
         #expect(model.shown.name == "tablet")
         // Back before the tablet joined: the panes show the first phone, and every pane draws.
         Scenes.press(&model, [.character(","), .character(",")])
-        #expect(model.engine.devices.count == 1)
+        #expect(model.device.devices.count == 1)
         #expect(model.shown.name == "pixel")
         for (width, height) in [(80, 24), (200, 50)] {
             let screen = View.render(model, width: width, height: height).lines.joined(separator: "\n")

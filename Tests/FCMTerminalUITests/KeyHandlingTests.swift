@@ -32,24 +32,24 @@ struct KeyHandlingTests {
     @Test func toggleKeysDriveTheDevice() {
         var model = Scenes.fresh()
         Scenes.press(&model, [.character("n"), .character("o"), .character("z"), .character("b")])
-        #expect(model.engine.devices[0].network == .offline)
-        #expect(!model.engine.serviceUp)
-        #expect(model.engine.devices[0].doze)
-        #expect(model.engine.devices[0].appState == .background)
+        #expect(model.device.devices[0].network == .offline)
+        #expect(!model.device.serviceUp)
+        #expect(model.device.devices[0].doze)
+        #expect(model.device.devices[0].appState == .background)
         Scenes.press(&model, [.character("x")], from: 5_000)
-        #expect(model.engine.devices[0].appState == .stopped)
+        #expect(model.device.devices[0].appState == .stopped)
         Scenes.press(&model, [.character("f"), .character("n"), .character("o"), .character("z")], from: 6_000)
         #expect(
-            model.engine.isConnected(phoneAt: 0) && !model.engine.devices[0].doze
-                && model.engine.devices[0].appState == .foreground)
+            model.device.isConnected(phoneAt: 0) && !model.device.devices[0].doze
+                && model.device.devices[0].appState == .foreground)
     }
 
     @Test func uKeyUninstallsThenReinstalls() {
         var model = Scenes.fresh()
         Scenes.press(&model, [.character("u")])
-        #expect(!model.engine.devices[0].installed)
+        #expect(!model.device.devices[0].installed)
         Scenes.press(&model, [.character("u")], from: 2_000)
-        #expect(model.engine.devices[0].installed)
+        #expect(model.device.devices[0].installed)
         #expect(model.log.filter { $0.name == "onNewToken" }.count == 4)
     }
 
@@ -91,7 +91,7 @@ struct KeyHandlingTests {
         var model = Scenes.fresh()
         Scenes.press(&model, [.character("n")])
         for n in 0..<21 { Scenes.press(&model, [.character("s"), .enter], from: 2_000 + Millis(n) * 300) }
-        #expect(model.engine.devices[0].pending.count == 20)
+        #expect(model.device.devices[0].pending.count == 20)
         #expect(model.log.last?.string("error") == "TooManyMessages")
         #expect(model.status?.contains("TooManyMessages") == true)
     }
@@ -102,17 +102,17 @@ struct KeyHandlingTests {
             &model,
             [.character("b"), .character("p")] + Array(repeating: .down, count: 10) + Scenes.type("room") + [.down]
                 + Scenes.type("PT-DK") + [.enter])
-        #expect(model.engine.devices[0].tray.count == 1)
+        #expect(model.device.devices[0].tray.count == 1)
         Scenes.press(&model, [.character("t")], from: 9_000)
-        #expect(model.engine.devices[0].tray.isEmpty)
-        #expect(model.engine.devices[0].inbox.last?.data == [KeyValue("room", "PT-DK")])
-        #expect(model.engine.devices[0].appState == .foreground)
+        #expect(model.device.devices[0].tray.isEmpty)
+        #expect(model.device.devices[0].inbox.last?.data == [KeyValue("room", "PT-DK")])
+        #expect(model.device.devices[0].appState == .foreground)
     }
 
     @Test func everyInboxMessageCanBeSelectedAndOpened() {
         var model = Scenes.fresh()
         for n in 0..<4 { Scenes.press(&model, [.character("p"), .enter], from: 1_000 + Millis(n) * 1_000) }
-        #expect(model.engine.devices[0].inbox.count == 4)
+        #expect(model.device.devices[0].inbox.count == 4)
         while model.focus != .inbox { Scenes.press(&model, [.tab], from: 9_000) }
         Scenes.press(&model, [.end, .enter], from: 10_000)
         #expect(model.overlay == .messageDetail(index: 3))
@@ -126,7 +126,7 @@ struct KeyHandlingTests {
             &model, [.character("z"), .character("p"), .down, .down, .down, .down, .down, .right, .right, .enter])
         let accepted = model.log.first { $0.name == "downstreamAccepted" }
         #expect(accepted?.string("priority") == "normal")
-        #expect(model.engine.devices[0].stored.count == 1)
+        #expect(model.device.devices[0].stored.count == 1)
     }
 
     @Test func clockKeysLetTtlsRunOut() {
@@ -141,7 +141,7 @@ struct KeyHandlingTests {
 
     @Test func tokenDetailCopiesWithOsc52AndWritesAFile() {
         var model = Scenes.fresh()
-        let token = model.engine.devices[0].tokens["123456789012"]!
+        let token = model.device.devices[0].tokens["123456789012"]!
         Scenes.press(&model, [.tab, .tab, .tab, .tab, .enter])
         #expect(model.overlay == .tokenDetail(sender: "123456789012"))
         #expect(model.handle(.character("c"), at: 2_000) == [.copyToClipboard(token)])
@@ -153,13 +153,13 @@ struct KeyHandlingTests {
 
     @Test func refreshAddAndRemoveSenders() {
         var model = Scenes.fresh()
-        let before = model.engine.devices[0].tokens["123456789012"]
+        let before = model.device.devices[0].tokens["123456789012"]
         Scenes.press(&model, [.tab, .tab, .tab, .tab, .character("r")])
-        #expect(model.engine.devices[0].tokens["123456789012"] != before)
+        #expect(model.device.devices[0].tokens["123456789012"] != before)
         Scenes.press(&model, [.character("a"), .enter], from: 3_000)
-        #expect(model.engine.devices[0].senders.count == 3)
+        #expect(model.device.devices[0].senders.count == 3)
         Scenes.press(&model, [.down, .character("d")], from: 4_000)
-        #expect(model.engine.devices[0].senders.map(\.id) == ["123456789012", "100000000001"])
+        #expect(model.device.devices[0].senders.map(\.id) == ["123456789012", "100000000001"])
     }
 
     @Test func addSenderRefusesNonDigits() {
@@ -208,9 +208,9 @@ struct KeyHandlingTests {
         // A device that ran before (its token refreshed once) and is opened again.
         var earlier = DeviceEngine(Scenes.android.configuration)
         var ignored: [Event] = []
-        earlier.start(at: 0, into: &ignored)
-        earlier.apply(.refreshToken(sender: "123456789012"), at: 60_000, into: &ignored)
-        var model = TUIModel(profile: Scenes.android, linkedEngine: earlier)
+        earlier.handle(.start(at: 0), into: &ignored)
+        earlier.handle(.apply(.refreshToken(sender: "123456789012"), at: 60_000), into: &ignored)
+        var model = TUIModel(profile: Scenes.android, door: LocalSession(engine: earlier))
         Scenes.press(&model, [.character("p"), .enter], from: 90_000)
         #expect(model.log.contains { $0.name == "onMessageReceived" })
         let effects = Scenes.press(&model, [.character("w"), .enter], from: 95_000)

@@ -21,7 +21,7 @@ struct NewUserDefectTests {
     @Test func aNewTokenIsShownInTheEvents() {
         var model = Scenes.fresh()
         Scenes.press(&model, [.character("r")])
-        let token = model.engine.devices[0].tokens["123456789012"] ?? ""
+        let token = model.device.devices[0].tokens["123456789012"] ?? ""
         #expect(
             screen(model, width: 200, height: 50).contains { $0.contains("onNewToken token=\(TokenText.short(token))") }
         )
@@ -89,7 +89,7 @@ struct NewUserDefectTests {
     @Test func iReinstallsTheAppAsIOSAndSaysSo() {
         var model = Scenes.fresh()
         Scenes.press(&model, [.character("i"), .right, .enter])
-        #expect(model.engine.devices[0].platform == .ios)
+        #expect(model.device.devices[0].platform == .ios)
         #expect(model.log.contains { $0.kind == .didReceiveRegistrationToken })
         #expect(model.status?.contains("reinstalled as ios/fcm") == true)
         #expect(View.render(model, width: 80, height: 24).lines[0].contains("ios/fcm"))
@@ -98,7 +98,7 @@ struct NewUserDefectTests {
     @Test func thePushFormSendsContentAvailableAndMutableContent() {
         var model = Scenes.fresh()
         Scenes.press(&model, [.character("p")] + Array(repeating: .down, count: 8) + [.right, .down, .right, .enter])
-        let saved = ProfileWriter.yaml(profile: model.profile, actions: model.recorded)
+        let saved = ProfileWriter.yaml(profile: model.profile, inputs: model.recording)
         #expect(saved.contains("content_available: true"))
         #expect(saved.contains("mutable_content: true"))
     }

@@ -50,7 +50,7 @@ struct PlayModeTests {
         Scenes.press(&model, [.character(".")])
         #expect(model.play?.playback.position == 1)
         #expect(model.now == 2_000)
-        #expect(model.engine.devices[0].stored.map(\.id) == ["m-1"])
+        #expect(model.device.devices[0].stored.map(\.id) == ["m-1"])
         Scenes.press(&model, [.right, .right])
         #expect(model.play?.playback.position == 3)
         #expect(model.log.last?.kind == .expectationHeld)
@@ -59,7 +59,7 @@ struct PlayModeTests {
         #expect(!model.log.contains { $0.kind == .expectationHeld })
         Scenes.press(&model, [.left, .left])
         #expect(model.play?.playback.position == 0)
-        #expect(model.engine.devices[0].stored.isEmpty)
+        #expect(model.device.devices[0].stored.isEmpty)
     }
 
     @Test func spacePlaysAtTheChosenSpeedOnTheVirtualClock() {
@@ -135,7 +135,7 @@ struct PlayModeTests {
         Scenes.press(&model, [.character("n")])
         #expect(model.play == nil)
         #expect(model.fork?.steps.count == 2)
-        #expect(model.engine.devices[0].network == .online)
+        #expect(model.device.devices[0].network == .online)
         #expect(model.status?.contains("forked at step 2/6") == true)
         Scenes.press(&model, [.character("b")])
         // The fork's clock runs on at the real pace from where the profile stood.
@@ -161,7 +161,7 @@ struct PlayModeTests {
         Scenes.press(&model, [.home])
         #expect(model.fork == nil)
         #expect(model.play?.playback.position == 0)
-        #expect(!model.engine.devices[0].doze)
+        #expect(!model.device.devices[0].doze)
     }
 
     @Test func theClockKeysMoveAForkedClockOnlyOnce() {

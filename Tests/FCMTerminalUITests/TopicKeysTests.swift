@@ -9,12 +9,12 @@ import Testing
 struct TopicKeysTests {
     @Test func tSubscribesAndUnsubscribesTheSelectedSendersToken() {
         var model = Scenes.fresh()
-        let sender = model.engine.devices[0].senders[0].id
+        let sender = model.device.devices[0].senders[0].id
         Scenes.press(&model, [.character("T"), .control("u")] + Scenes.type("sport") + [.enter])
-        #expect(model.engine.devices[0].topics(of: sender) == ["sport"])
+        #expect(model.device.devices[0].topics(of: sender) == ["sport"])
         #expect(model.log.last?.name == "topicSubscribed")
         Scenes.press(&model, [.character("T"), .control("u")] + Scenes.type("sport") + [.down, .right, .enter])
-        #expect(model.engine.devices[0].topics(of: sender).isEmpty)
+        #expect(model.device.devices[0].topics(of: sender).isEmpty)
     }
 
     @Test func aBadTopicNameIsExplainedUnderTheField() {
@@ -25,7 +25,7 @@ struct TopicKeysTests {
             return
         }
         #expect(form.fields[0].error?.contains("names use only") == true)
-        #expect(model.engine.devices[0].topicCount == 0)
+        #expect(model.device.devices[0].topicCount == 0)
     }
 
     @Test func thePushFormSendsToATopicOrACondition() {

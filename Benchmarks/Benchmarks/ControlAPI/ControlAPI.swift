@@ -48,12 +48,12 @@ final class BusyDevice: @unchecked Sendable {
         engine = DeviceEngine(
             EngineConfiguration(device: DeviceSettings(network: .offline, seed: 1), senders: [sender]))
         var events: [Event] = []
-        engine.start(at: 0, into: &events)
-        for n in 0..<50 { engine.apply(.subscribe(topic: "t\(n)", sender: nil), at: 0, into: &events) }
+        engine.handle(.start(at: 0), into: &events)
+        for n in 0..<50 { engine.handle(.apply(.subscribe(topic: "t\(n)", sender: nil), at: 0), into: &events) }
         for n in 0..<100 {
             let request = DownstreamRequest(
                 sender: sender.id, to: engine.devices[0].tokens[sender.id], data: [KeyValue("n", "\(n)")])
-            engine.apply(.push(request), at: 0, into: &events)
+            engine.handle(.apply(.push(request), at: 0), into: &events)
         }
         service = ControlService(
             log: log, token: nil,
@@ -62,7 +62,9 @@ final class BusyDevice: @unchecked Sendable {
                 perform: { [unowned self] action in
                     var produced: [Event] = []
                     lock.withLock {
-                        if case .command(let command) = action { engine.apply(command, at: 1, into: &produced) }
+                        if case .command(let command) = action {
+                            engine.handle(.apply(command, at: 1), into: &produced)
+                        }
                     }
                     for event in produced { log.append(event) }
                     return produced

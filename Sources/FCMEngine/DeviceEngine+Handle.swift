@@ -1,0 +1,77 @@
+/// The engine's one way in: every door (a key, a stanza, an HTTP request, a
+/// control-API action, a profile's step, time passing) hands it an input, and it
+/// answers with events (and effects to take) and a reply for the door that asked.
+/// The input is recorded here, so the journal is every input by construction.
+extension DeviceEngine {
+    /// Runs one input at its time (clamped, so time never runs backwards), after
+    /// every timer due by then.
+    @discardableResult
+    public mutating func handle(_ input: EngineInput, into out: inout [Event]) -> EngineReply {
+        switch input {
+        case .start(let time):
+            inputs.record(input)
+            start(at: time, into: &out)
+        case .apply(let command, let time):
+            if inputs.isOn { inputs.record(.apply(command, at: max(time, now))) }
+            apply(command, at: time, into: &out)
+        case .advance(let time):
+            // Time that fires nothing need not be kept: the next input carries its own time.
+            if let deadline = nextDeadline, deadline <= time { inputs.record(input) }
+            runTimers(to: time, into: &out)
+        case .stop(let time):
+            if inputs.isOn { inputs.record(.advance(to: max(time, now))) }
+            runTimers(to: time, into: &out)
+        case .resume(let time):
+            inputs.record(input)
+            forgetAppServers(at: time, into: &out)
+        case .push(let request, let time):
+            inputs.record(input)
+            runTimers(to: time, into: &out)
+            admit(request, into: &out)
+        case .send(let orders, let time):
+            inputs.record(input)
+            runTimers(to: time, into: &out)
+            return .sent(send(orders, into: &out))
+        case .topics(let order, let time):
+            inputs.record(input)
+            runTimers(to: time, into: &out)
+            return .topics(manageTopics(order, into: &out))
+        case .group(let order, let time):
+            inputs.record(input)
+            runTimers(to: time, into: &out)
+            return .group(manageGroup(order, into: &out))
+        case .httpFaults(let path, let time):
+            runTimers(to: time, into: &out)
+            guard let effects = httpFaults(path: path, into: &out) else { return .faults([]) }
+            inputs.record(.httpFaults(path: path, at: now))
+            return .faults(effects)
+        }
+        return .done
+    }
+
+    /// The events one input makes (for tests and small shells).
+    public mutating func handle(_ input: EngineInput) -> [Event] {
+        var out: [Event] = []
+        handle(input, into: &out)
+        return out
+    }
+}
+
+/// What the engine answers the door that handed it an input, beside the events.
+public enum EngineReply: Sendable, Equatable {
+    /// Nothing beyond the events.
+    case done
+    /// What became of an HTTP API's downstream messages.
+    case sent(SendOutcome)
+    /// What became of a topic-management call.
+    case topics(TopicOutcome)
+    /// What became of a device-group call.
+    case group(GroupOutcome)
+    /// What the faults in scope do to an HTTP request (a delay, a status).
+    case faults([FaultEffect])
+
+    public var sendOutcome: SendOutcome? { if case .sent(let outcome) = self { outcome } else { nil } }
+    public var topicOutcome: TopicOutcome? { if case .topics(let outcome) = self { outcome } else { nil } }
+    public var groupOutcome: GroupOutcome? { if case .group(let outcome) = self { outcome } else { nil } }
+    public var faultEffects: [FaultEffect] { if case .faults(let effects) = self { effects } else { [] } }
+}

@@ -1,0 +1,55 @@
+import FCMEngine
+import FCMProfiles
+
+/// The TUI's door into the running device: the session's front door, which every
+/// other door (app servers, the control API) shares. The TUI hands it commands and
+/// renders what it is shown: the device, read-only, and the events of every door.
+/// It keeps no engine of its own and, but for a session it runs itself, drives no
+/// time.
+public protocol DeviceDoor: AnyObject, Sendable {
+    /// One line for the header: where app servers connect; nil when nothing listens.
+    var summary: String? { get }
+    /// Hands the session one command at the session's time; answers the events it
+    /// made (which reach every subscriber, the TUI's feed among them).
+    @discardableResult
+    func submit(_ command: Command) -> [Event]
+    /// The device as it stands.
+    func view() -> DeviceView
+    /// The events every door caused since the last call, oldest first.
+    func takeEvents() -> [Event]
+    /// Moves the session's clock on by `span`: what falls due happens.
+    func moveClock(by span: Millis)
+    /// Whether the session keeps its own clock (a served device, on its timer);
+    /// otherwise its owner moves its time on with `tick(now:)`.
+    var keepsItsOwnClock: Bool { get }
+    /// Lets a session the TUI runs itself catch up with `time`; true when anything
+    /// happened. A session that keeps its own clock ignores it.
+    func tick(now time: Millis) -> Bool
+    /// When the session next has something to do, for a session the TUI runs.
+    var nextWake: Millis? { get }
+    /// What every door did since the TUI opened, as the inputs the device took
+    /// (`w` saves them as a profile).
+    func recording() -> [EngineInput]
+}
+
+extension TUIModel {
+    /// Shows where the network listeners are, in the header.
+    public mutating func setNetworkSummary(_ text: String) {
+        networkSummary = text
+    }
+
+    /// The folder `w` offers to save sessions in.
+    public mutating func setSaveFolder(_ folder: String) {
+        saveFolder = folder
+    }
+
+    /// The terminal's height, for keys that page by what is on screen.
+    public mutating func setScreenHeight(_ height: Int) {
+        screenHeight = height
+    }
+}
+
+/// A door whose session keeps its own clock, which the TUI's header and keys read.
+public protocol SessionClocked {
+    var clock: SessionClock { get }
+}
