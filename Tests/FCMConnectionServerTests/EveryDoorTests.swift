@@ -1,0 +1,119 @@
+import FCMConnectionServer
+import FCMEngine
+import FCMProfiles
+import FCMSession
+import Foundation
+import Testing
+
+/// One running device, many doors: what happens through one is seen through all.
+@Suite("Every door sees what every other door did", .serialized)
+struct EveryDoorTests {
+    static let profile = try! ProfileParser.parse(
+        """
+        version: 1
+        device: { name: pixel, platform: android, app: com.example.chat, seed: 7 }
+        senders:
+          - { id: "777", key: k7, project: p7 }
+        """, file: "doors.yaml")
+
+    static func open(_ folder: String, fresh: Bool = true) async throws -> DeviceSession {
+        var settings = DeviceSession.Settings()
+        settings.ccsPort = 0
+        settings.ccsPlainPort = 0
+        settings.httpPort = 0
+        settings.stateFolder = folder
+        settings.fresh = fresh
+        // No log: the session's events go to the TUI's inbox (and the control API's log).
+        let session = try await DeviceSession.open(profile, settings: settings)
+        try await session.start()
+        return session
+    }
+
+    static func folder() -> String {
+        NSTemporaryDirectory() + "fcm-device-doors-" + UUID().uuidString
+    }
+
+    /// One request on a connection of its own; the reply up to `marker`, which only
+    /// its end holds.
+    static func call(
+        _ port: Int, _ method: String, _ path: String, body: String = "", headers: [String] = [],
+        until marker: String = "\"last\":"
+    ) async throws -> String {
+        let client = try RawClient(port: port)
+        client.write(LiveHTTPTests.request(method, path, headers: headers, body: body))
+        return await client.reply(until: marker)
+    }
+
+    @Test("a key pressed in the TUI is in the control API's events and in the journal")
+    func aKeyReachesTheControlAPIAndTheJournal() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let session = try await Self.open(folder)
+        let port = try #require(session.server.httpPort)
+        let link = session.link()
+        link.submit(.on(device: "pixel", .setAppState(.background)))
+        let events = try await Self.call(port, "GET", "/emulator/v1/projects/p7/events?event=appStateChanged")
+        #expect(events.contains("\"event\":\"appStateChanged\""), "\(events)")
+        #expect(events.contains("\"state\":\"background\""), "\(events)")
+        try await session.stop()
+        // Reopened, the device is as the key left it: the journal took the key.
+        let again = try await Self.open(folder, fresh: false)
+        #expect(again.server.host.engine.devices[0].appState == .background)
+        try await again.stop()
+    }
+
+    @Test("an app server's push and a control-API action show in the TUI, and w saves them as steps that replay")
+    func outsideTrafficReachesTheTUIAndItsRecording() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let session = try await Self.open(folder)
+        let port = try #require(session.server.httpPort)
+        let link = session.link()
+        _ = link.takeEvents()
+        let token = try #require(link.view().devices[0].tokens["777"])
+        let sent = try await Self.call(
+            port, "POST", "/fcm/send", body: #"{"to":"\#(token)","data":{"k":"v"}}"#,
+            headers: ["Authorization: key=k7", "Content-Type: application/json"], until: "\"results\"")
+        #expect(sent.contains("\"success\":1"), "\(sent)")
+        let acted = try await Self.call(
+            port, "POST", "/emulator/v1/projects/p7/devices/pixel/actions", body: #"{"network": "offline"}"#)
+        #expect(acted.contains("networkChanged"), "\(acted)")
+        let seen = link.takeEvents().map(\.name)
+        #expect(seen.contains("downstreamAccepted"))
+        #expect(seen.contains("onMessageReceived"))
+        #expect(seen.contains("networkChanged"))
+        // `w`: what the app server and the control API did is in the saved profile.
+        let yaml = ProfileWriter.yaml(profile: Self.profile, inputs: link.recording())
+        let saved = try ProfileParser.parse(yaml, file: "saved.yaml")
+        #expect(saved.steps.count == 2, "\(yaml)")
+        let replayed = Replayer.run(saved).events
+        let received = try #require(replayed.first { $0.name == "onMessageReceived" })
+        #expect(received["data"] == .map([KeyValue("k", "v")]), "\(received)")
+        #expect(replayed.contains { $0.name == "networkChanged" })
+        try await session.stop()
+    }
+
+    @Test("a session driven through every door reopens from its journal as the same device")
+    func theJournalIsEveryDoor() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let session = try await Self.open(folder)
+        let port = try #require(session.server.httpPort)
+        let link = session.link()
+        link.submit(.on(device: "pixel", .subscribe(topic: "news", sender: nil)))
+        let token = try #require(link.view().devices[0].tokens["777"])
+        _ = try await Self.call(
+            port, "POST", "/fcm/send", body: #"{"to":"\#(token)","notification":{"title":"hi"},"collapse_key":"c"}"#,
+            headers: ["Authorization: key=k7", "Content-Type: application/json"], until: "\"results\"")
+        _ = try await Self.call(
+            port, "POST", "/emulator/v1/projects/p7/devices/pixel/actions", body: #"{"doze": true}"#)
+        _ = try await Self.call(
+            port, "POST", "/fcm/send", body: #"{"to":"/topics/news","data":{"n":"1"}}"#,
+            headers: ["Authorization: key=k7", "Content-Type: application/json"], until: "message_id")
+        let before = session.server.host.engine.snapshot(ofPhoneAt: 0).json
+        try await session.stop()
+        let again = try await Self.open(folder, fresh: false)
+        #expect(again.server.host.engine.snapshot(ofPhoneAt: 0).json == before)
+        try await again.stop()
+    }
+}
