@@ -114,22 +114,10 @@ public final class ControlService: Sendable {
 
     func device(named name: String) async -> HTTPReply {
         let engine = await device.engine()
-        guard let index = Self.phoneIndex(name, in: engine) else { return Self.noDevice(name, in: engine) }
-        return .json(200, engine.snapshot(ofPhoneAt: index).json)
-    }
-
-    /// The index of the named phone; `default` and `0` name the first.
-    static func phoneIndex(_ name: String, in engine: DeviceEngine) -> Int? {
-        if name == "default" || name == "0" { return 0 }
-        return engine.deviceNumber(named: name)
-    }
-
-    static func noDevice(_ name: String, in engine: DeviceEngine) -> HTTPReply {
-        let names = engine.devices.prefix(5).map { "\"\($0.name)\"" }.joined(separator: ", ")
-        return error(
-            404,
-            "no device \(name); this emulator runs \(engine.devices.count) (\(names)\(engine.devices.count > 5 ? ", …" : ""), "
-                + "or default for the first)")
+        switch engine.phoneIndex(named: name) {
+        case .success(let index): return .json(200, engine.snapshot(ofPhoneAt: index).json)
+        case .failure(let problem): return Self.error(404, problem.description)
+        }
     }
 
     // MARK: Events
@@ -163,8 +151,11 @@ public final class ControlService: Sendable {
 
     func action(_ request: HTTPRequestParts, device name: String) async -> HTTPReply {
         let engine = await device.engine()
-        guard let index = Self.phoneIndex(name, in: engine) else { return Self.noDevice(name, in: engine) }
-        let phone = engine.devices[index].name
+        let phone: String
+        switch engine.phoneIndex(named: name) {
+        case .success(let index): phone = engine.devices[index].name
+        case .failure(let problem): return Self.error(404, problem.description)
+        }
         let text = String(decoding: request.body, as: UTF8.self)
         let action: StepAction
         do {

@@ -1,7 +1,8 @@
 /// Everything that can happen to the device or its connection server from outside:
 /// a key in the TUI, a step of a profile, a stanza or HTTP request.
 public indirect enum Command: Sendable, Equatable, Codable {
-    /// A device command for the phone with this name (without it, the first phone).
+    /// A device command for the phone with this name (`DeviceEngine.phoneIndex(named:)`);
+    /// without it, the only phone of a device of one (a fleet refuses it).
     case on(device: String, Command)
     /// A phone joins: a new installation that registers with its senders.
     case addDevice(DeviceSpec)
@@ -102,6 +103,7 @@ extension Command {
         case .getToken: "get_token"
         case .deleteToken: "delete_token"
         case .setPermission: "permission"
+        case .push, .appServer(.received(_, .downstream)): "push"
         case .on(_, let inner): inner.stepName
         default: "command"
         }

@@ -113,8 +113,10 @@ public struct DeviceEngine: Sendable, Codable {
     mutating func perform(_ command: Command, into out: inout [Event]) {
         switch command {
         case .on(let name, let inner):
-            guard let index = deviceIndex[name] else {
-                return refuse(inner.stepName, "no device is named \(name)", into: &out)
+            let index: Int
+            switch phoneIndex(named: name) {
+            case .success(let found): index = found
+            case .failure(let error): return refuse(inner.stepName, error.description, into: &out)
             }
             if inner.isDeviceCommand {
                 onDevice(index) { $0.performOnDevice(inner, into: &out) }
@@ -138,7 +140,10 @@ public struct DeviceEngine: Sendable, Codable {
         case .setAppServerMode(let mode): configuration.appServer = mode
         case .setLoginTimeout(let span): links.loginTimeout = span
         case .reset: reset(into: &out)
-        default: onDevice(0) { $0.performOnDevice(command, into: &out) }
+        default:
+            // A device command that names no phone: the only one, or refused.
+            guard let index = unnamedPhone else { return refuse(command.stepName, nameAPhone, into: &out) }
+            onDevice(index) { $0.performOnDevice(command, into: &out) }
         }
     }
 

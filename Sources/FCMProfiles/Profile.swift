@@ -124,15 +124,28 @@ public struct PushStep: Sendable {
         }
     }
 
-    /// A step that names no phone is for the profile's first phone.
+    /// The commands this step makes, one per phone whose token it picks, each target
+    /// resolved among the tokens `engine` has issued so far. A step that names no
+    /// phone picks the only phone's (`DeviceEngine.onlyPhoneName`); a phone that is
+    /// not there (a fleet's, or one a reset took away) makes a command the engine
+    /// refuses, naming the phones there are.
     public func commands(on engine: DeviceEngine) -> [Command] {
-        guard !devices.isEmpty else { return [command(on: engine, phoneAt: 0)] }
-        return devices.map { name in command(on: engine, phoneAt: engine.deviceNumber(named: name) ?? 0) }
+        switch target {
+        case .latest, .previous: break
+        case .literal, .topic, .condition, .group: return [command(on: engine, phoneAt: nil)]
+        }
+        return (devices.isEmpty ? [DeviceEngine.onlyPhoneName] : devices).map { name in
+            switch engine.phoneIndex(named: name) {
+            case .success(let index): command(on: engine, phoneAt: index)
+            case .failure: .on(device: name, command(on: engine, phoneAt: nil))
+            }
+        }
     }
 
-    func command(on engine: DeviceEngine, phoneAt index: Int) -> Command {
+    /// The push with its target resolved; `index` is the phone whose token it picks.
+    func command(on engine: DeviceEngine, phoneAt index: Int?) -> Command {
         var request = request
-        let issued = engine.issuedTokens(of: tokenOwner, onPhoneAt: index)
+        let issued = index.map { engine.issuedTokens(of: tokenOwner, onPhoneAt: $0) } ?? []
         switch target {
         case .latest: request.to = issued.last
         case .previous: request.to = issued.count >= 2 ? issued[issued.count - 2] : nil

@@ -158,8 +158,32 @@ extension ProfileParser {
             context.stepNamesPhone = false
         }
         var parsed = try parseAction(action.name, action.value, context: &context)
-        if let phone, let node = map["device"] { parsed = try aim(parsed, at: phone, node: node) }
+        if let phone, let node = map["device"] {
+            parsed = try aim(parsed, at: phone, node: node)
+        } else if context.isFleet, let why = unnamedOnAFleet(parsed, context: context) {
+            throw action.key.error(why)
+        }
         return Step(at: at, action: parsed, location: node.location, note: try parseNote(map))
+    }
+
+    /// Why a step that names no phone cannot run on a fleet, if it cannot: a device
+    /// command and a push to a phone's token need the phone named (nothing falls
+    /// back to the first phone).
+    static func unnamedOnAFleet(_ action: StepAction, context: StepContext) -> String? {
+        let phones = context.names(prefix: 5).joined(separator: ", ") + (context.phoneCount > 5 ? ", …" : "")
+        switch action {
+        case .command(let command) where command.isDeviceCommand:
+            return "this profile has \(context.phoneCount) devices: name the one this step acts on with "
+                + "device: (\(phones))"
+        case .push(let push) where push.devices.isEmpty:
+            switch push.target {
+            case .latest, .previous:
+                return "this profile has \(context.phoneCount) devices: name the one whose token the push goes to "
+                    + "with device: or devices: (\(phones))"
+            case .literal, .topic, .condition, .group: return nil
+            }
+        default: return nil
+        }
     }
 
     /// A phone the profile has, by name.

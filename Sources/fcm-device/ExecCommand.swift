@@ -100,17 +100,21 @@ struct ExecCommand: AsyncParsableCommand {
     static func environment(session: DeviceSession, folder: String) throws -> [String: String] {
         let server = session.server
         let engine = server.host.engine
-        // The single-phone variables are the first phone's that registers with a sender
-        // (a profile's default phone, unless it has none).
-        let phone = engine.devices.first { !$0.senders.isEmpty } ?? engine.devices[0]
-        guard let first = phone.senders.first, let http = server.httpPort else {
+        // The project's variables are the profile's first sender's. The single-phone
+        // token variables name the only phone's tokens: a fleet's phones are named
+        // (FCM_EMULATOR_DEVICE_TOKENS), never implied.
+        guard let first = engine.configuration.senders.first, let http = server.httpPort else {
             throw ValidationError("the profile has no sender, or the HTTP port is closed")
         }
         let project = first.project ?? first.id
         let host = "127.0.0.1"
+        let onlyPhone = try? engine.phoneIndex(named: DeviceEngine.onlyPhoneName).get()
         var tokens = JSONObject()
-        for sender in phone.senders {
-            tokens.members.append((key: sender.id, value: .string(phone.tokens[sender.id] ?? "")))
+        if let onlyPhone {
+            let phone = engine.devices[onlyPhone]
+            for sender in phone.senders {
+                tokens.members.append((key: sender.id, value: .string(phone.tokens[sender.id] ?? "")))
+            }
         }
         // Every phone's tokens by name, for suites that drive several phones.
         var phones = JSONObject()
@@ -131,14 +135,16 @@ struct ExecCommand: AsyncParsableCommand {
             "FCM_EMULATOR_PROJECT": project,
             "FCM_EMULATOR_SENDER": first.id,
             "FCM_EMULATOR_SERVER_KEY": first.key,
-            "FCM_EMULATOR_TOKEN": phone.tokens[first.id] ?? "",
-            "FCM_EMULATOR_TOKENS": JSONValue.object(tokens).json,
             "FCM_EMULATOR_DEVICE_TOKENS": JSONValue.object(phones).json,
             "FCM_EMULATOR_CCS_HOST": "\(host):\(server.ccsPort ?? 0)",
             "FCM_EMULATOR_CCS_PLAIN_HOST": "\(host):\(server.ccsPlainPort ?? 0)",
             "FCM_EMULATOR_CA": session.identity.trustPath,
             "FCM_EMULATOR_CREDENTIALS": credentials,
         ]
+        if let onlyPhone {
+            environment["FCM_EMULATOR_TOKEN"] = engine.devices[onlyPhone].tokens[first.id] ?? ""
+            environment["FCM_EMULATOR_TOKENS"] = JSONValue.object(tokens).json
+        }
         // The user's own JVM options and proxy exceptions are kept, with these added.
         let inherited = ProcessInfo.processInfo.environment
         for (name, value) in session.proxyEnvironment.variables {

@@ -204,7 +204,10 @@ struct ControlAPITests {
         let device = ControlledDevice()
         let cases: [(String, String, String, String, Int, String)] = [
             ("GET", "nope", "", "", 404, "no such control route"),
-            ("POST", "devices/Nokia/actions", "", #"{"network":"offline"}"#, 404, "no device Nokia"),
+            (
+                "POST", "devices/Nokia/actions", "", #"{"network":"offline"}"#, 404,
+                "no device is named Nokia; the phones are Pixel 8"
+            ),
             ("POST", "devices/default/actions", "", #"{"network": "sideways"}"#, 400, "request body:1:13"),
             ("POST", "devices/default/actions", "", "{nope", 400, "request body:"),
             ("POST", "devices/default/actions", "", #"{"expect": {"event": "stored"}}"#, 400, "POST expectations"),

@@ -73,21 +73,35 @@ struct SeveralDevicesTests {
         #expect(fleet.engine.phone(named: "pixel")?.inbox.isEmpty == true)
     }
 
-    @Test func aDeviceCommandActsOnTheNamedPhoneAndTheFirstByDefault() {
+    @Test func aDeviceCommandActsOnTheNamedPhoneAndANamelessOneIsRefusedOnAFleet() {
         var fleet = Fleet(Self.pair)
         fleet.run(.setNetwork(.offline), on: "iphone")
         #expect(fleet.engine.phone(named: "iphone")?.network == .offline)
         #expect(fleet.engine.phone(named: "pixel")?.network == .online)
-        fleet.run(.setDoze(true))
-        #expect(fleet.engine.phone(named: "pixel")?.doze == true)
-        #expect(fleet.engine.phone(named: "iphone")?.doze == false)
+        // Nothing falls back to the first phone: a fleet's phones are named.
+        let events = fleet.run(.setDoze(true))
+        #expect(events.names == ["commandRefused"])
+        #expect(events[0].string("detail") == "this device has 2 phones; name one (pixel, iphone)")
+        #expect(fleet.engine.devices.allSatisfy { !$0.doze })
+        let asDefault = fleet.run(.setDoze(true), on: DeviceEngine.onlyPhoneName)
+        #expect(
+            asDefault[0].string("detail")
+                == "this device has 2 phones, so default names none of them; name one: pixel, iphone")
     }
 
-    @Test func aCommandForAPhoneThatDoesNotExistIsRefusedByName() {
+    @Test func onAPhoneOfItsOwnANamelessCommandAndDefaultAreThatPhone() {
+        var phone = Fleet([DeviceSpec(DeviceSettings(name: "solo", seed: 1))])
+        phone.run(.setDoze(true))
+        #expect(phone.engine.devices[0].doze)
+        phone.run(.setNetwork(.offline), on: "default")
+        #expect(phone.engine.devices[0].network == .offline)
+    }
+
+    @Test func aCommandForAPhoneThatDoesNotExistIsRefusedNamingThePhonesThereAre() {
         var fleet = Fleet(Self.pair)
         let events = fleet.run(.setNetwork(.offline), on: "nokia")
         #expect(events.names == ["commandRefused"])
-        #expect(events[0].string("detail") == "no device is named nokia")
+        #expect(events[0].string("detail") == "no device is named nokia; the phones are pixel, iphone")
     }
 
     @Test func eachPhoneHoldsItsOwnMessagesWhileOfflineAndGetsThemBack() {

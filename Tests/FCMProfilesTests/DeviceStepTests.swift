@@ -151,6 +151,15 @@ struct DeviceStepTests {
         ("  - at: 0s\n    push: { sender: \"111\", topic: t, devices: [a] }\n", "t.yaml:10:", "devices picks tokens"),
         ("  - at: 0s\n    add_device: { name: a }\n", "t.yaml:10:", "already named a"),
         ("  - at: 0s\n    group: { sender: \"111\", operation: create, devices: [a] }\n", "t.yaml:10:", "with a name"),
+        // Nothing falls back to the first phone: a fleet's step names its phone.
+        (
+            "  - at: 0s\n    network: offline\n", "t.yaml:10:5",
+            "this profile has 2 devices: name the one this step acts on with device: (a, b)"
+        ),
+        (
+            "  - at: 0s\n    push: { sender: \"111\", data: { k: v } }\n", "t.yaml:10:5",
+            "name the one whose token the push goes to with device: or devices: (a, b)"
+        ),
     ])
     func aBadDeviceStepNamesWhatIsWrongAndWhere(step: String, location: String, detail: String) {
         let message = problem(Self.header + step) ?? ""

@@ -107,6 +107,7 @@ struct ShownPhoneTests {
           - at: 1s
             add_device: { name: tablet, platform: android }
           - at: 2s
+            device: pixel
             network: offline
         """)
 

@@ -216,13 +216,15 @@ class FCM:
         return self.control.get("devices")["devices"]
 
     def device(self, name="default"):
-        """One phone (`default` is the first), as `GET devices/NAME` shows it."""
+        """One phone (`default` is the only one, on a device of one), as `GET
+        devices/NAME` shows it; on a fleet, name the phone."""
         __tracebackhide__ = True
         return self.control.get("devices/" + urllib.parse.quote(name, safe=""))
 
     def token(self, device=None, sender=None):
-        """A phone's current token for a sender: by default the first phone's, for
-        FCM_EMULATOR_SENDER (or the phone's first sender)."""
+        """A phone's current token for a sender: by default the only phone's (a
+        fleet's phones are named), for FCM_EMULATOR_SENDER (or the phone's first
+        sender)."""
         __tracebackhide__ = True
         tokens = self.device(device or "default")["tokens"]
         if sender is None:
@@ -234,7 +236,7 @@ class FCM:
 
     def act(self, device, action=None):
         """One action in the profile's step syntax on a phone: `act("pixel", {"network":
-        "offline"})`, or `act({"state": "background"})` for the first phone. The
+        "offline"})`, or `act({"state": "background"})` on a device of one phone. The
         events it caused."""
         __tracebackhide__ = True
         if action is None:
@@ -346,21 +348,30 @@ class FCM:
 
     def _on_device(self, event, wanted):
         """An event names its phone only when there are several: one without `device`
-        is the first phone's, which `default` (or its name) names."""
+        is the only phone's, which `default` (or its name) names."""
+        if wanted == "default":
+            wanted = self._only_name()
         if "device" in event:
-            return matches(event["device"], wanted) or (wanted == "default" and event["device"] == self._first_name())
-        return event.get("side") == "device" and (wanted == "default" or wanted == self._first_name())
+            return matches(event["device"], wanted)
+        return event.get("side") == "device" and wanted == self._only_name()
 
-    def _first_name(self):
-        if not hasattr(self, "_first"):
-            self._first = self.devices()[0]["name"]
-        return self._first
+    def _only_name(self):
+        """The name of the only phone; a fleet's phones are named, never implied."""
+        __tracebackhide__ = True
+        if not hasattr(self, "_only"):
+            names = [d["name"] for d in self.devices()]
+            if len(names) != 1:
+                raise ControlError("GET", "devices", None,
+                                   "this emulator runs %d phones, so default names none of them; name one: %s"
+                                   % (len(names), ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")))
+            self._only = names[0]
+        return self._only
 
     def _judge(self, kind, event, fields, timeout):
         __tracebackhide__ = True
         fields = _field_names(fields)
         if fields.get("device") == "default":
-            fields["device"] = self._first_name()
+            fields["device"] = self._only_name()
         body = {kind: dict(fields, event=event)}
         params = {"after": self.after}
         wait = 0.0
