@@ -110,9 +110,10 @@ let package = Package(
         .target(
             name: "FCMSession",
             dependencies: [
-                "FCMConnectionServer", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI", "FCMCredentials",
-                "FCMStore", "FCMTerminalUI",
+                "FCMConnectionServer", "FCMControlAPI", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI",
+                "FCMCredentials", "FCMStore",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),

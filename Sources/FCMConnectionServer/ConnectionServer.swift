@@ -38,9 +38,6 @@ public struct ServerOptions: Sendable {
     /// The control API's secret; without one it serves loopback binds only.
     public var controlToken: String?
 
-    /// Whether the address is this machine only.
-    public var bindsLoopback: Bool { ["127.0.0.1", "::1", "localhost"].contains(bind) }
-
     public init() {}
 }
 
@@ -61,26 +58,31 @@ public final class ConnectionServer: @unchecked Sendable {
     var https: HTTPListener?
     var connectionCount = 0
 
-    /// Opens the listeners; `startDevice()` then issues the device's first tokens.
-    public static func start(
-        engine: DeviceEngine, options: ServerOptions, log: @escaping @Sendable (Event) -> Void
-    ) async throws -> ConnectionServer {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
-        let loop = group.next()
-        let events = EventLog()
-        let host = DeviceHost(engine: engine, loop: loop, store: options.store, resumed: options.resumed) { event in
-            events.append(event)
-            log(event)
+    /// What answers on the HTTP port: the send APIs (with the token endpoint and the
+    /// HTTPS proxy) and the control API, made by the composition root.
+    public struct HTTPServices: Sendable {
+        public var send: HTTPSendService
+        public var control: ControlService
+
+        public init(send: HTTPSendService, control: ControlService) {
+            self.send = send
+            self.control = control
         }
+    }
+
+    /// Serves a device the composition root made: opens the listeners `options` name
+    /// on `group` (the XMPP ones on the host's loop); `startDevice()` then issues the
+    /// device's first tokens. It decides nothing about what it serves.
+    public static func serve(
+        _ host: DeviceHost, events: EventLog, group: MultiThreadedEventLoopGroup, http services: HTTPServices?,
+        options: ServerOptions
+    ) async throws -> ConnectionServer {
         let server = ConnectionServer(host: host, events: events, group: group)
         server.bind = options.bind
         // Real connections are numbered past a profile's own and past those a saved
         // device remembers.
         server.connectionCount = max(
-            ConnectionRules.scenarioConnections.upperBound, engine.links.byID.keys.max() ?? 0)
-        if let timeout = options.loginTimeout {
-            host.apply(.setLoginTimeout(Millis(timeout.nanoseconds / 1_000_000)))
-        }
+            ConnectionRules.scenarioConnections.upperBound, host.box.read { $0.links.byID.keys.max() ?? 0 })
         do {
             if let port = options.ccsPort {
                 guard let tls = options.tls else { throw ServerError.missingTLS }
@@ -99,31 +101,12 @@ public final class ConnectionServer: @unchecked Sendable {
                 server.ccsPlainPort = channel.localAddress?.port
             }
             if let port = options.httpPort {
-                guard let key = options.serviceAccountKey else { throw ServerError.missingServiceAccountKey }
-                let service = HTTPSendService(
-                    key: key,
-                    tokens: try Self.accessTokens(kept: options.store), verifyCredentials: options.verifyCredentials,
-                    rejected: { [host] refusal in host.report(refusal.event(at: host.now)) },
-                    notice: { [host] event in
-                        var event = event
-                        event.at = host.now
-                        host.report(event)
-                    },
-                    controlToken: options.controlToken,
-                    controlClosedBecause: options.bindsLoopback || options.controlToken != nil
-                        ? nil
-                        : "the control API is closed: the emulator listens on \(options.bind), beyond this machine; "
-                            + "start it with --control-token SECRET to open it",
-                    device: host.gateway
-                )
-                // One authentication step for every route of the port, the control API's too.
-                let control = ControlService(
-                    log: events, authenticator: service.authenticator, device: host.controlGateway)
+                guard let services else { throw ServerError.missingServiceAccountKey }
                 let https = try options.tls?.httpsContext()
                 let listener = try await ServerError.naming("the HTTP port", options.bind, port) {
                     try await HTTPListener.start(
-                        service: service, control: control, releases: host.releases, bind: options.bind, port: port,
-                        tls: https, on: group)
+                        service: services.send, control: services.control, releases: host.releases, bind: options.bind,
+                        port: port, tls: https, on: group)
                 }
                 server.http = listener
                 server.httpPort = listener.port
@@ -131,8 +114,8 @@ public final class ConnectionServer: @unchecked Sendable {
                     guard let https else { throw ServerError.missingTLS }
                     let secure = try await ServerError.naming("the HTTPS port", options.bind, httpsPort) {
                         try await HTTPListener.start(
-                            service: service, control: control, releases: host.releases, bind: options.bind,
-                            port: httpsPort, tls: https, tlsFromStart: true, on: group)
+                            service: services.send, control: services.control, releases: host.releases,
+                            bind: options.bind, port: httpsPort, tls: https, tlsFromStart: true, on: group)
                     }
                     server.https = secure
                     server.httpsPort = secure.port
@@ -143,22 +126,6 @@ public final class ConnectionServer: @unchecked Sendable {
             throw error
         }
         return server
-    }
-
-    /// Bearer tokens, kept in the state file when there is one: a restarted
-    /// emulator still honours the tokens its SDK clients hold.
-    static func accessTokens(kept store: DeviceStore?) throws -> AccessTokens {
-        guard let store else { return AccessTokens() }
-        let saved = try store.savedGrants().map {
-            AccessTokens.Grant(
-                digest: $0.digest, project: $0.project, expires: Date(timeIntervalSince1970: $0.expires))
-        }
-        return AccessTokens(saved: saved) { grant in
-            // A grant that cannot be kept still works until a restart; after one,
-            // the client gets 401 and asks for a new token.
-            try? store.saveGrant(
-                digest: grant.digest, project: grant.project, expires: grant.expires.timeIntervalSince1970)
-        }
     }
 
     init(host: DeviceHost, events: EventLog, group: MultiThreadedEventLoopGroup) {

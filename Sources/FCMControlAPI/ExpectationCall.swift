@@ -60,7 +60,7 @@ struct ExpectationCall {
     var replyJSON: String {
         var members: [(key: String, value: JSONValue)] = [
             (key: "held", value: .bool(held)),
-            (key: "expect", value: .string((negated ? "expect_none " : "expect ") + expectation.summary)),
+            (key: "expect", value: .string(expectation.label(negated: negated))),
         ]
         if let matchedSeq { members.append((key: "seq", value: .int(matchedSeq))) }
         if let detail { members.append((key: "detail", value: .string(detail))) }

@@ -12,6 +12,12 @@ public struct Expectation: Sendable {
             .joined(separator: " ")
     }
 
+    /// The expectation as a profile names it, the one label every door shows:
+    /// `expect onSendError id=m-21`, or `expect_none …` when `negated`.
+    public func label(negated: Bool) -> String {
+        (negated ? "expect_none " : "expect ") + summary
+    }
+
     public func matches(_ candidate: Event) -> Bool {
         guard candidate.name == event, side.map({ $0 == candidate.side }) ?? true else { return false }
         return fields.allSatisfy { field in

@@ -134,7 +134,7 @@ public struct ScenarioRunner: Sendable {
 extension CheckResult {
     /// The check as an event of the log: `expectationHeld` or `expectationFailed`.
     func event(at time: Millis) -> Event {
-        var fields = [Field("expect", .string((negated ? "expect_none " : "expect ") + expectation.summary))]
+        var fields = [Field("expect", .string(expectation.label(negated: negated)))]
         if let detail { fields.append(Field("detail", .string(detail))) }
         fields.append(Field("step_at", .int(step.at)))
         return Event(at: time, side: .check, kind: passed ? .expectationHeld : .expectationFailed, fields: fields)

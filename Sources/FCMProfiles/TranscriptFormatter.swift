@@ -68,7 +68,7 @@ public enum TranscriptFormatter {
     /// A check result as a transcript line.
     public static func checkLine(_ check: CheckResult) -> String {
         let mark = check.passed ? "ok  " : "FAIL"
-        let what = (check.negated ? "expect_none " : "expect ") + check.expectation.summary
+        let what = check.expectation.label(negated: check.negated)
         var line = "\(DurationText.stamp(check.step.at))  \("check".padding(7))  \(mark) \(what)"
         if let detail = check.detail { line += "\n" + String(repeating: " ", count: 24) + detail }
         return line

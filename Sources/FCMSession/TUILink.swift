@@ -1,7 +1,6 @@
 import FCMConnectionServer
 import FCMEngine
 import FCMProfiles
-import FCMTerminalUI
 import Foundation
 
 /// The TUI's door into a served device: the host's front door, shared with app

@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMProfiles
 import Foundation
 
 /// A device the TUI runs itself, with no listeners (`tui --no-listen`, and a played

@@ -281,8 +281,8 @@ struct ExecReport {
         for step in unreached {
             let expectation: String
             switch step.action {
-            case .expect(let wanted): expectation = "expect " + wanted.summary
-            case .expectNone(let unwanted): expectation = "expect_none " + unwanted.summary
+            case .expect(let wanted): expectation = wanted.label(negated: false)
+            case .expectNone(let unwanted): expectation = unwanted.label(negated: true)
             default: continue
             }
             lines.append(

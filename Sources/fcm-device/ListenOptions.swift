@@ -130,7 +130,7 @@ struct ListenOptions: ParsableArguments {
     func openSession(
         _ profile: Profile, profilePath: String?, log: (@Sendable (Event) -> Void)? = nil
     ) async throws -> DeviceSession {
-        if bind != "127.0.0.1" && bind != "::1" && bind != "localhost" {
+        if !BindPolicy.isLoopback(bind) {
             Diagnostics.write(
                 "warning: listening on \(bind), not only this machine; app servers elsewhere can reach it")
         }

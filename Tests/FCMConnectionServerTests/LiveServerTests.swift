@@ -1,5 +1,6 @@
 import FCMConnectionServer
 import FCMEngine
+import FCMSession
 import Foundation
 import Testing
 

@@ -1,6 +1,7 @@
 import FCMConnectionServer
 import FCMEngine
 import FCMHTTPAPI
+import FCMSession
 import Foundation
 import Testing
 

@@ -1,8 +1,7 @@
 import FCMEngine
-import FCMProfiles
 
-/// The TUI's door into the running device: the session's front door, which every
-/// other door (app servers, the control API) shares. The TUI hands it commands and
+/// A person's door into the running device (the TUI's): the session's front door,
+/// which every other door (app servers, the control API) shares. The TUI hands it commands and
 /// renders what it is shown: the device, read-only, and the events of every door.
 /// It keeps no engine of its own and, but for a session it runs itself, drives no
 /// time.
@@ -30,23 +29,6 @@ public protocol DeviceDoor: AnyObject, Sendable {
     /// What every door did since the TUI opened, as the inputs the device took
     /// (`w` saves them as a profile).
     func recording() -> [EngineInput]
-}
-
-extension TUIModel {
-    /// Shows where the network listeners are, in the header.
-    public mutating func setNetworkSummary(_ text: String) {
-        networkSummary = text
-    }
-
-    /// The folder `w` offers to save sessions in.
-    public mutating func setSaveFolder(_ folder: String) {
-        saveFolder = folder
-    }
-
-    /// The terminal's height, for keys that page by what is on screen.
-    public mutating func setScreenHeight(_ height: Int) {
-        screenHeight = height
-    }
 }
 
 /// A door whose session keeps its own clock, which the TUI's header and keys read.
