@@ -222,33 +222,26 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return send(request, closing: closing, context: context)
         }
         guard let loopReleases else { return context.close(promise: nil) }
+        let plan = HTTPSendService.FaultPlan(faults.value, path: request.path)
         loopReleases.after(faults.point) { [self] in
-            meet(faults.value[...], request: request, closing: closing, context: context)
+            guard plan.delay > 0 else { return meet(plan, request: request, closing: closing, context: context) }
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: .milliseconds(Int64(plan.delay))) {
+                let (handler, context) = bound.value
+                handler.meet(plan, request: request, closing: closing, context: context)
+            }
         }
     }
 
-    /// The faults' effects in order: a delay holds the send, a status answers it, a
-    /// reset or GOAWAY ends the connection with no reply.
+    /// The faults' plan, once its delay has passed: its answer (a status, or the
+    /// connection's end with no reply), or the send served.
     private func meet(
-        _ effects: ArraySlice<FaultEffect>, request: HTTPRequestParts, closing: Bool, context: ChannelHandlerContext
+        _ plan: HTTPSendService.FaultPlan, request: HTTPRequestParts, closing: Bool, context: ChannelHandlerContext
     ) {
         guard context.channel.isActive else { return }
-        guard let effect = effects.first else { return send(request, closing: closing, context: context) }
-        switch effect {
-        case .delay(let millis):
-            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            let rest = effects.dropFirst()
-            context.eventLoop.scheduleTask(in: .milliseconds(Int64(millis))) {
-                let (handler, context) = bound.value
-                handler.meet(rest, request: request, closing: closing, context: context)
-            }
-        case .status(let status, let retryAfter):
-            reply(
-                HTTPSendService.faultReply(status, retryAfter: retryAfter, path: request.path), closing: closing,
-                context: context)
-        case .reset: FaultedConnection.end(context.channel, .reset)
-        case .goaway: FaultedConnection.end(context.channel, .goaway)
-        }
+        guard let answer = plan.answer else { return send(request, closing: closing, context: context) }
+        if let ending = answer.endsConnection { return FaultedConnection.end(context.channel, ending) }
+        reply(answer, closing: closing, context: context)
     }
 
     private func send(_ request: HTTPRequestParts, closing: Bool, context: ChannelHandlerContext) {

@@ -79,26 +79,27 @@ public final class ControlService: Sendable {
                 "no project \(project) here: no phone registers with a sender of that project or id; "
                     + "the projects are \(senders.projectNames)")
         }
-        let route = rest.dropFirst().map(String.init)
-        switch (request.method, route) {
-        case ("GET", ["devices"]): return await devices()
-        case ("GET", _) where route.count == 2 && route[0] == "devices": return await device(named: route[1])
-        case ("GET", ["events"]): return await events(request)
-        case ("POST", ["expectations"]): return await expectation(request)
-        case ("POST", ["faults"]): return await addFault(request)
-        case ("DELETE", ["faults"]): return await run(.clearFaults)
-        case ("GET", ["faults"]): return await faults()
-        case ("POST", ["reset"]):
-            judge.withLock { $0.forget() }
-            return await run(.reset)
-        case ("POST", _) where route.count == 3 && route[0] == "devices" && route[2] == "actions":
-            return await action(request, device: FormDecodingName.decode(route[1]))
-        default:
+        let segments = rest.dropFirst().map { FormDecodingName.decode(String($0)) }
+        guard let route = ControlRoute(method: request.method, segments: segments) else {
             return Self.error(
                 404,
-                "no such control route: \(request.method) \(request.path); there are GET devices, GET devices/NAME, GET events, "
-                    + "POST devices/NAME/actions, POST expectations, POST, GET and DELETE faults, and POST reset "
-                    + "under \(Self.prefix)\(project)/")
+                "no such control route: \(request.method) \(request.path); there are "
+                    + ControlRoute.listed(under: "\(Self.prefix)\(project)/"))
+        }
+        switch route {
+        case .devices: return await devices()
+        case .device(let name): return await device(named: name)
+        case .events: return await events(request)
+        // A stream is answered by `answer(_:)`; asked of `respond`, it is the log's page.
+        case .eventStream: return await events(request)
+        case .expectations: return await expectation(request)
+        case .addFault: return await addFault(request)
+        case .clearFaults: return await run(.clearFaults)
+        case .faults: return await faults()
+        case .reset:
+            judge.withLock { $0.forget() }
+            return await run(.reset)
+        case .action(let name): return await action(request, device: name)
         }
     }
 

@@ -71,6 +71,37 @@ public enum HTTPRoute: Equatable, Sendable {
 
     public static let controlPrefix = "/emulator/v1/projects/"
 
+    /// Every endpoint of the port as a person writes it, with a path that reads as
+    /// it: a 404 lists them with the methods the table gives each, and a test reads
+    /// each example back to the route it names.
+    public static let catalog: [(pattern: String, example: String)] = [
+        ("/fcm/send and /gcm/send", "/fcm/send"),
+        ("/v1/projects/PROJECT/messages:send", "/v1/projects/p/messages:send"),
+        ("/token", "/token"),
+        ("/iid/v1:batchAdd", "/iid/v1:batchAdd"),
+        ("/iid/v1:batchRemove", "/iid/v1:batchRemove"),
+        ("/iid/v1/TOKEN/rel/topics/TOPIC", "/iid/v1/t/rel/topics/news"),
+        (
+            "/v1/projects/PROJECT/registrations/TOKEN/topicSubscriptions",
+            "/v1/projects/p/registrations/t/topicSubscriptions"
+        ),
+        (
+            "/v1/projects/PROJECT/registrations/TOKEN/topicSubscriptions/TOPIC",
+            "/v1/projects/p/registrations/t/topicSubscriptions/news"
+        ),
+        ("/fcm/notification and /gcm/notification", "/fcm/notification"),
+        ("/healthz", "/healthz"),
+        ("\(controlPrefix)PROJECT/… (the control API)", "\(controlPrefix)p/devices"),
+    ]
+
+    /// The catalog, as a 404 lists it: `POST /fcm/send and /gcm/send; …`.
+    public static var listed: String {
+        catalog.map { entry in
+            let methods = HTTPRoute(path: entry.example)?.methods.joined(separator: ", ") ?? ""
+            return "\(methods) \(entry.pattern)"
+        }.joined(separator: "; ")
+    }
+
     public init?(path: String) {
         switch path {
         case "/healthz": self = .healthz

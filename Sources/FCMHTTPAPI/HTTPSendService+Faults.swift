@@ -4,6 +4,28 @@ import FCMJSON
 /// The replies of status faults, each in the body its API uses when the real
 /// service fails that way. The engine chose the fault; this only shapes it.
 extension HTTPSendService {
+    /// What the faults in scope do to one request, read once for every path that
+    /// serves it: hold it `delay` milliseconds, then answer it with `answer` (a status,
+    /// or the connection's end) or, with none, serve it.
+    public struct FaultPlan: Sendable {
+        public var delay: Millis = 0
+        public var answer: HTTPReply?
+
+        /// The engine's effects (delays, then at most one answer) for a request on `path`.
+        public init(_ effects: some Sequence<FaultEffect>, path: String) {
+            for effect in effects {
+                switch effect {
+                case .delay(let millis): delay += millis
+                case .status(let status, let retryAfter):
+                    answer = HTTPSendService.faultReply(status, retryAfter: retryAfter, path: path)
+                case .reset: answer = .connectionEnds(.reset)
+                case .goaway: answer = .connectionEnds(.goaway)
+                }
+                if answer != nil { break }
+            }
+        }
+    }
+
     /// The reply of a status fault on `path`, in the body its API uses.
     public static func faultReply(_ status: Int, retryAfter: Int?, path: String) -> HTTPReply {
         var reply: HTTPReply

@@ -148,25 +148,16 @@ public final class HTTPSendService: Sendable {
     }
 
     func answer(_ request: HTTPRequestParts) async -> HTTPReply {
-        for effect in await device.faults(request.path) {
-            switch effect {
-            case .delay(let millis): try? await Task.sleep(for: .milliseconds(millis))
-            case .status(let status, let retryAfter):
-                return Self.faultReply(status, retryAfter: retryAfter, path: request.path)
-            case .reset: return .connectionEnds(.reset)
-            case .goaway: return .connectionEnds(.goaway)
-            }
-        }
+        let faults = FaultPlan(await device.faults(request.path), path: request.path)
+        if faults.delay > 0 { try? await Task.sleep(for: .milliseconds(faults.delay)) }
+        if let answer = faults.answer { return answer }
         if Self.isSend(method: request.method, path: request.path) {
             let held = sendReply(request)
             await device.durable(held.point)
             return held.value
         }
         guard let route = HTTPRoute(path: request.path) else {
-            let text =
-                "no such endpoint: \(request.method) \(request.path); this emulator serves POST /fcm/send, /gcm/send, "
-                + "/v1/projects/PROJECT/messages:send, /token, /iid/v1:batchAdd, /iid/v1:batchRemove, "
-                + "/v1/projects/PROJECT/registrations/TOKEN/topicSubscriptions and /fcm/notification"
+            let text = "no such endpoint: \(request.method) \(request.path); this emulator serves \(HTTPRoute.listed)"
             return .json(404, JSONValue.members(["error": .string(text)]).json)
         }
         guard route.methods.contains(request.method) else {

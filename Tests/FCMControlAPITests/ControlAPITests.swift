@@ -203,7 +203,12 @@ struct ControlAPITests {
     func badCalls() async {
         let device = ControlledDevice()
         let cases: [(String, String, String, String, Int, String)] = [
-            ("GET", "nope", "", "", 404, "no such control route"),
+            (
+                "GET", "nope", "", "", 404,
+                "no such control route: GET /emulator/v1/projects/demo-project/nope; there are GET devices, "
+                    + "GET devices/NAME, GET events, GET events:stream, POST devices/NAME/actions, POST expectations, "
+                    + "POST faults, GET faults, DELETE faults, POST reset under /emulator/v1/projects/demo-project/"
+            ),
             (
                 "POST", "devices/Nokia/actions", "", #"{"network":"offline"}"#, 404,
                 "no device is named Nokia; the phones are Pixel 8"

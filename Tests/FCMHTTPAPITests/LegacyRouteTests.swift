@@ -174,8 +174,7 @@ struct LegacyRouteTests {
         let notFound = await device.post(#"/x"y\z"#, body: "")
         #expect(
             try JSON.object(notFound.body)["error"] as? String
-                == #"no such endpoint: POST /x"y\z; this emulator serves POST /fcm/send, /gcm/send, /v1/projects/PROJECT/messages:send, /token, /iid/v1:batchAdd, /iid/v1:batchRemove, /v1/projects/PROJECT/registrations/TOKEN/topicSubscriptions and /fcm/notification"#
-        )
+                == #"no such endpoint: POST /x"y\z; this emulator serves "# + HTTPRoute.listed)
         let wrongMethod = await device.service.respond(
             HTTPRequestParts(method: "GET", path: #"/v1/projects/a"b/messages:send"#))
         #expect(wrongMethod.status == 405)
