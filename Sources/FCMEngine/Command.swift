@@ -84,12 +84,13 @@ extension Command {
         }
     }
 
-    /// The command's name in refusals.
+    /// The command's name in refusals: its step's key in a profile (a test holds the
+    /// two together).
     var stepName: String {
         switch self {
         case .setNetwork: "network"
         case .setDoze: "doze"
-        case .setAppState: "app_state"
+        case .setAppState: "state"
         case .uninstall: "uninstall"
         case .reinstall, .reinstallAs: "reinstall"
         case .refreshToken: "refresh_token"

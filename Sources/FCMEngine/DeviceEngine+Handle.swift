@@ -7,17 +7,28 @@ extension DeviceEngine {
     /// every timer due by then.
     @discardableResult
     public mutating func handle(_ input: EngineInput, into out: inout [Event]) -> EngineReply {
+        // The two inputs replay makes for every step, first and with nothing else in
+        // the way (the rest are rarer and larger).
+        switch input {
+        case .apply(let command, let time):
+            if inputs.isOn { inputs.record(.apply(command, at: max(time, now))) }
+            apply(command, at: time, into: &out)
+            return .done
+        case .advance(let time):
+            // Time that fires nothing need not be kept: the next input carries its own time.
+            if inputs.isOn, let deadline = nextDeadline, deadline <= time { inputs.record(input) }
+            runTimers(to: time, into: &out)
+            return .done
+        default: return handleRest(input, into: &out)
+        }
+    }
+
+    private mutating func handleRest(_ input: EngineInput, into out: inout [Event]) -> EngineReply {
         switch input {
         case .start(let time):
             inputs.record(input)
             start(at: time, into: &out)
-        case .apply(let command, let time):
-            if inputs.isOn { inputs.record(.apply(command, at: max(time, now))) }
-            apply(command, at: time, into: &out)
-        case .advance(let time):
-            // Time that fires nothing need not be kept: the next input carries its own time.
-            if let deadline = nextDeadline, deadline <= time { inputs.record(input) }
-            runTimers(to: time, into: &out)
+        case .apply, .advance: return handle(input, into: &out)
         case .stop(let time):
             if inputs.isOn { inputs.record(.advance(to: max(time, now))) }
             runTimers(to: time, into: &out)

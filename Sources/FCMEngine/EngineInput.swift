@@ -10,12 +10,14 @@ public enum EngineInput: Sendable, Equatable, Codable {
     /// A downstream message, at the engine time it came in: how journals of state
     /// format 2 recorded CCS downstream (now `.apply(.appServer(.received(…)))`);
     /// read, no longer written.
-    case push(DownstreamRequest, at: Millis)
+    // The large payloads are boxed (`indirect`): an input is made and passed for every
+    // call, and one as large as a downstream request cost replay its speed.
+    indirect case push(DownstreamRequest, at: Millis)
     case send([SendOrder], at: Millis)
     /// An app server's topic-management call.
-    case topics(TopicOrder, at: Millis)
+    indirect case topics(TopicOrder, at: Millis)
     /// An app server's device-group call.
-    case group(GroupOrder, at: Millis)
+    indirect case group(GroupOrder, at: Millis)
     /// An HTTP request on `path` that faults were in scope for (they were used).
     case httpFaults(path: String, at: Millis)
     /// A device resumed from its state: the app servers it had are gone.

@@ -103,7 +103,12 @@ public struct PushStep: Sendable {
     public var devices: [String] = []
     /// An HTTP v1 message's platform blocks (`platforms:`, as a saved session writes
     /// them): the push goes as that message did, each copy shaped by its block.
-    public var overrides: PlatformOverrides?
+    public var overrides: PlatformOverrides? {
+        get { blocks?.value }
+        set { blocks = newValue.map(PlatformBlocks.init) }
+    }
+    /// Boxed: most pushes have none, and a step is copied as replay reads it.
+    private var blocks: PlatformBlocks?
 
     public init(
         request: DownstreamRequest, target: PushTarget = .latest, tokenOwner: String, connection: ConnectionID? = nil
@@ -116,12 +121,37 @@ public struct PushStep: Sendable {
 
     /// The inputs this step makes at `time`: one message per phone it names.
     public func inputs(on engine: DeviceEngine, at time: Millis) -> [EngineInput] {
-        let commands = commands(on: engine)
-        guard let overrides else { return commands.map { .apply($0, at: time) } }
-        return commands.compactMap { command in
-            guard case .push(let request) = command else { return .apply(command, at: time) }
-            return .send([SendOrder(request, overrides: overrides)], at: time)
+        commands(on: engine).map { input($0, at: time) }
+    }
+
+    /// The input one of this step's commands is: the command, or with platform blocks
+    /// the HTTP v1 message it was.
+    func input(_ command: Command, at time: Millis) -> EngineInput {
+        guard let overrides, case .push(let request) = command else { return .apply(command, at: time) }
+        return .send([SendOrder(request, overrides: overrides)], at: time)
+    }
+
+    /// Plays the step on `engine` at `time`: its inputs, handled in order. A push to
+    /// one phone (nearly every one) makes no list: replay plays this for every push.
+    func play(on engine: inout DeviceEngine, at time: Millis, into out: inout [Event]) {
+        if devices.isEmpty, overrides == nil, let only = engine.unnamedPhone {
+            engine.handle(.apply(command(on: engine, phoneAt: only), at: time), into: &out)
+            return
         }
+        guard devices.count <= 1 else {
+            for input in inputs(on: engine, at: time) { engine.handle(input, into: &out) }
+            return
+        }
+        let made: Command
+        switch target {
+        case .latest, .previous:
+            let index = devices.first.map { try? engine.phoneIndex(named: $0).get() } ?? engine.unnamedPhone
+            let resolved = command(on: engine, phoneAt: index)
+            // A phone that is not there: the engine refuses it, naming the phones there are.
+            made = index == nil ? .on(device: devices.first ?? DeviceEngine.onlyPhoneName, resolved) : resolved
+        case .literal, .topic, .condition, .group: made = command(on: engine, phoneAt: nil)
+        }
+        engine.handle(input(made, at: time), into: &out)
     }
 
     /// The commands this step makes, one per phone whose token it picks, each target
@@ -143,6 +173,7 @@ public struct PushStep: Sendable {
     }
 
     /// The push with its target resolved; `index` is the phone whose token it picks.
+    @inline(__always)
     func command(on engine: DeviceEngine, phoneAt index: Int?) -> Command {
         var request = request
         let issued = index.map { engine.issuedTokens(of: tokenOwner, onPhoneAt: $0) } ?? []
@@ -158,6 +189,15 @@ public struct PushStep: Sendable {
         }
         guard let connection else { return .push(request) }
         return .appServer(.received(connection, .downstream(request, messageID: request.messageID ?? "")))
+    }
+}
+
+/// An HTTP v1 message's platform blocks, in a box of their own.
+final class PlatformBlocks: Sendable {
+    let value: PlatformOverrides
+
+    init(_ value: PlatformOverrides) {
+        self.value = value
     }
 }
 

@@ -94,21 +94,25 @@ public enum ProfileWriter {
             // A real app server's connection is not the profile's: its message is saved
             // as the message it was.
             request.messageID = messageID
-            return ["push: { \(pushParts(request).joined(separator: ", ")) }"]
+            return step(.push(request)).map { [$0] } ?? []
         case .apply(.appServer(let connectionInput), _) where !connectionInput.isOnScenarioConnection:
             return []
         case .apply(let command, _): return step(command).map { [$0] } ?? []
-        case .push(let request, _): return ["push: { \(pushParts(request).joined(separator: ", ")) }"]
+        case .push(let request, _): return step(.push(request)).map { [$0] } ?? []
         case .send(let orders, _):
             return orders.map { order in
                 guard !order.byInstallation else {
                     return "# a message to installation \(order.request.to ?? "") is not saved: a profile names tokens"
                 }
-                var parts = pushParts(order.request)
-                if let overrides = order.overrides, let json = platformsJSON(overrides) {
-                    parts.append("platforms: \(json)")
-                }
-                return "push: { \(parts.joined(separator: ", ")) }"
+                guard let overrides = order.overrides else { return step(.push(order.request)) ?? "" }
+                // The message as a profile's push to the target it named, with its blocks.
+                var request = order.request
+                let target: PushTarget = request.condition.map { .condition($0) } ?? .literal(request.to ?? "")
+                request.to = nil
+                request.condition = nil
+                var push = PushStep(request: request, target: target, tokenOwner: request.sender)
+                push.overrides = overrides
+                return step(.push(push)) ?? ""
             }
         case .topics(let order, _): return step(.topics(order, phones: [])).map { [$0] } ?? []
         case .group(let order, _): return step(.group(order, phones: [])).map { [$0] } ?? []
@@ -123,10 +127,17 @@ public enum ProfileWriter {
         return (try? encoder.encode(overrides)).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// A profile's own step as it was written (a push keeps its target).
-    public static func step(_ action: StepAction) -> String? {
+    /// A profile's own step as it was written (a push keeps its target), by the
+    /// step vocabulary (`StepVocabulary`).
+    public static func step(_ action: StepAction) -> String? { StepVocabulary.text(action) }
+
+    /// One command as a profile step, or nil for commands a profile cannot express.
+    static func step(_ command: Command) -> String? { StepVocabulary.text(.command(command)) }
+
+    /// A push step's value: a profile's push with its target, or the message a
+    /// command or a scenario connection carries.
+    static func pushValue(_ action: StepAction) -> String? {
         switch action {
-        case .command(let command): return step(command)
         case .push(let push):
             var parts = pushParts(push.request)
             switch push.target {
@@ -145,9 +156,12 @@ public enum ProfileWriter {
             if let overrides = push.overrides, let json = platformsJSON(overrides) {
                 parts.append("platforms: \(json)")
             }
-            return "push: { \(parts.joined(separator: ", ")) }"
-        case .expect(let expectation): return "expect: " + expectationText(expectation)
-        case .expectNone(let expectation): return "expect_none: " + expectationText(expectation)
+            return "{ \(parts.joined(separator: ", ")) }"
+        case .command(.push(let request)): return "{ \(pushParts(request).joined(separator: ", ")) }"
+        case .command(.appServer(.received(let id, .downstream(var request, let messageID)))):
+            request.messageID = messageID
+            return "{ \(pushParts(request).joined(separator: ", ")), connection: \(id) }"
+        default: return nil
         }
     }
 
@@ -166,74 +180,12 @@ public enum ProfileWriter {
         return "{ " + parts.joined(separator: ", ") + " }"
     }
 
-    /// One command as a profile step, or nil for commands a profile cannot express.
-    static func step(_ command: Command) -> String? {
-        switch command {
-        case .setNetwork(let value): return "network: \(value.rawValue)"
-        case .setService(let up): return "service: \(up ? "up" : "down")"
-        case .setDoze(let value): return "doze: \(value)"
-        case .setAppState(let value): return "state: \(value.rawValue)"
-        case .uninstall: return "uninstall: true"
-        case .reinstall: return "reinstall: true"
-        case .reinstallAs(let platform, let sdk):
-            return "reinstall: { platform: \(platform.rawValue), sdk: \(sdk.rawValue) }"
-        case .drain: return "drain: true"
-        case .setAppServerPresent, .ackReceipt: return nil
-        case .appServer(let input): return step(input)
-        case .refreshToken(let sender): return "refresh_token: " + (sender.map(quoted) ?? "true")
-        case .removeSender(let id): return "remove_sender: \(quoted(id))"
-        case .addSender(let sender):
-            var text = "add_sender: { id: \(quoted(sender.id)), key: \(quoted(sender.key))"
-            if let project = sender.project { text += ", project: \(quoted(project))" }
-            return text + " }"
-        case .ackUpstream(let sender, let id): return "ack: { sender: \(quoted(sender)), id: \(quoted(id)) }"
-        case .tap(let target):
-            switch target {
-            case .last: return "tap: last"
-            case .index(let n): return "tap: \(n)"
-            case .id(let id): return "tap: \(quoted(id))"
-            }
-        case .send(let request):
-            var text = "send: { to: \(quoted(request.to)), id: \(quoted(request.messageID))"
-            if let ttl = request.timeToLive { text += ", ttl: \(ttl)" }
-            let data = request.data.compactMap { item -> String? in
-                if case .string(let value) = item.value { return "\(quoted(item.key)): \(quoted(value))" }
-                return nil
-            }
-            if !data.isEmpty { text += ", data: { \(data.joined(separator: ", ")) }" }
-            return text + " }"
-        case .push(let request):
-            return "push: { \(pushParts(request).joined(separator: ", ")) }"
-        case .subscribe(let topic, let sender): return topicStep("subscribe", topic, sender)
-        case .unsubscribe(let topic, let sender): return topicStep("unsubscribe", topic, sender)
-        case .addFault(let fault): return "fault: " + faultText(fault)
-        case .clearFaults: return "clear_faults: true"
-        case .reset, .setWallClock, .setAppServerMode, .setLoginTimeout: return nil
-        case .addDevice(let spec): return "add_device: " + deviceSpecText(spec)
-        case .group(let order, let phones):
-            var parts = ["sender: \(quoted(order.sender))", "operation: \(order.operation.rawValue)"]
-            if let name = order.name { parts.append("name: \(quoted(name))") }
-            if let key = order.key { parts.append("key: \(quoted(key))") }
-            if !phones.isEmpty { parts.append("devices: [" + phones.map(quoted).joined(separator: ", ") + "]") }
-            if !order.tokens.isEmpty {
-                parts.append("tokens: [" + order.tokens.map(quoted).joined(separator: ", ") + "]")
-            }
-            return "group: { " + parts.joined(separator: ", ") + " }"
-        case .getToken(let sender): return "get_token: " + (sender.map(quoted) ?? "true")
-        case .deleteToken(let sender): return "delete_token: " + (sender.map(quoted) ?? "true")
-        case .setPermission(let permission): return "permission: \(permission.rawValue)"
-        case .topics(let order, let phones):
-            var parts = ["sender: \(quoted(order.sender))", "topic: \(quoted(order.topic))"]
-            if !phones.isEmpty { parts.append("devices: [" + phones.map(quoted).joined(separator: ", ") + "]") }
-            if !order.tokens.isEmpty {
-                parts.append("tokens: [" + order.tokens.map(quoted).joined(separator: ", ") + "]")
-            }
-            parts += ["change: \(order.change.rawValue)", "api: \(order.api.rawValue)"]
-            return "topics: { " + parts.joined(separator: ", ") + " }"
-        case .on(let name, let inner):
-            // The step's second key; the timeline indents each key by four spaces.
-            return step(inner).map { "device: \(quoted(name))\n    " + $0 }
-        }
+    /// The phones (`devices`) and tokens (`tokens`) an app server's call names.
+    static func members(phones: [String], tokens: [String]) -> [String] {
+        var parts: [String] = []
+        if !phones.isEmpty { parts.append("devices: [" + phones.map(quoted).joined(separator: ", ") + "]") }
+        if !tokens.isEmpty { parts.append("tokens: [" + tokens.map(quoted).joined(separator: ", ") + "]") }
+        return parts
     }
 
     /// A phone as a flow mapping: the `device:` keys, its senders and count.
@@ -275,9 +227,10 @@ public enum ProfileWriter {
         return "{ " + parts.joined(separator: ", ") + " }"
     }
 
-    static func topicStep(_ key: String, _ topic: String, _ sender: String?) -> String {
-        guard let sender else { return "\(key): \(quoted(topic))" }
-        return "\(key): { topic: \(quoted(topic)), sender: \(quoted(sender)) }"
+    /// A topic step's value: the topic, or the topic and its sender.
+    static func topicValue(_ topic: String, _ sender: String?) -> String {
+        guard let sender else { return quoted(topic) }
+        return "{ topic: \(quoted(topic)), sender: \(quoted(sender)) }"
     }
 
     /// A downstream request's keys as a push step writes them.
@@ -299,19 +252,6 @@ public enum ProfileWriter {
             parts.append("restricted_package_name: \(quoted(package))")
         }
         return parts
-    }
-
-    /// An app-server connection's input as a step, when a profile can express it.
-    static func step(_ input: AppServerInput) -> String? {
-        switch input {
-        case .connected(let id, let sender): return "connect: { connection: \(id), sender: \(quoted(sender)) }"
-        case .closed(let id): return "disconnect: \(id)"
-        case .received(let id, .ack(let messageID)): return "ack: { connection: \(id), id: \(quoted(messageID)) }"
-        case .received(let id, .downstream(var request, let messageID)):
-            request.messageID = messageID
-            return step(.push(request)).map { String($0.dropLast(2)) + ", connection: \(id) }" }
-        case .opened, .authenticated, .sessionEstablished, .received: return nil
-        }
     }
 
     static func map(_ pairs: [KeyValue]) -> String {

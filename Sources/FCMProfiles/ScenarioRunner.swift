@@ -90,7 +90,7 @@ public struct ScenarioRunner: Sendable {
         case .command(let command):
             engine.handle(.apply(command, at: at), into: &out)
         case .push(let push):
-            for input in push.inputs(on: engine, at: at) { engine.handle(input, into: &out) }
+            push.play(on: &engine, at: at, into: &out)
         case .expect(let expectation), .expectNone(let expectation):
             // Judged after what this step's time brought is seen.
             seen += out[start...]

@@ -117,12 +117,8 @@ struct StepContext {
 }
 
 extension ProfileParser {
-    static let actionKeys = [
-        "send", "push", "network", "state", "doze", "service", "refresh_token", "uninstall", "reinstall", "tap",
-        "expect", "expect_none", "drain", "add_sender", "remove_sender", "ack", "connect", "disconnect", "subscribe",
-        "unsubscribe", "fault", "clear_faults", "add_device", "group", "topics", "get_token", "delete_token",
-        "permission",
-    ]
+    /// Every step's key (`StepVocabulary`).
+    static var actionKeys: [String] { StepVocabulary.keys }
 
     static func parseTimeline(_ node: YAMLNode, context: inout StepContext) throws(ProfileError) -> [Step] {
         var steps: [Step] = []
@@ -237,56 +233,10 @@ extension ProfileParser {
     static func parseAction(_ name: String, _ value: YAMLNode, context: inout StepContext) throws(ProfileError)
         -> StepAction
     {
-        let parsed: StepAction
-        switch name {
-        case "send": parsed = .command(.send(try parseSend(value, context: context)))
-        case "push": parsed = .push(try parsePush(value, context: context))
-        case "network": parsed = .command(.setNetwork(try value.oneOf(Network.self)))
-        case "state": parsed = .command(.setAppState(try value.oneOf(AppState.self)))
-        case "doze": parsed = .command(.setDoze(try value.bool()))
-        case "service": parsed = .command(.setService(up: try value.oneOf(ServiceState.self) == .up))
-        case "refresh_token": parsed = .command(.refreshToken(sender: try senderOrAll(value, context: context)))
-        case "uninstall": parsed = try flagCommand(value, .uninstall)
-        case "reinstall": parsed = try parseReinstall(value, context: &context)
-        case "drain": parsed = try flagCommand(value, .drain)
-        case "tap": parsed = .command(.tap(try parseTap(value)))
-        case "expect": parsed = .expect(try parseExpectation(value, context: context))
-        case "expect_none": parsed = .expectNone(try parseExpectation(value, context: context))
-        case "add_sender":
-            let sender = try parseSender(value)
-            context.senders.insert(sender.id)
-            parsed = .command(.addSender(sender))
-        case "remove_sender": parsed = .command(.removeSender(try knownSender(value, context: context)))
-        case "connect":
-            let fields = try value.mapping(allowed: ["connection", "sender"])
-            let connection = try parseConnection(try fields.required("connection"))
-            let sender = try knownSender(try fields.required("sender"), context: context)
-            parsed = .command(.appServer(.connected(connection, sender: sender)))
-        case "disconnect": parsed = .command(.appServer(.closed(try parseConnection(value))))
-        case "subscribe":
-            let (topic, sender) = try parseTopicStep(value, context: context)
-            parsed = .command(.subscribe(topic: topic, sender: sender))
-        case "fault": parsed = .command(.addFault(try parseFault(value, context: context)))
-        case "clear_faults": parsed = try flagCommand(value, .clearFaults)
-        case "group": parsed = .command(try parseGroup(value, context: context))
-        case "topics": parsed = .command(try parseTopics(value, context: context))
-        case "get_token": parsed = .command(.getToken(sender: try senderOrAll(value, context: context)))
-        case "delete_token": parsed = .command(.deleteToken(sender: try senderOrAll(value, context: context)))
-        case "permission": parsed = .command(.setPermission(try value.oneOf(WebPermission.self)))
-        case "add_device":
-            let spec = try parseDeviceSpec(value, senders: context.senders)
-            for settings in spec.expanded {
-                if let problem = DeviceSpec.nameProblem(settings.name, isTaken: { context.phone($0) != nil }) {
-                    throw value.error(problem)
-                }
-                context.add(settings)
-            }
-            parsed = .command(.addDevice(spec))
-        case "unsubscribe":
-            let (topic, sender) = try parseTopicStep(value, context: context)
-            parsed = .command(.unsubscribe(topic: topic, sender: sender))
-        default: parsed = .command(try parseAck(value, context: context))
+        guard let kind = StepVocabulary.kind(name) else {
+            throw value.error("no step is called \(name); the steps are \(actionKeys.joined(separator: ", "))")
         }
+        let parsed = try kind.read(value, &context)
         // What the engine would refuse a web app, the profile refuses where it is written.
         if case .command(let command) = parsed, let why = DeviceEngine.refusal(command, on: context.platform) {
             throw value.error("\(why); \(context.current) is \(context.platform == .web ? "a web app" : "a phone")")
@@ -617,9 +567,10 @@ extension ProfileParser {
     /// `onMessageReceived`).
     static func checkEventName(_ name: String, at node: YAMLNode, context: StepContext) throws(ProfileError) {
         guard let kind = EventName(rawValue: name) else {
-            let close = EventName.allCases.map(\.rawValue).filter {
-                $0.lowercased().hasPrefix(String(name.lowercased().prefix(4)))
-            }
+            let names = EventName.allCases.map(\.rawValue)
+            var close = CloseNames.among(names, to: name)
+            // A longer name misspelt twice or more still starts as it should.
+            if close.isEmpty { close = names.filter { $0.lowercased().hasPrefix(String(name.lowercased().prefix(4))) } }
             throw node.error(
                 "no event is called \"\(name)\""
                     + (close.isEmpty ? "" : "; did you mean \(close.joined(separator: " or "))?")

@@ -145,7 +145,7 @@ extension TUIModel {
         forkIfPlaying()
         guard let door else { return [] }
         door.moveClock(by: span)
-        absorb()
+        absorb(refresh: true)
         status = "clock moved on \(span / Span.minute >= 1440 ? "1 day" : span >= Span.hour ? "1 hour" : "1 minute")"
         // A session the TUI runs on the real clock follows the runner's clock, which
         // moves on with it (the runner applies the effect); a served session and a

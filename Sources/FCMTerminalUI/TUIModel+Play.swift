@@ -98,7 +98,7 @@ extension TUIModel {
         // After a fork: the session the TUI runs moves on at the real pace.
         guard let door else { return false }
         let moved = door.tick(now: device.now + elapsed)
-        return absorb() || moved
+        return absorb(refresh: moved) || moved
     }
 
     /// The user acted while a profile played: the timeline stops here and the

@@ -77,7 +77,9 @@ public struct TUIModel: Sendable {
         if let first = device.devices.first, !first.tokens.isEmpty {
             resumedTokens = first.tokens
         }
-        absorb()
+        // The device's first events: a session the TUI runs has started; a served
+        // one names its tokens.
+        absorb(refresh: true)
     }
 
     /// A model that plays `profile`'s timeline (play mode), paused at +0.
@@ -140,19 +142,21 @@ public struct TUIModel: Sendable {
     public mutating func tick(now target: Millis) -> Bool {
         if hasVirtualClock { return tickVirtual(now: target) }
         let moved = door?.tick(now: target) ?? false
-        return absorb() || moved
+        return absorb(refresh: moved) || moved
     }
 
     /// When the session next has something to do, in session time (nil when it
     /// keeps its own clock).
     public var nextWake: Millis? { door?.nextWake }
 
-    /// Takes in the events every door caused since the last look, and the device as
-    /// it stands now; true when there was any.
+    /// Takes in the events every door caused since the last look and, when there
+    /// were any (or `refresh`, after the TUI's own call), the device as it stands now;
+    /// true when there were any. (Nothing changes the device without an event.)
     @discardableResult
-    mutating func absorb() -> Bool {
+    mutating func absorb(refresh: Bool = false) -> Bool {
         guard let door else { return false }
         let events = door.takeEvents()
+        guard refresh || !events.isEmpty else { return false }
         device = door.view()
         append(events)
         return !events.isEmpty
@@ -179,7 +183,7 @@ public struct TUIModel: Sendable {
         // A session the TUI runs catches up with the key's time first.
         if !hasVirtualClock { _ = door.tick(now: time) }
         let events = door.submit(command)
-        absorb()
+        absorb(refresh: true)
         if let error = events.last(where: \.isError) ?? events.last(where: { $0.name == "commandRefused" }) {
             let said = [error.string("error"), error.string("detail")].compactMap { $0 }.filter { !$0.isEmpty }
             status = "\(error.name): " + said.joined(separator: " ")
