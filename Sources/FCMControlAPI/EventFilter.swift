@@ -36,9 +36,23 @@ struct EventFilter: Sendable {
         if let text = request.parameter("type") {
             let names = text.split(separator: ",").map(String.init)
             if let unknown = names.first(where: { EventName(rawValue: $0) == nil }) {
-                return .failure(ControlProblem("no event is called \(unknown) (docs/events.md)"))
+                let close = CloseNames.among(EventName.allCases.map(\.rawValue), to: unknown)
+                return .failure(
+                    ControlProblem(
+                        "no event is called \(unknown)"
+                            + (close.isEmpty ? "" : "; did you mean \(close.prefix(3).joined(separator: " or "))?")
+                            + " (docs/events.md)"))
             }
             filter.types = Set(names)
+        }
+        // `fields=title,data`: the fields a caller will compare, checked against each
+        // type as an `expect` is (a client that filters on its side asks this first).
+        if let text = request.parameter("fields") {
+            for kind in filter.types.compactMap(EventName.init(rawValue:)) {
+                for name in text.split(separator: ",").map(String.init) where !kind.carries(name) {
+                    return .failure(ControlProblem(kind.noSuchField(name)))
+                }
+            }
         }
         if let text = request.parameter("side") {
             guard let side = Side(rawValue: text) else {

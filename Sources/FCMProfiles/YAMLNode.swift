@@ -115,7 +115,11 @@ struct YAMLNode {
             let keyNode = YAMLNode(node: key, file: file, path: path)
             let name = try keyNode.scalarText()
             if !allowed.isEmpty, !allowed.contains(name) {
-                throw keyNode.error("unknown key \"\(name)\"; expected one of: \(allowed.joined(separator: ", "))")
+                let close = CloseNames.among(allowed, to: name)
+                throw keyNode.error(
+                    "unknown key \"\(name)\""
+                        + (close.isEmpty ? "" : "; did you mean \(close.prefix(3).joined(separator: " or "))?")
+                        + "; expected one of: \(allowed.joined(separator: ", "))")
             }
             entries.append(
                 (name, keyNode, YAMLNode(node: value, file: file, path: path.isEmpty ? name : "\(path).\(name)")))

@@ -154,13 +154,18 @@ public final class DeviceSession: Sendable {
         TUILink(server: server, events: inbox)
     }
 
-    /// The first line `serve` prints: where each listener is.
+    /// The first line `serve` prints: where each open listener is (a closed one is
+    /// left out: a port of 0 means "pick one" everywhere else).
     public var listening: JSONValue {
-        .members([
-            "event": .string("listening"), "ccs": .int(server.ccsPort ?? 0), "ccsPlain": .int(server.ccsPlainPort ?? 0),
-            "http": .int(server.httpPort ?? 0), "https": .int(server.httpsPort ?? 0),
-            "tlsCert": .string(identity.trustPath),
-        ])
+        var members: [(key: String, value: JSONValue)] = [(key: "event", value: .string("listening"))]
+        for (name, port) in [
+            ("ccs", server.ccsPort), ("ccsPlain", server.ccsPlainPort), ("http", server.httpPort),
+            ("https", server.httpsPort),
+        ] {
+            if let port { members.append((key: name, value: .int(port))) }
+        }
+        members.append((key: "tlsCert", value: .string(identity.trustPath)))
+        return .object(JSONObject(members))
     }
 
     /// The variables that send an unmodified app server's HTTPS calls here.

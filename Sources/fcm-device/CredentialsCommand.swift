@@ -69,6 +69,12 @@ struct CredentialsCommand: ParsableCommand {
             }
         }
         let port = httpPort ?? running?.http ?? 8085
+        if httpPort == nil, running == nil {
+            // Nothing told the port: say what was assumed, and how to point it.
+            Diagnostics.write(
+                "fcm-device credentials: no emulator is running on \(folder), so token_uri assumes serve's default "
+                    + "HTTP port 8085; start the emulator first, or give --http-port PORT (or --state FOLDER)")
+        }
         let loaded = try ProfileLoading.load(profile ?? running?.profile)
         let senders = loaded.configuration.senders
         guard

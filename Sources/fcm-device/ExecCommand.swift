@@ -44,6 +44,11 @@ struct ExecCommand: AsyncParsableCommand {
     @Option(help: "Write every event, as JSON lines, to this file.")
     var log: String?
 
+    @Flag(
+        name: .customLong("no-timeline"),
+        help: "Run COMMAND against the profile's device alone: its timeline does not play (nor its expectations).")
+    var noTimeline = false
+
     @OptionGroup var listen: ListenOptions
 
     @Argument(parsing: .captureForPassthrough, help: "The command to run, after --.")
@@ -67,7 +72,7 @@ struct ExecCommand: AsyncParsableCommand {
         defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
         let recorder = ExecRecorder(path: log)
         let session = try await options.openSession(loaded, profilePath: profile) { event in recorder.record(event) }
-        try await session.start(timeline: profile == nil ? [] : loaded.steps)
+        try await session.start(timeline: profile == nil || noTimeline ? [] : loaded.steps)
         let environment: [String: String]
         do {
             environment = try Self.environment(session: session, folder: options.state ?? StateFolder.default)
@@ -81,7 +86,9 @@ struct ExecCommand: AsyncParsableCommand {
         try await session.stop()
         recorder.close()
         let report = ExecReport(failed: recorder.failures, unreached: unreached.steps, endedAt: unreached.now)
-        for line in report.lines(command: argv[0]) { Diagnostics.write("fcm-device exec: " + line) }
+        for line in report.lines(command: argv[0], profile: profile ?? "") {
+            Diagnostics.write("fcm-device exec: " + line)
+        }
         if status == 0, !report.isEmpty {
             Diagnostics.write(
                 "fcm-device exec: \(argv[0]) passed, but the profile did not: \(report.summary); exiting 1")
@@ -170,6 +177,10 @@ struct ExecCommand: AsyncParsableCommand {
         process.terminationHandler = { _ in
             ChildSignals.child = 0
             ended.continuation.finish()
+        }
+        if let missing = CommandLookup.problem(argv[0]) {
+            Diagnostics.write("fcm-device exec: \(missing)")
+            return 127
         }
         if let error = ChildSignals.start(process) {
             Diagnostics.write("fcm-device exec: cannot run \(argv[0]): \(error)")
@@ -271,7 +282,7 @@ struct ExecReport {
         return parts.joined(separator: ", ")
     }
 
-    func lines(command: String) -> [String] {
+    func lines(command: String, profile: String) -> [String] {
         var lines: [String] = []
         for event in failed {
             let at = event["step_at"].flatMap { if case .int(let ms) = $0 { ms } else { nil } } ?? event.at
@@ -288,6 +299,11 @@ struct ExecReport {
             lines.append(
                 "never reached: \(expectation) (\(step.location), at \(DurationText.stamp(step.at))); "
                     + "\(command) ended at \(DurationText.stamp(endedAt)), before its time")
+        }
+        if let last = unreached.last {
+            lines.append(
+                "the timeline of \(profile) runs to \(DurationText.stamp(last.at)): to test against its device alone, "
+                    + "add --no-timeline; to have its expectations judged, let \(command) run past that time")
         }
         return lines
     }

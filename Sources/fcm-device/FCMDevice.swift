@@ -11,6 +11,7 @@ struct FCMDevice: AsyncParsableCommand {
             With no command, the terminal interface opens on the built-in default device (one sender, \
             online, foreground, echo app server); `fcm-device --profile P` opens a saved device.
             """,
+        version: "fcm-device \(FCMDevice.version)",
         subcommands: [
             TUICommand.self, ReplayCommand.self, ServeCommand.self, ExecCommand.self, EnvCommand.self,
             CredentialsCommand.self,
@@ -19,6 +20,9 @@ struct FCMDevice: AsyncParsableCommand {
         ],
         defaultSubcommand: TUICommand.self
     )
+
+    /// The product's version, which `--version` answers.
+    static let version = "0.1.0"
 
     /// A mistyped command is named as one (`fcm-device server`: did you mean serve?)
     /// rather than taken as the TUI's argument; everything else runs as parsed.

@@ -18,14 +18,23 @@ struct ProfileCommand: ParsableCommand {
         @Argument(help: "The profile (YAML) files to check.")
         var profiles: [String]
 
+        /// `1 step`, `3 steps`.
+        static func count(_ number: Int, _ noun: String) -> String {
+            "\(number) \(noun)\(number == 1 ? "" : "s")"
+        }
+
         func run() throws {
             var failed = false
             for path in profiles {
                 do {
                     let profile = try ProfileParser.load(path: path)
-                    print(
-                        "\(path): ok (\(profile.configuration.senders.count) sender\(profile.configuration.senders.count == 1 ? "" : "s"), \(profile.steps.count) steps, \(profile.expectationCount) expectations)"
-                    )
+                    let configuration = profile.configuration
+                    let counts = [
+                        Self.count(configuration.startingDeviceCount, "device"),
+                        Self.count(configuration.senders.count, "sender"), Self.count(profile.steps.count, "step"),
+                        Self.count(profile.expectationCount, "expectation"),
+                    ]
+                    print("\(path): ok (\(counts.joined(separator: ", ")))")
                 } catch {
                     Diagnostics.write(error.description)
                     failed = true

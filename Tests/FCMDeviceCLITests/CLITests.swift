@@ -78,6 +78,20 @@ struct CLITests {
         #expect(try CLI.run(["help"]).status == 0)
     }
 
+    @Test func versionAnswersWithTheVersion() throws {
+        let outcome = try CLI.run(["--version"])
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout.hasPrefix("fcm-device 0."), "\(outcome.stdout)")
+    }
+
+    @Test func execNamesACommandItCannotFindAndTheClosestOnes() throws {
+        let outcome = try CLI.run(["exec", "--", "shh", "-c", "true"])
+        #expect(outcome.status == 127)
+        #expect(outcome.stderr.contains("fcm-device exec: no command shh on PATH; did you mean"), "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("sh"), "\(outcome.stderr)")
+        #expect(!outcome.stderr.contains("/usr/bin/env"), "\(outcome.stderr)")
+    }
+
     @Test func playModeRefusesListenerOptionsItWouldIgnore() throws {
         let tour = CLI.profiles.appendingPathComponent("tour-android.yaml").path
         let outcome = try CLI.run(["tui", "--play", tour, "--http-port", "0", "--no-echo"])
@@ -229,6 +243,26 @@ struct CLITests {
         #expect(text.contains("it happened at +00:00:00.100"))
     }
 
+    @Test func theListeningLineNamesTheOpenListenersOnly() throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let (process, out) = try CLI.serve(state: state)
+        var text = ""
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, !text.contains("\n") {
+            let chunk = out.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        process.interrupt()
+        process.waitUntilExit()
+        let line = text.split(separator: "\n").first.map(String.init) ?? ""
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        #expect(object?["event"] as? String == "listening")
+        #expect((object?["http"] as? Int ?? 0) > 0)
+        #expect(object?["https"] == nil, "a closed listener is left out, not 0: \(line)")
+    }
+
     @Test func profileCheckAcceptsEveryShippedProfile() throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: CLI.profiles.path).filter {
             $0.hasSuffix(".yaml")
@@ -236,6 +270,14 @@ struct CLITests {
         let outcome = try CLI.run(["profile", "check"] + names.map { CLI.profiles.appendingPathComponent($0).path })
         #expect(outcome.status == 0)
         #expect(outcome.stdout.split(separator: "\n").count == names.count)
+        // A fleet's devices are counted, and one of anything is not plural.
+        let fleet = try #require(outcome.stdout.split(separator: "\n").first { $0.contains("web-mixed-fleet.yaml") })
+        #expect(fleet.contains("3 devices, 1 sender, "), "\(fleet)")
+        let single = try CLI.temporaryProfile(
+            "version: 1\nsenders: [{ id: \"1\", key: k }]\ntimeline:\n  - at: 1s\n    drain: true\n")
+        #expect(
+            try CLI.run(["profile", "check", single]).stdout.hasSuffix(
+                "ok (1 device, 1 sender, 1 step, 0 expectations)\n"))
     }
 
     @Test func helpIsOfferedOnEveryCommand() throws {

@@ -39,6 +39,11 @@ struct ExecReportTests {
         #expect(outcome.status == 1)
         #expect(outcome.stderr.contains("never reached: expect_none onSendError (\(path):4:"), "\(outcome.stderr)")
         #expect(outcome.stderr.contains("true ended at"), "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("add --no-timeline"), "\(outcome.stderr)")
+        // The profile's device alone: the timeline does not play, the command's status is exec's.
+        let alone = try CLI.run(["exec", "--profile", path, "--no-timeline", "--", "true"])
+        #expect(alone.status == 0, "\(alone.stderr)")
+        #expect(!alone.stderr.contains("never reached"))
         // The command's own failure keeps its status; the report is still given.
         let failing = try CLI.run(["exec", "--profile", path, "--", "sh", "-c", "exit 3"])
         #expect(failing.status == 3)
@@ -92,8 +97,15 @@ struct ExecReportTests {
         let outcome = try CLI.run(["credentials", "--state", state])
         #expect(outcome.status == 0, "\(outcome.stderr)")
         #expect(outcome.stdout.contains(#""token_uri": "http://127.0.0.1:\#(port)/token""#), "\(outcome.stdout)")
+        #expect(!outcome.stderr.contains("assumes"), "the running emulator's port is not an assumption")
         let named = try CLI.run(["credentials", "--state", state, "--http-port", "9999"])
         #expect(named.stdout.contains("127.0.0.1:9999/token"), "a port given is used as given")
+        let elsewhere = try CLI.run(["credentials", "--state", Self.folder()])
+        #expect(elsewhere.status == 0)
+        #expect(
+            elsewhere.stderr.contains("no emulator is running on")
+                && elsewhere.stderr.contains("assumes serve's default"),
+            "\(elsewhere.stderr)")
     }
 
     @Test func envFindsTheOnlyEmulatorOnTheFolderWithoutItsProfileAndAsksWhenThereAreTwo() throws {

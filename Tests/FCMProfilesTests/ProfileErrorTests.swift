@@ -35,6 +35,19 @@ struct ProfileErrorTests {
         #expect(problem?.message.contains("device") == true)
     }
 
+    @Test("a misspelt key at any level, or event kind, gets the closest names the product knows")
+    func misspeltNamesGetDidYouMean() {
+        let device = error("version: 1\ndevice: { platfrom: ios }\nsenders: [{ id: \"1\", key: k }]\n")
+        #expect(
+            device?.message.contains("unknown key \"platfrom\"; did you mean platform?") == true,
+            "\(String(describing: device))")
+        let top = error("version: 1\nsender: [{ id: \"1\", key: k }]\n")
+        #expect(
+            top?.message.contains("unknown key \"sender\"; did you mean senders") == true, "\(String(describing: top))")
+        let kind = error(Self.header + "timeline:\n  - at: 0s\n    expect: { event: notificationPostd }\n")
+        #expect(kind?.message.contains("did you mean notificationPosted?") == true, "\(String(describing: kind))")
+    }
+
     @Test func anExpectedEventThatDoesNotExistIsNamedWithSuggestions() {
         let problem = error(Self.header + "timeline:\n  - at: 0s\n    expect: { event: onMesageRecieved }\n")
         #expect(problem?.message.contains("no event is called \"onMesageRecieved\"") == true)

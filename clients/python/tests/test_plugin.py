@@ -26,6 +26,28 @@ def test_a_wait_that_times_out_shows_the_events_of_that_name_that_did_happen(pyt
     ])
 
 
+def test_a_misspelt_field_or_event_is_refused_at_once_in_the_products_words(pytester, run):
+    pytester.makepyfile("""
+        import time
+
+        def test_field(fcm):
+            started = time.monotonic()
+            try:
+                fcm.wait_for("notificationPosted", titel="Dinner", timeout="30s")
+            finally:
+                assert time.monotonic() - started < 10, "the wait ran its course"
+
+        def test_kind(fcm):
+            fcm.wait_for("notificationPostd", timeout="30s")
+    """)
+    result = run()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines([
+        "*notificationPosted has no field titel; did you mean title?*",
+        "*no event is called notificationPostd; did you mean notificationPosted?*",
+    ])
+
+
 def test_a_wait_for_an_event_that_never_happened_shows_the_last_events(pytester, run):
     pytester.makepyfile("""
         def test_wait(fcm):
@@ -126,10 +148,17 @@ def test_a_binary_that_is_not_there_is_named(pytester):
     pytester.makepyfile("""
         def test_it(fcm):
             pass
+
+        def test_again(fcm):
+            pass
     """)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--fcm-device-binary=./no/fcm-device")
-    result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*fcm-device binary */no/fcm-device does not exist or is not executable*"])
+    # One clean error at the session's start, not one per test nor a chained traceback.
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*fcm-device: fcm-device binary */no/fcm-device does not exist or is not executable*"])
+    text = result.stdout.str() + result.stderr.str()
+    assert text.count("does not exist or is not executable") == 1, text
+    assert "During handling" not in text
 
 
 def test_fields_match_as_a_profiles_expect_matches_them():

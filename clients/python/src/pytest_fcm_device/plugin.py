@@ -42,6 +42,21 @@ def _setting(config, option, ini):
     return value
 
 
+def pytest_collection_modifyitems(session, config, items):
+    """A suite that will ask for the emulator, with none in the environment and no
+    binary to start, stops at once with one error (not one per test)."""
+    if Emulator.from_environ() or not any({"fcm", "fcm_emulator"} & set(getattr(item, "fixturenames", ()))
+                                          for item in items):
+        return
+    problem = None
+    try:
+        find_binary(_setting(config, "fcm_device_binary", "fcm_device_binary"))
+    except StartError as error:
+        problem = str(error)
+    if problem:
+        raise pytest.UsageError("fcm-device: %s" % problem)
+
+
 def pytest_report_header(config):
     external = Emulator.from_environ()
     if external:
@@ -63,13 +78,17 @@ def fcm_emulator(request, tmp_path_factory):
         yield external
         return
     config = request.config
+    problem = started = None
     try:
         binary = find_binary(_setting(config, "fcm_device_binary", "fcm_device_binary"))
         started = StartedEmulator(
             binary, str(tmp_path_factory.mktemp("fcm-device")), profile=_setting(config, "fcm_profile", "fcm_profile"),
             args=list(config.getini("fcm_device_args")) + config.getoption("fcm_device_arg"))
     except StartError as error:
-        pytest.fail(str(error), pytrace=False)
+        problem = str(error)
+    if problem:
+        # Outside the handler: said once, without the exception it came from.
+        pytest.fail(problem, pytrace=False)
     saved = {name: os.environ.get(name) for name in started.env}
     os.environ.update(started.env)
     try:
