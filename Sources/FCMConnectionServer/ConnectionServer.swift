@@ -177,7 +177,9 @@ public final class ConnectionServer: @unchecked Sendable {
 
     /// The timeline's expectations not reached yet, and the device's time now.
     public func unreachedExpectations() async -> (steps: [Step], now: Millis) {
-        (try? await host.loop.submit { [host] in (host.scenario?.unplayedExpectations ?? [], host.now) }.get())
+        (try? await host.loop.submit { [host] in
+            host.box.lock.withLock { (host.scenario?.unplayedExpectations ?? [], host.now) }
+        }.get())
             ?? ([], 0)
     }
 

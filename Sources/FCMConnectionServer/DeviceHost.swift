@@ -23,7 +23,8 @@ public final class DeviceHost: @unchecked Sendable {
     /// The open connections, by the id the engine knows them by.
     var connections: [ConnectionID: CCSConnection] = [:]
     var timer: Scheduled<Void>?
-    /// The profile's timeline, when one plays.
+    /// The profile's timeline, when one plays. Read and written under the engine's
+    /// lock only: it sees every door's events in engine order, on whatever thread.
     var scenario: ScenarioRunner?
     /// The server is stopping: no timer is armed any more (the loop is going away).
     var stopping = false
@@ -91,9 +92,10 @@ public final class DeviceHost: @unchecked Sendable {
     /// to app servers, the timer, a playing profile) is handed to it.
     @discardableResult
     public func submit(_ make: (DeviceEngine, Millis) -> [EngineInput]) -> Submission {
-        let time = now
         var replies: [EngineReply] = []
         let events = transact { engine, events in
+            // The time is read under the lock: inputs are stamped in the order they run.
+            let time = now
             for input in make(engine, time) {
                 let first = events.count
                 replies.append(engine.handle(input, into: &events))
@@ -126,6 +128,7 @@ public final class DeviceHost: @unchecked Sendable {
         let result = body(&box.engine, &events)
         box.settle()
         for event in events { log(event) }
+        if !seenByScenario { scenario?.observe(events) }
         // The scenario's own accesses (its timer, its start) run on the loop and always
         // re-arm: its next step may have moved.
         let loopMustAct =
@@ -133,18 +136,17 @@ public final class DeviceHost: @unchecked Sendable {
             || box.scenarioPlaying
         if loopMustAct {
             if loop.inEventLoop {
-                afterwards(events, seenByScenario: seenByScenario)
+                afterwards()
             } else {
-                loop.execute { [self, events] in afterwards(events, seenByScenario: seenByScenario) }
+                loop.execute { [self] in afterwards() }
             }
         }
         return result
     }
 
-    /// What follows an engine access on the loop: the scenario sees its events, the
-    /// effects go out and the timer is armed for the engine's next deadline.
-    private func afterwards(_ events: [Event], seenByScenario: Bool) {
-        if !seenByScenario { scenario?.observe(events) }
+    /// What follows an engine access on the loop: the effects go out and the timer is
+    /// armed for the engine's next deadline.
+    private func afterwards() {
         let (effects, deadline) = box.withEngine { engine in (engine.takeEffects(), engine.nextDeadline) }
         perform(effects)
         arm(deadline)
@@ -178,7 +180,7 @@ public final class DeviceHost: @unchecked Sendable {
 
     func arm(_ engineDeadline: Millis?) {
         guard !stopping else { return }
-        let deadline = [engineDeadline, scenario?.nextAt].compactMap { $0 }.min()
+        let deadline = [engineDeadline, box.lock.withLock { scenario?.nextAt }].compactMap { $0 }.min()
         if deadline == box.armedDeadline, timer != nil || deadline == nil { return }
         timer?.cancel()
         timer = nil
@@ -205,8 +207,10 @@ public final class DeviceHost: @unchecked Sendable {
     public func play(_ steps: [Step]) {
         loop.preconditionInEventLoop()
         guard !steps.isEmpty else { return }
-        scenario = ScenarioRunner(steps: steps, after: resumed ? box.read { $0.now } : nil)
-        box.scenarioPlaying = true
+        box.lock.withLock {
+            scenario = ScenarioRunner(steps: steps, after: resumed ? box.engine.now : nil)
+            box.scenarioPlaying = true
+        }
         transact(seenByScenario: true) { engine, events in playDue(on: &engine, into: &events) }
     }
 

@@ -36,20 +36,22 @@ extension DeviceEngine {
             inputs.record(input)
             forgetAppServers(at: time, into: &out)
         case .push(let request, let time):
-            inputs.record(input)
             runTimers(to: time, into: &out)
+            inputs.record(.push(request, at: now))
             admit(request, into: &out)
         case .send(let orders, let time):
-            inputs.record(input)
             runTimers(to: time, into: &out)
+            // Kept at the engine's time: a door that read the clock a moment before
+            // another door moved it on replays where it ran.
+            inputs.record(.send(orders, at: now))
             return .sent(send(orders, into: &out))
         case .topics(let order, let time):
-            inputs.record(input)
             runTimers(to: time, into: &out)
+            inputs.record(.topics(order, at: now))
             return .topics(manageTopics(order, into: &out))
         case .group(let order, let time):
-            inputs.record(input)
             runTimers(to: time, into: &out)
+            inputs.record(.group(order, at: now))
             return .group(manageGroup(order, into: &out))
         case .httpFaults(let path, let time):
             runTimers(to: time, into: &out)

@@ -24,6 +24,8 @@ public protocol DeviceDoor: AnyObject, Sendable {
     /// Lets a session the TUI runs itself catch up with `time`; true when anything
     /// happened. A session that keeps its own clock ignores it.
     func tick(now time: Millis) -> Bool
+    /// The session's time now (a served session's clock runs between events).
+    var now: Millis { get }
     /// When the session next has something to do, for a session the TUI runs.
     var nextWake: Millis? { get }
     /// What every door did since the TUI opened, as the inputs the device took

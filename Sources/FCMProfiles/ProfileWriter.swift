@@ -80,7 +80,7 @@ public enum ProfileWriter {
                 wrote = true
             }
         }
-        if !wrote { lines[lines.count - 1] = "timeline: []" }
+        if !wrote, let index = lines.lastIndex(of: "timeline:") { lines[index] = "timeline: []" }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -97,6 +97,8 @@ public enum ProfileWriter {
             return step(.push(request)).map { [$0] } ?? []
         case .apply(.appServer(let connectionInput), _) where !connectionInput.isOnScenarioConnection:
             return []
+        case .apply(let command, _) where command.isPushWithoutTarget:
+            return ["# a push that named no token (there was none to name) is not saved"]
         case .apply(let command, _): return step(command).map { [$0] } ?? []
         case .push(let request, _): return step(.push(request)).map { [$0] } ?? []
         case .send(let orders, _):
@@ -263,5 +265,17 @@ public enum ProfileWriter {
         var out = ""
         JSONText.appendString(text, to: &out)
         return out
+    }
+}
+
+extension Command {
+    /// A push that names neither a token nor a condition (a form sent with no token
+    /// to send to): a profile's push without a target means "the newest token".
+    var isPushWithoutTarget: Bool {
+        switch self {
+        case .push(let request): request.to == nil && request.condition == nil
+        case .on(_, let inner): inner.isPushWithoutTarget
+        default: false
+        }
     }
 }

@@ -61,6 +61,8 @@ public final class TUILink: DeviceDoor, SessionClocked, @unchecked Sendable {
 
     public var nextWake: Millis? { nil }
 
+    public var now: Millis { server.host.now }
+
     public func recording() -> [EngineInput] { server.host.box.recorded }
 
     public var clock: SessionClock { server.host.clock }

@@ -97,7 +97,7 @@ extension TUIModel {
         }
         // After a fork: the session the TUI runs moves on at the real pace.
         guard let door else { return false }
-        let moved = door.tick(now: device.now + elapsed)
+        let moved = door.tick(now: door.now + elapsed)
         return absorb(refresh: moved) || moved
     }
 

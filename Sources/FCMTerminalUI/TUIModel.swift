@@ -125,7 +125,9 @@ public struct TUIModel: Sendable {
     /// What the connection server holds for the shown phone, oldest first.
     var shownHeld: [HeldMessage] { device.heldMessages(ofPhoneAt: shownIndex) }
 
-    public var now: Millis { play?.playback.time ?? device.now }
+    /// The session's time: the profile's in play mode, else the session's own (a
+    /// served session's clock runs on between events).
+    public var now: Millis { play?.playback.time ?? door.map { max($0.now, device.now) } ?? device.now }
 
     /// Whether the device's clock is the model's own (play mode and what follows a
     /// fork) rather than the session clock itself.

@@ -26,6 +26,8 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var listen: ListenOptions
 
     func run() async throws {
+        // Armed first: a stop asked for while the device opens is not lost.
+        let stop = StopSignal.arm()
         var loaded = try ProfileLoading.load(profile)
         if profile == nil { loaded.steps = [] }
         let output = LineWriter()
@@ -35,7 +37,7 @@ struct ServeCommand: AsyncParsableCommand {
         output.write(session.listening.json)
         output.flush()
         try await session.start(timeline: loaded.steps)
-        let signal = await StopSignal.wait()
+        let signal = await stop.wait()
         try await session.stop()
         output.write(JSONValue.members(["event": .string("stopped"), "signal": .int(Int(signal))]).json)
         output.flush()
@@ -144,16 +146,47 @@ final class LineWriter: @unchecked Sendable {
 
 /// Waits for SIGINT or SIGTERM.
 enum StopSignal {
-    static func wait() async -> Int32 {
-        await withCheckedContinuation { continuation in
-            let queue = DispatchQueue(label: "fcm-device.signals")
-            let resumed = ResumeOnce(continuation)
-            for number in [SIGINT, SIGTERM] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-                source.setEventHandler { resumed.resume(number) }
-                source.resume()
-                Sources.keep(source)
+    /// Starts listening for SIGINT and SIGTERM now: one that arrives before anyone
+    /// waits (just after the listening line, say) is kept, not lost.
+    static func arm() -> Armed {
+        let armed = Armed()
+        let queue = DispatchQueue(label: "fcm-device.signals")
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { armed.received(number) }
+            source.resume()
+            Sources.keep(source)
+        }
+        return armed
+    }
+
+    /// The first stop signal, once it came, and whoever waits for it.
+    final class Armed: @unchecked Sendable {
+        private let lock = NSLock()
+        private var signal: Int32?
+        private var waiting: CheckedContinuation<Int32, Never>?
+
+        func received(_ number: Int32) {
+            lock.lock()
+            guard signal == nil else { return lock.unlock() }
+            signal = number
+            let waiter = waiting
+            waiting = nil
+            lock.unlock()
+            waiter?.resume(returning: number)
+        }
+
+        func wait() async -> Int32 {
+            await withCheckedContinuation { continuation in
+                lock.lock()
+                if let signal {
+                    lock.unlock()
+                    continuation.resume(returning: signal)
+                } else {
+                    waiting = continuation
+                    lock.unlock()
+                }
             }
         }
     }
@@ -162,22 +195,5 @@ enum StopSignal {
     enum Sources {
         nonisolated(unsafe) static var all: [any DispatchSourceSignal] = []
         static func keep(_ source: any DispatchSourceSignal) { all.append(source) }
-    }
-
-    final class ResumeOnce: @unchecked Sendable {
-        private var continuation: CheckedContinuation<Int32, Never>?
-        private let lock = NSLock()
-
-        init(_ continuation: CheckedContinuation<Int32, Never>) {
-            self.continuation = continuation
-        }
-
-        func resume(_ value: Int32) {
-            lock.lock()
-            let pending = continuation
-            continuation = nil
-            lock.unlock()
-            pending?.resume(returning: value)
-        }
     }
 }

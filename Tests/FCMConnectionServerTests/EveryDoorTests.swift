@@ -2,6 +2,7 @@ import FCMConnectionServer
 import FCMEngine
 import FCMProfiles
 import FCMSession
+import FCMTerminalUI
 import Foundation
 import Testing
 
@@ -90,6 +91,18 @@ struct EveryDoorTests {
         let received = try #require(replayed.first { $0.name == "onMessageReceived" })
         #expect(received["data"] == .map([KeyValue("k", "v")]), "\(received)")
         #expect(replayed.contains { $0.name == "networkChanged" })
+        try await session.stop()
+    }
+
+    @Test("the TUI shows a served session's clock running between events")
+    func theServedClockRunsInTheTUI() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let session = try await Self.open(folder)
+        let model = TUIModel(profile: Self.profile, door: session.link())
+        let before = model.now
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(model.now >= before + 250, "the header's clock stood still")
         try await session.stop()
     }
 

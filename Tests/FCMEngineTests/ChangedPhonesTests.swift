@@ -23,6 +23,19 @@ struct ChangedPhonesTests {
         #expect(!EngineInput.advance(to: 5).startsFleet && !EngineInput.apply(.reset, at: 5).startsFleet)
     }
 
+    @Test("a door's call is kept at the engine's time when another door moved the clock on first")
+    func aCallIsKeptAtTheEnginesTime() {
+        var fleet = Self.recordingFleet(1)
+        _ = fleet.engine.inputs.take()
+        var events: [Event] = []
+        // A clock moved on an hour, firing nothing (not kept), then a send stamped earlier.
+        fleet.engine.handle(.advance(to: Span.hour), into: &events)
+        let token = fleet.engine.devices[0].tokens.values.first
+        fleet.engine.handle(
+            .send([SendOrder(DownstreamRequest(sender: Harness.sender, to: token))], at: 5), into: &events)
+        #expect(fleet.engine.inputs.take().map(\.time) == [Span.hour])
+    }
+
     @Test("a call to one phone of many notes that phone alone; a topic notes its subscribers")
     func oneCallOnePhone() {
         var fleet = Self.recordingFleet(30)

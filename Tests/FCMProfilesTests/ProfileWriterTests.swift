@@ -64,6 +64,22 @@ struct ProfileWriterTests {
             ProfileWriter.yaml(profile: back, played: back.steps, inputs: []).contains("note: \"nothing arrives\""))
     }
 
+    @Test("a session whose inputs no step can say saves a timeline that parses, with comments where it matters")
+    func whatNoStepCanSayIsLeftOutAndTheFileStillParses() throws {
+        let profile = try ProfileParser.parse(
+            "version: 1\nsenders: [{ id: \"111\", key: k }]\n", file: "p.yaml")
+        let inputs: [EngineInput] = [
+            .send([SendOrder(DownstreamRequest(sender: "111", to: "fid-1"), byInstallation: true)], at: 5),
+            .apply(.push(DownstreamRequest(sender: "111", to: nil)), at: 6),
+            .advance(to: 7),
+        ]
+        let yaml = ProfileWriter.yaml(profile: profile, inputs: inputs)
+        #expect(yaml.contains("timeline: []"), "\(yaml)")
+        #expect(yaml.contains("# a message to installation fid-1 is not saved"))
+        #expect(yaml.contains("# a push that named no token"))
+        #expect(try ProfileParser.parse(yaml, file: "saved.yaml").steps.isEmpty)
+    }
+
     @Test func aReinstallOnAnotherPlatformChecksLaterExpectationsAgainstItsNames() throws {
         let text = """
             version: 1

@@ -154,6 +154,15 @@ struct PlayModeTests {
         #expect(replay.events == model.log.filter { $0.side != .check })
     }
 
+    @Test func aForkedClockRunsOnEvenWhenNothingHappens() {
+        var model = Self.playing()
+        Scenes.press(&model, [.character("."), .character("z")])
+        let forkedAt = model.now
+        // Quiet ticks, a quarter of a second apart: each moves the fork's clock on.
+        for tick in 0..<8 { _ = model.tick(now: 100_000 + Millis(tick) * 250) }
+        #expect(model.now == forkedAt + 7 * 250)
+    }
+
     @Test func homeAfterAForkPlaysTheProfileAgain() {
         var model = Self.playing()
         Scenes.press(&model, [.character("."), .character("z")])
