@@ -45,13 +45,19 @@ let package = Package(
         // The TUI as a pure model, update and view: state to a grid of cells.
         .target(name: "FCMTerminalUI", dependencies: ["FCMEngine", "FCMJSON", "FCMProfiles"]),
         // The system ncursesw, through a small C shim.
-        .systemLibrary(name: "CNCurses", path: "Sources/CNCurses", providers: [.apt(["libncursesw5-dev"])]),
+        // The library is named by platform: ncursesw on Linux, ncurses (wide included) on macOS.
+        .systemLibrary(
+            name: "CNCurses", path: "Sources/CNCurses", providers: [.apt(["libncursesw5-dev"]), .brew(["ncurses"])]),
         // Records termination signals for the TUI's main loop.
         .target(name: "CTerminalSignals"),
         // Paints the view's grids with ncurses, reads keys, restores the terminal.
         .target(
             name: "FCMCursesBackend",
-            dependencies: ["CNCurses", "CTerminalSignals", "FCMTerminalUI", "FCMEngine", "FCMProfiles"]),
+            dependencies: ["CNCurses", "CTerminalSignals", "FCMTerminalUI", "FCMEngine", "FCMProfiles"],
+            linkerSettings: [
+                .linkedLibrary("ncursesw", .when(platforms: [.linux])),
+                .linkedLibrary("ncurses", .when(platforms: [.macOS])),
+            ]),
         // The system libexpat: a streaming XML parser for XMPP.
         .systemLibrary(name: "CExpat", path: "Sources/CExpat", providers: [.apt(["libexpat1-dev"])]),
         // XMPP framing and the CCS session rules, pure: bytes and events in, replies out.

@@ -7,7 +7,13 @@
 #define _XOPEN_SOURCE_EXTENDED 1
 #define NCURSES_WIDECHAR 1
 #include <locale.h>
+#if defined(__APPLE__)
+// Apple's SDK: <curses.h> is ncurses with the wide-character calls (under
+// _XOPEN_SOURCE_EXTENDED); Homebrew's ncurses provides the same header.
+#include <curses.h>
+#else
 #include <ncursesw/curses.h>
+#endif
 
 static inline WINDOW *fcm_stdscr(void) { return stdscr; }
 static inline int fcm_lines(void) { return getmaxy(stdscr); }

@@ -6,6 +6,8 @@ import NIOHTTPTypes
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// Serves the send routes (legacy `/fcm/send`, v1 `messages:send`) of an HTTP/1.1

@@ -4,6 +4,8 @@ import NIOHTTP2
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// How a fault ends a connection with no reply: a TCP reset, or HTTP/2 GOAWAY. The

@@ -16,7 +16,8 @@ struct ExecCommand: AsyncParsableCommand {
         abstract: "Start an emulator, run a command (a test suite) against it, then stop it.",
         discussion: """
             Starts the device and its connection server on free ports (unless ports are named) with a \
-            fresh state folder (unless --state names one), plays the profile's timeline, runs COMMAND \
+            fresh state folder (unless --state names one), plays the profile's timeline (unless \
+            --no-timeline), runs COMMAND \
             with these in its environment, stops the emulator and exits with COMMAND's status, or 1 if \
             COMMAND succeeded but an expect step of the profile failed or was never reached (each one is \
             named, with what happened instead). COMMAND's environment gains:
@@ -25,8 +26,8 @@ struct ExecCommand: AsyncParsableCommand {
               FCM_EMULATOR_PROJECT        the first sender's project (or sender ID)
               FCM_EMULATOR_SENDER         the first sender's ID
               FCM_EMULATOR_SERVER_KEY     its server key (legacy API, XMPP)
-              FCM_EMULATOR_TOKEN          its registration token
-              FCM_EMULATOR_TOKENS         each sender's token: {"SENDER":"TOKEN"}
+              FCM_EMULATOR_TOKEN          its token (a device of one phone only)
+              FCM_EMULATOR_TOKENS         every sender's: {"SENDER":"TOKEN"} (the same)
               FCM_EMULATOR_DEVICE_TOKENS  each phone's: {"PHONE":{"SENDER":"TOKEN"}}
               FCM_EMULATOR_CCS_HOST       the XMPP TLS port as 127.0.0.1:PORT
               FCM_EMULATOR_CCS_PLAIN_HOST the XMPP plain port as 127.0.0.1:PORT
