@@ -127,14 +127,15 @@ public struct PushStep: Sendable {
     /// The input one of this step's commands is: the command, or with platform blocks
     /// the HTTP v1 message it was.
     func input(_ command: Command, at time: Millis) -> EngineInput {
-        guard let overrides, case .push(let request) = command else { return .apply(command, at: time) }
-        return .send([SendOrder(request, overrides: overrides)], at: time)
+        // Asked of the box: the blocks themselves are large, and most pushes have none.
+        guard let blocks, case .push(let request) = command else { return .apply(command, at: time) }
+        return .send([SendOrder(request, overrides: blocks.value)], at: time)
     }
 
     /// Plays the step on `engine` at `time`: its inputs, handled in order. A push to
     /// one phone (nearly every one) makes no list: replay plays this for every push.
     func play(on engine: inout DeviceEngine, at time: Millis, into out: inout [Event]) {
-        if devices.isEmpty, overrides == nil, let only = engine.unnamedPhone {
+        if devices.isEmpty, blocks == nil, let only = engine.unnamedPhone {
             engine.handle(.apply(command(on: engine, phoneAt: only), at: time), into: &out)
             return
         }
