@@ -17,16 +17,22 @@ extension View {
         return "forked at step \(fork.steps.count)/\(fork.total)  \(clock)"
     }
 
-    /// The current step's note (the description before the first step), or the
-    /// summary once every step has played; nothing outside play mode.
+    /// The current step's note (the description before the first step), or, once
+    /// every step has played, the last one's above the summary; nothing outside play
+    /// mode.
     static func captionLines(_ model: TUIModel, width: Int, height: Int) -> [Row] {
         let captionRows = captionRows(height: height)
         guard let play = model.play else { return [] }
         if let summary = play.summary {
             let failed = play.playback.checks.contains { !$0.passed }
-            return TextWidth.wrap(summary, width: width - 2, maxLines: captionRows).map {
+            let end = TextWidth.wrap(summary, width: width - 2, maxLines: captionRows).map {
                 Row(text: $0, style: failed ? .error : .ok)
             }
+            // The last step's note (a tour's closing words) stays above the end line.
+            guard let note = play.playback.currentStep?.note, end.count < captionRows else { return end }
+            return TextWidth.wrap("▸ " + note, width: width - 2, maxLines: captionRows - end.count).map {
+                Row(text: $0, style: .accent)
+            } + end
         }
         if let caption = play.playback.caption {
             return TextWidth.wrap("▸ " + caption, width: width - 2, maxLines: captionRows).map {
