@@ -97,12 +97,10 @@ public final class DeviceHost: @unchecked Sendable {
             // The time is read under the lock: inputs are stamped in the order they run.
             let time = now
             for input in make(engine, time) {
-                let first = events.count
-                replies.append(engine.handle(input, into: &events))
-                // A recording keeps what the device took: a refused command changed nothing.
-                if box.isRecording, !events[first...].contains(where: { $0.kind == .commandRefused }) {
-                    box.record(input)
-                }
+                let reply = engine.handle(input, into: &events)
+                replies.append(reply)
+                // A recording keeps what the device took (the engine says what it refused).
+                if box.isRecording, reply != .refused { box.record(input) }
             }
             return events
         }

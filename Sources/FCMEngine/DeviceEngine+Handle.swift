@@ -12,8 +12,9 @@ extension DeviceEngine {
         switch input {
         case .apply(let command, let time):
             if inputs.isOn { inputs.record(.apply(command, at: max(time, now))) }
+            let before = refusals
             apply(command, at: time, into: &out)
-            return .done
+            return refusals == before ? .done : .refused
         case .advance(let time):
             // Time that fires nothing need not be kept: the next input carries its own time.
             if inputs.isOn, let deadline = nextDeadline, deadline <= time { inputs.record(input) }
@@ -74,6 +75,9 @@ extension DeviceEngine {
 public enum EngineReply: Sendable, Equatable {
     /// Nothing beyond the events.
     case done
+    /// The device refused the command (a `commandRefused` event says why): it changed
+    /// nothing, so a recording of what the device took leaves it out.
+    case refused
     /// What became of an HTTP API's downstream messages.
     case sent(SendOutcome)
     /// What became of a topic-management call.

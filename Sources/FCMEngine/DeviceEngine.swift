@@ -63,6 +63,9 @@ public struct DeviceEngine: Sendable, Codable {
     /// Set while replaying calls whose events nobody reads (a saved fleet made again):
     /// the rules run as ever, and no event is made. Not saved.
     public var silent = false
+    /// How many commands were refused so far (a reply says whether the last one was;
+    /// counted whether or not events are made). Not saved.
+    var refusals = 0
 
     public init(_ configuration: EngineConfiguration) {
         self.configuration = configuration
@@ -185,6 +188,7 @@ public struct DeviceEngine: Sendable, Codable {
     }
 
     mutating func refuse(_ command: String, _ detail: String, side: Side = .device, into out: inout [Event]) {
+        refusals &+= 1
         emit(side, .commandRefused, [.text("command", command), .text("detail", detail)], into: &out)
     }
 }

@@ -34,9 +34,8 @@ public final class LocalSession: DeviceDoor, @unchecked Sendable {
         lock.withLock {
             let input = EngineInput.apply(command, at: engine.now)
             var events: [Event] = []
-            engine.handle(input, into: &events)
-            // A recording keeps what the device took: a refused command changed nothing.
-            if !events.contains(where: { $0.kind == .commandRefused }) { recorded.append(input) }
+            // A recording keeps what the device took (the engine says what it refused).
+            if engine.handle(input, into: &events) != .refused { recorded.append(input) }
             feed += events
             return events
         }

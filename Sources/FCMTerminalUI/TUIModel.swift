@@ -173,9 +173,11 @@ public struct TUIModel: Sendable {
         // leaves the profile playing: only an action that happens makes a fork.
         if let playback = play?.playback {
             var trial = playback.engine
-            let tried = trial.handle(.apply(command, at: max(time, trial.now)))
+            var tried: [Event] = []
             // A refused command does nothing (what else happened is the clock's).
-            if let refusal = tried.first(where: { $0.kind == .commandRefused }) {
+            if trial.handle(.apply(command, at: max(time, trial.now)), into: &tried) == .refused,
+                let refusal = tried.first(where: { $0.kind == .commandRefused })
+            {
                 status = "commandRefused: " + (refusal.string("detail") ?? "") + " (the profile plays on)"
                 return
             }

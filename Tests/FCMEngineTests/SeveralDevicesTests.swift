@@ -305,3 +305,17 @@ struct SeveralDevicesTests {
         #expect(fleet.engine.devices.map { $0.tokens } == before)
     }
 }
+
+@Suite("The engine's reply to a command")
+struct CommandReplyTests {
+    @Test("a refused command is answered .refused, a taken one .done, whatever events were made")
+    func theReplySaysWhetherTheCommandWasTaken() {
+        var fleet = Fleet(SeveralDevicesTests.pair)
+        var events: [Event] = []
+        #expect(fleet.engine.handle(.apply(.on(device: "nokia", .setDoze(true)), at: 1), into: &events) == .refused)
+        #expect(fleet.engine.handle(.apply(.on(device: "pixel", .setDoze(true)), at: 2), into: &events) == .done)
+        // Silent (a replay nobody reads): no event, and the reply still says.
+        fleet.engine.silent = true
+        #expect(fleet.engine.handle(.apply(.setDoze(true), at: 3), into: &events) == .refused)
+    }
+}
