@@ -22,7 +22,4 @@ public struct DeviceView: Sendable {
     public func deviceNumber(named name: String) -> Int? { engine.deviceNumber(named: name) }
     public func phone(named name: String) -> Installation? { engine.phone(named: name) }
     public func deviceNameProblem(_ name: String) -> String? { engine.deviceNameProblem(name) }
-    public func issuedTokens(of sender: String, onPhoneAt index: Int) -> [String] {
-        engine.issuedTokens(of: sender, onPhoneAt: index)
-    }
 }

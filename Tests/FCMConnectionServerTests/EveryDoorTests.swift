@@ -45,6 +45,19 @@ struct EveryDoorTests {
         return await client.reply(until: marker)
     }
 
+    /// An app server's legacy send, as the test sender.
+    static func legacySend(_ port: Int, _ body: String, until marker: String = "\"results\"") async throws -> String {
+        try await call(
+            port, "POST", "/fcm/send", body: body,
+            headers: ["Authorization: key=k7", "Content-Type: application/json"],
+            until: marker)
+    }
+
+    /// A control-API action on the phone.
+    static func act(_ port: Int, _ body: String) async throws -> String {
+        try await call(port, "POST", "/emulator/v1/projects/p7/devices/pixel/actions", body: body)
+    }
+
     @Test("a key pressed in the TUI is in the control API's events and in the journal")
     func aKeyReachesTheControlAPIAndTheJournal() async throws {
         let folder = Self.folder()
@@ -53,7 +66,7 @@ struct EveryDoorTests {
         let port = try #require(session.server.httpPort)
         let link = session.link()
         link.submit(.on(device: "pixel", .setAppState(.background)))
-        let events = try await Self.call(port, "GET", "/emulator/v1/projects/p7/events?event=appStateChanged")
+        let events = try await Self.call(port, "GET", "/emulator/v1/projects/p7/events?type=appStateChanged")
         #expect(events.contains("\"event\":\"appStateChanged\""), "\(events)")
         #expect(events.contains("\"state\":\"background\""), "\(events)")
         try await session.stop()
@@ -72,12 +85,9 @@ struct EveryDoorTests {
         let link = session.link()
         _ = link.takeEvents()
         let token = try #require(link.view().devices[0].tokens["777"])
-        let sent = try await Self.call(
-            port, "POST", "/fcm/send", body: #"{"to":"\#(token)","data":{"k":"v"}}"#,
-            headers: ["Authorization: key=k7", "Content-Type: application/json"], until: "\"results\"")
+        let sent = try await Self.legacySend(port, #"{"to":"\#(token)","data":{"k":"v"}}"#)
         #expect(sent.contains("\"success\":1"), "\(sent)")
-        let acted = try await Self.call(
-            port, "POST", "/emulator/v1/projects/p7/devices/pixel/actions", body: #"{"network": "offline"}"#)
+        let acted = try await Self.act(port, #"{"network": "offline"}"#)
         #expect(acted.contains("networkChanged"), "\(acted)")
         let seen = link.takeEvents().map(\.name)
         #expect(seen.contains("downstreamAccepted"))
@@ -115,14 +125,9 @@ struct EveryDoorTests {
         let link = session.link()
         link.submit(.on(device: "pixel", .subscribe(topic: "news", sender: nil)))
         let token = try #require(link.view().devices[0].tokens["777"])
-        _ = try await Self.call(
-            port, "POST", "/fcm/send", body: #"{"to":"\#(token)","notification":{"title":"hi"},"collapse_key":"c"}"#,
-            headers: ["Authorization: key=k7", "Content-Type: application/json"], until: "\"results\"")
-        _ = try await Self.call(
-            port, "POST", "/emulator/v1/projects/p7/devices/pixel/actions", body: #"{"doze": true}"#)
-        _ = try await Self.call(
-            port, "POST", "/fcm/send", body: #"{"to":"/topics/news","data":{"n":"1"}}"#,
-            headers: ["Authorization: key=k7", "Content-Type: application/json"], until: "message_id")
+        _ = try await Self.legacySend(port, #"{"to":"\#(token)","notification":{"title":"hi"},"collapse_key":"c"}"#)
+        _ = try await Self.act(port, #"{"doze": true}"#)
+        _ = try await Self.legacySend(port, #"{"to":"/topics/news","data":{"n":"1"}}"#, until: "message_id")
         let before = session.server.host.engine.snapshot(ofPhoneAt: 0).json
         try await session.stop()
         let again = try await Self.open(folder, fresh: false)
