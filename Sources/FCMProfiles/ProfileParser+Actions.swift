@@ -39,7 +39,8 @@ extension ProfileParser {
             context.stepNamesPhone = true
         }
         let parsed = try parseAction(entry.name, entry.value, context: &context)
-        guard let phone, engine.devices.count > 1 || phone != engine.devices[0].name else { return parsed }
+        // On a device of one an action needs no name (the engine's rule); on a fleet it is aimed.
+        guard let phone, engine.unnamedPhone == nil else { return parsed }
         return try aim(parsed, at: phone, node: node, strict: false)
     }
 }
