@@ -15,7 +15,7 @@ version: 1
 devices: { count: $n, like: { name: phone, seed: 3 } }
 senders: [ { id: "123456789012", key: k } ]
 YAML
-    "$bin" serve --profile "$work/fleet-$n.yaml" --state "$work/state-$n" --http-port 0 --ccs-port 0 \
+    "$bin" serve --no-device-limits --profile "$work/fleet-$n.yaml" --state "$work/state-$n" --http-port 0 --ccs-port 0 \
         --ccs-plain-port 0 > "$work/out-$n.txt" 2>&1 &
     local pid=$!
     # Ready once it says where it listens and every phone has its token.

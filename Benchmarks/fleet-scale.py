@@ -56,7 +56,7 @@ class Serve:
     def __init__(self, binary, profile, state, out, fresh, extra=()):
         self.state = state
         self.started = time.monotonic()
-        args = [binary, "serve", "--profile", profile, "--state", state, "--http-port", "0", "--ccs-port", "0",
+        args = [binary, "serve", "--no-device-limits", "--profile", profile, "--state", state, "--http-port", "0", "--ccs-port", "0",
                 "--ccs-plain-port", "0", "--no-echo", *extra]
         if fresh:
             args.append("--fresh")

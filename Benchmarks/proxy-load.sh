@@ -15,7 +15,7 @@ swift build -c release --product fcm-device 2>&1 | tail -n 1
 binary=.build/release/fcm-device
 work=$(mktemp -d)
 trap 'kill "$server" 2> /dev/null || true; wait "$server" 2> /dev/null || true; rm -rf "$work"' EXIT
-"$binary" serve --ccs-port 0 --ccs-plain-port 0 --http-port 0 --https-port 0 --state "$work/state" > "$work/log" &
+"$binary" serve --no-device-limits --ccs-port 0 --ccs-plain-port 0 --http-port 0 --https-port 0 --state "$work/state" > "$work/log" &
 server=$!
 for _ in $(seq 100); do grep -q onNewToken "$work/log" 2> /dev/null && break; sleep 0.1; done
 port=$(head -n 1 "$work/log" | sed 's/.*"http":\([0-9]*\).*/\1/')

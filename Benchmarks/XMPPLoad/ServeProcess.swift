@@ -20,7 +20,10 @@ final class ServeProcess: @unchecked Sendable {
     init(binary: String, profile: String? = nil) throws {
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments =
-            ["serve", "--ccs-port", "0", "--ccs-plain-port", "0", "--http-port", "0", "--state", state, "--fresh"]
+            [
+                "serve", "--no-device-limits", "--ccs-port", "0", "--ccs-plain-port", "0", "--http-port", "0",
+                "--state", state, "--fresh",
+            ]
             + (profile.map { ["--profile", $0] } ?? [])
         let pipe = Pipe()
         process.standardOutput = pipe

@@ -78,6 +78,7 @@ extension Installation {
         public static let unreachableSince = Fields(.unreachableSince)
         public static let lastInactiveDropAt = Fields(.lastInactiveDropAt)
         public static let tokenIssuedAt = Fields(.tokenIssuedAt)
+        public static let policy = Fields(.policy)
 
         func contains(_ key: CodingKeys) -> Bool { contains(Fields(key)) }
     }

@@ -43,11 +43,13 @@ public indirect enum Command: Sendable, Equatable, Codable {
     /// A web app calls getToken for one sender, or for every one when nil: the cached
     /// token, a new one when it was deleted or is a week old, or a rejection without
     /// notification permission.
-    case getToken(sender: String?)
+    /// A VAPID key other than the one the token was made with (nil: Firebase's
+    /// default key) deletes that token and makes a new one.
+    case getToken(sender: String?, vapidKey: String? = nil)
     /// A web app calls deleteToken: the token is gone, and app servers get NotRegistered.
     case deleteToken(sender: String?)
     /// The user answers the browser's notification prompt (or changes the site setting).
-    case setPermission(WebPermission)
+    case setPermission(NotificationPermission)
     /// An app server's device-group call (a profile's `group:` step); the current
     /// token of each phone named in `phones` joins `order.tokens`.
     case group(GroupOrder, phones: [String])
@@ -65,6 +67,8 @@ public indirect enum Command: Sendable, Equatable, Codable {
     case setWallClock(unixMillis: Int64)
     /// The built-in echo app server on or off (`--no-echo` on a saved device).
     case setAppServerMode(AppServerMode)
+    /// Production's per-device limits on or off (`--no-device-limits` on a saved device).
+    case setDeviceLimits(Bool)
     /// How long a new connection may take to reach a session (a shell setting:
     /// shorter in tests).
     case setLoginTimeout(Millis)

@@ -23,11 +23,39 @@ public struct IdleNames: Sendable, Equatable {
     public let key: String
 }
 
-/// A browser's notification permission for the web app's origin.
-public enum WebPermission: String, Sendable, CaseIterable, Codable {
+/// Whether the user lets the app show notifications, in each platform's own words.
+/// A browser: granted, denied, default (not asked). Android 13+ (API 33)
+/// `POST_NOTIFICATIONS`: granted, denied, not-asked. iOS `UNAuthorizationStatus`:
+/// authorized, denied, not-determined, provisional.
+public enum NotificationPermission: String, Sendable, CaseIterable, Codable {
     case granted, denied
-    /// Not asked yet: `getToken` asks, and a prompt dismissed is not a grant.
+    /// A browser's "not asked yet": `getToken` asks, and a prompt dismissed is not a grant.
     case `default`
+    /// Android 13+: the app has not asked for `POST_NOTIFICATIONS` yet (not a grant).
+    case notAsked = "not-asked"
+    /// iOS: the user allowed alerts, sounds and badges.
+    case authorized
+    /// iOS: the app has not asked yet.
+    case notDetermined = "not-determined"
+    /// iOS: delivered quietly to Notification Centre, no banner or sound, until the user decides.
+    case provisional
+
+    /// The values a platform has, the allowing one first.
+    public static func values(on platform: Platform) -> [NotificationPermission] {
+        switch platform {
+        case .android: [.granted, .denied, .notAsked]
+        case .ios: [.authorized, .denied, .notDetermined, .provisional]
+        case .web: [.granted, .denied, .default]
+        }
+    }
+
+    /// A phone's permission when none is given: the user allowed notifications.
+    public static func allowing(on platform: Platform) -> NotificationPermission {
+        platform == .ios ? .authorized : .granted
+    }
+
+    /// Whether a notification may be shown at all (provisional: quietly).
+    public var allowsNotifications: Bool { self == .granted || self == .authorized || self == .provisional }
 }
 
 /// The messaging library the app is built with: FCM or the older GCM. It decides the

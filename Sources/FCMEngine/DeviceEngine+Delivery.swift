@@ -3,7 +3,9 @@
 extension DeviceEngine {
     /// Delivers whatever the device can take now, oldest first.
     mutating func deliverWaiting(into out: inout [Event]) {
-        guard connected, appState != .stopped else { return }
+        // A swiped-away iPhone app still gets its alerts (`holdReason`).
+        guard connected, appState != .stopped || platform == .ios else { return }
+        defer { noteThrottleWake() }
         let recentInactiveDrop = lastInactiveDropAt.map { now - $0 <= ServiceLimits.maxTimeToLive * Span.second }
         // The web SDK has no callback for messages the server discarded.
         if deletedCount > 0, recentInactiveDrop ?? true, platform != .web {
@@ -40,27 +42,20 @@ extension DeviceEngine {
     mutating func deliver(_ message: StoredMessage, into out: inout [Event]) {
         let request = message.request
         let from = message.from ?? request.sender
-        let toTray = appState == .background && request.isNotification
-        if toTray {
-            let pairs = request.notification ?? []
-            let title = pairs.first { $0.key == "title" }?.value ?? ""
-            let body = pairs.first { $0.key == "body" }?.value ?? ""
-            var fields: [Field] = [
-                .text("id", message.id), .text("from", from), .text("title", title), .text("body", body),
-            ]
-            for (key, names) in NotificationDisplay.shown(on: platform) {
-                if let value = pairs.first(where: { names.contains($0.key) })?.value {
-                    fields.append(.text(key, value))
-                }
-            }
-            fields += detailFields(of: request)
-            if let replaced = replaceTagged(pairs, of: request.sender) { fields.append(.text("replaced", replaced)) }
-            tray.append(
-                TrayNotification(
-                    id: message.id, sender: request.sender, title: title, body: body, notification: pairs,
-                    data: request.data, postedAt: now))
-            emit(.device, .notificationPosted, fields, into: &out)
+        // iOS shows the alerts of an app the user swiped away; its silent pushes are dropped.
+        let forceQuit = platform == .ios && appState == .stopped
+        if forceQuit && !request.isNotification {
+            return emit(
+                .server, .discarded,
+                [
+                    .text("id", message.id), .text("reason", "force-quit"),
+                    .text(
+                        "detail", "iOS does not wake an app the user swiped away for a background push; it is dropped"),
+                ], into: &out)
         }
+        spendCollapsibleBudget(request)
+        let toTray = (appState == .background || forceQuit) && request.isNotification
+        if toTray { postToTray(message, from: from, into: &out) }
         // A web app's service worker hears every message in the background, after the
         // SDK showed its notification; the other platforms' apps hear only what is not
         // in the tray.
@@ -106,6 +101,42 @@ extension DeviceEngine {
                 ], into: &out)
             offerReceipt(receipt, into: &out)
         }
+    }
+
+    /// The SDK (or APNs) hands a notification to the system: the tray shows it, on its
+    /// channel or quietly, or the system drops it for want of permission.
+    mutating func postToTray(_ message: StoredMessage, from: String, into out: inout [Event]) {
+        let request = message.request
+        let pairs = request.notification ?? []
+        let title = pairs.first { $0.key == "title" }?.value ?? ""
+        let body = pairs.first { $0.key == "body" }?.value ?? ""
+        let shown: [Field]
+        switch notificationOutcome(pairs) {
+        case .blocked(let why):
+            return emit(
+                .device, .notificationBlocked,
+                [
+                    .text("id", message.id), .text("from", from), .text("title", title), .text("reason", "permission"),
+                    .text("detail", why),
+                ], into: &out)
+        case .shown(let fields): shown = fields
+        }
+        var fields: [Field] = [
+            .text("id", message.id), .text("from", from), .text("title", title), .text("body", body),
+        ]
+        for (key, names) in NotificationDisplay.shown(on: platform) {
+            if let value = pairs.first(where: { names.contains($0.key) })?.value {
+                fields.append(.text(key, value))
+            }
+        }
+        fields += detailFields(of: request)
+        fields += shown
+        if let replaced = replaceTagged(pairs, of: request.sender) { fields.append(.text("replaced", replaced)) }
+        tray.append(
+            TrayNotification(
+                id: message.id, sender: request.sender, title: title, body: body, notification: pairs,
+                data: request.data, postedAt: now))
+        emit(.device, .notificationPosted, fields, into: &out)
     }
 
     mutating func remember(_ message: DeliveredMessage) {

@@ -87,8 +87,12 @@ extension DeviceEngine {
     /// Brings one phone's entry in `phoneDeadlines` up to date after its queue, store
     /// or batch window changed.
     mutating func noteDeadline(of index: Int) {
-        let (batch, pending, stored) = phone(index) { ($0.batch, $0.pending, $0.stored) }
-        phoneDeadlines.update(index, Installation.earliestDeadline(batch: batch, pending: pending, stored: stored))
+        let (batch, pending, stored, wakesAt) = phone(index) {
+            ($0.batch, $0.pending, $0.stored, $0.policy.throttledUntil)
+        }
+        phoneDeadlines.update(
+            index,
+            Installation.earliestDeadline(batch: batch, pending: pending, stored: stored, throttledUntil: wakesAt))
     }
 
     /// The sender a token is currently valid for, on whichever phone holds it.

@@ -12,7 +12,7 @@ extension DeviceEngine {
         _ checked: DownstreamRequest, fanOutShapedBy overrides: PlatformOverrides? = nil, into out: inout [Event]
     ) -> Result<String, DownstreamError> {
         let id = checked.messageID ?? (checked.isTopicSend ? nextTopicMessageID() : nextMessageID())
-        if let problem = validate(checked) ?? injectedError(for: checked, into: &out) {
+        if let problem = validate(checked) ?? rateProblem(checked) ?? injectedError(for: checked, into: &out) {
             // A token's refusal names the phone the token was issued on, if any.
             onDevice(holding: checked.isTopicSend ? "" : checked.to ?? "") { engine in
                 engine.emit(
@@ -114,6 +114,7 @@ extension DeviceEngine {
         fields.append(.text("token", request.to ?? ""))
         acceptedFields(request, ttl: message.timeToLive, into: &fields)
         emit(.server, .downstreamAccepted, fields, into: &out)
+        countTowardRate(request)
         if !request.dryRun { route(message, into: &out) }
     }
 
@@ -140,7 +141,10 @@ extension DeviceEngine {
         if let ttl = request.timeToLive, !ServiceLimits.isValidTimeToLive(ttl) { return .invalidTtl(ttl) }
         let size = ServiceLimits.payloadSize(request.data) + ServiceLimits.payloadSize(request.notification ?? [])
         let limit = isTopicSend ? ServiceLimits.maxTopicPayloadBytes : ServiceLimits.maxPayloadBytes
-        if size > limit { return .messageTooBig(size, limit: limit) }
+        if size > limit {
+            let platform = isTopicSend ? nil : candidate(holding: request.to ?? "").map { phone($0) { $0.platform } }
+            return .messageTooBig(size, limit: limit, platform: platform)
+        }
         return nil
     }
 
@@ -154,6 +158,7 @@ extension DeviceEngine {
         } else {
             return .invalidRegistration(token)
         }
+        if let index = candidate(holding: token), tokensExpired(phoneAt: index) { return .tokenExpired(token) }
         // A package name is Android's: an iPhone or a browser ignores it (and says so).
         if let restricted = request.details?.restrictedPackageName, let index = candidate(holding: token),
             phone(index, { $0.platform }) == .android
@@ -254,6 +259,7 @@ extension DeviceEngine {
                     ], into: &out)
             } else {
                 store(message, reason: reason, into: &out)
+                noteThrottleWake()
             }
         } else {
             deliver(message, into: &out)
@@ -265,12 +271,17 @@ extension DeviceEngine {
         if !installed { return "not installed" }
         if network == .offline { return "offline" }
         if !serviceUp { return "service down" }
-        if appState == .stopped { return "app stopped" }
+        // A swiped-away iPhone app: the system shows alerts at once and drops silent
+        // pushes (`deliver`); the rest waits for the app.
+        if appState == .stopped, platform != .ios || !(request.isNotification || request.contentAvailable) {
+            return "app stopped"
+        }
         // An iPhone has no Doze: asleep, APNs holds its normal-priority (5) pushes.
         if doze && request.effectivePriority == .normal { return platform.idleNames?.reason ?? "doze" }
         if platform == .ios && !request.isNotification && !request.contentAvailable && appState != .foreground {
             return "ios data waits for foreground"
         }
+        if isThrottled(request) { return "throttled" }
         return nil
     }
 

@@ -212,4 +212,15 @@ extension DeviceEngine {
             yield &devices[focus].lastInactiveDropAt
         }
     }
+
+    /// Production's per-device limits and expiries for the phone in focus.
+    var policy: PhonePolicy {
+        _read { yield phone(focus) { $0.policy } }
+        _modify {
+            inputs.notePhone(focus, .policy)
+            let wakesAt = phone(focus) { $0.policy.throttledUntil }
+            yield &devices[focus].policy
+            if phone(focus, { $0.policy.throttledUntil }) != wakesAt { noteDeadline(of: focus) }
+        }
+    }
 }

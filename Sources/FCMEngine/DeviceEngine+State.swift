@@ -25,6 +25,7 @@ extension DeviceEngine {
         guard value != appState else { return }
         appState = value
         emit(.device, .appStateChanged, [.text("state", value.rawValue)], into: &out)
+        renewExpiredTokens(into: &out)
         deliverWaiting(into: &out)
     }
 
@@ -34,7 +35,9 @@ extension DeviceEngine {
             if unreachableSince == nil { unreachableSince = now }
             return
         }
+        if let since = unreachableSince { noteTokenExpiry(unreachableSince: since, into: &out) }
         unreachableSince = nil
+        renewExpiredTokens(into: &out)
         flushPendingQueue(into: &out)
         flushTopicChanges(into: &out)
         deliverWaiting(into: &out)

@@ -70,6 +70,11 @@ extension DeviceEngine {
         if let open = batch, open.flushAt <= now {
             flushBatch(into: &out)
         }
+        // The collapsible budget grew: what throttling held may go now.
+        if let wake = policy.throttledUntil, wake <= now {
+            policy.throttledUntil = nil
+            deliverWaiting(into: &out)
+        }
     }
 
     mutating func retryUpstream(into out: inout [Event]) {

@@ -38,11 +38,17 @@ extension DeviceEngine {
     public static func refusal(_ command: Command, on platform: Platform) -> String? {
         switch command {
         case .on(_, let inner): return refusal(inner, on: platform)
-        case .getToken, .deleteToken, .setPermission:
+        case .getToken, .deleteToken:
             return platform == .web
                 ? nil
-                : "getToken, deleteToken and notification permission are the web SDK's; a phone's tokens come "
+                : "getToken and deleteToken are the web SDK's; a phone's tokens come "
                     + "with \(CallbackNames(platform: platform, sdk: .fcm).newToken.rawValue)"
+        case .setPermission(let permission):
+            let values = NotificationPermission.values(on: platform)
+            return values.contains(permission)
+                ? nil
+                : "\(permission.rawValue) is not a \(platform.rawValue) permission: one of "
+                    + values.map(\.rawValue).joined(separator: ", ")
         default:
             return platform == .web ? webRefusal(command) : nil
         }
@@ -68,9 +74,20 @@ extension DeviceEngine {
     /// getToken: the token the app has (cached), a new one when it has none (deleted,
     /// or permission granted since) or when it is a week old (the SDK refreshes only
     /// here), or a rejection without notification permission.
-    mutating func getToken(sender: String?, into out: inout [Event]) {
+    mutating func getToken(sender: String?, vapidKey: String?, into out: inout [Event]) {
         guard let targets = tokenCallTargets(sender, step: "get_token", into: &out) else { return }
         for target in targets {
+            // Another VAPID key than the subscription's: the SDK deletes the old token
+            // (app servers get UNREGISTERED for it) and makes a new one.
+            if permissionProblem == nil, let token = tokens[target.id], policy.vapidKeys[target.id] != vapidKey {
+                tokens[target.id] = nil
+                topics[target.id] = nil
+                emit(
+                    .device, .deleteToken,
+                    [.text("sender", target.id), .text("token", token), .text("vapid_key", vapidKey ?? "default")],
+                    into: &out)
+            }
+            if permissionProblem == nil { policy.vapidKeys[target.id] = vapidKey }
             if permissionProblem == nil, let token = tokens[target.id],
                 now - (tokenIssuedAt[target.id] ?? 0) < Self.webTokenRefreshAge
             {
@@ -103,13 +120,15 @@ extension DeviceEngine {
         }
     }
 
-    /// The user answered the notification prompt: granted lets getToken work; taken
-    /// away, the browser drops the push subscription and the tokens die with it.
-    mutating func setPermission(_ permission: WebPermission, into out: inout [Event]) {
-        guard permission != (device.permission ?? .granted) else { return }
+    /// The user answered the notification prompt (or changed the setting): on a
+    /// phone it decides what the system shows (`notificationOutcome`); in a browser,
+    /// granted lets getToken work, and taken away the browser drops the push
+    /// subscription and the tokens die with it.
+    mutating func setPermission(_ permission: NotificationPermission, into out: inout [Event]) {
+        guard permission != device.notificationPermission else { return }
         device.permission = permission
         emit(.device, .permissionChanged, [.text("permission", permission.rawValue)], into: &out)
-        if permission != .granted {
+        if platform == .web, permission != .granted {
             tokens.removeAll()
             topics.removeAll()
         }

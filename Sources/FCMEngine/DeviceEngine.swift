@@ -141,6 +141,7 @@ public struct DeviceEngine: Sendable, Codable {
         case .clearFaults: clearFaults(into: &out)
         case .setWallClock(let unixMillis): setWallClock(unixMillis: unixMillis)
         case .setAppServerMode(let mode): configuration.appServer = mode
+        case .setDeviceLimits(let on): configuration.store.deviceLimits = on
         case .setLoginTimeout(let span): links.loginTimeout = span
         case .reset: reset(into: &out)
         default:
@@ -167,7 +168,7 @@ public struct DeviceEngine: Sendable, Codable {
         case .tap(let target): tap(target, into: &out)
         case .subscribe(let topic, let sender): changeTopic(topic, subscribe: true, sender: sender, into: &out)
         case .unsubscribe(let topic, let sender): changeTopic(topic, subscribe: false, sender: sender, into: &out)
-        case .getToken(let sender): getToken(sender: sender, into: &out)
+        case .getToken(let sender, let vapidKey): getToken(sender: sender, vapidKey: vapidKey, into: &out)
         case .deleteToken(let sender): deleteToken(sender: sender, into: &out)
         case .setPermission(let permission): setPermission(permission, into: &out)
         default: perform(command, into: &out)  // not a device command

@@ -10,14 +10,53 @@ public struct DeviceSettings: Sendable, Equatable, Codable {
     public var doze: Bool
     /// Makes generated tokens and message ids reproducible.
     public var seed: UInt64
-    /// A web app's notification permission (nil: granted); other platforms have none.
-    public var permission: WebPermission?
+    /// Whether the user lets the app show notifications (nil: allowed, `granted` or
+    /// `authorized`), in the platform's own words.
+    public var permission: NotificationPermission?
+    /// Android: the API level the app runs at, the phone's Android version (nil:
+    /// `defaultAPILevel`). 33+ asks for notification permission at run time; 26+ has
+    /// notification channels.
+    public var apiLevel: Int?
+    /// Android 8+: the notification channels the app has created (nil: none).
+    public var channels: [String]?
+    /// Android 8+: the manifest's `com.google.firebase.messaging.default_notification_channel_id`.
+    public var defaultChannel: String?
 
-    /// These settings as the platform has them: a notification permission is a web
-    /// app's, and a browser has no Doze (`platformProblems` says why, for a profile).
+    /// The API level an Android phone runs at when a profile names none.
+    public static let defaultAPILevel = 35
+    /// The API levels a profile may name (Android 4.1 to 16).
+    public static let apiLevels = 16...36
+    /// The first API level with notification channels (Android 8).
+    public static let channelsAPILevel = 26
+    /// The first API level where notification permission is asked at run time (Android 13).
+    public static let runtimePermissionAPILevel = 33
+
+    /// The Android API level (nil on other platforms).
+    public var androidAPILevel: Int? { platform == .android ? apiLevel ?? Self.defaultAPILevel : nil }
+
+    /// The notification permission as it stands: the one given, or the allowing one.
+    public var notificationPermission: NotificationPermission {
+        permission ?? NotificationPermission.allowing(on: platform)
+    }
+
+    /// These settings as the platform has them: each setting another platform's
+    /// alone is dropped, and a browser has no Doze (`platformProblems` says why, for a
+    /// profile).
     public var fitted: DeviceSettings {
         var settings = self
-        if platform != .web { settings.permission = nil }
+        if let permission, !NotificationPermission.values(on: platform).contains(permission) {
+            settings.permission = nil
+        }
+        if platform == .android, (apiLevel ?? Self.defaultAPILevel) < Self.runtimePermissionAPILevel,
+            permission == .notAsked
+        {
+            settings.permission = nil
+        }
+        if platform != .android || (apiLevel ?? Self.defaultAPILevel) < Self.channelsAPILevel {
+            settings.channels = nil
+            settings.defaultChannel = nil
+        }
+        if platform != .android { settings.apiLevel = nil }
         if platform == .web { settings.doze = false }
         return settings
     }
@@ -26,9 +65,34 @@ public struct DeviceSettings: Sendable, Equatable, Codable {
     /// what `fitted` would take away.
     public var platformProblems: [(setting: String, problem: String)] {
         var problems: [(String, String)] = []
-        if platform != .web, permission != nil {
+        if let permission, !NotificationPermission.values(on: platform).contains(permission) {
+            let values = NotificationPermission.values(on: platform).map(\.rawValue).joined(separator: ", ")
             problems.append(
-                ("permission", "permission is a web app's notification permission: give it with platform: web"))
+                ("permission", "\(permission.rawValue) is not a \(platform.rawValue) permission: one of \(values)"))
+        }
+        if platform != .android {
+            for (key, given) in [
+                ("api_level", apiLevel != nil), ("channels", channels != nil),
+                ("default_channel", defaultChannel != nil),
+            ] where given {
+                problems.append((key, "\(key) is an Android app's setting: give it with platform: android"))
+            }
+        } else {
+            let level = apiLevel ?? Self.defaultAPILevel
+            if level < Self.runtimePermissionAPILevel, permission == .notAsked {
+                problems.append(
+                    (
+                        "permission",
+                        "below API 33 notification permission is granted at install: not-asked needs "
+                            + "api_level 33 or more"
+                    ))
+            }
+            if level < Self.channelsAPILevel {
+                for (key, given) in [("channels", channels != nil), ("default_channel", defaultChannel != nil)]
+                where given {
+                    problems.append((key, "Android below 8 (API 26) has no notification channels"))
+                }
+            }
         }
         if platform == .web, doze { problems.append(("doze", "a browser has no Doze (it is Android's)")) }
         return problems

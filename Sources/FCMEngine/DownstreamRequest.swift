@@ -77,8 +77,9 @@ public enum DownstreamError: Sendable, Equatable, Error {
     case invalidRegistration(String)
     case notRegistered(String)
     case mismatchSenderID(String)
-    /// The payload's size and the limit it passed (smaller for topic messages).
-    case messageTooBig(Int, limit: Int)
+    /// The payload's size and the limit it passed (smaller for topic messages), and
+    /// the platform of the phone the token is for (nil: a topic or no phone).
+    case messageTooBig(Int, limit: Int, platform: Platform?)
     /// A topic name or condition that cannot be read: why.
     case invalidTopic(String)
     /// A fault made it fail, with this legacy error name (see `Fault.errors`).
@@ -90,14 +91,19 @@ public enum DownstreamError: Sendable, Equatable, Error {
     /// that holds the token (`app`).
     case invalidPackageName(restricted: String, app: String)
     case unavailable
+    /// The device's message rate passed production's limit (`DeviceLimits`): which one.
+    case deviceRateExceeded(String)
+    /// The token expired: its app instance has not connected for 270 days.
+    case tokenExpired(String)
 
     /// The legacy HTTP `results[].error` name.
     public var legacyName: String {
         switch self {
         case .missingRegistration: "MissingRegistration"
         case .invalidRegistration: "InvalidRegistration"
-        case .notRegistered: "NotRegistered"
+        case .notRegistered, .tokenExpired: "NotRegistered"
         case .mismatchSenderID: "MismatchSenderId"
+        case .deviceRateExceeded: "DeviceMessageRateExceeded"
         case .messageTooBig: "MessageTooBig"
         case .invalidDataKey: "InvalidDataKey"
         case .invalidTtl: "InvalidTtl"
@@ -116,7 +122,8 @@ public enum DownstreamError: Sendable, Equatable, Error {
             .invalidPackageName:
             "INVALID_JSON"
         case .invalidRegistration, .mismatchSenderID: "BAD_REGISTRATION"
-        case .notRegistered: "DEVICE_UNREGISTERED"
+        case .notRegistered, .tokenExpired: "DEVICE_UNREGISTERED"
+        case .deviceRateExceeded: "DEVICE_MESSAGE_RATE_EXCEEDED"
         case .injected(let name): Fault.errors[name]?.ccs ?? "INTERNAL_SERVER_ERROR"
         case .unavailable: "SERVICE_UNAVAILABLE"
         }
@@ -128,8 +135,9 @@ public enum DownstreamError: Sendable, Equatable, Error {
         case .missingRegistration, .invalidRegistration, .messageTooBig, .invalidDataKey,
             .invalidTtl, .invalidParameters, .invalidTopic, .invalidPackageName:
             "INVALID_ARGUMENT"
-        case .notRegistered: "UNREGISTERED"
+        case .notRegistered, .tokenExpired: "UNREGISTERED"
         case .mismatchSenderID: "SENDER_ID_MISMATCH"
+        case .deviceRateExceeded: "QUOTA_EXCEEDED"
         case .injected(let name): Fault.errors[name]?.v1 ?? "INTERNAL"
         case .unavailable: "UNAVAILABLE"
         }
@@ -144,7 +152,12 @@ public enum DownstreamError: Sendable, Equatable, Error {
             "registration token \(TokenText.short(token)) is no longer valid (app uninstalled or token refreshed)"
         case .mismatchSenderID(let token):
             "registration token \(TokenText.short(token)) belongs to another sender"
-        case .messageTooBig(let size, let limit): "payload is \(size) bytes; the limit is \(limit)"
+        case .messageTooBig(let size, let limit, _): "payload is \(size) bytes; the limit is \(limit)"
+        case .deviceRateExceeded(let limit):
+            "the message rate to this device passed \(limit) (turn the limits off with \(DeviceLimits.switchText))"
+        case .tokenExpired(let token):
+            "registration token \(TokenText.short(token)) expired: its app instance has not connected to FCM for "
+                + "270 days (a new token comes when the app is opened again)"
         case .invalidTopic(let why): why
         case .injected(let name): "\(name): made on purpose by a fault or a rate rule (the control API or a fault step)"
         case .invalidDataKey(let key): "data key \"\(key)\" is reserved"
@@ -154,6 +167,20 @@ public enum DownstreamError: Sendable, Equatable, Error {
         case .invalidPackageName(let restricted, let app):
             "Invalid package name: the message is restricted to \(restricted); the token's app is \(app)"
         case .unavailable: "the messaging service is down"
+        }
+    }
+
+    /// The message of v1's error body: Google's own words where app servers and SDK
+    /// wrappers match on them (production-policies.md, Google's texts on v1), else
+    /// `detail`.
+    public var v1Message: String {
+        switch self {
+        case .invalidRegistration: "The registration token is not a valid FCM registration token"
+        case .notRegistered, .tokenExpired: "Requested entity was not found."
+        case .messageTooBig(_, _, let platform):
+            // Only Android's words are known; an APNs or web copy gets the generic text.
+            platform == .android ? "Android message is too big" : "Request contains an invalid argument."
+        default: detail
         }
     }
 }

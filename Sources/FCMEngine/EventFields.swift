@@ -41,8 +41,8 @@ enum EventFields {
         .didReceiveRemoteNotification: [
             "id", "from", "data", "notification", "collapse_key", "priority", "background",
         ] + detailFields,
-        .getToken: ["sender", "token", "error", "detail", "cached"],
-        .deleteToken: ["sender", "token", "had_token"],
+        .getToken: ["sender", "token", "error", "detail", "cached", "vapid_key"],
+        .deleteToken: ["sender", "token", "had_token", "vapid_key"],
         .permissionChanged: ["permission"],
         .onMessage: ["id", "from", "data", "notification", "collapse_key", "priority", "background", "link"]
             + detailFields,
@@ -52,7 +52,9 @@ enum EventFields {
         .onDeletedMessages: ["total_deleted"],
         .messagesDeleted: ["total_deleted"],
         .notificationPosted: ["id", "from", "title", "body"] + NotificationDisplay.shownFields + detailFields
-            + ["replaced"],
+            + ["replaced", "channel", "channel_note", "delivery"],
+        .notificationBlocked: ["id", "from", "title", "reason", "detail"],
+        .tokenExpired: ["sender", "token", "detail"],
         .notificationTapped: ["id", "from", "data", "click_action", "sticky", "link", "window", "detail"],
         .upstreamQueued: ["id", "sender", "pending"],
         .warning: ["id", "sender", "key", "detail", "connection", "pending"],

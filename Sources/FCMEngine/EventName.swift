@@ -14,6 +14,8 @@ public enum EventName: String, Sendable, CaseIterable, Codable {
 
     // Other device events.
     case notificationPosted, notificationTapped, upstreamQueued, warning
+    /// The system did not show a notification (permission), and why.
+    case notificationBlocked
     case networkChanged, appStateChanged, dozeChanged, uninstalled, installed, senderRemoved
     case commandRefused, tokenResumed, deviceAdded
 
@@ -22,6 +24,8 @@ public enum EventName: String, Sendable, CaseIterable, Codable {
 
     // The connection server: downstream and its storage.
     case downstreamAccepted, downstreamRejected, stored, collapsed, expired, discarded
+    /// An Android app instance away for 270 days came back: its tokens are expired.
+    case tokenExpired
     case receipt, receiptToAppServer, receiptAck
 
     // Topics: subscriptions made by the app or by app servers.

@@ -34,6 +34,8 @@ public struct Installation: Sendable, Codable {
     public internal(set) var deletedCount = 0
     var unreachableSince: Millis?
     var lastInactiveDropAt: Millis?
+    /// Production's per-device limits and expiries as they stand for this phone.
+    public internal(set) var policy = PhonePolicy()
 
     /// A phone as its settings start it, registered with `senders`. The phone at
     /// `index` past the first mixes the index into its seed, so two phones never
@@ -64,11 +66,15 @@ public struct Installation: Sendable, Codable {
 
     /// When the phone's own timers next need the engine: the end of its batch window,
     /// or the expiry of a message in its queue or its store. Nil when none runs.
-    var earliestDeadline: Millis? { Self.earliestDeadline(batch: batch, pending: pending, stored: stored) }
+    var earliestDeadline: Millis? {
+        Self.earliestDeadline(batch: batch, pending: pending, stored: stored, throttledUntil: policy.throttledUntil)
+    }
 
-    static func earliestDeadline(batch: SendBatch?, pending: [UpstreamMessage], stored: [StoredMessage]) -> Millis? {
+    static func earliestDeadline(
+        batch: SendBatch?, pending: [UpstreamMessage], stored: [StoredMessage], throttledUntil: Millis?
+    ) -> Millis? {
         // By index, reading one field: a loop over the messages would copy each.
-        var earliest = batch?.flushAt ?? .max
+        var earliest = min(batch?.flushAt ?? .max, throttledUntil ?? .max)
         for index in pending.indices { earliest = min(earliest, pending[index].expiresAt) }
         for index in stored.indices { earliest = min(earliest, stored[index].expiresAt) }
         return earliest == .max ? nil : earliest
@@ -77,7 +83,7 @@ public struct Installation: Sendable, Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case settings, names, tokenFactory, appState, network, doze, installed, senders, tokens, tokenOwners
         case issuedTokens, installation, refreshes, pending, batch, usedIDs, stored, tray, inbox, topics
-        case pendingTopicChanges, deletedCount, unreachableSince, lastInactiveDropAt, tokenIssuedAt
+        case pendingTopicChanges, deletedCount, unreachableSince, lastInactiveDropAt, tokenIssuedAt, policy
     }
 }
 
@@ -119,6 +125,8 @@ extension Installation {
         lastInactiveDropAt = try c.decodeIfPresent(Millis.self, forKey: .lastInactiveDropAt)
         // Since the web platform; a state saved before has no issue times.
         tokenIssuedAt = try c.decodeIfPresent([String: Millis].self, forKey: .tokenIssuedAt) ?? [:]
+        // Since production's per-device policies.
+        policy = try c.decodeIfPresent(PhonePolicy.self, forKey: .policy) ?? PhonePolicy()
     }
 
     /// A phone saved as the fields that differ from `base` (the phone as the fleet
@@ -151,6 +159,7 @@ extension Installation {
             case .pendingTopicChanges: pendingTopicChanges = try c.decode([TopicChange].self, forKey: key)
             case .deletedCount: deletedCount = try c.decode(Int.self, forKey: key)
             case .tokenIssuedAt: tokenIssuedAt = try c.decode([String: Millis].self, forKey: key)
+            case .policy: policy = try c.decode(PhonePolicy.self, forKey: key)
             // A field that may be nil is saved as null when it became nil.
             case .batch: batch = try c.decodeIfPresent(SendBatch.self, forKey: key)
             case .unreachableSince: unreachableSince = try c.decodeIfPresent(Millis.self, forKey: key)
@@ -196,6 +205,7 @@ extension Installation {
         try put(pendingTopicChanges, .pendingTopicChanges)
         try put(deletedCount, .deletedCount)
         if !tokenIssuedAt.isEmpty || fields != .all { try put(tokenIssuedAt, .tokenIssuedAt) }
+        if policy != PhonePolicy() || fields != .all { try put(policy, .policy) }
         try put(batch, nullable: .batch)
         try put(unreachableSince, nullable: .unreachableSince)
         try put(lastInactiveDropAt, nullable: .lastInactiveDropAt)

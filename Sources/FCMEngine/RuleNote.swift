@@ -73,6 +73,16 @@ extension Event {
                 "A notification message for an app in the background is shown by the system, not the app: the app "
                     + "sees its data only when the user taps it.",
                 "RULES.md Delivery, storage and lifetime · reference §5.6")
+        case .notificationBlocked:
+            return RuleNote(
+                "Without notification permission the system shows nothing: Android 13+ drops what the SDK posts "
+                    + "(POST_NOTIFICATIONS not granted), iOS gives no alert, sound or badge; the app's code does not "
+                    + "run for it.", "RULES.md Production policies · production-policies.md Notification permission")
+        case .tokenExpired:
+            return RuleNote(
+                "An Android app instance that has not connected to FCM for 270 days has its tokens expired: sends "
+                    + "to them are refused as unregistered, and the app gets a new token when it is opened again.",
+                "RULES.md Production policies · production-policies.md Stale and expired tokens")
         case .notificationTapped:
             return RuleNote(
                 "Tapping a notification opens the app and hands it the notification's data.",
@@ -276,6 +286,11 @@ extension Event {
                 "RULES.md Delivery, storage and lifetime · reference §5.6")
         case "ios data waits for foreground":
             return received
+        case "throttled":
+            return RuleNote(
+                "Collapsible messages to one Android device come in a burst of 20, then one every 3 minutes: the "
+                    + "excess waits (and collapses by its key) until the budget grows.",
+                "RULES.md Production policies · production-policies.md Per-device limits")
         default:
             return RuleNote(
                 "The device cannot take the message now (offline, outage or uninstalled), so the connection server "
@@ -299,6 +314,11 @@ extension Event {
             return RuleNote(
                 "At most 4 collapse keys are stored per device: a fifth evicts the oldest (or the newcomer, as the "
                     + "profile chooses).", "RULES.md Delivery, storage and lifetime · reference §5.4")
+        case "force-quit":
+            return RuleNote(
+                "iOS does not launch an app the user swiped away for a background (content-available) push: it is "
+                    + "dropped, not handed over later. Alerts are still shown.",
+                "RULES.md Production policies · production-policies.md iOS force-quit")
         case "inactive":
             return RuleNote(
                 "A device unreachable for over a month loses what the server held for it.",

@@ -19,15 +19,36 @@ public enum CollapseEviction: String, Sendable, CaseIterable, Codable {
     case incoming
 }
 
-/// Limits of the connection server's store for an unreachable device.
+/// Limits of the connection server: its store for an unreachable device, and
+/// production's per-device limits (`DeviceLimits`).
 public struct StorePolicy: Sendable, Equatable, Codable {
     public var nonCollapsibleLimit: Int
     public var collapseKeyLimit: Int
     public var eviction: CollapseEviction
+    /// Production's per-device message rate and collapsible throttling (on unless a
+    /// load test turns them off).
+    public var deviceLimits: Bool
 
-    public init(nonCollapsibleLimit: Int = 100, collapseKeyLimit: Int = 4, eviction: CollapseEviction = .oldest) {
+    public init(
+        nonCollapsibleLimit: Int = 100, collapseKeyLimit: Int = 4, eviction: CollapseEviction = .oldest,
+        deviceLimits: Bool = true
+    ) {
         self.nonCollapsibleLimit = nonCollapsibleLimit
         self.collapseKeyLimit = collapseKeyLimit
         self.eviction = eviction
+        self.deviceLimits = deviceLimits
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case nonCollapsibleLimit, collapseKeyLimit, eviction, deviceLimits
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        nonCollapsibleLimit = try c.decode(Int.self, forKey: .nonCollapsibleLimit)
+        collapseKeyLimit = try c.decode(Int.self, forKey: .collapseKeyLimit)
+        eviction = try c.decode(CollapseEviction.self, forKey: .eviction)
+        // Since production's limits: a device saved before them has them on.
+        deviceLimits = try c.decodeIfPresent(Bool.self, forKey: .deviceLimits) ?? true
     }
 }

@@ -43,7 +43,7 @@ public struct V1Error: Error, Equatable, Sendable {
 
     /// The v1 answer to a message the device refused, by the engine's error table.
     public init(_ error: DownstreamError) {
-        self.init(error.v1Status, message: error.detail)
+        self.init(error.v1Status, message: error.v1Message)
     }
 
     /// An answer the engine's error table gives, with this message.

@@ -92,7 +92,10 @@ public enum ProfileParser {
         }
     }
 
-    static let deviceKeys = ["name", "platform", "sdk", "app", "state", "network", "doze", "seed", "permission"]
+    static let deviceKeys = [
+        "name", "platform", "sdk", "app", "state", "network", "doze", "seed", "permission", "api_level", "channels",
+        "default_channel",
+    ]
 
     /// The `device:` keys of a mapping that may also hold `extraKeys`.
     static func parseDevice(_ node: YAMLNode, extraKeys: [String] = []) throws(ProfileError) -> DeviceSettings {
@@ -112,7 +115,16 @@ public enum ProfileParser {
         if let v = map["network"] { device.network = try v.oneOf(Network.self) }
         if let v = map["doze"] { device.doze = try v.bool() }
         if let v = map["seed"] { device.seed = UInt64(try v.int(in: 0...Int64.max)) }
-        if let v = map["permission"] { device.permission = try v.oneOf(WebPermission.self) }
+        if let v = map["permission"] { device.permission = try v.oneOf(NotificationPermission.self) }
+        if let v = map["api_level"] { device.apiLevel = Int(try v.int(in: 16...36)) }
+        if let v = map["channels"] {
+            device.channels = try v.sequence().map { item throws(ProfileError) in
+                let name = try item.scalarText()
+                if name.isEmpty { throw item.error("a channel id is not empty") }
+                return name
+            }
+        }
+        if let v = map["default_channel"] { device.defaultChannel = try v.scalarText() }
         // The engine's word on what the platform does not have, at the key that says it.
         if let (setting, problem) = device.platformProblems.first, let node = map[setting] { throw node.error(problem) }
         return device
@@ -161,11 +173,12 @@ public enum ProfileParser {
     }
 
     static func parseServer(_ node: YAMLNode) throws(ProfileError) -> StorePolicy {
-        let map = try node.mapping(allowed: ["store_limit", "collapse_keys", "collapse_evict"])
+        let map = try node.mapping(allowed: ["store_limit", "collapse_keys", "collapse_evict", "device_limits"])
         var policy = StorePolicy()
         if let v = map["store_limit"] { policy.nonCollapsibleLimit = Int(try v.int(in: 1...100_000)) }
         if let v = map["collapse_keys"] { policy.collapseKeyLimit = Int(try v.int(in: 1...1_000)) }
         if let v = map["collapse_evict"] { policy.eviction = try v.oneOf(CollapseEviction.self) }
+        if let v = map["device_limits"] { policy.deviceLimits = try v.bool() }
         return policy
     }
 }

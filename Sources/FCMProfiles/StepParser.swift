@@ -393,6 +393,19 @@ extension ProfileParser {
         return try knownSender(node, context: context)
     }
 
+    /// `get_token: true`, a sender id, or `{ sender: ID, vapid_key: KEY }` (the key the
+    /// web app passes getToken; without one, Firebase's default).
+    static func parseGetToken(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> StepAction {
+        guard case .mapping = node.node else {
+            return .command(.getToken(sender: try senderOrAll(node, context: context)))
+        }
+        let map = try node.mapping(allowed: ["sender", "vapid_key"])
+        let sender = try map["sender"].map { v throws(ProfileError) in try knownSender(v, context: context) }
+        let key = try map["vapid_key"].map { v throws(ProfileError) in try v.string() }
+        if let key, key.isEmpty, let v = map["vapid_key"] { throw v.error("a VAPID key is not empty") }
+        return .command(.getToken(sender: sender, vapidKey: key))
+    }
+
     static func parseTap(_ node: YAMLNode) throws(ProfileError) -> TapTarget {
         let text = try node.scalarText()
         if text == "last" { return .last }

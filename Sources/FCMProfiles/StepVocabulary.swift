@@ -261,11 +261,12 @@ enum StepVocabulary {
         StepKind(
             key: "get_token",
             read: { node, context throws(ProfileError) in
-                .command(.getToken(sender: try P.senderOrAll(node, context: context)))
+                try P.parseGetToken(node, context: context)
             },
             write: { action in
-                guard case .command(.getToken(let sender)) = action else { return nil }
-                return sender.map(W.quoted) ?? "true"
+                guard case .command(.getToken(let sender, let vapidKey)) = action else { return nil }
+                guard let vapidKey else { return sender.map(W.quoted) ?? "true" }
+                return "{ " + (sender.map { "sender: \(W.quoted($0)), " } ?? "") + "vapid_key: \(W.quoted(vapidKey)) }"
             }),
         StepKind(
             key: "delete_token",
@@ -279,7 +280,7 @@ enum StepVocabulary {
         StepKind(
             key: "permission",
             read: { node, _ throws(ProfileError) in
-                .command(.setPermission(try node.oneOf(WebPermission.self)))
+                .command(.setPermission(try node.oneOf(NotificationPermission.self)))
             },
             write: { action in
                 guard case .command(.setPermission(let permission)) = action else { return nil }

@@ -33,6 +33,8 @@ public final class DeviceSession: Sendable {
         public var tlsKey: String?
         /// No built-in app server: upstream waits for a real one's ack.
         public var noEcho = false
+        /// Production's per-device limits off, for load tests.
+        public var noDeviceLimits = false
         /// The secret the control API requires (nil: none, and then the control API
         /// answers only when the session binds to a loopback address).
         public var controlToken: String?
@@ -93,6 +95,7 @@ public final class DeviceSession: Sendable {
     ) async throws(SessionError) -> DeviceSession {
         var configuration = profile.configuration
         if settings.noEcho { configuration.appServer = .none }
+        if settings.noDeviceLimits { configuration.store.deviceLimits = false }
         let folder = settings.stateFolder
         let identity: TLSIdentity
         do {

@@ -1,12 +1,13 @@
 import FCMEngine
 
 /// What makes a saved device another device than the profile describes. The seed
-/// (random unless the profile names one) and the echo app server (`--no-echo`)
-/// may change between runs; anything else may not.
+/// (random unless the profile names one), the echo app server (`--no-echo`) and
+/// the per-device limits (`--no-device-limits`) may change between runs; anything else may not.
 enum ConfigurationDifference {
     static func between(saved: EngineConfiguration, current: EngineConfiguration, seedNamed: Bool) -> String? {
         var comparable = current
         comparable.appServer = saved.appServer
+        comparable.store.deviceLimits = saved.store.deviceLimits
         if seedNamed && current.device.seed != saved.device.seed {
             return "seed \(saved.device.seed) was saved, the profile names \(current.device.seed)"
         }

@@ -87,6 +87,8 @@ public final class DeviceStore: @unchecked Sendable {
                 // Not kept: every opening sets it again from the configuration given.
                 var ignored: [Event] = []
                 engine.handle(.apply(.setAppServerMode(configuration.appServer), at: engine.now), into: &ignored)
+                engine.handle(
+                    .apply(.setDeviceLimits(configuration.store.deviceLimits), at: engine.now), into: &ignored)
             }
             guard let saved else {
                 // A new fleet is made again from its configuration: no phone is saved.

@@ -100,6 +100,7 @@ extension TUIModel {
             if let sender = selectedSender { run(.removeSender(sender.id), at: time) }
         case .character("t"): tapSelected(at: time)
         case .character("D"): run(.drain, at: time)
+        case .character("P"): run(.setPermission(nextPermission), at: time)
         case .character("1"): return advanceClock(Span.minute)
         case .character("2"): return advanceClock(Span.hour)
         case .character("3"): return advanceClock(Span.day)
@@ -170,5 +171,14 @@ extension TUIModel {
         default: break
         }
         return []
+    }
+}
+
+extension TUIModel {
+    /// The permission `P` moves the shown phone to: the next of its platform's values.
+    var nextPermission: NotificationPermission {
+        let values = NotificationPermission.values(on: shown.platform)
+        let index = values.firstIndex(of: shown.settings.notificationPermission) ?? -1
+        return values[(index + 1) % values.count]
     }
 }

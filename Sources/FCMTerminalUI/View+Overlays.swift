@@ -37,8 +37,8 @@ extension View {
     static let helpLines: [(String, String)] = [
         ("s", "send an upstream message (form)"),
         ("p", "push a downstream message, as an app server would (form)"),
-        ("n", "network online / offline"),
-        ("o", "service outage on / off"),
+        ("n  o", "network online / offline; service outage on / off"),
+        ("P", "notification permission: the platform's next value"),
         ("z", "doze on / off (an iPhone: asleep)"),
         ("f  b  x", "app to foreground / background / stopped"),
         ("u  i", "uninstall or reinstall; i: as another platform or SDK"),

@@ -84,6 +84,14 @@ struct ListenOptions: ParsableArguments {
     @Flag(name: .customLong("no-echo"), help: "No built-in app server: upstream waits for a real app server's ack.")
     var noEcho = false
 
+    @Flag(
+        name: .customLong("no-device-limits"),
+        help: """
+            Turn off production's per-device limits (240 messages a minute and 5,000 an hour to one Android \
+            phone; collapsible throttling), for load tests.
+            """)
+    var noDeviceLimits = false
+
     @Option(
         name: .customLong("control-token"),
         help: """
@@ -100,6 +108,7 @@ struct ListenOptions: ParsableArguments {
             ("--verify-credentials", verifyCredentials), ("--bind", bind != "127.0.0.1"), ("--state", state != nil),
             ("--fresh", fresh), ("--tls-cert", tlsCert != nil), ("--tls-key", tlsKey != nil),
             ("--control-token", controlToken != nil), ("--no-echo", noEcho),
+            ("--no-device-limits", noDeviceLimits),
         ]
         return given.filter(\.1).map(\.0)
     }
@@ -149,6 +158,7 @@ struct ListenOptions: ParsableArguments {
         settings.tlsCertificate = tlsCert
         settings.tlsKey = tlsKey
         settings.noEcho = noEcho
+        settings.noDeviceLimits = noDeviceLimits
         settings.controlToken = controlToken
         settings.onWriteFailure = { error in
             Diagnostics.write("fcm-device: \(error); stopping, since nothing more can be acknowledged")

@@ -71,6 +71,7 @@ struct TUICommand: AsyncParsableCommand {
         loaded.steps = []
         if noListen {
             if listen.noEcho { loaded.configuration.appServer = .none }
+            if listen.noDeviceLimits { loaded.configuration.store.deviceLimits = false }
             let status = TUIRunner.run(profile: loaded, saveFolder: saveFolder)
             if status != 0 { throw ExitCode(status) }
             return

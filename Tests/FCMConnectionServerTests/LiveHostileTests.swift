@@ -19,8 +19,10 @@ struct LiveHostileTests {
     }
 
     func start(loginTimeout: TimeAmount? = nil) async throws -> Running {
+        // A flood to one phone: a load test, with production's limits off.
         let configuration = EngineConfiguration(
-            device: DeviceSettings(seed: 8), senders: Self.senders, appServer: .none)
+            device: DeviceSettings(seed: 8), senders: Self.senders, appServer: .none,
+            store: StorePolicy(deviceLimits: false))
         var options = ServerOptions()
         options.ccsPort = nil
         options.ccsPlainPort = 0

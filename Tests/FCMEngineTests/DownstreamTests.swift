@@ -241,7 +241,8 @@ struct StorageTests {
     }
 
     @Test func owedReceiptsAreBoundedOldestFirst() {
-        var h = Harness()
+        // Ten thousand messages to one phone: a load test, with production's limits off.
+        var h = Harness(store: StorePolicy(deviceLimits: false))
         for n in 0...DeviceEngine.owedReceiptLimit { h.push(id: "r\(n)", receipt: true) }
         #expect(h.engine.owedReceipts.count == DeviceEngine.owedReceiptLimit)
         #expect(h.engine.owedReceipts.first?.originalID == "r1")

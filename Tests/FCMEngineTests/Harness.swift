@@ -13,9 +13,11 @@ struct Harness {
     init(
         platform: Platform = .android, sdk: SDK = .fcm, state: AppState = .foreground,
         network: Network = .online, senders: [String] = [Harness.sender], appServer: AppServerMode = .echo,
-        batch: BatchPolicy = BatchPolicy(window: 2_000, max: 10), store: StorePolicy = StorePolicy(), seed: UInt64 = 7
+        batch: BatchPolicy = BatchPolicy(window: 2_000, max: 10), store: StorePolicy = StorePolicy(), seed: UInt64 = 7,
+        settings: (inout DeviceSettings) -> Void = { _ in }
     ) {
-        let device = DeviceSettings(platform: platform, sdk: sdk, state: state, network: network, seed: seed)
+        var device = DeviceSettings(platform: platform, sdk: sdk, state: state, network: network, seed: seed)
+        settings(&device)
         let config = EngineConfiguration(
             device: device, senders: senders.map { SenderConfig(id: $0, key: "key-\($0)") }, batch: batch,
             appServer: appServer, store: store)

@@ -7,7 +7,9 @@ import Testing
 struct WebPlatformTests {
     static let origin = "https://app.example.com"
 
-    static func browser(_ name: String = "browser", state: AppState = .foreground, permission: WebPermission? = nil)
+    static func browser(
+        _ name: String = "browser", state: AppState = .foreground, permission: NotificationPermission? = nil
+    )
         -> DeviceSpec
     {
         var settings = DeviceSettings(name: name, platform: .web, app: origin, state: state, seed: 1)
@@ -197,7 +199,7 @@ struct WebPlatformTests {
         Harness.checkDeclared(fleet.events)
     }
 
-    @Test(arguments: [Command.getToken(sender: nil), .deleteToken(sender: nil), .setPermission(.denied)])
+    @Test(arguments: [Command.getToken(sender: nil), .deleteToken(sender: nil)])
     func theWebSDKsTokenCallsAreRefusedOnAPhone(command: Command) {
         var fleet = Fleet(SeveralDevicesTests.pair)
         let events = fleet.run(command, on: "pixel")
@@ -205,12 +207,12 @@ struct WebPlatformTests {
         #expect(events.first?.string("detail")?.contains("onNewToken") == true)
     }
 
-    @Test func aPhoneThatDozedIsAwakeReinstalledAsAWebAppAndAPermissionIsOnlyAWebApps() {
+    @Test func aPhoneThatDozedIsAwakeReinstalledAsAWebAppAndAPromptNotAnsweredIsOnlyABrowsers() {
         var fleet = Fleet([DeviceSpec(DeviceSettings(name: "pixel", doze: true, seed: 1))])
         fleet.run(.reinstallAs(platform: .web, sdk: .fcm), on: "pixel")
         #expect(fleet.engine.phone(named: "pixel")?.doze == false)
         var phone = DeviceSettings(name: "p", platform: .android, doze: true)
-        phone.permission = .denied
+        phone.permission = .default
         #expect(phone.fitted.permission == nil && phone.fitted.doze)
         #expect(DeviceSettings(name: "w", platform: .web, doze: true).fitted.doze == false)
     }

@@ -79,7 +79,9 @@ struct StepVocabularyTests {
                 .topics(
                     TopicOrder(sender: "111", topic: "news", tokens: ["tok"], change: .remove, api: .iid), phones: ["w"]
                 )),
-            web(.getToken(sender: nil)), web(.deleteToken(sender: "111")), web(.setPermission(.denied)),
+            web(.getToken(sender: nil)), web(.getToken(sender: "111", vapidKey: "BKey")),
+            web(.getToken(sender: nil, vapidKey: "BKey")), web(.deleteToken(sender: "111")),
+            web(.setPermission(.denied)),
         ]
     }()
 

@@ -129,3 +129,19 @@ struct ShownPhoneTests {
         _ = View.render(model, width: 80, height: 24)
     }
 }
+
+@Suite("Notification permission in the TUI")
+struct PermissionKeyTests {
+    @Test func capitalPStepsThroughThePlatformsPermissionsAndTheHeaderSaysWhichHolds() {
+        var model = Scenes.fresh(Scenes.threePhones)
+        Scenes.press(&model, [.character("]")])
+        #expect(model.shown.settings.name == "iphone")
+        Scenes.press(&model, [.character("P")], from: 2_000)
+        #expect(model.device.phone(named: "iphone")?.settings.permission == .denied)
+        #expect(model.recording.last == .apply(.on(device: "iphone", .setPermission(.denied)), at: 2_000))
+        #expect(View.render(model, width: 80, height: 24).lines[1].contains("notifications denied"))
+        Scenes.press(&model, [.character("P"), .character("P")], from: 3_000)
+        #expect(model.device.phone(named: "iphone")?.settings.permission == .provisional)
+        #expect(model.device.phone(named: "pixel")?.settings.permission == nil)
+    }
+}

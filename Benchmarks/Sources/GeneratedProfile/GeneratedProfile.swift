@@ -8,8 +8,10 @@ public enum GeneratedProfile {
 
     public static func make(rounds: Int) -> Profile {
         let device = DeviceSettings(name: "Benchmark device", seed: 99)
+        // A load profile: production's per-device limits off, as a load test turns them.
         let configuration = EngineConfiguration(
-            device: device, senders: [SenderConfig(id: sender, key: "k")], batch: BatchPolicy(window: 500, max: 10))
+            device: device, senders: [SenderConfig(id: sender, key: "k")], batch: BatchPolicy(window: 500, max: 10),
+            store: StorePolicy(deviceLimits: false))
         var steps: [Step] = []
         let here = SourceLocation(file: "generated", line: 1, column: 1)
         func add(_ at: Millis, _ action: StepAction) { steps.append(Step(at: at, action: action, location: here)) }

@@ -1,0 +1,175 @@
+/// What production does to a message beyond the protocol (production-policies.md):
+/// the per-device message rate, collapsible throttling, expired tokens, and what the
+/// system of each platform does with a notification (permission, channels).
+extension DeviceEngine {
+    /// Whether production's per-device limits apply (on unless a profile or a flag
+    /// turns them off).
+    var deviceLimitsOn: Bool { configuration.store.deviceLimits }
+
+    /// Why a message for one token passes its device's message rate, or nil: 240 a
+    /// minute and 5,000 an hour to one Android phone. A dry run and a topic's copies
+    /// do not count.
+    func rateProblem(_ request: DownstreamRequest) -> DownstreamError? {
+        guard deviceLimitsOn, !request.isTopicSend, !request.dryRun,
+            let index = candidate(holding: request.to ?? ""), phone(index, { $0.platform }) == .android
+        else { return nil }
+        let policy = phone(index) { $0.policy }
+        if now - policy.minuteStart < Span.minute, policy.minuteCount >= DeviceLimits.perMinute {
+            return .deviceRateExceeded("\(DeviceLimits.perMinute) messages a minute")
+        }
+        if now - policy.hourStart < Span.hour, policy.hourCount >= DeviceLimits.perHour {
+            return .deviceRateExceeded("5,000 messages an hour")
+        }
+        return nil
+    }
+
+    /// The phone in focus took a message for its token: it counts toward the rate.
+    mutating func countTowardRate(_ request: DownstreamRequest) {
+        guard deviceLimitsOn, platform == .android, !request.dryRun else { return }
+        let time = now
+        if time - policy.minuteStart >= Span.minute || policy.minuteCount == 0 {
+            policy.minuteStart = time
+            policy.minuteCount = 0
+        }
+        if time - policy.hourStart >= Span.hour || policy.hourCount == 0 {
+            policy.hourStart = time
+            policy.hourCount = 0
+        }
+        policy.minuteCount += 1
+        policy.hourCount += 1
+    }
+
+    /// Whether collapsible throttling holds this message on the phone in focus now: a
+    /// message with a `collapse_key` to an Android phone whose burst of 20 is spent.
+    func isThrottled(_ request: DownstreamRequest) -> Bool {
+        guard deviceLimitsOn, platform == .android, request.collapseKey != nil else { return false }
+        var budget = policy
+        budget.refill(at: now)
+        return budget.budget == 0
+    }
+
+    /// The phone in focus hands a collapsible message to the app: it spends the budget.
+    mutating func spendCollapsibleBudget(_ request: DownstreamRequest) {
+        guard deviceLimitsOn, platform == .android, request.collapseKey != nil else { return }
+        let time = now
+        policy.refill(at: time)
+        policy.budget = max(0, policy.budget - 1)
+    }
+
+    /// When the phone in focus next looks at what throttling holds: the next refill
+    /// while a collapsible message waits and the budget is spent; else never.
+    mutating func noteThrottleWake() {
+        guard deviceLimitsOn, platform == .android else { return }
+        var budget = policy
+        budget.refill(at: now)
+        let waits = budget.budget == 0 && stored.contains { $0.request.collapseKey != nil }
+        let wake = waits ? budget.budgetAt + DeviceLimits.collapsibleRefill : nil
+        if policy.throttledUntil != wake { policy.throttledUntil = wake }
+    }
+
+    /// Whether the tokens of the phone at `index` are expired now: an Android app
+    /// instance unreachable for 270 days, until it is opened while connected.
+    func tokensExpired(phoneAt index: Int) -> Bool {
+        phone(index) { phone in
+            guard phone.platform == .android else { return false }
+            if phone.policy.tokensExpired { return true }
+            return phone.unreachableSince.map { now - $0 >= DeviceLimits.tokenExpiry } ?? false
+        }
+    }
+
+    /// The phone in focus reached the service again: after 270 days away its tokens
+    /// are expired (FCM said so to every send since), and it gets new ones when the
+    /// app is opened.
+    mutating func noteTokenExpiry(unreachableSince since: Millis, into out: inout [Event]) {
+        guard platform == .android, now - since >= DeviceLimits.tokenExpiry, !policy.tokensExpired else { return }
+        policy.tokensExpired = true
+        for sender in senders {
+            guard let token = tokens[sender.id] else { continue }
+            emit(
+                .server, .tokenExpired,
+                [
+                    .text("sender", sender.id), .text("token", token),
+                    .text(
+                        "detail",
+                        "not connected for \((now - since) / Span.day) days; a new token comes when the app is opened"),
+                ], into: &out)
+        }
+    }
+
+    /// The app of the phone in focus is opened while connected: expired tokens are
+    /// replaced (`onNewToken` for each sender).
+    mutating func renewExpiredTokens(into out: inout [Event]) {
+        guard policy.tokensExpired, connected, appState == .foreground else { return }
+        policy.tokensExpired = false
+        for sender in senders {
+            refreshes[sender.id, default: 0] += 1
+            issueToken(for: sender, into: &out)
+        }
+    }
+}
+
+/// What the system of a phone does with a notification the SDK or APNs hands it.
+enum NotificationOutcome {
+    /// Shown, with these fields for `notificationPosted` (its channel, or a quiet delivery).
+    case shown([Field])
+    /// Not shown, and why.
+    case blocked(String)
+}
+
+extension DeviceEngine {
+    /// Notification permission and channels, by platform, for the phone in focus.
+    func notificationOutcome(_ pairs: [KeyValue]) -> NotificationOutcome {
+        let permission = device.notificationPermission
+        switch platform {
+        case .android:
+            let level = device.androidAPILevel ?? DeviceSettings.defaultAPILevel
+            if permission == .denied {
+                return .blocked(
+                    "notifications are off for \(device.app) (POST_NOTIFICATIONS denied): Android drops what the SDK "
+                        + "posts, and the app's code does not run")
+            }
+            if permission == .notAsked, level >= DeviceSettings.runtimePermissionAPILevel {
+                return .blocked(
+                    "\(device.app) has not asked for POST_NOTIFICATIONS (API \(level)): Android drops what the SDK "
+                        + "posts, and the app's code does not run")
+            }
+            return .shown(level >= DeviceSettings.channelsAPILevel ? channelFields(pairs) : [])
+        case .ios:
+            switch permission {
+            case .denied:
+                return .blocked("notifications are denied for \(device.app) in Settings: no alert, sound or badge")
+            case .notDetermined:
+                return .blocked("\(device.app) has not asked for notification authorization: no alert, sound or badge")
+            case .provisional:
+                return .shown([.text("delivery", "quiet")])
+            default:
+                return .shown([])
+            }
+        case .web:
+            return .shown([])
+        }
+    }
+
+    /// The channel the Android SDK posts a notification on: the one it names if the
+    /// app created it; else the manifest's default channel if the app created that;
+    /// else the SDK's own "Miscellaneous" channel. A fallback says why.
+    func channelFields(_ pairs: [KeyValue]) -> [Field] {
+        let requested = pairs.first { $0.key == "channel_id" || $0.key == "android_channel_id" }?.value
+        let created = device.channels ?? []
+        if let requested, created.contains(requested) { return [.text("channel", requested)] }
+        let why =
+            requested.map { "channel \($0) has not been created by the app" } ?? "the notification names no channel"
+        if let manifest = device.defaultChannel, created.contains(manifest) {
+            return [
+                .text("channel", manifest), .text("channel_note", "\(why); posted on the manifest's default channel"),
+            ]
+        }
+        return [
+            .text("channel", Self.fallbackChannel),
+            .text("channel_note", "\(why); posted on the SDK's fallback channel \"Miscellaneous\""),
+        ]
+    }
+
+    /// The channel the Android SDK makes for notifications with nowhere else to go.
+    static let fallbackChannel = "fcm_fallback_notification_channel"
+}

@@ -1,0 +1,52 @@
+/// What production's policies keep for one phone: its message-rate windows, its
+/// budget of collapsible messages, whether its tokens expired, a web app's VAPID
+/// keys. Saved with the phone.
+public struct PhonePolicy: Sendable, Codable, Equatable {
+    /// The current minute's and hour's windows of messages sent to the phone (each
+    /// window opens with the first message after the last one closed).
+    var minuteStart: Millis = 0
+    var minuteCount = 0
+    var hourStart: Millis = 0
+    var hourCount = 0
+    /// Collapsible messages the phone may take now, as of `budgetAt`.
+    var budget = DeviceLimits.collapsibleBurst
+    var budgetAt: Millis = 0
+    /// While throttled collapsible messages are held: when the budget next grows.
+    var throttledUntil: Millis?
+    /// The phone was unreachable for `DeviceLimits.tokenExpiry`: its tokens are
+    /// expired until the app is opened while connected.
+    public internal(set) var tokensExpired = false
+    /// A web app: sender → the VAPID key its push subscription was made with (absent:
+    /// Firebase's default key).
+    public internal(set) var vapidKeys: [String: String] = [:]
+
+    public init() {}
+
+    /// The budget of collapsible messages at `now`, refilled by one every
+    /// `collapsibleRefill` up to the burst.
+    mutating func refill(at now: Millis) {
+        let refills = Int((now - budgetAt) / DeviceLimits.collapsibleRefill)
+        if budget + refills >= DeviceLimits.collapsibleBurst {
+            budget = DeviceLimits.collapsibleBurst
+            budgetAt = now
+        } else if refills > 0 {
+            budget += refills
+            budgetAt += Millis(refills) * DeviceLimits.collapsibleRefill
+        }
+    }
+}
+
+/// Production's limits for one device (firebase.google.com/docs/cloud-messaging/
+/// throttling-and-quotas, manage-tokens).
+public enum DeviceLimits {
+    /// Messages a minute, and an hour, to one Android device.
+    public static let perMinute = 240
+    public static let perHour = 5_000
+    /// Collapsible messages: a burst of 20 per app per device, one more every 3 minutes.
+    public static let collapsibleBurst = 20
+    public static let collapsibleRefill: Millis = 3 * Span.minute
+    /// An Android app instance that has not connected for 270 days has its tokens expired.
+    public static let tokenExpiry: Millis = 270 * Span.day
+    /// What turns the limits off, named in every refusal they make.
+    public static let switchText = "server: { device_limits: false } in a profile, or --no-device-limits"
+}
