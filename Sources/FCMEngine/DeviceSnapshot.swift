@@ -48,7 +48,17 @@ extension DeviceEngine {
                 "members": .strings(group.members),
             ])
         }
-        return .members([
+        var production: [(key: String, value: JSONValue)] = [
+            (key: "permission", value: .string(settings.notificationPermission.rawValue))
+        ]
+        if let level = settings.androidAPILevel { production.append((key: "apiLevel", value: .int(Int64(level)))) }
+        if let channels = settings.channels { production.append((key: "channels", value: .strings(channels))) }
+        if let expiry = tokenExpiry(ofPhoneAt: index) {
+            production.append(
+                expiry.expired
+                    ? (key: "tokensExpired", value: .bool(true)) : (key: "tokensExpireAt", value: .int(expiry.at)))
+        }
+        let base = JSONValue.members([
             "name": .string(settings.name), "platform": .string(settings.platform.rawValue),
             "sdk": .string(settings.sdk.rawValue), "app": .string(settings.app),
             "installed": .bool(phone.installed), "appState": .string(phone.appState.rawValue),
@@ -58,6 +68,21 @@ extension DeviceEngine {
             "held": .array(held), "deleted": .int(phone.deletedCount), "tray": .array(tray),
             "inbox": .array(inbox), "groups": .array(groups),
         ])
+        guard case .object(var object) = base else { return base }
+        object.members += production
+        return .object(object)
+    }
+
+    /// When the tokens of the phone at `index` expire if it stays away (an Android
+    /// phone not connected), or that they have; nil while it is connected, and on
+    /// other platforms.
+    public func tokenExpiry(ofPhoneAt index: Int) -> (at: Millis, expired: Bool)? {
+        let phone = devices[index]
+        guard phone.platform == .android else { return nil }
+        if tokensExpired(phoneAt: index) {
+            return (phone.unreachableSince.map { $0 + DeviceLimits.tokenExpiry } ?? now, true)
+        }
+        return phone.unreachableSince.map { ($0 + DeviceLimits.tokenExpiry, false) }
     }
 
     /// The named phone's snapshot; nil when no phone has the name.

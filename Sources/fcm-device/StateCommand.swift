@@ -90,6 +90,13 @@ struct StateCommand: ParsableCommand {
         for member in phone["tokens"]?.object?.members ?? [] {
             lines.append("token     \(member.key)  \(member.value.string ?? "(none)")")
         }
+        if phone["tokensExpired"] == .bool(true) {
+            lines.append("tokens    expired: away 270 days; new ones come when the app is opened while connected")
+        } else if let at = phone["tokensExpireAt"]?.int64 {
+            lines.append(
+                "tokens    expire at \(DurationText.stamp(at)) on the device's clock if the phone stays away "
+                    + "(270 days without connecting)")
+        }
         let topics = (phone["topics"]?.object?.members ?? []).flatMap { member -> [String] in
             guard case .array(let names) = member.value else { return [] }
             return names.compactMap(\.string)

@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMJSON
 import Testing
 
 /// What production does today (production-policies.md): permission, channels, the
@@ -156,6 +157,18 @@ struct ProductionPolicyTests {
         #expect(opened.named("onNewToken").count == 1 && h.token != old)
         #expect(h.push(to: old, id: "old").named("downstreamRejected").first?.string("error") == "NotRegistered")
         #expect(h.push(id: "new").named("downstreamAccepted").count == 1)
+    }
+
+    @Test func thePhonesSnapshotSaysWhenItsTokensExpireAndThatTheyHave() {
+        var h = Harness()
+        #expect(h.engine.snapshot(ofPhoneAt: 0).object?["tokensExpireAt"] == nil)
+        h.wait(Span.day)
+        h.run(.setNetwork(.offline))
+        #expect(
+            h.engine.snapshot(ofPhoneAt: 0).object?["tokensExpireAt"]?.int64 == Span.day + DeviceLimits.tokenExpiry)
+        h.wait(DeviceLimits.tokenExpiry)
+        #expect(h.engine.snapshot(ofPhoneAt: 0).object?["tokensExpired"] == .bool(true))
+        #expect(h.engine.snapshot(ofPhoneAt: 0).object?["permission"] == .string("granted"))
     }
 
     @Test func iOSTokensDoNotExpireByInactivity() {

@@ -23,7 +23,7 @@ struct ReplayTests {
     @Test("every step of a shipped tour is narrated: play mode shows a note, never a raw step")
     func everyTourStepHasANote() throws {
         let tours = ShippedProfiles.paths.filter { $0.hasSuffix(".yaml") && $0.contains("/tour-") }
-        #expect(tours.count == 3)
+        #expect(tours.count == 4)
         for path in tours {
             let profile = try ProfileParser.load(path: path)
             let bare = profile.steps.filter { $0.note == nil }.map { "\($0.location)" }
