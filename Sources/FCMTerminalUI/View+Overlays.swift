@@ -34,24 +34,24 @@ extension View {
         return rect.inner
     }
 
-    static let helpLines: [(String, String)] = [
+    /// The live keys, each said in at most 50 columns so that the panel holds them all
+    /// at 80x24 (a test checks it); what does not fit would end in "…".
+    public static let helpLines: [(String, String)] = [
         ("s", "send an upstream message (form)"),
-        ("p", "push a downstream message, as an app server would (form)"),
-        ("n  o", "network online / offline; service outage on / off"),
-        ("P", "notification permission: the platform's next value"),
+        ("p", "push a message, as an app server would (form)"),
+        ("n  o", "network online / offline; service outage"),
+        ("P", "notification permission: the next value"),
         ("z", "doze on / off (an iPhone: asleep)"),
         ("f  b  x", "app to foreground / background / stopped"),
-        ("u  i", "uninstall or reinstall; i: as another platform or SDK"),
+        ("u  i", "uninstall or reinstall (i: another platform)"),
         ("r", "refresh the selected sender's token"),
         ("a  d  T", "add / remove a sender; T: topic subscriptions"),
         ("v  [  ]", "the devices list; the previous / next device"),
-        ("Enter", "details (token, message, event and why), tap"),
+        ("Enter  t", "details and why; t taps the selected notice"),
         ("h  j", "held on the server / a message's journey"),
-        ("t", "tap the selected tray notification"),
         ("D", "ask app-server connections to drain"),
         ("1  2  3", "move the clock on 1 minute / 1 hour / 1 day"),
-        ("/", "filter the events"),
-        ("w", "save the device and this session as a profile"),
+        ("/  w", "filter the events; w saves a profile"),
         ("Tab  S-Tab", "next / previous pane"),
         ("↑ ↓ PgUp PgDn", "select or scroll in the pane"),
         ("?  q", "this help / quit (Ctrl-C too)"),
@@ -79,7 +79,7 @@ extension View {
         let inner = panel(width: 76, height: playHelpLines.count + 9, title: "Keys in play mode", into: &grid)
         for (index, line) in playHelpLines.enumerated() where index < inner.height - 1 {
             grid.put(line.0, x: inner.x + 1, y: inner.y + index, style: .key, limit: 16)
-            grid.put(line.1, x: inner.x + 17, y: inner.y + index, limit: inner.width - 18)
+            grid.put(TextWidth.fit(line.1, width: inner.width - 18), x: inner.x + 17, y: inner.y + index)
         }
         let noteTop = inner.y + playHelpLines.count + 1
         let room = max(0, inner.y + inner.height - 1 - noteTop)
@@ -93,7 +93,7 @@ extension View {
         let inner = panel(width: 70, height: helpLines.count + 4, title: "Keys", into: &grid)
         for (index, line) in helpLines.enumerated() where index < inner.height - 1 {
             grid.put(line.0, x: inner.x + 1, y: inner.y + index, style: .key, limit: 16)
-            grid.put(line.1, x: inner.x + 17, y: inner.y + index, limit: inner.width - 18)
+            grid.put(TextWidth.fit(line.1, width: inner.width - 18), x: inner.x + 17, y: inner.y + index)
         }
         grid.put("Esc or ? closes", x: inner.x + 1, y: inner.y + inner.height - 1, style: .dim)
     }

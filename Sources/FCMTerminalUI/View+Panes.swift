@@ -80,7 +80,10 @@ extension View {
                 case .ios: "Notification centre"
                 case .web: "Browser notifications"
                 }
+            // Without permission the system shows nothing: the title says so.
+            let permission = engine.settings.notificationPermission
             return "\(name) \(engine.tray.count)"
+                + (permission.allowsNotifications ? "" : " · notifications \(permission.rawValue)")
         case .inbox: return "Inbox \(engine.inbox.count)"
         case .held:
             let usage = model.device.storeUsage(ofPhoneAt: model.shownIndex)
@@ -98,7 +101,10 @@ extension View {
         case .queue:
             return model.device.isConnected(phoneAt: model.shownIndex) ? "empty: the device is connected" : "empty"
         case .events: return model.eventFilter.isEmpty ? "no events yet" : "no event matches the filter"
-        case .tray: return "no notifications"
+        case .tray:
+            let permission = model.shown.settings.notificationPermission
+            return permission.allowsNotifications
+                ? "no notifications" : "nothing shown: notification permission is \(permission.rawValue)"
         case .inbox: return "no messages delivered yet"
         case .server: return "no server traffic yet"
         case .held: return nothingHeld(model) + (model.shown.installed ? " (h opens this list)" : "")

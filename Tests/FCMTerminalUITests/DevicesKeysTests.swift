@@ -145,3 +145,18 @@ struct PermissionKeyTests {
         #expect(model.device.phone(named: "pixel")?.settings.permission == nil)
     }
 }
+
+@Suite("The help overlay")
+struct HelpOverlayTests {
+    @Test("every key's help fits at 80x24, uncut, down to ? and q")
+    func everyHelpLineFitsAt80x24() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("?")])
+        let screen = View.render(model, width: 80, height: 24).lines.joined(separator: "\n")
+        for (key, text) in View.helpLines {
+            #expect(TextWidth.columns(of: text) <= 50, "\(key): \(text)")
+            #expect(screen.contains(text), "\(key) is cut or missing at 80x24")
+        }
+        #expect(screen.contains("Esc or ? closes"))
+    }
+}
