@@ -54,6 +54,20 @@ public enum NotificationPermission: String, Sendable, CaseIterable, Codable {
         platform == .ios ? .authorized : .granted
     }
 
+    /// Why a phone of `platform` has no such permission (naming the ones it has), or nil.
+    public static func misfit(_ permission: NotificationPermission, on platform: Platform) -> String? {
+        let values = values(on: platform)
+        guard !values.contains(permission) else { return nil }
+        let whose =
+            switch platform {
+            case .android: "an Android"
+            case .ios: "an iOS"
+            case .web: "a browser's"
+            }
+        return "\(permission.rawValue) is not \(whose) notification permission: one of "
+            + values.map(\.rawValue).joined(separator: ", ")
+    }
+
     /// Whether a notification may be shown at all (provisional: quietly).
     public var allowsNotifications: Bool { self == .granted || self == .authorized || self == .provisional }
 }

@@ -6,13 +6,7 @@ extension DeviceEngine {
         // A swiped-away iPhone app still gets its alerts (`holdReason`).
         guard connected, appState != .stopped || platform == .ios else { return }
         defer { noteThrottleWake() }
-        let recentInactiveDrop = lastInactiveDropAt.map { now - $0 <= ServiceLimits.maxTimeToLive * Span.second }
-        // The web SDK has no callback for messages the server discarded.
-        if deletedCount > 0, recentInactiveDrop ?? true, platform != .web {
-            emit(.device, names.deletedMessages, [.number("total_deleted", deletedCount)], into: &out)
-        }
-        deletedCount = 0
-        lastInactiveDropAt = nil
+        deliverDeletedNotice(into: &out)
         var kept: [StoredMessage] = []
         let waiting = stored
         stored.removeAll()
@@ -24,6 +18,19 @@ extension DeviceEngine {
             }
         }
         stored = kept + stored
+    }
+
+    /// The app hears once that the server discarded messages for it, when it runs
+    /// (a swiped-away iPhone app hears it when it is opened).
+    mutating func deliverDeletedNotice(into out: inout [Event]) {
+        guard appState != .stopped else { return }
+        let recentInactiveDrop = lastInactiveDropAt.map { now - $0 <= ServiceLimits.maxTimeToLive * Span.second }
+        // The web SDK has no callback for messages the server discarded.
+        if deletedCount > 0, recentInactiveDrop ?? true, platform != .web {
+            emit(.device, names.deletedMessages, [.number("total_deleted", deletedCount)], into: &out)
+        }
+        deletedCount = 0
+        lastInactiveDropAt = nil
     }
 
     /// Android shows one notification per tag: a notification whose `tag` is that of one
@@ -55,11 +62,14 @@ extension DeviceEngine {
         }
         spendCollapsibleBudget(request)
         let toTray = (appState == .background || forceQuit) && request.isNotification
-        if toTray { postToTray(message, from: from, into: &out) }
+        // An iPhone without permission shows no alert, but a content-available push
+        // still wakes the app (silent pushes need no permission).
+        let shown = toTray ? postToTray(message, from: from, into: &out) : false
+        let wakes = toTray && !shown && platform == .ios && request.contentAvailable && !forceQuit
         // A web app's service worker hears every message in the background, after the
         // SDK showed its notification; the other platforms' apps hear only what is not
         // in the tray.
-        if !toTray || platform == .web {
+        if !toTray || platform == .web || wakes {
             let name =
                 appState == .background ? names.backgroundMessage ?? names.messageReceived : names.messageReceived
             var fields: [Field] = []
@@ -105,7 +115,8 @@ extension DeviceEngine {
 
     /// The SDK (or APNs) hands a notification to the system: the tray shows it, on its
     /// channel or quietly, or the system drops it for want of permission.
-    mutating func postToTray(_ message: StoredMessage, from: String, into out: inout [Event]) {
+    @discardableResult
+    mutating func postToTray(_ message: StoredMessage, from: String, into out: inout [Event]) -> Bool {
         let request = message.request
         let pairs = request.notification ?? []
         let title = pairs.first { $0.key == "title" }?.value ?? ""
@@ -113,12 +124,13 @@ extension DeviceEngine {
         let shown: [Field]
         switch notificationOutcome(pairs) {
         case .blocked(let why):
-            return emit(
+            emit(
                 .device, .notificationBlocked,
                 [
                     .text("id", message.id), .text("from", from), .text("title", title), .text("reason", "permission"),
                     .text("detail", why),
                 ], into: &out)
+            return false
         case .shown(let fields): shown = fields
         }
         var fields: [Field] = [
@@ -137,6 +149,7 @@ extension DeviceEngine {
                 id: message.id, sender: request.sender, title: title, body: body, notification: pairs,
                 data: request.data, postedAt: now))
         emit(.device, .notificationPosted, fields, into: &out)
+        return true
     }
 
     mutating func remember(_ message: DeliveredMessage) {

@@ -158,7 +158,7 @@ extension DeviceEngine {
         } else {
             return .invalidRegistration(token)
         }
-        if let index = candidate(holding: token), tokensExpired(phoneAt: index) { return .tokenExpired(token) }
+        if let index = candidate(holding: token), tokenExpired(token, phoneAt: index) { return .tokenExpired(token) }
         // A package name is Android's: an iPhone or a browser ignores it (and says so).
         if let restricted = request.details?.restrictedPackageName, let index = candidate(holding: token),
             phone(index, { $0.platform }) == .android
@@ -200,9 +200,9 @@ extension DeviceEngine {
         }
         var found: [(index: Int, token: String)] = []
         for index in devices.indices {
-            guard phone(index, { $0.installed }), let token = phone(index, { $0.tokens })[request.sender] else {
-                continue
-            }
+            guard phone(index, { $0.installed }), let token = phone(index, { $0.tokens })[request.sender],
+                !tokenExpired(token, phoneAt: index)
+            else { continue }
             let subscribed = phone(index) { $0.topics }[request.sender] ?? []
             let matches: Bool
             if let parsed {

@@ -67,12 +67,13 @@ extension DeviceEngine {
         if policy.throttledUntil != wake { policy.throttledUntil = wake }
     }
 
-    /// Whether the tokens of the phone at `index` are expired now: an Android app
-    /// instance unreachable for 270 days, until it is opened while connected.
-    func tokensExpired(phoneAt index: Int) -> Bool {
+    /// Whether `token` of the phone at `index` is expired now: an Android app
+    /// instance unreachable for 270 days (its tokens then), until the app is opened
+    /// while connected.
+    func tokenExpired(_ token: String, phoneAt index: Int) -> Bool {
         phone(index) { phone in
             guard phone.platform == .android else { return false }
-            if phone.policy.tokensExpired { return true }
+            if phone.policy.expiredTokens.contains(token) { return true }
             return phone.unreachableSince.map { now - $0 >= DeviceLimits.tokenExpiry } ?? false
         }
     }
@@ -81,10 +82,12 @@ extension DeviceEngine {
     /// are expired (FCM said so to every send since), and it gets new ones when the
     /// app is opened.
     mutating func noteTokenExpiry(unreachableSince since: Millis, into out: inout [Event]) {
-        guard platform == .android, now - since >= DeviceLimits.tokenExpiry, !policy.tokensExpired else { return }
-        policy.tokensExpired = true
+        guard platform == .android, now - since >= DeviceLimits.tokenExpiry else { return }
+        let expired = senders.compactMap { tokens[$0.id] }.filter { !policy.expiredTokens.contains($0) }
+        guard !expired.isEmpty else { return }
+        policy.expiredTokens = (policy.expiredTokens + expired).sorted()
         for sender in senders {
-            guard let token = tokens[sender.id] else { continue }
+            guard let token = tokens[sender.id], expired.contains(token) else { continue }
             emit(
                 .server, .tokenExpired,
                 [
@@ -97,11 +100,12 @@ extension DeviceEngine {
     }
 
     /// The app of the phone in focus is opened while connected: expired tokens are
-    /// replaced (`onNewToken` for each sender).
+    /// replaced (`onNewToken` for each of their senders).
     mutating func renewExpiredTokens(into out: inout [Event]) {
-        guard policy.tokensExpired, connected, appState == .foreground else { return }
-        policy.tokensExpired = false
-        for sender in senders {
+        guard !policy.expiredTokens.isEmpty, connected, appState == .foreground else { return }
+        let expired = policy.expiredTokens
+        policy.expiredTokens.removeAll()
+        for sender in senders where tokens[sender.id].map(expired.contains) ?? false {
             refreshes[sender.id, default: 0] += 1
             issueToken(for: sender, into: &out)
         }

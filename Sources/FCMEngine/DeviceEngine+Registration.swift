@@ -74,6 +74,7 @@ extension DeviceEngine {
         registeredSenders.remove(id)
         tokens[id] = nil
         topics[id] = nil
+        if policy.vapidKeys[id] != nil { policy.vapidKeys[id] = nil }
         pendingTopicChanges.removeAll { $0.sender == id }
         emit(.device, .senderRemoved, [.text("sender", id)], into: &out)
     }
@@ -123,6 +124,13 @@ extension DeviceEngine {
         installation += 1
         refreshes.removeAll()
         usedIDs.removeAll()
+        // A new app instance: no expired tokens or VAPID keys of the old one, and its
+        // inactivity (for token expiry) counts from now.
+        if !policy.expiredTokens.isEmpty || !policy.vapidKeys.isEmpty {
+            policy.expiredTokens.removeAll()
+            policy.vapidKeys.removeAll()
+        }
+        if unreachableSince != nil { unreachableSince = now }
         emit(
             .device, .installed,
             [.text("platform", platform.rawValue), .text("sdk", device.sdk.rawValue)],

@@ -44,11 +44,7 @@ extension DeviceEngine {
                 : "getToken and deleteToken are the web SDK's; a phone's tokens come "
                     + "with \(CallbackNames(platform: platform, sdk: .fcm).newToken.rawValue)"
         case .setPermission(let permission):
-            let values = NotificationPermission.values(on: platform)
-            return values.contains(permission)
-                ? nil
-                : "\(permission.rawValue) is not a \(platform.rawValue) permission: one of "
-                    + values.map(\.rawValue).joined(separator: ", ")
+            return NotificationPermission.misfit(permission, on: platform)
         default:
             return platform == .web ? webRefusal(command) : nil
         }
@@ -126,6 +122,12 @@ extension DeviceEngine {
     /// subscription and the tokens die with it.
     mutating func setPermission(_ permission: NotificationPermission, into out: inout [Event]) {
         guard permission != device.notificationPermission else { return }
+        if permission == .notAsked, let level = device.androidAPILevel, level < DeviceSettings.runtimePermissionAPILevel
+        {
+            return refuse(
+                "permission", "below API 33 (this phone: \(level)) notification permission is granted at install",
+                into: &out)
+        }
         device.permission = permission
         emit(.device, .permissionChanged, [.text("permission", permission.rawValue)], into: &out)
         if platform == .web, permission != .granted {

@@ -65,10 +65,8 @@ public struct DeviceSettings: Sendable, Equatable, Codable {
     /// what `fitted` would take away.
     public var platformProblems: [(setting: String, problem: String)] {
         var problems: [(String, String)] = []
-        if let permission, !NotificationPermission.values(on: platform).contains(permission) {
-            let values = NotificationPermission.values(on: platform).map(\.rawValue).joined(separator: ", ")
-            problems.append(
-                ("permission", "\(permission.rawValue) is not a \(platform.rawValue) permission: one of \(values)"))
+        if let permission, let misfit = NotificationPermission.misfit(permission, on: platform) {
+            problems.append(("permission", misfit))
         }
         if platform != .android {
             for (key, given) in [

@@ -79,10 +79,11 @@ extension DeviceEngine {
     public func tokenExpiry(ofPhoneAt index: Int) -> (at: Millis, expired: Bool)? {
         let phone = devices[index]
         guard phone.platform == .android else { return nil }
-        if tokensExpired(phoneAt: index) {
-            return (phone.unreachableSince.map { $0 + DeviceLimits.tokenExpiry } ?? now, true)
+        let expiresAt = phone.unreachableSince.map { $0 + DeviceLimits.tokenExpiry }
+        if !phone.policy.expiredTokens.isEmpty || (expiresAt.map { $0 <= now } ?? false) {
+            return (expiresAt ?? now, true)
         }
-        return phone.unreachableSince.map { ($0 + DeviceLimits.tokenExpiry, false) }
+        return expiresAt.map { ($0, false) }
     }
 
     /// The named phone's snapshot; nil when no phone has the name.

@@ -13,9 +13,9 @@ public struct PhonePolicy: Sendable, Codable, Equatable {
     var budgetAt: Millis = 0
     /// While throttled collapsible messages are held: when the budget next grows.
     var throttledUntil: Millis?
-    /// The phone was unreachable for `DeviceLimits.tokenExpiry`: its tokens are
-    /// expired until the app is opened while connected.
-    public internal(set) var tokensExpired = false
+    /// Tokens that expired while the phone was unreachable for `DeviceLimits.tokenExpiry`
+    /// (sorted), until the app is opened while connected and gets new ones.
+    public internal(set) var expiredTokens: [String] = []
     /// A web app: sender → the VAPID key its push subscription was made with (absent:
     /// Firebase's default key).
     public internal(set) var vapidKeys: [String: String] = [:]

@@ -57,11 +57,14 @@ public final class DeviceSession: Sendable {
 
     /// The CA as a PKCS12 trust store, for a JVM.
     public let trustStore: String
+    /// Production's per-device limits as this run wants them (`--no-device-limits`).
+    let deviceLimits: Bool
 
     init(
         server: ConnectionServer, identity: TLSIdentity, inbox: TUILink.Inbox, trustStore: String,
-        runningFile: String, profilePath: String?
+        runningFile: String, profilePath: String?, deviceLimits: Bool = true
     ) {
+        self.deviceLimits = deviceLimits
         self.profilePath = profilePath.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         self.trustStore = trustStore
         self.server = server
@@ -136,7 +139,7 @@ public final class DeviceSession: Sendable {
             let session = DeviceSession(
                 server: server, identity: identity, inbox: inbox, trustStore: trustStore,
                 runningFile: StateFolder.runningPath(folder, profilePath: settings.profilePath),
-                profilePath: settings.profilePath)
+                profilePath: settings.profilePath, deviceLimits: configuration.store.deviceLimits)
             session.announce()
             return session
         } catch {
@@ -149,6 +152,11 @@ public final class DeviceSession: Sendable {
     /// Starts the device (its first tokens, or the resumed ones) and plays `timeline`
     /// on the session's clock.
     public func start(timeline: [Step] = []) async throws {
+        // A saved device resumes with the switch of the run that saved it: this run's
+        // goes in as an input, so that the journal replays each run as it ran.
+        if server.host.box.read({ $0.configuration.store.deviceLimits }) != deviceLimits {
+            try await server.apply(.setDeviceLimits(deviceLimits))
+        }
         try await server.startDevice(timeline: timeline)
     }
 

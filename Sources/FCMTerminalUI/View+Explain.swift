@@ -128,7 +128,7 @@ extension View {
             width: 110, height: grid.height - 2,
             title: "Devices \(phones.count) · showing \(model.shown.settings.name)\(position)", into: &grid)
         let header = deviceColumns(["device", "platform", "app", "network", "tokens", "topics"])
-        grid.put(header, x: inner.x + 1, y: inner.y, style: .dim, limit: inner.width - 2)
+        grid.put(TextWidth.fit(header, width: inner.width - 2), x: inner.x + 1, y: inner.y, style: .dim)
         assert(rows == max(0, inner.height - 3), "the rows counted for the title are the rows drawn")
         let first = max(0, min(selected - rows + 1, phones.count - rows))
         for offset in 0..<min(rows, phones.count - first) {
@@ -145,7 +145,7 @@ extension View {
             ]
             let y = inner.y + 1 + offset
             let style: CellStyle = index == selected ? .selected : phone.installed ? .normal : .dim
-            grid.put(deviceColumns(cells), x: inner.x + 1, y: y, style: style, limit: inner.width - 2)
+            grid.put(TextWidth.fit(deviceColumns(cells), width: inner.width - 2), x: inner.x + 1, y: y, style: style)
             if index == selected { grid.paint(x: inner.x + 1, y: y, count: inner.width - 2, style: .selected) }
         }
         grid.put(
@@ -157,7 +157,8 @@ extension View {
     static func devicesListRows(screenHeight: Int) -> Int { max(0, screenHeight - 2 - 2 - 3) }
 
     static func deviceColumns(_ cells: [String]) -> String {
-        let widths = [20, 13, 13, 16, 8]
+        // Narrow enough that the topics column has room at 80 columns.
+        let widths = [18, 12, 12, 13, 8]
         return zip(cells, widths).map { TextWidth.middle($0, width: $1 - 2).padded($1) }.joined() + (cells.last ?? "")
     }
 }

@@ -73,10 +73,19 @@ public enum View {
         grid.fill(x: 0, y: 0, width: grid.width, height: 1, style: .header)
         let clock = playPosition(model) ?? String(DurationText.stamp(model.now).dropLast(4))
         let count = model.device.devices.count
+        let room = grid.width - clock.count - 3
+        // The platform is kept longest: the app id goes first, then the list hint.
+        let kind = "\(device.platform.rawValue)/\(device.sdk.rawValue)"
+        let place = count > 1 ? " (\(model.shownIndex + 1)/\(count))" : ""
         let which = count > 1 ? " (\(model.shownIndex + 1)/\(count), v lists)" : ""
-        let identity =
-            " fcm-device │ \(device.name)\(which) │ \(device.platform.rawValue)/\(device.sdk.rawValue) │ \(device.app)"
-        grid.put(TextWidth.fit(identity, width: grid.width - clock.count - 3), x: 0, y: 0, style: .header)
+        let candidates = [
+            " fcm-device │ \(device.name)\(which) │ \(kind) │ \(device.app)",
+            " fcm-device │ \(device.name)\(which) │ \(kind)",
+            " fcm-device │ \(device.name)\(place) │ \(kind)",
+            " \(device.name)\(place) │ \(kind)",
+        ]
+        let identity = candidates.first { TextWidth.columns(of: $0) <= room } ?? candidates[candidates.count - 1]
+        grid.put(TextWidth.fit(identity, width: room), x: 0, y: 0, style: .header)
         grid.put(clock, x: grid.width - clock.count - 1, y: 0, style: .header)
         var x = 1
         func segment(_ text: String, _ style: CellStyle) {

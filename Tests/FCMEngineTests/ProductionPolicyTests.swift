@@ -216,4 +216,45 @@ struct ProductionPolicyTests {
                 == "Android message is too big")
         #expect(DownstreamError.messageTooBig(5000, limit: 4096, platform: .ios).v1Status.http == 400)
     }
+
+    @Test func aReinstallAfterALongAbsenceGetsTokensThatAreNotExpired() {
+        var h = Harness(state: .background)
+        h.run(.uninstall)
+        h.wait(DeviceLimits.tokenExpiry + Span.day)
+        let back = h.run(.reinstall)
+        #expect(back.named("tokenExpired").isEmpty)
+        #expect(h.push(id: "fresh").named("downstreamAccepted").count == 1)
+    }
+
+    @Test func anExpiredPhoneTakesNoTopicCopies() {
+        var h = Harness(state: .background)
+        h.run(.subscribe(topic: "news", sender: nil))
+        h.run(.setNetwork(.offline))
+        h.wait(DeviceLimits.tokenExpiry)
+        let request = DownstreamRequest(sender: Harness.sender, to: "/topics/news", data: [KeyValue("k", "v")])
+        #expect(h.run(.push(request)).named("downstreamAccepted").first?["subscribers"] == .int(0))
+    }
+
+    @Test func aSwipedAwayIPhoneHearsOfDeletedMessagesWhenItIsOpened() {
+        var h = Harness(platform: .ios, state: .stopped, store: StorePolicy(nonCollapsibleLimit: 1))
+        h.run(.setNetwork(.offline))
+        h.push(id: "a")
+        h.push(id: "b")
+        #expect(h.run(.setNetwork(.online)).named("messagesDeleted").isEmpty)
+        #expect(h.run(.setAppState(.foreground)).named("messagesDeleted").count == 1)
+    }
+
+    @Test func anIPhoneWithoutPermissionStillWakesForAContentAvailableAlert() {
+        var h = Harness(platform: .ios, state: .background, settings: { $0.permission = .denied })
+        let events = h.push(notification: Self.note, contentAvailable: true)
+        #expect(events.named("notificationBlocked").count == 1)
+        #expect(events.named("didReceiveRemoteNotification").count == 1)
+    }
+
+    @Test func notAskedIsRefusedBelowAPI33WhileRunning() {
+        var h = Harness(settings: { $0.apiLevel = 30 })
+        let refused = h.run(.setPermission(.notAsked))
+        #expect(refused.names == ["commandRefused"])
+        #expect(refused.first?.string("detail")?.contains("granted at install") == true)
+    }
 }
