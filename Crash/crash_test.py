@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Kills `fcm-device serve` with SIGKILL at random moments under load and checks,
+"""Kills `fcm-device serve` with SIGKILL at random moments under load (a load test, so
+production's per-device limits are off: --no-device-limits) and checks,
 after each restart, that nothing it acknowledged is missing or duplicated.
 
 Usage: python3 Crash/crash_test.py PATH/TO/fcm-device [ROUNDS] [SEED]
@@ -92,7 +93,7 @@ COMMIT_DELAY_MS = 5
 class Serve:
     def __init__(self, binary, state):
         self.proc = subprocess.Popen(
-            [binary, "serve", "--state", state, "--ccs-port", "0", "--ccs-plain-port", "0", "--http-port", "0",
+            [binary, "serve", "--no-device-limits", "--state", state, "--ccs-port", "0", "--ccs-plain-port", "0", "--http-port", "0",
              "--commit-delay-ms", str(COMMIT_DELAY_MS)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
@@ -311,7 +312,7 @@ class FleetServe(Serve):
 
     def __init__(self, binary, state, profile):
         self.proc = subprocess.Popen(
-            [binary, "serve", "--profile", profile, "--state", state, "--ccs-port", "0", "--ccs-plain-port", "0",
+            [binary, "serve", "--no-device-limits", "--profile", profile, "--state", state, "--ccs-port", "0", "--ccs-plain-port", "0",
              "--http-port", "0", "--commit-delay-ms", str(COMMIT_DELAY_MS)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
