@@ -71,11 +71,13 @@ extension DeviceEngine {
     /// instance unreachable for 270 days (its tokens then), until the app is opened
     /// while connected.
     func tokenExpired(_ token: String, phoneAt index: Int) -> Bool {
-        phone(index) { phone in
-            guard phone.platform == .android else { return false }
-            if phone.policy.expiredTokens.contains(token) { return true }
-            return phone.unreachableSince.map { now - $0 >= DeviceLimits.tokenExpiry } ?? false
-        }
+        // One field at a time: a closure that does more copies the whole phone, and
+        // this runs on every send to a token.
+        let since = phone(index) { $0.unreachableSince }
+        let anyExpired = phone(index) { !$0.policy.expiredTokens.isEmpty }
+        guard since != nil || anyExpired, phone(index, { $0.platform }) == .android else { return false }
+        if let since, now - since >= DeviceLimits.tokenExpiry { return true }
+        return anyExpired && phone(index) { $0.policy.expiredTokens }.contains(token)
     }
 
     /// The phone in focus reached the service again: after 270 days away its tokens
