@@ -4,6 +4,15 @@ public enum Platform: String, Sendable, CaseIterable, Codable {
     /// A web app in a browser: the FCM JavaScript SDK and its service worker.
     case android, ios, web
 
+    /// The app instance as a person names it: "an Android phone", "an iPhone", "a web app".
+    public var kindName: String {
+        switch self {
+        case .android: "an Android phone"
+        case .ios: "an iPhone"
+        case .web: "a web app"
+        }
+    }
+
     /// What the platform's idle switch is called: Android's Doze; an iPhone asleep
     /// (APNs holding priority-5 pushes), as it has no Doze; a browser has neither.
     public var idleNames: IdleNames? {
@@ -49,22 +58,15 @@ public enum NotificationPermission: String, Sendable, CaseIterable, Codable {
         }
     }
 
-    /// A phone's permission when none is given: the user allowed notifications.
-    public static func allowing(on platform: Platform) -> NotificationPermission {
-        platform == .ios ? .authorized : .granted
-    }
+    /// A phone's permission when none is given: the user allowed notifications (the
+    /// platform's first value).
+    public static func allowing(on platform: Platform) -> NotificationPermission { values(on: platform)[0] }
 
     /// Why a phone of `platform` has no such permission (naming the ones it has), or nil.
     public static func misfit(_ permission: NotificationPermission, on platform: Platform) -> String? {
         let values = values(on: platform)
         guard !values.contains(permission) else { return nil }
-        let whose =
-            switch platform {
-            case .android: "an Android"
-            case .ios: "an iOS"
-            case .web: "a browser's"
-            }
-        return "\(permission.rawValue) is not \(whose) notification permission: one of "
+        return "\(permission.rawValue) is not a notification permission of \(platform.kindName): one of "
             + values.map(\.rawValue).joined(separator: ", ")
     }
 

@@ -5,7 +5,6 @@ extension DeviceEngine {
     mutating func deliverWaiting(into out: inout [Event]) {
         // A swiped-away iPhone app still gets its alerts (`holdReason`).
         guard connected, appState != .stopped || platform == .ios else { return }
-        defer { noteThrottleWake() }
         deliverDeletedNotice(into: &out)
         var kept: [StoredMessage] = []
         let waiting = stored

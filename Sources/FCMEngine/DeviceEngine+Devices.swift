@@ -88,11 +88,12 @@ extension DeviceEngine {
     /// or batch window changed.
     mutating func noteDeadline(of index: Int) {
         let (batch, pending, stored, wakesAt) = phone(index) {
-            ($0.batch, $0.pending, $0.stored, $0.policy.throttledUntil)
+            ($0.batch, $0.pending, $0.stored, $0.policy)
         }
         phoneDeadlines.update(
             index,
-            Installation.earliestDeadline(batch: batch, pending: pending, stored: stored, throttledUntil: wakesAt))
+            Installation.earliestDeadline(
+                batch: batch, pending: pending, stored: stored, throttleWake: wakesAt.throttleWake(stored)))
     }
 
     /// The sender a token is currently valid for, on whichever phone holds it.

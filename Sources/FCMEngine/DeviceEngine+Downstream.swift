@@ -259,7 +259,6 @@ extension DeviceEngine {
                     ], into: &out)
             } else {
                 store(message, reason: reason, into: &out)
-                noteThrottleWake()
             }
         } else {
             deliver(message, into: &out)

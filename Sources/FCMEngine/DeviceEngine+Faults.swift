@@ -71,19 +71,14 @@ extension DeviceEngine {
         let rules = faults.indices.filter { faults[$0].isRule && inScope(faults[$0]) }
         for index in rules {
             guard case .rate(let limit, let per) = faults[index].kind else { continue }
-            if let start = faults[index].windowStart, now < start + per, (faults[index].windowUsed ?? 0) >= limit {
+            if faults[index].window.isFull(limit: limit, per: per, at: now) {
                 use(index, on: nil, into: &out)
                 return .injected(faults[index].rateError)
             }
         }
         for index in rules {
             guard case .rate(_, let per) = faults[index].kind else { continue }
-            if let start = faults[index].windowStart, now < start + per {
-                faults[index].windowUsed = (faults[index].windowUsed ?? 0) + 1
-            } else {
-                faults[index].windowStart = now
-                faults[index].windowUsed = 1
-            }
+            faults[index].window.count(per: per, at: now)
         }
         return nil
     }

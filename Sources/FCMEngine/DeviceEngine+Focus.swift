@@ -218,9 +218,9 @@ extension DeviceEngine {
         _read { yield phone(focus) { $0.policy } }
         _modify {
             inputs.notePhone(focus, .policy)
-            let wakesAt = phone(focus) { $0.policy.throttledUntil }
             yield &devices[focus].policy
-            if phone(focus, { $0.policy.throttledUntil }) != wakesAt { noteDeadline(of: focus) }
+            // The budget decides when throttling wakes the phone.
+            noteDeadline(of: focus)
         }
     }
 }

@@ -13,12 +13,12 @@ extension DeviceEngine {
         guard deviceLimitsOn, !request.isTopicSend, !request.dryRun,
             let index = candidate(holding: request.to ?? ""), phone(index, { $0.platform }) == .android
         else { return nil }
-        let policy = phone(index) { $0.policy }
-        if now - policy.minuteStart < Span.minute, policy.minuteCount >= DeviceLimits.perMinute {
+        let (minute, hour) = phone(index) { ($0.policy.minute, $0.policy.hour) }
+        if minute.isFull(limit: DeviceLimits.perMinute, per: Span.minute, at: now) {
             return .deviceRateExceeded("\(DeviceLimits.perMinute) messages a minute")
         }
-        if now - policy.hourStart < Span.hour, policy.hourCount >= DeviceLimits.perHour {
-            return .deviceRateExceeded("5,000 messages an hour")
+        if hour.isFull(limit: DeviceLimits.perHour, per: Span.hour, at: now) {
+            return .deviceRateExceeded("\(DeviceLimits.perHour) messages an hour")
         }
         return nil
     }
@@ -27,16 +27,8 @@ extension DeviceEngine {
     mutating func countTowardRate(_ request: DownstreamRequest) {
         guard deviceLimitsOn, platform == .android, !request.dryRun else { return }
         let time = now
-        if time - policy.minuteStart >= Span.minute || policy.minuteCount == 0 {
-            policy.minuteStart = time
-            policy.minuteCount = 0
-        }
-        if time - policy.hourStart >= Span.hour || policy.hourCount == 0 {
-            policy.hourStart = time
-            policy.hourCount = 0
-        }
-        policy.minuteCount += 1
-        policy.hourCount += 1
+        policy.minute.count(per: Span.minute, at: time)
+        policy.hour.count(per: Span.hour, at: time)
     }
 
     /// Whether collapsible throttling holds this message on the phone in focus now: a
@@ -56,17 +48,6 @@ extension DeviceEngine {
         policy.budget = max(0, policy.budget - 1)
     }
 
-    /// When the phone in focus next looks at what throttling holds: the next refill
-    /// while a collapsible message waits and the budget is spent; else never.
-    mutating func noteThrottleWake() {
-        guard deviceLimitsOn, platform == .android else { return }
-        var budget = policy
-        budget.refill(at: now)
-        let waits = budget.budget == 0 && stored.contains { $0.request.collapseKey != nil }
-        let wake = waits ? budget.budgetAt + DeviceLimits.collapsibleRefill : nil
-        if policy.throttledUntil != wake { policy.throttledUntil = wake }
-    }
-
     /// Whether `token` of the phone at `index` is expired now: an Android app
     /// instance unreachable for 270 days (its tokens then), until the app is opened
     /// while connected.
@@ -75,8 +56,9 @@ extension DeviceEngine {
         // this runs on every send to a token.
         let since = phone(index) { $0.unreachableSince }
         let anyExpired = phone(index) { !$0.policy.expiredTokens.isEmpty }
-        guard since != nil || anyExpired, phone(index, { $0.platform }) == .android else { return false }
-        if let since, now - since >= DeviceLimits.tokenExpiry { return true }
+        guard since != nil || anyExpired else { return false }
+        let platform = phone(index) { $0.platform }
+        if let at = DeviceLimits.tokensExpireAt(unreachableSince: since, platform: platform), at <= now { return true }
         return anyExpired && phone(index) { $0.policy.expiredTokens }.contains(token)
     }
 
@@ -84,7 +66,9 @@ extension DeviceEngine {
     /// are expired (FCM said so to every send since), and it gets new ones when the
     /// app is opened.
     mutating func noteTokenExpiry(unreachableSince since: Millis, into out: inout [Event]) {
-        guard platform == .android, now - since >= DeviceLimits.tokenExpiry else { return }
+        guard let at = DeviceLimits.tokensExpireAt(unreachableSince: since, platform: platform), at <= now else {
+            return
+        }
         let expired = senders.compactMap { tokens[$0.id] }.filter { !policy.expiredTokens.contains($0) }
         guard !expired.isEmpty else { return }
         policy.expiredTokens = (policy.expiredTokens + expired).sorted()

@@ -71,8 +71,8 @@ extension DeviceEngine {
             flushBatch(into: &out)
         }
         // The collapsible budget grew: what throttling held may go now.
-        if let wake = policy.throttledUntil, wake <= now {
-            policy.throttledUntil = nil
+        if let wake = policy.throttleWake(stored), wake <= now {
+            policy.refill(at: now)
             deliverWaiting(into: &out)
         }
     }

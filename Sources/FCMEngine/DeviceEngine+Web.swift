@@ -122,12 +122,7 @@ extension DeviceEngine {
     /// subscription and the tokens die with it.
     mutating func setPermission(_ permission: NotificationPermission, into out: inout [Event]) {
         guard permission != device.notificationPermission else { return }
-        if permission == .notAsked, let level = device.androidAPILevel, level < DeviceSettings.runtimePermissionAPILevel
-        {
-            return refuse(
-                "permission", "below API 33 (this phone: \(level)) notification permission is granted at install",
-                into: &out)
-        }
+        if let problem = device.permissionRefusal(permission) { return refuse("permission", problem, into: &out) }
         device.permission = permission
         emit(.device, .permissionChanged, [.text("permission", permission.rawValue)], into: &out)
         if platform == .web, permission != .granted {

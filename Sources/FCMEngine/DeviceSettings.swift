@@ -39,19 +39,31 @@ public struct DeviceSettings: Sendable, Equatable, Codable {
         permission ?? NotificationPermission.allowing(on: platform)
     }
 
+    /// The notification permissions this app can have: its platform's, without
+    /// `not-asked` on an Android phone below API 33 (granted at install there).
+    public var permissionValues: [NotificationPermission] {
+        let level = androidAPILevel ?? Self.runtimePermissionAPILevel
+        return NotificationPermission.values(on: platform).filter {
+            $0 != .notAsked || level >= Self.runtimePermissionAPILevel
+        }
+    }
+
+    /// Why this app cannot have `permission`, or nil when it can.
+    public func permissionRefusal(_ permission: NotificationPermission) -> String? {
+        if permissionValues.contains(permission) { return nil }
+        if permission == .notAsked, let level = androidAPILevel {
+            return "below API 33 (this phone: \(level)) notification permission is granted at install: not-asked "
+                + "needs api_level 33 or more"
+        }
+        return NotificationPermission.misfit(permission, on: platform)
+    }
+
     /// These settings as the platform has them: each setting another platform's
     /// alone is dropped, and a browser has no Doze (`platformProblems` says why, for a
     /// profile).
     public var fitted: DeviceSettings {
         var settings = self
-        if let permission, !NotificationPermission.values(on: platform).contains(permission) {
-            settings.permission = nil
-        }
-        if platform == .android, (apiLevel ?? Self.defaultAPILevel) < Self.runtimePermissionAPILevel,
-            permission == .notAsked
-        {
-            settings.permission = nil
-        }
+        if let permission, permissionRefusal(permission) != nil { settings.permission = nil }
         if platform != .android || (apiLevel ?? Self.defaultAPILevel) < Self.channelsAPILevel {
             settings.channels = nil
             settings.defaultChannel = nil
@@ -65,9 +77,7 @@ public struct DeviceSettings: Sendable, Equatable, Codable {
     /// what `fitted` would take away.
     public var platformProblems: [(setting: String, problem: String)] {
         var problems: [(String, String)] = []
-        if let permission, let misfit = NotificationPermission.misfit(permission, on: platform) {
-            problems.append(("permission", misfit))
-        }
+        if let permission, let problem = permissionRefusal(permission) { problems.append(("permission", problem)) }
         if platform != .android {
             for (key, given) in [
                 ("api_level", apiLevel != nil), ("channels", channels != nil),
@@ -76,16 +86,7 @@ public struct DeviceSettings: Sendable, Equatable, Codable {
                 problems.append((key, "\(key) is an Android app's setting: give it with platform: android"))
             }
         } else {
-            let level = apiLevel ?? Self.defaultAPILevel
-            if level < Self.runtimePermissionAPILevel, permission == .notAsked {
-                problems.append(
-                    (
-                        "permission",
-                        "below API 33 notification permission is granted at install: not-asked needs "
-                            + "api_level 33 or more"
-                    ))
-            }
-            if level < Self.channelsAPILevel {
+            if apiLevel ?? Self.defaultAPILevel < Self.channelsAPILevel {
                 for (key, given) in [("channels", channels != nil), ("default_channel", defaultChannel != nil)]
                 where given {
                     problems.append((key, "Android below 8 (API 26) has no notification channels"))

@@ -78,12 +78,15 @@ extension DeviceEngine {
     /// other platforms.
     public func tokenExpiry(ofPhoneAt index: Int) -> (at: Millis, expired: Bool)? {
         let phone = devices[index]
-        guard phone.platform == .android else { return nil }
-        let expiresAt = phone.unreachableSince.map { $0 + DeviceLimits.tokenExpiry }
-        if !phone.policy.expiredTokens.isEmpty || (expiresAt.map { $0 <= now } ?? false) {
-            return (expiresAt ?? now, true)
+        if phone.tokens.values.contains(where: { tokenExpired($0, phoneAt: index) }) {
+            return (
+                DeviceLimits.tokensExpireAt(unreachableSince: phone.unreachableSince, platform: phone.platform) ?? now,
+                true
+            )
         }
-        return expiresAt.map { ($0, false) }
+        return DeviceLimits.tokensExpireAt(unreachableSince: phone.unreachableSince, platform: phone.platform).map {
+            ($0, false)
+        }
     }
 
     /// The named phone's snapshot; nil when no phone has the name.

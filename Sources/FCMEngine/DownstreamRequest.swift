@@ -157,7 +157,7 @@ public enum DownstreamError: Sendable, Equatable, Error {
             "the message rate to this device passed \(limit) (turn the limits off with \(DeviceLimits.switchText))"
         case .tokenExpired(let token):
             "registration token \(TokenText.short(token)) expired: its app instance has not connected to FCM for "
-                + "270 days (a new token comes when the app is opened again)"
+                + "\(DeviceLimits.tokenExpiryDays) days (a new token comes when the app is opened again)"
         case .invalidTopic(let why): why
         case .injected(let name): "\(name): made on purpose by a fault or a rate rule (the control API or a fault step)"
         case .invalidDataKey(let key): "data key \"\(key)\" is reserved"

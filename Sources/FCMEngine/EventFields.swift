@@ -41,7 +41,7 @@ enum EventFields {
         .didReceiveRemoteNotification: [
             "id", "from", "data", "notification", "collapse_key", "priority", "background",
         ] + detailFields,
-        .getToken: ["sender", "token", "error", "detail", "cached", "vapid_key"],
+        .getToken: ["sender", "token", "error", "detail", "cached"],
         .deleteToken: ["sender", "token", "had_token", "vapid_key"],
         .permissionChanged: ["permission"],
         .onMessage: ["id", "from", "data", "notification", "collapse_key", "priority", "background", "link"]

@@ -51,6 +51,15 @@ public struct Fault: Sendable, Equatable, Codable {
     public var windowStart: Millis?
     public var windowUsed: Int?
 
+    /// The rate rule's window as a `RateWindow` (kept as two fields, as faults were saved).
+    var window: RateWindow {
+        get { RateWindow(start: windowStart, used: windowUsed ?? 0) }
+        set {
+            windowStart = newValue.start
+            windowUsed = newValue.used
+        }
+    }
+
     public init(
         path: String? = nil, token: String? = nil, sender: String? = nil, topic: String? = nil, kind: Kind,
         count: Int? = nil, duration: Millis? = nil

@@ -67,14 +67,14 @@ public struct Installation: Sendable, Codable {
     /// When the phone's own timers next need the engine: the end of its batch window,
     /// or the expiry of a message in its queue or its store. Nil when none runs.
     var earliestDeadline: Millis? {
-        Self.earliestDeadline(batch: batch, pending: pending, stored: stored, throttledUntil: policy.throttledUntil)
+        Self.earliestDeadline(batch: batch, pending: pending, stored: stored, throttleWake: policy.throttleWake(stored))
     }
 
     static func earliestDeadline(
-        batch: SendBatch?, pending: [UpstreamMessage], stored: [StoredMessage], throttledUntil: Millis?
+        batch: SendBatch?, pending: [UpstreamMessage], stored: [StoredMessage], throttleWake: Millis?
     ) -> Millis? {
         // By index, reading one field: a loop over the messages would copy each.
-        var earliest = min(batch?.flushAt ?? .max, throttledUntil ?? .max)
+        var earliest = min(batch?.flushAt ?? .max, throttleWake ?? .max)
         for index in pending.indices { earliest = min(earliest, pending[index].expiresAt) }
         for index in stored.indices { earliest = min(earliest, stored[index].expiresAt) }
         return earliest == .max ? nil : earliest

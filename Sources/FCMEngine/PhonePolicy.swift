@@ -2,17 +2,12 @@
 /// budget of collapsible messages, whether its tokens expired, a web app's VAPID
 /// keys. Saved with the phone.
 public struct PhonePolicy: Sendable, Codable, Equatable {
-    /// The current minute's and hour's windows of messages sent to the phone (each
-    /// window opens with the first message after the last one closed).
-    var minuteStart: Millis = 0
-    var minuteCount = 0
-    var hourStart: Millis = 0
-    var hourCount = 0
+    /// The current minute's and hour's windows of messages sent to the phone.
+    var minute = RateWindow()
+    var hour = RateWindow()
     /// Collapsible messages the phone may take now, as of `budgetAt`.
     var budget = DeviceLimits.collapsibleBurst
     var budgetAt: Millis = 0
-    /// While throttled collapsible messages are held: when the budget next grows.
-    var throttledUntil: Millis?
     /// Tokens that expired while the phone was unreachable for `DeviceLimits.tokenExpiry`
     /// (sorted), until the app is opened while connected and gets new ones.
     public internal(set) var expiredTokens: [String] = []
@@ -21,6 +16,13 @@ public struct PhonePolicy: Sendable, Codable, Equatable {
     public internal(set) var vapidKeys: [String: String] = [:]
 
     public init() {}
+
+    /// When the budget next grows while it is spent and a collapsible message waits
+    /// in `stored` (the engine then delivers what throttling held); nil otherwise.
+    func throttleWake(_ stored: [StoredMessage]) -> Millis? {
+        guard budget == 0, stored.contains(where: { $0.request.collapseKey != nil }) else { return nil }
+        return budgetAt + DeviceLimits.collapsibleRefill
+    }
 
     /// The budget of collapsible messages at `now`, refilled by one every
     /// `collapsibleRefill` up to the burst.
@@ -46,7 +48,14 @@ public enum DeviceLimits {
     public static let collapsibleBurst = 20
     public static let collapsibleRefill: Millis = 3 * Span.minute
     /// An Android app instance that has not connected for 270 days has its tokens expired.
-    public static let tokenExpiry: Millis = 270 * Span.day
+    public static let tokenExpiryDays = 270
+    public static let tokenExpiry: Millis = Millis(tokenExpiryDays) * Span.day
+
+    /// When the tokens of an app instance unreachable since `since` expire: Android's
+    /// alone (iOS relies on APNs, which has no such expiry); nil while it is connected.
+    public static func tokensExpireAt(unreachableSince since: Millis?, platform: Platform) -> Millis? {
+        platform == .android ? since.map { $0 + tokenExpiry } : nil
+    }
     /// What turns the limits off, named in every refusal they make.
     public static let switchText = "server: { device_limits: false } in a profile, or --no-device-limits"
 }

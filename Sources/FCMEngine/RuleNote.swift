@@ -80,7 +80,8 @@ extension Event {
                     + "run for it.", "RULES.md Production policies · production-policies.md Notification permission")
         case .tokenExpired:
             return RuleNote(
-                "An Android app instance that has not connected to FCM for 270 days has its tokens expired: sends "
+                "An Android app instance that has not connected to FCM for \(DeviceLimits.tokenExpiryDays) days has its "
+                    + "tokens expired: sends "
                     + "to them are refused as unregistered, and the app gets a new token when it is opened again.",
                 "RULES.md Production policies · production-policies.md Stale and expired tokens")
         case .notificationTapped:

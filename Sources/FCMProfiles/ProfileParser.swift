@@ -116,7 +116,10 @@ public enum ProfileParser {
         if let v = map["doze"] { device.doze = try v.bool() }
         if let v = map["seed"] { device.seed = UInt64(try v.int(in: 0...Int64.max)) }
         if let v = map["permission"] { device.permission = try v.oneOf(NotificationPermission.self) }
-        if let v = map["api_level"] { device.apiLevel = Int(try v.int(in: 16...36)) }
+        if let v = map["api_level"] {
+            device.apiLevel = Int(
+                try v.int(in: Int64(DeviceSettings.apiLevels.lowerBound)...Int64(DeviceSettings.apiLevels.upperBound)))
+        }
         if let v = map["channels"] {
             device.channels = try v.sequence().map { item throws(ProfileError) in
                 let name = try item.scalarText()

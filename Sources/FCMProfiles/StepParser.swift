@@ -239,7 +239,7 @@ extension ProfileParser {
         let parsed = try kind.read(value, &context)
         // What the engine would refuse a web app, the profile refuses where it is written.
         if case .command(let command) = parsed, let why = DeviceEngine.refusal(command, on: context.platform) {
-            throw value.error("\(why); \(context.current) is \(context.platform == .web ? "a web app" : "a phone")")
+            throw value.error("\(why); \(context.current) is \(context.platform.kindName)")
         }
         return parsed
     }

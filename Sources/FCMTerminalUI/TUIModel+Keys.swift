@@ -177,11 +177,7 @@ extension TUIModel {
 extension TUIModel {
     /// The permission `P` moves the shown phone to: the next of its platform's values.
     var nextPermission: NotificationPermission {
-        // Below API 33 an Android app never asks: not-asked is not one of its values.
-        let level = shown.settings.androidAPILevel ?? DeviceSettings.runtimePermissionAPILevel
-        let values = NotificationPermission.values(on: shown.platform).filter {
-            $0 != .notAsked || level >= DeviceSettings.runtimePermissionAPILevel
-        }
+        let values = shown.settings.permissionValues
         let index = values.firstIndex(of: shown.settings.notificationPermission) ?? -1
         return values[(index + 1) % values.count]
     }

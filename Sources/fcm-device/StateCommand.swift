@@ -91,11 +91,13 @@ struct StateCommand: ParsableCommand {
             lines.append("token     \(member.key)  \(member.value.string ?? "(none)")")
         }
         if phone["tokensExpired"] == .bool(true) {
-            lines.append("tokens    expired: away 270 days; new ones come when the app is opened while connected")
+            lines.append(
+                "tokens    expired: away \(DeviceLimits.tokenExpiryDays) days; new ones come when the app is opened "
+                    + "while connected")
         } else if let at = phone["tokensExpireAt"]?.int64 {
             lines.append(
                 "tokens    expire at \(DurationText.stamp(at)) on the device's clock if the phone stays away "
-                    + "(270 days without connecting)")
+                    + "(\(DeviceLimits.tokenExpiryDays) days without connecting)")
         }
         let topics = (phone["topics"]?.object?.members ?? []).flatMap { member -> [String] in
             guard case .array(let names) = member.value else { return [] }

@@ -49,7 +49,7 @@ struct ProductionSettingsTests {
             _ = try Self.parse("{ platform: ios }", server: "timeline:\n  - at: 1s\n    permission: default\n")
             Issue.record("a browser's permission was taken on an iPhone")
         } catch {
-            #expect(error.message.contains("not an iOS notification permission"))
+            #expect(error.message.contains("not a notification permission of an iPhone"))
         }
     }
 }
