@@ -123,8 +123,8 @@ public enum DownstreamError: Sendable, Equatable, Error {
             "INVALID_JSON"
         case .invalidRegistration, .mismatchSenderID: "BAD_REGISTRATION"
         case .notRegistered, .tokenExpired: "DEVICE_UNREGISTERED"
-        case .deviceRateExceeded: "DEVICE_MESSAGE_RATE_EXCEEDED"
-        case .injected(let name): Fault.errors[name]?.ccs ?? "INTERNAL_SERVER_ERROR"
+        // A rate refusal is answered as the fault table has the same legacy name.
+        case .injected, .deviceRateExceeded: Fault.errors[legacyName]?.ccs ?? "INTERNAL_SERVER_ERROR"
         case .unavailable: "SERVICE_UNAVAILABLE"
         }
     }
@@ -137,8 +137,7 @@ public enum DownstreamError: Sendable, Equatable, Error {
             "INVALID_ARGUMENT"
         case .notRegistered, .tokenExpired: "UNREGISTERED"
         case .mismatchSenderID: "SENDER_ID_MISMATCH"
-        case .deviceRateExceeded: "QUOTA_EXCEEDED"
-        case .injected(let name): Fault.errors[name]?.v1 ?? "INTERNAL"
+        case .injected, .deviceRateExceeded: Fault.errors[legacyName]?.v1 ?? "INTERNAL"
         case .unavailable: "UNAVAILABLE"
         }
     }

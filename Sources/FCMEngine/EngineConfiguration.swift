@@ -45,3 +45,36 @@ public struct EngineConfiguration: Sendable, Equatable, Codable {
         try c.encode(store, forKey: .store)
     }
 }
+
+/// The settings a saved device takes from each run rather than from the run that
+/// saved it: the echo app server (`--no-echo`) and production's per-device limits
+/// (`--no-device-limits`). Listed once: a store lets them differ, and a session sets
+/// them through the device's front door, so the journal replays each run as it ran.
+extension EngineConfiguration {
+    /// This configuration with `other`'s run switches.
+    public func withRunSwitches(of other: EngineConfiguration) -> EngineConfiguration {
+        var configuration = self
+        configuration.appServer = other.appServer
+        configuration.store.deviceLimits = other.store.deviceLimits
+        return configuration
+    }
+
+    /// This configuration as a run's flags change it.
+    public func switched(noEcho: Bool, noDeviceLimits: Bool) -> EngineConfiguration {
+        var configuration = self
+        if noEcho { configuration.appServer = .none }
+        if noDeviceLimits { configuration.store.deviceLimits = false }
+        return configuration
+    }
+
+    /// The commands that bring a device running on this configuration to `wanted`'s
+    /// run switches.
+    public func switchCommands(to wanted: EngineConfiguration) -> [Command] {
+        var commands: [Command] = []
+        if appServer != wanted.appServer { commands.append(.setAppServerMode(wanted.appServer)) }
+        if store.deviceLimits != wanted.store.deviceLimits {
+            commands.append(.setDeviceLimits(wanted.store.deviceLimits))
+        }
+        return commands
+    }
+}

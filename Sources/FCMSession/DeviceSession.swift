@@ -57,14 +57,15 @@ public final class DeviceSession: Sendable {
 
     /// The CA as a PKCS12 trust store, for a JVM.
     public let trustStore: String
-    /// Production's per-device limits as this run wants them (`--no-device-limits`).
-    let deviceLimits: Bool
+    /// The configuration this run asked for: its run switches (`--no-echo`,
+    /// `--no-device-limits`) go to a resumed device at the start.
+    let wanted: EngineConfiguration
 
     init(
         server: ConnectionServer, identity: TLSIdentity, inbox: TUILink.Inbox, trustStore: String,
-        runningFile: String, profilePath: String?, deviceLimits: Bool = true
+        runningFile: String, profilePath: String?, wanted: EngineConfiguration
     ) {
-        self.deviceLimits = deviceLimits
+        self.wanted = wanted
         self.profilePath = profilePath.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         self.trustStore = trustStore
         self.server = server
@@ -96,9 +97,8 @@ public final class DeviceSession: Sendable {
     public static func open(
         _ profile: Profile, settings: Settings, log: (@Sendable (Event) -> Void)? = nil
     ) async throws(SessionError) -> DeviceSession {
-        var configuration = profile.configuration
-        if settings.noEcho { configuration.appServer = .none }
-        if settings.noDeviceLimits { configuration.store.deviceLimits = false }
+        let configuration = profile.configuration.switched(
+            noEcho: settings.noEcho, noDeviceLimits: settings.noDeviceLimits)
         let folder = settings.stateFolder
         let identity: TLSIdentity
         do {
@@ -139,7 +139,7 @@ public final class DeviceSession: Sendable {
             let session = DeviceSession(
                 server: server, identity: identity, inbox: inbox, trustStore: trustStore,
                 runningFile: StateFolder.runningPath(folder, profilePath: settings.profilePath),
-                profilePath: settings.profilePath, deviceLimits: configuration.store.deviceLimits)
+                profilePath: settings.profilePath, wanted: configuration)
             session.announce()
             return session
         } catch {
@@ -152,10 +152,10 @@ public final class DeviceSession: Sendable {
     /// Starts the device (its first tokens, or the resumed ones) and plays `timeline`
     /// on the session's clock.
     public func start(timeline: [Step] = []) async throws {
-        // A saved device resumes with the switch of the run that saved it: this run's
-        // goes in as an input, so that the journal replays each run as it ran.
-        if server.host.box.read({ $0.configuration.store.deviceLimits }) != deviceLimits {
-            try await server.apply(.setDeviceLimits(deviceLimits))
+        // A saved device resumes with the switches of the run that saved it: this
+        // run's go in as inputs, so that the journal replays each run as it ran.
+        for command in server.host.box.read({ $0.configuration }).switchCommands(to: wanted) {
+            try await server.apply(command)
         }
         try await server.startDevice(timeline: timeline)
     }

@@ -5,9 +5,7 @@ import FCMEngine
 /// the per-device limits (`--no-device-limits`) may change between runs; anything else may not.
 enum ConfigurationDifference {
     static func between(saved: EngineConfiguration, current: EngineConfiguration, seedNamed: Bool) -> String? {
-        var comparable = current
-        comparable.appServer = saved.appServer
-        comparable.store.deviceLimits = saved.store.deviceLimits
+        var comparable = current.withRunSwitches(of: saved)
         if seedNamed && current.device.seed != saved.device.seed {
             return "seed \(saved.device.seed) was saved, the profile names \(current.device.seed)"
         }

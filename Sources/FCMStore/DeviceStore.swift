@@ -84,12 +84,9 @@ public final class DeviceStore: @unchecked Sendable {
                 {
                     throw StoreError.configurationChanged(path: path, detail: difference)
                 }
-                // Not kept: every opening sets it again from the configuration given.
-                var ignored: [Event] = []
-                engine.handle(.apply(.setAppServerMode(configuration.appServer), at: engine.now), into: &ignored)
-                // The per-device limits are not set here: the journal replays under the
-                // switch each run had, and a session sets this run's through its front
-                // door, journaled (`DeviceSession.start`).
+                // The run switches (`withRunSwitches`) are not set here: the journal
+                // replays under the switches each run had, and a session sets this
+                // run's through its front door, journaled (`DeviceSession.start`).
             }
             guard let saved else {
                 // A new fleet is made again from its configuration: no phone is saved.

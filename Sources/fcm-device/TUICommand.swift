@@ -70,15 +70,16 @@ struct TUICommand: AsyncParsableCommand {
         var loaded = try ProfileLoading.load(profile)
         loaded.steps = []
         if noListen {
-            if listen.noEcho { loaded.configuration.appServer = .none }
-            if listen.noDeviceLimits { loaded.configuration.store.deviceLimits = false }
+            loaded.configuration = loaded.configuration.switched(
+                noEcho: listen.noEcho, noDeviceLimits: listen.noDeviceLimits)
             let status = TUIRunner.run(profile: loaded, saveFolder: saveFolder)
             if status != 0 { throw ExitCode(status) }
             return
         }
         let session = try await listen.openSession(loaded, profilePath: profile)
-        loaded.configuration = session.configuration
         try await session.start()
+        // After the start, which set this run's switches on a resumed device.
+        loaded.configuration = session.configuration
         // The TUI keeps the main thread; the server runs on its own threads.
         let status = TUIRunner.run(profile: loaded, door: session.link(), saveFolder: saveFolder)
         try await session.stop()

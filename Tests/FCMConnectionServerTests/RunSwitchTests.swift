@@ -1,0 +1,46 @@
+import FCMEngine
+import FCMSession
+import FCMStore
+import Foundation
+import Testing
+
+/// A saved device takes `--no-echo` and `--no-device-limits` from each run, through
+/// its front door, so that its journal replays each run under the switches it ran with.
+@Suite("Run switches on a saved device", .serialized)
+struct RunSwitchTests {
+    static func open(_ folder: String, fresh: Bool, noEcho: Bool = false, noLimits: Bool = false) async throws
+        -> DeviceSession
+    {
+        var settings = DeviceSession.Settings()
+        settings.ccsPort = 0
+        settings.ccsPlainPort = 0
+        settings.httpPort = 0
+        settings.stateFolder = folder
+        settings.fresh = fresh
+        settings.noEcho = noEcho
+        settings.noDeviceLimits = noLimits
+        let session = try await DeviceSession.open(EveryDoorTests.profile, settings: settings) { _ in }
+        try await session.start()
+        return session
+    }
+
+    @Test func eachRunsSwitchesAreJournaledAndTheNextRunSetsItsOwn() async throws {
+        let folder = EveryDoorTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = StateFolder.devicePath(folder, profilePath: nil)
+        var session = try await Self.open(folder, fresh: true)
+        #expect(session.configuration.store.deviceLimits && session.configuration.appServer == .echo)
+        try await session.stop()
+
+        session = try await Self.open(folder, fresh: false, noEcho: true, noLimits: true)
+        #expect(!session.configuration.store.deviceLimits && session.configuration.appServer == .none)
+        try await session.stop()
+        // The switches went into the journal: the saved device replays them.
+        let saved = try #require(try DeviceStore.peek(path: path))
+        #expect(!saved.configuration.store.deviceLimits && saved.configuration.appServer == .none)
+
+        session = try await Self.open(folder, fresh: false)
+        #expect(session.configuration.store.deviceLimits && session.configuration.appServer == .echo)
+        try await session.stop()
+    }
+}
