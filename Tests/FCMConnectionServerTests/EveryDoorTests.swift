@@ -17,13 +17,16 @@ struct EveryDoorTests {
           - { id: "777", key: k7, project: p7 }
         """, file: "doors.yaml")
 
-    static func open(_ folder: String, fresh: Bool = true) async throws -> DeviceSession {
+    static func open(
+        _ folder: String, fresh: Bool = true, adjust: (inout DeviceSession.Settings) -> Void = { _ in }
+    ) async throws -> DeviceSession {
         var settings = DeviceSession.Settings()
         settings.ccsPort = 0
         settings.ccsPlainPort = 0
         settings.httpPort = 0
         settings.stateFolder = folder
         settings.fresh = fresh
+        adjust(&settings)
         // No log: the session's events go to the TUI's inbox (and the control API's log).
         let session = try await DeviceSession.open(profile, settings: settings)
         try await session.start()

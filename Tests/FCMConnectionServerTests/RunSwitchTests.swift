@@ -11,17 +11,10 @@ struct RunSwitchTests {
     static func open(_ folder: String, fresh: Bool, noEcho: Bool = false, noLimits: Bool = false) async throws
         -> DeviceSession
     {
-        var settings = DeviceSession.Settings()
-        settings.ccsPort = 0
-        settings.ccsPlainPort = 0
-        settings.httpPort = 0
-        settings.stateFolder = folder
-        settings.fresh = fresh
-        settings.noEcho = noEcho
-        settings.noDeviceLimits = noLimits
-        let session = try await DeviceSession.open(EveryDoorTests.profile, settings: settings) { _ in }
-        try await session.start()
-        return session
+        try await EveryDoorTests.open(folder, fresh: fresh) { settings in
+            settings.noEcho = noEcho
+            settings.noDeviceLimits = noLimits
+        }
     }
 
     @Test func eachRunsSwitchesAreJournaledAndTheNextRunSetsItsOwn() async throws {
