@@ -30,7 +30,7 @@ public final class DeviceHost: @unchecked Sendable {
     var stopping = false
 
     /// Whether the engine came from a state file (its tokens exist already).
-    let resumed: Bool
+    public let resumed: Bool
     /// Replies and stanzas held until the journal is on disk, gathered per event loop.
     let releases: DurableReleases
 

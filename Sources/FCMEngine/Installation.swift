@@ -56,6 +56,16 @@ public struct Installation: Sendable, Codable {
     }
 
     public var name: String { settings.name }
+
+    /// The phone's settings with its conditions as they stand (app state, network,
+    /// doze): what a profile says to start this phone as it is now.
+    public var standing: DeviceSettings {
+        var standing = settings
+        standing.state = appState
+        standing.network = network
+        standing.doze = doze
+        return standing
+    }
     public var platform: Platform { settings.platform }
 
     /// Every topic this app instance is subscribed to, over all senders.

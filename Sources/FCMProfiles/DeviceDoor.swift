@@ -28,6 +28,9 @@ public protocol DeviceDoor: AnyObject, Sendable {
     var now: Millis { get }
     /// When the session next has something to do, for a session the TUI runs.
     var nextWake: Millis? { get }
+    /// Whether the session's device was resumed from its saved state (it was there
+    /// before the TUI opened it).
+    var resumed: Bool { get }
     /// What every door did since the TUI opened, as the inputs the device took
     /// (`w` saves them as a profile).
     func recording() -> [EngineInput]

@@ -5,22 +5,26 @@ import Foundation
 /// Writes a device and what was done to it in a session, through every door, as a
 /// profile that `replay` reproduces.
 public enum ProfileWriter {
-    /// With `startingTokens` (a device resumed from its state), each sender's first
-    /// token is fixed to the one it had, so the saved steps reach the same tokens.
+    /// With `resumedFrom` (the first phone of a device resumed from its state, as it
+    /// stood when the session opened), each sender's first token is fixed to the one
+    /// it had, so the saved steps reach the same tokens, and a device of one starts in
+    /// the conditions it had (app state, network, doze, permission).
     /// With `played` (a profile played in the TUI until the user took over), the
     /// session starts with those steps, notes and expectations included.
     /// `inputs` are what the device took, through every door, in order: keys,
     /// control-API actions, app servers' messages and topic and group calls.
     public static func yaml(
-        profile: Profile, played: [Step] = [], inputs: [EngineInput], startingTokens: [String: String]? = nil
+        profile: Profile, played: [Step] = [], inputs: [EngineInput], resumedFrom: Installation? = nil
     ) -> String {
         let config = profile.configuration
-        let device = config.device
+        let device = config.devices.isEmpty ? resumedFrom?.standing ?? config.device : config.device
+        let startingTokens = resumedFrom?.tokens
         var description =
-            startingTokens == nil
+            resumedFrom == nil
             ? "Saved from an fcm-device session of \(device.name)"
             : "Saved from an fcm-device session of \(device.name), resumed from its state: it starts with the tokens "
-                + "it had then; messages it held from before are not part of this profile"
+                + (config.devices.isEmpty ? "and conditions " : "") + "it had then; messages it held from before are "
+                + "not part of this profile"
         if !played.isEmpty {
             description =
                 "\(profile.file) played to step \(played.count) of \(profile.steps.count), then continued by hand"

@@ -56,6 +56,7 @@ public final class TUILink: DeviceDoor, SessionClocked, @unchecked Sendable {
     public func moveClock(by span: Millis) { server.host.moveClock(by: span) }
 
     public var keepsItsOwnClock: Bool { true }
+    public var resumed: Bool { server.host.resumed }
 
     public func tick(now time: Millis) -> Bool { false }
 

@@ -12,9 +12,18 @@ public final class LocalSession: DeviceDoor, @unchecked Sendable {
     private var feed: [Event] = []
     private var recorded: [EngineInput] = []
 
+    /// Whether the device ran before this session took it (an engine as it stands).
+    public let resumed: Bool
+
     /// A session on `engine` as it stands (it has started already).
     public init(engine: DeviceEngine) {
         self.engine = engine
+        resumed = true
+    }
+
+    private init(new engine: DeviceEngine) {
+        self.engine = engine
+        resumed = false
     }
 
     /// A new device from `configuration`: its first tokens are its first events.
@@ -22,7 +31,7 @@ public final class LocalSession: DeviceDoor, @unchecked Sendable {
         var engine = DeviceEngine(configuration)
         var events: [Event] = []
         engine.handle(.start(at: 0), into: &events)
-        self.init(engine: engine)
+        self.init(new: engine)
         feed = events
     }
 

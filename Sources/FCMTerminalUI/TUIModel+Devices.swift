@@ -4,7 +4,7 @@ import FCMEngine
 /// to step between phones without opening the list.
 extension TUIModel {
     mutating func openDevices() {
-        overlay = .devices(selected: shownDevice)
+        overlay = .devices(selected: shownIndex)
     }
 
     /// PgUp and PgDn in the devices list move by the rows it shows.
@@ -25,7 +25,7 @@ extension TUIModel {
         case .character("a"), .character("+"): openAddDevice()
         case .character("["), .character("]"):
             stepDevice(key == .character("]") ? 1 : -1)
-            overlay = .devices(selected: shownDevice)
+            overlay = .devices(selected: shownIndex)
         case .escape, .character("q"), .character("v"): overlay = nil
         default: break
         }
@@ -35,7 +35,7 @@ extension TUIModel {
     /// Shows another phone in the panes (selections start again at the top).
     mutating func show(device index: Int) {
         guard device.devices.indices.contains(index) else { return }
-        shownDevice = index
+        shownName = device.devices[index].name
         selection = [:]
         inboxSeen = shown.inbox.count
         selection[.inbox] = max(0, inboxSeen - 1)

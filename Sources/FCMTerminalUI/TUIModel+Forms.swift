@@ -193,7 +193,7 @@ extension TUIModel {
             guard !form.hasErrors else { return [] }
             status = "saved: fcm-device replay \(path)"
             let yaml = ProfileWriter.yaml(
-                profile: profile, played: playedSteps, inputs: door?.recording() ?? [], startingTokens: resumedTokens)
+                profile: profile, played: playedSteps, inputs: recording, resumedFrom: resumedFrom)
             // A file already there is replaced only when asked twice for the same path.
             let replacing = replaceConfirmed == path
             replaceConfirmed = nil

@@ -60,7 +60,7 @@ extension TUIModel {
     /// The screen follows the playback: its engine and its events.
     mutating func showPlayback() {
         guard let playback = play?.playback else { return }
-        device = DeviceView(playback.engine)
+        see(DeviceView(playback.engine))
         log = playback.events
         appendedTotal = playback.events.count
         eventScroll = min(eventScroll, max(0, log.count - 1))

@@ -17,13 +17,15 @@ public struct TUIModel: Sendable {
     public internal(set) var mode: Mode
     /// The device as last shown: read-only, refreshed from the session after every
     /// key and tick (or from the playback in play mode).
+    /// (Set only through `see(_:)`, which keeps the shown phone one that exists.)
     public internal(set) var device: DeviceView
     public internal(set) var log: [Event] = []
     public let profile: Profile
     public internal(set) var focus: Pane = .events
-    /// The phone the panes show (an index into `device.devices`; the first unless
-    /// the devices list chose another).
-    public internal(set) var shownDevice = 0
+    /// The phone the panes show, by its name (the first unless the devices list
+    /// chose another): phones are named, and their places change when a reset or a
+    /// step back drops some.
+    public internal(set) var shownName = ""
     public internal(set) var overlay: Overlay?
     /// Rows scrolled up from the newest event (0 follows the log).
     public internal(set) var eventScroll = 0
@@ -33,9 +35,10 @@ public struct TUIModel: Sendable {
     public internal(set) var selection: [Pane: Int] = [:]
     public internal(set) var serverRaw = false
     public internal(set) var status: String?
-    /// The tokens a device resumed from its state had when the TUI opened it (a saved
-    /// session starts from them, so its pushes reach the same tokens).
-    public internal(set) var resumedTokens: [String: String]?
+    /// The first phone of a device resumed from its state, as it stood when the TUI
+    /// opened it: a saved session starts from its tokens (and, a device of one, its
+    /// conditions), so its pushes reach the same tokens and find the same phone.
+    public internal(set) var resumedFrom: Installation?
     public internal(set) var messageCounter = 0
     public internal(set) var senderCounter = 0
     public internal(set) var pushCounter = 0
@@ -62,7 +65,6 @@ public struct TUIModel: Sendable {
     /// A model on a device the TUI runs itself (no listeners), started at +0.
     public init(profile: Profile) {
         self.init(profile: profile, door: LocalSession(starting: profile.configuration))
-        resumedTokens = nil
     }
 
     /// A model on a session's device (`DeviceDoor`): its first events come from it.
@@ -71,12 +73,8 @@ public struct TUIModel: Sendable {
         mode = .live(door)
         device = door.view()
         networkSummary = door.summary
-        // The session was there before the TUI (resumed, perhaps): a saved session fixes
-        // the tokens a profile can fix. A sender's `token` is the first phone's (the
-        // engine's rule), so the first phone's are the ones kept.
-        if let first = device.devices.first, !first.tokens.isEmpty {
-            resumedTokens = first.tokens
-        }
+        // A resumed device was there before the TUI: a saved session starts from it.
+        if door.resumed { resumedFrom = device.devices.first }
         // The device's first events: a session the TUI runs has started; a served
         // one names its tokens.
         absorb(refresh: true)
@@ -118,9 +116,22 @@ public struct TUIModel: Sendable {
         device.devices[shownIndex]
     }
 
-    /// The index of the phone the panes show: `shownDevice` while that phone exists,
-    /// else the first (going back in play mode, or a reset, may drop phones).
-    var shownIndex: Int { device.devices.indices.contains(shownDevice) ? shownDevice : 0 }
+    /// The index of the phone the panes show (`keepShownPhone` makes sure it exists).
+    var shownIndex: Int { device.deviceNumber(named: shownName) ?? 0 }
+
+    /// When the phone shown is gone (a reset, a step back in play mode), the panes
+    /// show the first phone, and the status line says so: no key acts on another
+    /// phone than the one shown.
+    mutating func see(_ view: DeviceView) {
+        device = view
+        keepShownPhone()
+    }
+
+    mutating func keepShownPhone() {
+        guard device.deviceNumber(named: shownName) == nil, let first = device.devices.first else { return }
+        if !shownName.isEmpty { status = "\(shownName) is gone; showing \(first.name)" }
+        shownName = first.name
+    }
 
     /// What the connection server holds for the shown phone, oldest first.
     var shownHeld: [HeldMessage] { device.heldMessages(ofPhoneAt: shownIndex) }
@@ -159,7 +170,7 @@ public struct TUIModel: Sendable {
         guard let door else { return false }
         let events = door.takeEvents()
         guard refresh || !events.isEmpty else { return false }
-        device = door.view()
+        see(door.view())
         append(events)
         return !events.isEmpty
     }

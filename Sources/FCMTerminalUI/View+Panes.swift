@@ -83,7 +83,7 @@ extension View {
             // Without permission the system shows nothing: the title says so.
             let permission = engine.settings.notificationPermission
             return "\(name) \(engine.tray.count)"
-                + (permission.allowsNotifications ? "" : " · notifications \(permission.rawValue)")
+                + (permission.allowsNotifications ? "" : " · permission \(permission.rawValue)")
         case .inbox: return "Inbox \(engine.inbox.count)"
         case .held:
             let usage = model.device.storeUsage(ofPhoneAt: model.shownIndex)

@@ -99,11 +99,6 @@ public enum View {
         // An iPhone has no Doze: the switch is APNs holding normal-priority pushes.
         let asleep = device.platform.idleNames?.state ?? "dozing"
         segment(engine.doze ? asleep : "awake", engine.doze ? .warning : .ok)
-        // Said only when it keeps notifications from showing as they would.
-        let permission = device.notificationPermission
-        if permission != NotificationPermission.allowing(on: device.platform) {
-            segment("notifications \(permission.rawValue)", permission.allowsNotifications ? .dim : .warning)
-        }
         segment(model.device.serviceUp ? "service up" : "service DOWN", model.device.serviceUp ? .ok : .error)
         if let listeners = model.networkSummary {
             segment(listeners, .ok)
@@ -112,6 +107,12 @@ public enum View {
             // Said before the app server, so that it shows at 80 columns too.
             segment("no ports served", .warning)
             segment("app server: \(model.device.configuration.appServer.rawValue)", .dim)
+        }
+        // Said only when it keeps notifications from showing as they would; after
+        // the ports, which matter more (the tray's title says it at every width).
+        let permission = device.notificationPermission
+        if permission != NotificationPermission.allowing(on: device.platform) {
+            segment("notifications \(permission.rawValue)", permission.allowsNotifications ? .dim : .warning)
         }
     }
 

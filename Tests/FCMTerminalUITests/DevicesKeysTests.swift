@@ -121,6 +121,8 @@ struct ShownPhoneTests {
         Scenes.press(&model, [.character(","), .character(",")])
         #expect(model.device.devices.count == 1)
         #expect(model.shown.name == "pixel")
+        // Said, not stood in for silently: keys now act on the phone shown, by its name.
+        #expect(model.status == "tablet is gone; showing pixel")
         for (width, height) in [(80, 24), (200, 50)] {
             let screen = View.render(model, width: width, height: height).lines.joined(separator: "\n")
             #expect(screen.contains("pixel"))
@@ -139,7 +141,10 @@ struct PermissionKeyTests {
         Scenes.press(&model, [.character("P")], from: 2_000)
         #expect(model.device.phone(named: "iphone")?.settings.permission == .denied)
         #expect(model.recording.last == .apply(.on(device: "iphone", .setPermission(.denied)), at: 2_000))
-        #expect(View.render(model, width: 80, height: 24).lines[1].contains("notifications denied"))
+        #expect(View.render(model, width: 200, height: 50).lines[1].contains("notifications denied"))
+        // At 80 columns the ports come first in the header; the tray says it.
+        let narrow = View.render(model, width: 80, height: 24).lines
+        #expect(narrow.contains { $0.contains("permission is denied") }, "\(narrow.joined(separator: "\n"))")
         Scenes.press(&model, [.character("P"), .character("P")], from: 3_000)
         #expect(model.device.phone(named: "iphone")?.settings.permission == .provisional)
         #expect(model.device.phone(named: "pixel")?.settings.permission == nil)

@@ -224,4 +224,33 @@ struct KeyHandlingTests {
         #expect(received.count == 1)
         #expect(received.first?.at == model.log.first { $0.name == "onMessageReceived" }?.at)
     }
+
+    @Test("a session saved after a resume starts the phone as it stood: app state and permission too")
+    func aSessionSavedAfterAResumeStartsThePhoneAsItStood() throws {
+        var earlier = DeviceEngine(Scenes.android.configuration)
+        var ignored: [Event] = []
+        earlier.handle(.start(at: 0), into: &ignored)
+        earlier.handle(.apply(.setAppState(.background), at: 10_000), into: &ignored)
+        earlier.handle(.apply(.setPermission(.denied), at: 20_000), into: &ignored)
+        var model = TUIModel(profile: Scenes.android, door: LocalSession(engine: earlier))
+        Scenes.press(&model, [.character("p"), .enter], from: 90_000)
+        #expect(model.log.contains { $0.name == "notificationBlocked" })
+        let effects = Scenes.press(&model, [.character("w"), .enter], from: 95_000)
+        guard case .saveProfile(let path, let contents, _)? = effects.first else {
+            Issue.record("no file written: \(effects)")
+            return
+        }
+        #expect(contents.contains("state: background") && contents.contains("permission: denied"))
+        let replayed = Replayer.run(try ProfileParser.parse(contents, file: path))
+        #expect(replayed.events.filter { $0.name == "notificationBlocked" }.count == 1)
+
+        // A device the TUI started itself is not said to be resumed.
+        var fresh = Scenes.fresh()
+        let saved = Scenes.press(&fresh, [.character("w"), .enter], from: 5_000)
+        guard case .saveProfile(_, let written, _)? = saved.first else {
+            Issue.record("no file written")
+            return
+        }
+        #expect(!written.contains("resumed"))
+    }
 }
