@@ -64,28 +64,52 @@ public final class ControlService: Sendable {
     }
 
     public func respond(_ request: HTTPRequestParts) async -> HTTPReply {
-        guard let controlRoute = HTTPRoute(path: request.path), case .control(let project, _) = controlRoute else {
-            return Self.error(404, "not a control route: \(request.path)")
+        switch route(of: request) {
+        case .failure(let refusal): return refusal.reply
+        case .success(let route): return await respond(request, on: route)
         }
-        if case .failure(let refusal) = authenticator.authenticate(request, for: controlRoute) { return refusal.reply }
+    }
+
+    /// A refusal before any route is answered (not found, not allowed).
+    struct Refusal: Error {
+        let reply: HTTPReply
+    }
+
+    /// The route a request names, read once through `ControlRoute`, after the
+    /// authentication step and the project check; or the refusal to answer.
+    func route(of request: HTTPRequestParts) -> Result<ControlRoute, Refusal> {
+        guard let controlRoute = HTTPRoute(path: request.path), case .control(let project, _) = controlRoute else {
+            return .failure(Refusal(reply: Self.error(404, "not a control route: \(request.path)")))
+        }
+        if case .failure(let refusal) = authenticator.authenticate(request, for: controlRoute) {
+            return .failure(Refusal(reply: refusal.reply))
+        }
         let rest = request.path.dropFirst(Self.prefix.count).split(separator: "/", omittingEmptySubsequences: false)
         guard !project.isEmpty else {
-            return Self.error(404, "name the project: \(Self.prefix)PROJECT/…")
+            return .failure(Refusal(reply: Self.error(404, "name the project: \(Self.prefix)PROJECT/…")))
         }
         let senders = device.appServers()
         guard senders.sender(project: project) != nil else {
-            return Self.error(
-                404,
-                "no project \(project) here: no phone registers with a sender of that project or id; "
-                    + "the projects are \(senders.projectNames)")
+            return .failure(
+                Refusal(
+                    reply: Self.error(
+                        404,
+                        "no project \(project) here: no phone registers with a sender of that project or id; "
+                            + "the projects are \(senders.projectNames)")))
         }
         let segments = rest.dropFirst().map { FormDecodingName.decode(String($0)) }
         guard let route = ControlRoute(method: request.method, segments: segments) else {
-            return Self.error(
-                404,
-                "no such control route: \(request.method) \(request.path); there are "
-                    + ControlRoute.listed(under: "\(Self.prefix)\(project)/"))
+            return .failure(
+                Refusal(
+                    reply: Self.error(
+                        404,
+                        "no such control route: \(request.method) \(request.path); there are "
+                            + ControlRoute.listed(under: "\(Self.prefix)\(project)/"))))
         }
+        return .success(route)
+    }
+
+    func respond(_ request: HTTPRequestParts, on route: ControlRoute) async -> HTTPReply {
         switch route {
         case .devices: return await devices()
         case .device(let name): return await device(named: name)

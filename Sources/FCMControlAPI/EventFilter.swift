@@ -36,12 +36,7 @@ struct EventFilter: Sendable {
         if let text = request.parameter("type") {
             let names = text.split(separator: ",").map(String.init)
             if let unknown = names.first(where: { EventName(rawValue: $0) == nil }) {
-                let close = CloseNames.among(EventName.allCases.map(\.rawValue), to: unknown)
-                return .failure(
-                    ControlProblem(
-                        "no event is called \(unknown)"
-                            + (close.isEmpty ? "" : "; did you mean \(close.prefix(3).joined(separator: " or "))?")
-                            + " (docs/events.md)"))
+                return .failure(ControlProblem(EventName.noSuchEvent(unknown)))
             }
             filter.types = Set(names)
         }

@@ -34,18 +34,15 @@ public enum ControlAnswer: Sendable {
 }
 
 extension ControlService {
-    static let streamPath = "/events:stream"
-
     /// A stream for `GET …/events:stream` (with `Last-Event-ID` honoured as `after`),
-    /// the reply for everything else.
+    /// the reply for everything else; the route is read once (`route(of:)`).
     public func answer(_ request: HTTPRequestParts) async -> ControlAnswer {
-        guard request.method == "GET", request.path.hasSuffix(Self.streamPath) else {
-            return .reply(await respond(request))
+        let route: ControlRoute
+        switch self.route(of: request) {
+        case .failure(let refusal): return .reply(refusal.reply)
+        case .success(let read): route = read
         }
-        var plain = request
-        plain.path = String(request.path.dropLast(Self.streamPath.count)) + "/devices"
-        let gate = await respond(plain)
-        guard gate.status == 200 else { return .reply(gate) }
+        guard route == .eventStream else { return .reply(await respond(request, on: route)) }
         var filter: EventFilter
         switch EventFilter.read(request) {
         case .success(let read): filter = read

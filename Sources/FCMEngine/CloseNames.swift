@@ -5,6 +5,17 @@ public enum CloseNames {
         names.filter { distance($0, typed) <= 2 || $0.hasPrefix(typed) || typed.hasPrefix($0) }
     }
 
+    /// `; did you mean a or b?` with the (at most three) names close to `typed`, or
+    /// nothing when none is: every "did you mean" is said alike.
+    public static func suggestion(among names: [String], to typed: String) -> String {
+        suggestion(of: among(names, to: typed))
+    }
+
+    /// `; did you mean a or b?` for names already found close, or nothing.
+    public static func suggestion(of close: [String]) -> String {
+        close.isEmpty ? "" : "; did you mean \(close.prefix(3).joined(separator: " or "))?"
+    }
+
     /// Edits between two short names, ignoring case.
     static func distance(_ a: String, _ b: String) -> Int {
         let a = Array(a.lowercased()), b = Array(b.lowercased())

@@ -24,7 +24,12 @@ extension DeviceEngine {
 
     /// Up to five names, for a message.
     var phoneNamesForAMessage: String {
-        devices.prefix(5).map(\.name).joined(separator: ", ") + (devices.count > 5 ? ", …" : "")
+        Self.phoneNames(devices.prefix(5).map(\.name), of: devices.count)
+    }
+
+    /// The first names of `count` phones, for a message: at most five, then "…".
+    public static func phoneNames(_ first: [String], of count: Int) -> String {
+        first.prefix(5).joined(separator: ", ") + (count > 5 ? ", …" : "")
     }
 }
 

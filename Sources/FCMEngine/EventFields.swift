@@ -10,11 +10,18 @@ extension EventName {
     /// Whether an event of this kind may carry a field of this name.
     public func carries(_ name: String) -> Bool { name == "device" || fields.contains(name) }
 
+    /// What to say of a name no event kind has (an `expect`, a `type=` filter), with
+    /// the closest kinds: a longer name misspelt twice or more still starts as it should.
+    public static func noSuchEvent(_ name: String) -> String {
+        let names = allCases.map(\.rawValue)
+        var close = CloseNames.among(names, to: name)
+        if close.isEmpty { close = names.filter { $0.lowercased().hasPrefix(String(name.lowercased().prefix(4))) } }
+        return "no event is called \"\(name)\"" + CloseNames.suggestion(of: close) + " (docs/events.md)"
+    }
+
     /// What to say of an expectation that names a field this kind never carries.
     public func noSuchField(_ name: String) -> String {
-        let close = CloseNames.among(fields, to: name)
-        return "\(rawValue) has no field \(name)"
-            + (close.isEmpty ? "" : "; did you mean \(close.joined(separator: " or "))?")
+        return "\(rawValue) has no field \(name)" + CloseNames.suggestion(among: fields, to: name)
             + "; it has " + (fields.isEmpty ? "none but device" : fields.joined(separator: ", "))
     }
 }

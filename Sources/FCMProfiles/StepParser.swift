@@ -166,7 +166,7 @@ extension ProfileParser {
     /// command and a push to a phone's token need the phone named (nothing falls
     /// back to the first phone).
     static func unnamedOnAFleet(_ action: StepAction, context: StepContext) -> String? {
-        let phones = context.names(prefix: 5).joined(separator: ", ") + (context.phoneCount > 5 ? ", …" : "")
+        let phones = DeviceEngine.phoneNames(context.names(prefix: 5), of: context.phoneCount)
         switch action {
         case .command(let command) where command.isDeviceCommand:
             return "this profile has \(context.phoneCount) devices: name the one this step acts on with "
@@ -579,16 +579,7 @@ extension ProfileParser {
     /// the one this device's platform and SDK use (an iOS app never sees
     /// `onMessageReceived`).
     static func checkEventName(_ name: String, at node: YAMLNode, context: StepContext) throws(ProfileError) {
-        guard let kind = EventName(rawValue: name) else {
-            let names = EventName.allCases.map(\.rawValue)
-            var close = CloseNames.among(names, to: name)
-            // A longer name misspelt twice or more still starts as it should.
-            if close.isEmpty { close = names.filter { $0.lowercased().hasPrefix(String(name.lowercased().prefix(4))) } }
-            throw node.error(
-                "no event is called \"\(name)\""
-                    + (close.isEmpty ? "" : "; did you mean \(close.joined(separator: " or "))?")
-                    + " (docs/events.md)")
-        }
+        guard let kind = EventName(rawValue: name) else { throw node.error(EventName.noSuchEvent(name)) }
         // A step that names no phone of several may expect any phone's callbacks.
         // Each kind of phone is tried once: a fleet of a million alike is one kind.
         let candidates =

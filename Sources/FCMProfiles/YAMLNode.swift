@@ -115,10 +115,8 @@ struct YAMLNode {
             let keyNode = YAMLNode(node: key, file: file, path: path)
             let name = try keyNode.scalarText()
             if !allowed.isEmpty, !allowed.contains(name) {
-                let close = CloseNames.among(allowed, to: name)
                 throw keyNode.error(
-                    "unknown key \"\(name)\""
-                        + (close.isEmpty ? "" : "; did you mean \(close.prefix(3).joined(separator: " or "))?")
+                    "unknown key \"\(name)\"" + CloseNames.suggestion(among: allowed, to: name)
                         + "; expected one of: \(allowed.joined(separator: ", "))")
             }
             entries.append(

@@ -19,8 +19,6 @@ enum CommandLookup {
                 names.insert(entry)
             }
         }
-        let close = CloseNames.among(names.sorted(), to: name)
-        return "no command \(name) on PATH"
-            + (close.isEmpty ? "" : "; did you mean \(close.prefix(3).joined(separator: " or "))?")
+        return "no command \(name) on PATH" + CloseNames.suggestion(among: names.sorted(), to: name)
     }
 }

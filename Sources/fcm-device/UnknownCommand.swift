@@ -7,9 +7,7 @@ enum UnknownCommand {
     /// closest command names; nil when it is fine.
     static func problem(_ word: String, commands: [String]) -> String? {
         guard !word.hasPrefix("-"), !commands.contains(word), word != "help" else { return nil }
-        let close = CloseNames.among(commands, to: word)
-        return "fcm-device: no command is called \"\(word)\""
-            + (close.isEmpty ? "" : "; did you mean \(close.joined(separator: " or "))?")
+        return "fcm-device: no command is called \"\(word)\"" + CloseNames.suggestion(among: commands, to: word)
             + "\nThe commands: \(commands.joined(separator: ", ")). See 'fcm-device --help'.\n"
     }
 }

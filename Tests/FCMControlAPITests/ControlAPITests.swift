@@ -216,7 +216,7 @@ struct ControlAPITests {
             ("POST", "devices/default/actions", "", #"{"network": "sideways"}"#, 400, "request body:1:13"),
             ("POST", "devices/default/actions", "", "{nope", 400, "request body:"),
             ("POST", "devices/default/actions", "", #"{"expect": {"event": "stored"}}"#, 400, "POST expectations"),
-            ("GET", "events", "type=onMesageReceived", "", 400, "no event is called onMesageReceived"),
+            ("GET", "events", "type=onMesageReceived", "", 400, "no event is called \"onMesageReceived\""),
             ("GET", "events", "wait=2m", "", 400, "at most 60s"),
             ("GET", "events", "after=-3", "", 400, "sequence number"),
             ("POST", "expectations", "", #"{"network":"offline"}"#, 400, "expect"),

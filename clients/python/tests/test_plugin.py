@@ -44,7 +44,7 @@ def test_a_misspelt_field_or_event_is_refused_at_once_in_the_products_words(pyte
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines([
         "*notificationPosted has no field titel; did you mean title?*",
-        "*no event is called notificationPostd; did you mean notificationPosted?*",
+        '*no event is called "notificationPostd"; did you mean notificationPosted?*',
     ])
 
 
