@@ -203,6 +203,9 @@ public final class ConnectionServer: @unchecked Sendable {
         try? await host.loop.submit { [host] in host.stop() }.get()
         try await group.shutdownGracefully()
         if let store = host.box.store {
+            // Past the front door on purpose: the loops are down, so `transact` could
+            // hand nothing on, and every listener is closed, so the stop's events
+            // reach no one. The box still journals the input as it settles.
             let engine = host.box.withEngine { engine in
                 var ignored: [Event] = []
                 engine.handle(.stop(at: host.now), into: &ignored)

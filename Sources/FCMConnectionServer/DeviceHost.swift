@@ -99,8 +99,7 @@ public final class DeviceHost: @unchecked Sendable {
             for input in make(engine, time) {
                 let reply = engine.handle(input, into: &events)
                 replies.append(reply)
-                // A recording keeps what the device took (the engine says what it refused).
-                if box.isRecording, reply != .refused { box.record(input) }
+                box.record(input, reply)
             }
             return events
         }

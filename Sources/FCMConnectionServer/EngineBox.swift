@@ -38,7 +38,7 @@ public final class EngineBox: @unchecked Sendable {
     private var sendersRevision: Int
 
     /// Every input submitted and taken since the TUI asked for a recording (`w` saves it).
-    private var recording: [EngineInput]?
+    private var recording: SessionRecording?
 
     init(_ engine: DeviceEngine, store: DeviceStore?) {
         self.engine = engine
@@ -51,18 +51,15 @@ public final class EngineBox: @unchecked Sendable {
 
     /// Keeps every input submitted from now on, whichever door it came through.
     public func startRecording() {
-        lock.withLock { if recording == nil { recording = [] } }
+        lock.withLock { if recording == nil { recording = SessionRecording() } }
     }
 
     /// The inputs submitted since recording started, oldest first.
-    public var recorded: [EngineInput] { lock.withLock { recording ?? [] } }
+    public var recorded: [EngineInput] { lock.withLock { recording?.inputs ?? [] } }
 
-    /// Whether inputs are being recorded (read under the lock).
-    var isRecording: Bool { recording != nil }
-
-    /// Keeps one input that the engine took (under the lock).
-    func record(_ input: EngineInput) {
-        recording?.append(input)
+    /// Keeps one input the engine handled, by its reply (under the lock).
+    func record(_ input: EngineInput, _ reply: EngineReply) {
+        recording?.note(input, reply)
     }
 
     /// Ends an access to the engine (under the lock): hands the calls recorded since

@@ -10,7 +10,7 @@ public final class LocalSession: DeviceDoor, @unchecked Sendable {
     private let lock = NSLock()
     private var engine: DeviceEngine
     private var feed: [Event] = []
-    private var recorded: [EngineInput] = []
+    private var recorded = SessionRecording()
 
     /// Whether the device ran before this session took it (an engine as it stands).
     public let resumed: Bool
@@ -43,8 +43,7 @@ public final class LocalSession: DeviceDoor, @unchecked Sendable {
         lock.withLock {
             let input = EngineInput.apply(command, at: engine.now)
             var events: [Event] = []
-            // A recording keeps what the device took (the engine says what it refused).
-            if engine.handle(input, into: &events) != .refused { recorded.append(input) }
+            recorded.note(input, engine.handle(input, into: &events))
             feed += events
             return events
         }
@@ -82,7 +81,7 @@ public final class LocalSession: DeviceDoor, @unchecked Sendable {
 
     public var nextWake: Millis? { lock.withLock { engine.nextDeadline } }
 
-    public func recording() -> [EngineInput] { lock.withLock { recorded } }
+    public func recording() -> [EngineInput] { lock.withLock { recorded.inputs } }
 
     /// The session's time now.
     public var now: Millis { lock.withLock { engine.now } }
