@@ -17,6 +17,22 @@ public struct PhonePolicy: Sendable, Codable, Equatable {
 
     public init() {}
 
+    enum CodingKeys: String, CodingKey {
+        case minute, hour, budget, budgetAt, expiredTokens, vapidKeys
+    }
+
+    /// Each field as saved, or its start value when the state is older than it (a
+    /// field renamed since is read as new: a rate window starts again).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        minute = try c.decodeIfPresent(RateWindow.self, forKey: .minute) ?? RateWindow()
+        hour = try c.decodeIfPresent(RateWindow.self, forKey: .hour) ?? RateWindow()
+        budget = try c.decodeIfPresent(Int.self, forKey: .budget) ?? DeviceLimits.collapsibleBurst
+        budgetAt = try c.decodeIfPresent(Millis.self, forKey: .budgetAt) ?? 0
+        expiredTokens = try c.decodeIfPresent([String].self, forKey: .expiredTokens) ?? []
+        vapidKeys = try c.decodeIfPresent([String: String].self, forKey: .vapidKeys) ?? [:]
+    }
+
     /// When the budget next grows while it is spent and a collapsible message waits
     /// in `stored` (the engine then delivers what throttling held); nil otherwise.
     func throttleWake(_ stored: [StoredMessage]) -> Millis? {

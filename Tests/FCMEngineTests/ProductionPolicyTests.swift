@@ -1,4 +1,5 @@
 import FCMEngine
+import Foundation
 import FCMJSON
 import Testing
 
@@ -256,5 +257,13 @@ struct ProductionPolicyTests {
         let refused = h.run(.setPermission(.notAsked))
         #expect(refused.names == ["commandRefused"])
         #expect(refused.first?.string("detail")?.contains("granted at install") == true)
+    }
+
+    @Test func aPhonesPoliciesSavedInAnEarlierLayoutAreRead() throws {
+        let earlier = #"{"minuteStart":0,"minuteCount":3,"hourStart":0,"hourCount":3,"budget":5,"budgetAt":10,"expiredTokens":["a"],"vapidKeys":{"1":"K"}}"#
+        let policy = try JSONDecoder().decode(PhonePolicy.self, from: Data(earlier.utf8))
+        #expect(policy.expiredTokens == ["a"] && policy.vapidKeys == ["1": "K"])
+        let roundTrip = try JSONDecoder().decode(PhonePolicy.self, from: JSONEncoder().encode(policy))
+        #expect(roundTrip == policy)
     }
 }
