@@ -1,6 +1,6 @@
 import FCMEngine
-import Foundation
 import FCMJSON
+import Foundation
 import Testing
 
 /// What production does today (production-policies.md): permission, channels, the
@@ -260,7 +260,8 @@ struct ProductionPolicyTests {
     }
 
     @Test func aPhonesPoliciesSavedInAnEarlierLayoutAreRead() throws {
-        let earlier = #"{"minuteStart":0,"minuteCount":3,"hourStart":0,"hourCount":3,"budget":5,"budgetAt":10,"expiredTokens":["a"],"vapidKeys":{"1":"K"}}"#
+        let earlier =
+            #"{"minuteStart":0,"minuteCount":3,"hourStart":0,"hourCount":3,"budget":5,"budgetAt":10,"expiredTokens":["a"],"vapidKeys":{"1":"K"}}"#
         let policy = try JSONDecoder().decode(PhonePolicy.self, from: Data(earlier.utf8))
         #expect(policy.expiredTokens == ["a"] && policy.vapidKeys == ["1": "K"])
         let roundTrip = try JSONDecoder().decode(PhonePolicy.self, from: JSONEncoder().encode(policy))
