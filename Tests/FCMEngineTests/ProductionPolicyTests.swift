@@ -267,4 +267,11 @@ struct ProductionPolicyTests {
         let roundTrip = try JSONDecoder().decode(PhonePolicy.self, from: JSONEncoder().encode(policy))
         #expect(roundTrip == policy)
     }
+
+    @Test func aJournalsGetTokenFromBeforeVAPIDKeysIsRead() throws {
+        let earlier = try JSONEncoder().encode(Command.getToken(sender: "1"))
+        #expect(String(decoding: earlier, as: UTF8.self) == #"{"getToken":{"sender":"1"}}"#)
+        let read = try JSONDecoder().decode(Command.self, from: Data(#"{"getToken":{"sender":"1"}}"#.utf8))
+        #expect(read == .getToken(sender: "1", vapidKey: nil))
+    }
 }
