@@ -92,42 +92,15 @@ public enum ProfileParser {
         }
     }
 
-    static let deviceKeys = [
-        "name", "platform", "sdk", "app", "state", "network", "doze", "seed", "permission", "api_level", "channels",
-        "default_channel",
-    ]
+    static var deviceKeys: [String] { DeviceVocabulary.names }
 
     /// The `device:` keys of a mapping that may also hold `extraKeys`.
     static func parseDevice(_ node: YAMLNode, extraKeys: [String] = []) throws(ProfileError) -> DeviceSettings {
         let map = try node.mapping(allowed: deviceKeys + extraKeys)
         var device = DeviceSettings()
-        if let v = map["name"] {
-            device.name = try v.scalarText()
-            if let problem = DeviceSpec.nameProblem(device.name, isTaken: { _ in false }) { throw v.error(problem) }
+        for entry in DeviceVocabulary.keys {
+            if let value = map[entry.key] { try entry.read(value, &device) }
         }
-        if let v = map["platform"] { device.platform = try v.oneOf(Platform.self) }
-        if let v = map["sdk"] { device.sdk = try v.oneOf(SDK.self) }
-        if let v = map["app"] {
-            device.app = try v.string()
-            if device.app.isEmpty { throw v.error("the app id must not be empty") }
-        }
-        if let v = map["state"] { device.state = try v.oneOf(AppState.self) }
-        if let v = map["network"] { device.network = try v.oneOf(Network.self) }
-        if let v = map["doze"] { device.doze = try v.bool() }
-        if let v = map["seed"] { device.seed = UInt64(try v.int(in: 0...Int64.max)) }
-        if let v = map["permission"] { device.permission = try v.oneOf(NotificationPermission.self) }
-        if let v = map["api_level"] {
-            device.apiLevel = Int(
-                try v.int(in: Int64(DeviceSettings.apiLevels.lowerBound)...Int64(DeviceSettings.apiLevels.upperBound)))
-        }
-        if let v = map["channels"] {
-            device.channels = try v.sequence().map { item throws(ProfileError) in
-                let name = try item.scalarText()
-                if name.isEmpty { throw item.error("a channel id is not empty") }
-                return name
-            }
-        }
-        if let v = map["default_channel"] { device.defaultChannel = try v.scalarText() }
         // The engine's word on what the platform does not have, at the key that says it.
         if let (setting, problem) = device.platformProblems.first, let node = map[setting] { throw node.error(problem) }
         return device

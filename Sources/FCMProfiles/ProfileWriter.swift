@@ -33,7 +33,7 @@ public enum ProfileWriter {
         var lines = ["version: 1", "description: " + quoted(description)]
         if config.devices.isEmpty {
             lines.append("device:")
-            lines += deviceKeys(device).map { "  \($0.key): \($0.value)" }
+            lines += DeviceVocabulary.written(device).map { "  \($0.key): \($0.value)" }
         } else {
             lines.append("devices:")
             for spec in config.devices { lines.append("  - " + deviceSpecText(spec)) }
@@ -184,27 +184,9 @@ public enum ProfileWriter {
         return parts
     }
 
-    /// The `device:` keys of a phone's settings, as YAML values, in the order a
-    /// profile lists them (a platform's own settings only on that platform).
-    static func deviceKeys(_ settings: DeviceSettings) -> [(key: String, value: String)] {
-        let device = settings.fitted
-        var keys: [(key: String, value: String)] = [
-            ("name", quoted(device.name)), ("platform", device.platform.rawValue), ("sdk", device.sdk.rawValue),
-            ("app", quoted(device.app)), ("state", device.state.rawValue), ("network", device.network.rawValue),
-            ("doze", "\(device.doze)"), ("seed", "\(device.seed)"),
-        ]
-        if let permission = device.permission { keys.append(("permission", permission.rawValue)) }
-        if let level = device.apiLevel { keys.append(("api_level", "\(level)")) }
-        if let channels = device.channels {
-            keys.append(("channels", "[" + channels.map(quoted).joined(separator: ", ") + "]"))
-        }
-        if let channel = device.defaultChannel { keys.append(("default_channel", quoted(channel))) }
-        return keys
-    }
-
     /// A phone as a flow mapping: the `device:` keys, its senders and count.
     static func deviceSpecText(_ spec: DeviceSpec) -> String {
-        var parts = deviceKeys(spec.settings).map { "\($0.key): \($0.value)" }
+        var parts = DeviceVocabulary.written(spec.settings).map { "\($0.key): \($0.value)" }
         if let senders = spec.senders { parts.append("senders: [" + senders.map(quoted).joined(separator: ", ") + "]") }
         if spec.count != 1 { parts.append("count: \(spec.count)") }
         return "{ " + parts.joined(separator: ", ") + " }"
