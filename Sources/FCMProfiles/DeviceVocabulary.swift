@@ -53,7 +53,9 @@ enum DeviceVocabulary {
         DeviceKey(
             key: "permission",
             read: { node, device throws(ProfileError) in
-                device.permission = try node.oneOf(NotificationPermission.self)
+                // Read after platform: the choices listed are the platform's.
+                device.permission = try node.oneOf(
+                    NotificationPermission.self, listing: NotificationPermission.values(on: device.platform))
             }, write: { $0.permission?.rawValue }),
         DeviceKey(
             key: "api_level",

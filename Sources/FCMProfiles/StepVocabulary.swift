@@ -279,8 +279,9 @@ enum StepVocabulary {
             }),
         StepKind(
             key: "permission",
-            read: { node, _ throws(ProfileError) in
-                .command(.setPermission(try node.oneOf(NotificationPermission.self)))
+            read: { node, context throws(ProfileError) in
+                let listing = NotificationPermission.values(on: context.platform)
+                return .command(.setPermission(try node.oneOf(NotificationPermission.self, listing: listing)))
             },
             write: { action in
                 guard case .command(.setPermission(let permission)) = action else { return nil }

@@ -93,12 +93,16 @@ struct YAMLNode {
         return millis / 1_000
     }
 
-    func oneOf<T: RawRepresentable & CaseIterable>(_ type: T.Type) throws(ProfileError) -> T
+    /// One of a type's values, by name; a name it does not have is refused with the
+    /// closest and the choices (`listing` the ones that fit here, when given).
+    func oneOf<T: RawRepresentable & CaseIterable>(_ type: T.Type, listing: [T]? = nil) throws(ProfileError) -> T
     where T.RawValue == String {
         let text = try scalarText()
         guard let value = T(rawValue: text) else {
-            let choices = T.allCases.map(\.rawValue).joined(separator: ", ")
-            throw error("expected one of \(choices); found \"\(text)\"")
+            let choices = (listing ?? Array(T.allCases)).map(\.rawValue)
+            throw error(
+                "expected one of \(choices.joined(separator: ", ")); found \"\(text)\""
+                    + CloseNames.suggestion(among: choices, to: text))
         }
         return value
     }

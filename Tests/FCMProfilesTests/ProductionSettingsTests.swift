@@ -52,4 +52,21 @@ struct ProductionSettingsTests {
             #expect(error.message.contains("not a notification permission of an iPhone"))
         }
     }
+
+    @Test("a value no setting has lists the platform's own choices, with the closest")
+    func anUnknownValueListsThePlatformsChoices() {
+        do throws(ProfileError) {
+            _ = try Self.parse("{ platform: ios }", server: "timeline:\n  - at: 1s\n    permission: autorized\n")
+            Issue.record("autorized was taken")
+        } catch {
+            #expect(error.message.contains("expected one of authorized, denied, not-determined, provisional"))
+            #expect(error.message.contains("did you mean authorized?"))
+        }
+        do throws(ProfileError) {
+            _ = try Self.parse("{ platform: andriod }")
+            Issue.record("andriod was taken")
+        } catch {
+            #expect(error.message.contains("did you mean android?"))
+        }
+    }
 }
