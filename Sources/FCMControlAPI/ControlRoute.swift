@@ -12,6 +12,7 @@ enum ControlRoute: Equatable {
     case clearFaults
     case faults
     case reset
+    case report
     case action(device: String)
 
     /// Every route: its method, its path as a person writes it, and how it is read
@@ -30,6 +31,7 @@ enum ControlRoute: Equatable {
         ("GET", "faults", { $0 == ["faults"] ? .faults : nil }),
         ("DELETE", "faults", { $0 == ["faults"] ? .clearFaults : nil }),
         ("POST", "reset", { $0 == ["reset"] ? .reset : nil }),
+        ("GET", "report", { $0 == ["report"] ? .report : nil }),
     ]
 
     /// The route `method` on these segments (percent-decoded) names, if any.

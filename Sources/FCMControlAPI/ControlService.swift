@@ -123,6 +123,7 @@ public final class ControlService: Sendable {
         case .reset:
             judge.withLock { $0.forget() }
             return await run(.reset)
+        case .report: return .json(200, log.report.json.json)
         case .action(let name): return await action(request, device: name)
         }
     }

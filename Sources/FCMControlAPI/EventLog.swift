@@ -17,6 +17,8 @@ public final class EventLog: @unchecked Sendable {
     private var waiters: [Int: Waiter] = [:]
     private var nextWaiter = 0
     private var closed = false
+    /// Reads every event as it is appended: one writer, `report` its reader.
+    private var card = ReportCard()
 
     struct Waiter {
         var after: Int64
@@ -48,9 +50,14 @@ public final class EventLog: @unchecked Sendable {
     /// The sequence number of the newest event (0 before any).
     public var lastSeq: Int64 { lock.withLock { nextSeq - 1 } }
 
+    /// The app server's report card, as the events so far make it (a reset starts a
+    /// new one). Sequence numbers of its evidence are this log's.
+    public var report: AppServerReport { lock.withLock { card.report } }
+
     public func append(_ event: Event) {
         var woken: [(CheckedContinuation<[Entry], Never>, Entry)] = []
         lock.withLock {
+            card.observe(event)
             let entry = Entry(seq: nextSeq, event: event)
             nextSeq += 1
             entries.append(entry)

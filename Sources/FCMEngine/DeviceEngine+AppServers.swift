@@ -100,6 +100,8 @@ extension DeviceEngine {
             }
             // The ack goes before whatever the message causes (a receipt).
             let position = links.effects.count
+            arriving = WireOrigin(api: .ccs, digest: RequestDigest.of(request), connection: id)
+            defer { arriving = nil }
             switch admit(request, into: &out) {
             case .success:
                 links.effects.insert(.write(id, .ack(messageID: messageID, token: token)), at: position)

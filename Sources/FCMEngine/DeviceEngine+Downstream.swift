@@ -15,13 +15,17 @@ extension DeviceEngine {
         if let problem = validate(checked) ?? rateProblem(checked) ?? injectedError(for: checked, into: &out) {
             // A token's refusal names the phone the token was issued on, if any.
             onDevice(holding: checked.isTopicSend ? "" : checked.to ?? "") { engine in
-                engine.emit(
-                    .server, .downstreamRejected,
-                    [
-                        .text("sender", checked.sender), .text("id", id), .text("error", problem.legacyName),
-                        .text("ccs", problem.ccsCode),
-                        .text("detail", problem.detail + (checked.details?.readNote.map { " (\($0))" } ?? "")),
-                    ], into: &out)
+                var fields: [Field] = [
+                    .text("sender", checked.sender), .text("id", id), .text("error", problem.legacyName),
+                    .text("ccs", problem.ccsCode),
+                    .text("detail", problem.detail + (checked.details?.readNote.map { " (\($0))" } ?? "")),
+                ]
+                if let origin = engine.arriving {
+                    if !checked.isTopicSend, let token = checked.to { fields.append(.text("token", token)) }
+                    origin.append(to: &fields)
+                    if let wait = problem.retryAfter { fields.append(.number("retry_after", wait)) }
+                }
+                engine.emit(.server, .downstreamRejected, fields, into: &out)
             }
             return .failure(problem)
         }
@@ -113,6 +117,8 @@ extension DeviceEngine {
         fields.append(.text("id", message.id))
         fields.append(.text("token", request.to ?? ""))
         acceptedFields(request, ttl: message.timeToLive, into: &fields)
+        // The report card counts an app server's sends to each Android phone.
+        if arriving != nil, installed { fields.append(.text("platform", platform.rawValue)) }
         emit(.server, .downstreamAccepted, fields, into: &out)
         countTowardRate(request)
         if !request.dryRun { route(message, into: &out) }
@@ -123,6 +129,7 @@ extension DeviceEngine {
         fields.append(.number("ttl", ttl))
         if let key = request.collapseKey { fields.append(.text("collapse_key", key)) }
         if request.dryRun { fields.append(.flag("dry_run", true)) }
+        arriving?.append(to: &fields)
     }
 
     func validate(_ request: DownstreamRequest) -> DownstreamError? {

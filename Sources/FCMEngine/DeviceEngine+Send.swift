@@ -7,11 +7,17 @@ public struct SendOrder: Sendable, Equatable, Codable {
     /// An HTTP v1 message's `android` and `apns` blocks: each copy takes the block of
     /// the platform of the phone it reaches.
     public var overrides: PlatformOverrides?
+    /// The app server's request it came in (nil: a profile's or the TUI's push).
+    public var origin: WireOrigin?
 
-    public init(_ request: DownstreamRequest, byInstallation: Bool = false, overrides: PlatformOverrides? = nil) {
+    public init(
+        _ request: DownstreamRequest, byInstallation: Bool = false, overrides: PlatformOverrides? = nil,
+        origin: WireOrigin? = nil
+    ) {
         self.request = request
         self.byInstallation = byInstallation
         self.overrides = overrides
+        self.origin = origin
     }
 }
 
@@ -41,6 +47,8 @@ extension DeviceEngine {
             {
                 request.to = token
             }
+            arriving = order.origin
+            defer { arriving = nil }
             let (result, delivery) = take(request, overrides: order.overrides, into: &out)
             results.append(result)
             deliveries.append(delivery)

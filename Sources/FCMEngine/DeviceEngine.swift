@@ -66,6 +66,9 @@ public struct DeviceEngine: Sendable, Codable {
     /// How many commands were refused so far (a reply says whether the last one was;
     /// counted whether or not events are made). Not saved.
     var refusals = 0
+    /// Where the downstream message being taken now came from on an app server's
+    /// wire (nil: a profile's or the TUI's push); its events say so. Not saved.
+    var arriving: WireOrigin?
 
     public init(_ configuration: EngineConfiguration) {
         self.configuration = configuration

@@ -142,6 +142,12 @@ public enum DownstreamError: Sendable, Equatable, Error {
         }
     }
 
+    /// The seconds an HTTP answer to this refusal asks the app server to wait
+    /// (`Retry-After`), when it asks.
+    public var retryAfter: Int? {
+        if case .unavailable = self { ServiceLimits.unavailableRetryAfterSeconds } else { nil }
+    }
+
     /// A sentence a person can act on.
     public var detail: String {
         switch self {

@@ -76,6 +76,12 @@ public struct Event: Sendable, Equatable {
         return nil
     }
 
+    /// The field as a number, when it is one.
+    public func int(_ field: String) -> Int64? {
+        if case .int(let n)? = self[field] { return n }
+        return nil
+    }
+
     /// Whether this event reports a failure (it carries an `error` field).
     public var isError: Bool { self["error"] != nil }
 }

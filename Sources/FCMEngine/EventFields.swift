@@ -81,9 +81,12 @@ enum EventFields {
         .ackIgnored: ["id", "sender", "by", "detail"],
         .downstreamAccepted: [
             "id", "sender", "token", "topic", "condition", "subscribers", "other_package", "priority", "ttl",
-            "collapse_key", "dry_run",
+            "collapse_key", "dry_run", "api", "request", "connection", "platform",
         ],
-        .downstreamRejected: ["id", "sender", "topic", "condition", "subscribers", "error", "ccs", "detail"],
+        .downstreamRejected: [
+            "id", "sender", "topic", "condition", "subscribers", "error", "ccs", "detail", "token", "api", "request",
+            "connection", "retry_after",
+        ],
         .stored: ["id", "reason", "stored"],
         .collapsed: ["id", "collapse_key", "by"],
         .expired: ["id", "sender", "detail"],
@@ -109,7 +112,7 @@ enum EventFields {
         .stanzaError: ["id", "sender", "connection", "detail"],
         .serviceChanged: ["service"],
         .stateResumed: ["state", "clock", "pending", "awaitingAck", "stored", "devices"],
-        .requestRejected: ["method", "path", "status", "reason"],
+        .requestRejected: ["method", "path", "status", "reason", "api", "request", "bearer", "retry_after"],
         .credentialsUnverified: ["account", "key", "project"],
         .expectationHeld: ["expect", "detail", "step_at"],
         .expectationFailed: ["expect", "detail", "step_at"],

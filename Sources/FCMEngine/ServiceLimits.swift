@@ -26,6 +26,8 @@ public enum ServiceLimits {
     /// Upstream retry backoff: first delay and ceiling.
     public static let firstRetryDelay: Millis = Span.second
     public static let maxRetryDelay: Millis = Span.hour
+    /// `Retry-After` (seconds) on the HTTP APIs' 503 while the service is down.
+    public static let unavailableRetryAfterSeconds = 1
 
     /// Why a legacy multicast to `count` tokens is refused, or nil (the legacy API's
     /// words for it).

@@ -8,7 +8,7 @@ import Foundation
 /// replies are plain values; the device is reached through `device`.
 public final class HTTPSendService: Sendable {
     /// `Retry-After` (seconds) on 503 while the service is down; an integer, always.
-    public static let retryAfterSeconds = 1
+    public static let retryAfterSeconds = ServiceLimits.unavailableRetryAfterSeconds
     /// Largest request body read.
     public static let maxBodyBytes = 1 << 20
     public static let grantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
@@ -198,12 +198,21 @@ public final class HTTPSendService: Sendable {
         case .success(let read): batch = read
         case .failure(let problem): return .reply(.text(400, problem.description + "\n"))
         }
-        return .send(batch.orders) { [multicastIDs] outcome in
+        let origin = RejectedRequest.origin(of: request)
+        let orders = batch.orders.map { order in
+            var order = order
+            order.origin = origin
+            return order
+        }
+        return .send(orders) { [multicastIDs] outcome in
             switch outcome {
             case .serviceDown:
-                return .text(
+                var reply = HTTPReply.text(
                     503, "Unavailable: the messaging service is down\n",
                     headers: [KeyedHeader("Retry-After", String(Self.retryAfterSeconds))])
+                // The device logged each refusal (with its Retry-After).
+                reply.fromDevice = true
+                return reply
             case .results(let results, let groups):
                 let dryRun = batch.orders.first?.request.dryRun ?? false
                 if batch.orders.count == 1, let delivery = groups.first ?? nil { return LegacyReply.group(delivery) }
@@ -224,12 +233,17 @@ public final class HTTPSendService: Sendable {
     func v1Start(_ request: HTTPRequestParts, project: String, sender: SenderConfig) -> SendStart {
         let order: SendOrder
         switch V1MessageReader.read(request.body, sender: sender.id) {
-        case .success(let read): order = read
+        case .success(var read):
+            read.origin = RejectedRequest.origin(of: request)
+            order = read
         case .failure(let error): return .reply(error.reply)
         }
         return .send([order]) { outcome in
             switch outcome {
-            case .serviceDown: return V1Error(DownstreamError.unavailable).reply
+            case .serviceDown:
+                var reply = V1Error(DownstreamError.unavailable).reply
+                reply.fromDevice = true
+                return reply
             case .results(let results, _):
                 switch results.first {
                 case .success(let id):

@@ -10,12 +10,34 @@ public struct RejectedRequest: Sendable, Equatable {
     public var path: String
     public var status: Int
     public var reason: String
+    /// For a send (legacy or v1): its API and the digest of its body, so that the
+    /// report card knows a resend of it.
+    public var origin: WireOrigin?
+    /// A digest of the OAuth2 access token it carried (never the token itself).
+    public var bearer: String?
+    /// The seconds its answer's `Retry-After` asked for.
+    public var retryAfter: Int?
 
     public init(_ request: HTTPRequestParts, _ reply: HTTPReply) {
         method = request.method
         path = request.path
         status = reply.status
         reason = Self.reason(of: reply)
+        origin = Self.origin(of: request)
+        if let authorization = request.headers["authorization"], authorization.lowercased().hasPrefix("bearer ") {
+            bearer = RequestDigest.of(authorization.dropFirst(7).utf8)
+        }
+        retryAfter = reply.headers.first { $0.name.lowercased() == "retry-after" }.flatMap { Int($0.value) }
+    }
+
+    /// A send's API and body digest (nil for any other request).
+    public static func origin(of request: HTTPRequestParts) -> WireOrigin? {
+        guard request.method == "POST" else { return nil }
+        switch HTTPRoute(path: request.path) {
+        case .legacy?: return WireOrigin(api: .legacy, digest: RequestDigest.of(request.body))
+        case .v1?: return WireOrigin(api: .v1, digest: RequestDigest.of(request.body))
+        default: return nil
+        }
     }
 
     /// What the reply says went wrong: the message of a JSON error, else its text.
@@ -38,6 +60,17 @@ public struct RejectedRequest: Sendable, Equatable {
             fields: [
                 Field("method", .string(method)), Field("path", .string(path)), Field("status", .int(Int64(status))),
                 Field("reason", .string(reason)),
-            ])
+            ] + extraFields)
+    }
+
+    var extraFields: [Field] {
+        var fields: [Field] = []
+        if let origin {
+            fields.append(Field("api", .string(origin.api.rawValue)))
+            fields.append(Field("request", .string(origin.digest)))
+        }
+        if let bearer { fields.append(Field("bearer", .string(bearer))) }
+        if let retryAfter { fields.append(Field("retry_after", .int(Int64(retryAfter)))) }
+        return fields
     }
 }

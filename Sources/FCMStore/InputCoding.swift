@@ -27,11 +27,17 @@ enum InputCoding {
             writer.int(time)
             writer.int(Int64(orders.count))
             for order in orders {
-                // Bit 0: by installation; bit 1: platform blocks follow the request (as JSON).
-                writer.byte((order.byInstallation ? 1 : 0) | (order.overrides != nil ? 2 : 0))
+                // Bit 0: by installation; bit 1: platform blocks follow the request (as JSON);
+                // bit 2: the app server's API and the request's digest follow.
+                writer.byte(
+                    (order.byInstallation ? 1 : 0) | (order.overrides != nil ? 2 : 0) | (order.origin != nil ? 4 : 0))
                 writer.request(order.request)
                 if let overrides = order.overrides {
                     writer.string(String(decoding: try json.encode(overrides), as: UTF8.self))
+                }
+                if let origin = order.origin {
+                    writer.string(origin.api.rawValue)
+                    writer.string(origin.digest)
                 }
             }
         case .apply(.ackUpstream(let sender, let id), let time):
@@ -75,7 +81,13 @@ enum InputCoding {
                 let request = try reader.request()
                 let overrides =
                     flags & 2 == 0 ? nil : try json.decode(PlatformOverrides.self, from: Data(try reader.string().utf8))
-                orders.append(SendOrder(request, byInstallation: flags & 1 != 0, overrides: overrides))
+                var origin: WireOrigin?
+                if flags & 4 != 0 {
+                    guard let api = AppServerAPI(rawValue: try reader.string()) else { throw ByteReader.Malformed() }
+                    origin = WireOrigin(api: api, digest: try reader.string())
+                }
+                orders.append(
+                    SendOrder(request, byInstallation: flags & 1 != 0, overrides: overrides, origin: origin))
             }
             return .send(orders, at: time)
         case ackTag:

@@ -52,6 +52,8 @@ struct ExecCommand: AsyncParsableCommand {
 
     @OptionGroup var listen: ListenOptions
 
+    @OptionGroup(title: "App server report card (docs/report.md)") var report: ReportOptions
+
     @Argument(parsing: .captureForPassthrough, help: "The command to run, after --.")
     var command: [String] = []
 
@@ -60,6 +62,14 @@ struct ExecCommand: AsyncParsableCommand {
         if let first = command.first, ["--help", "-h"].contains(first) { throw CleanExit.helpRequest(self) }
         if command.first == "--" { return }
         if command.isEmpty { throw ValidationError("name the command to run after --, e.g. exec -- pytest") }
+        // An option of exec's own misspelt before `--` would otherwise be run as the command.
+        if let first = command.first, first.hasPrefix("-") {
+            let name = String(first.prefix { $0 != "=" })
+            let hint = CloseNames.suggestion(among: Self.optionNames, to: name)
+            throw ValidationError(
+                "exec has no option \(name)" + (hint.isEmpty ? "." : hint)
+                    + " The command to run goes after --: exec --profile P -- pytest")
+        }
     }
 
     func run() async throws {
@@ -86,16 +96,38 @@ struct ExecCommand: AsyncParsableCommand {
         let unreached = await session.server.unreachedExpectations()
         try await session.stop()
         recorder.close()
-        let report = ExecReport(failed: recorder.failures, unreached: unreached.steps, endedAt: unreached.now)
-        for line in report.lines(command: argv[0], profile: profile ?? "") {
+        let outcome = ExecReport(failed: recorder.failures, unreached: unreached.steps, endedAt: unreached.now)
+        for line in outcome.lines(command: argv[0], profile: profile ?? "") {
             Diagnostics.write("fcm-device exec: " + line)
         }
-        if status == 0, !report.isEmpty {
+        // The app server's report card, after the command: what it did against Google's practices.
+        let card = session.server.events.report
+        for line in card.lines { Diagnostics.write("fcm-device exec: " + line) }
+        do {
+            try report.write(card)
+        } catch {
+            Diagnostics.write("fcm-device exec: \(error)")
+            throw ExitCode(2)
+        }
+        if status == 0, !outcome.isEmpty {
             Diagnostics.write(
-                "fcm-device exec: \(argv[0]) passed, but the profile did not: \(report.summary); exiting 1")
+                "fcm-device exec: \(argv[0]) passed, but the profile did not: \(outcome.summary); exiting 1")
+            throw ExitCode(1)
+        }
+        if status == 0, report.fails(card) {
+            Diagnostics.write(
+                "fcm-device exec: \(argv[0]) passed, but the app server's report has \(card.summary) "
+                    + "(--fail-on \(report.failOn ?? "")); exiting 1")
             throw ExitCode(1)
         }
         throw ExitCode(status)
+    }
+
+    /// exec's own options, for "did you mean".
+    static var optionNames: [String] {
+        [
+            "--profile", "--log", "--no-timeline", "--report", "--report-junit", "--fail-on", "--help",
+        ] + ListenOptions.optionNames
     }
 
     static func temporaryFolder() throws -> String {

@@ -45,6 +45,13 @@ struct ListenOptions: ParsableArguments {
     /// Whether ports left unnamed are free ones (`exec`) rather than the usual ones.
     var freePortsByDefault = false
 
+    /// The options' long names (an unknown one is answered with the closest).
+    static let optionNames = [
+        "--ccs-port", "--ccs-plain-port", "--http-port", "--https-port", "--verify-credentials", "--bind", "--state",
+        "--fresh", "--commit-delay-ms", "--checkpoint-every", "--tls-cert", "--tls-key", "--no-echo",
+        "--no-device-limits", "--control-token",
+    ]
+
     var ccsPort: Int { ccsPortOption ?? (freePortsByDefault ? 0 : 5235) }
     var ccsPlainPort: Int { ccsPlainPortOption ?? (freePortsByDefault ? 0 : 5236) }
     var httpPort: Int { httpPortOption ?? (freePortsByDefault ? 0 : 8085) }

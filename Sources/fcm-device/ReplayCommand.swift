@@ -21,6 +21,8 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "Print events as JSON lines instead of the human transcript.")
     var json = false
 
+    @OptionGroup(title: "App server report card (docs/report.md)") var report: ReportOptions
+
     func run() throws {
         let loaded = try ProfileLoading.load(profile)
         let result = Replayer.run(loaded)
@@ -43,6 +45,13 @@ struct ReplayCommand: ParsableCommand {
             }
         }
         output.flush()
+        if report.asked {
+            var card = ReportCard()
+            for event in result.events { card.observe(event) }
+            for line in card.report.lines { Diagnostics.write(line) }
+            try report.write(card.report)
+            if result.passed, report.fails(card.report) { throw ExitCode(1) }
+        }
         if !result.passed { throw ExitCode(1) }
     }
 }

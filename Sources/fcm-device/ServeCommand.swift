@@ -13,7 +13,8 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run the device and the emulated connection server headless, logging JSON lines.",
         discussion: """
             Prints {"event":"listening","ccs":N,"ccsPlain":N,"http":N,"tlsCert":"PATH"} first, then \
-            every event as a JSON line. Stops cleanly on SIGINT or SIGTERM. The HTTP port serves POST \
+            every event as a JSON line. Stops cleanly on SIGINT or SIGTERM, writing the app server's \
+            report card ({"event":"report","findings":[…]}, docs/report.md) and then {"event":"stopped"}. The HTTP port serves POST \
             /fcm/send and /gcm/send (legacy, Authorization: key=SERVER_KEY), POST \
             /v1/projects/PROJECT/messages:send (Authorization: Bearer TOKEN) and POST /token (the OAuth2 \
             grant for the service-account JSON that `fcm-device credentials` prints).
@@ -39,6 +40,10 @@ struct ServeCommand: AsyncParsableCommand {
         try await session.start(timeline: loaded.steps)
         let signal = await stop.wait()
         try await session.stop()
+        // The app server's report card, as the run left it (docs/report.md).
+        var report = JSONObject([(key: "event", value: .string("report"))])
+        if case .object(let card) = session.server.events.report.json { report.members += card.members }
+        output.write(JSONValue.object(report).json)
         output.write(JSONValue.members(["event": .string("stopped"), "signal": .int(Int(signal))]).json)
         output.flush()
         // Everything is on disk and written out: the process ends here, without

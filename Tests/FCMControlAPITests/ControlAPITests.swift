@@ -207,7 +207,7 @@ struct ControlAPITests {
                 "GET", "nope", "", "", 404,
                 "no such control route: GET /emulator/v1/projects/demo-project/nope; there are GET devices, "
                     + "GET devices/NAME, GET events, GET events:stream, POST devices/NAME/actions, POST expectations, "
-                    + "POST faults, GET faults, DELETE faults, POST reset under /emulator/v1/projects/demo-project/"
+                    + "POST faults, GET faults, DELETE faults, POST reset, GET report under /emulator/v1/projects/demo-project/"
             ),
             (
                 "POST", "devices/Nokia/actions", "", #"{"network":"offline"}"#, 404,
@@ -276,6 +276,28 @@ struct ControlFaultTests {
         #expect(ControlledDevice.names(second.json) == ["deviceReset", "onNewToken"])
         #expect(device.engine.devices[0].tokens[ControlledDevice.sender] == token)
         #expect(device.engine.devices[0].topicCount == 0)
+    }
+
+    @Test(
+        "GET report judges the events in the log, its evidence numbered as GET events numbers them; a reset starts it over"
+    )
+    func report() async {
+        let device = ControlledDevice()
+        #expect(await device.call("GET", "report").json["findings"] as? [Any] != nil)
+        // A high-priority data message that shows nothing.
+        _ = await device.call(
+            "POST", "devices/default/actions",
+            body: #"{"push": {"sender": "123456789012", "priority": "high", "data": {"k": "v"}}}"#)
+        let report = await device.call("GET", "report")
+        #expect(report.status == 200)
+        let findings = report.json["findings"] as? [[String: Any]] ?? []
+        #expect(findings.compactMap { $0["rule"] as? String } == ["high-priority-unseen"])
+        let example = (findings.first?["examples"] as? [[String: Any]])?.first
+        let seq = example?["event"] as? Int ?? 0
+        let events = await device.call("GET", "events", query: "after=\(seq - 1)&limit=1")
+        #expect(ControlledDevice.names(events.json) == ["onMessageReceived"])
+        _ = await device.call("POST", "reset")
+        #expect((await device.call("GET", "report").json["findings"] as? [Any])?.isEmpty == true)
     }
 }
 

@@ -1,0 +1,103 @@
+/// The app server's report card: it reads the event log, event by event, and judges
+/// what the app server under test did against Google's practices (`ReportRule`).
+/// Deterministic: the same events give the same report, so a replayed profile gives
+/// the report of the live run it came from. A rule that has not seen enough says
+/// nothing. The thresholds left open by Google are chosen in docs/RULES.md.
+public struct ReportCard: Sendable {
+    /// A request sent within this long of an answer that condemned its token or its
+    /// access token was already in flight (a `send_each` fan-out): not evidence.
+    public static let inFlight: Millis = Span.second
+    /// How long a 429 without `Retry-After` asks the app server to wait.
+    public static let quotaWait: Millis = Span.minute
+    /// The least wait before a first retry of a 500 or 503 without `Retry-After`.
+    public static let firstRetryWait: Millis = 10 * Span.second
+    /// A retry's wait is growing when it is at least this many times the one before.
+    public static let backoffGrowth = 1.5
+    /// Retries whose waits do not grow before backing off is judged missing.
+    public static let flatRetries = 3
+
+    var found: [ReportRule: ReportFinding] = [:]
+    /// Events read so far.
+    public internal(set) var eventCount = 0
+
+    /// The most phones whose high-priority messages are followed (a topic to a
+    /// million phones must not grow the card by a million entries).
+    public static let phonesFollowed = 10_000
+    /// Tokens FCM called unregistered or invalid: the answer that said so.
+    var deadTokens: [String: ReportEvidence] = [:]
+    /// Access tokens (their digest) answered 401: the answer.
+    var rejectedBearers: [String: ReportEvidence] = [:]
+    /// Requests (`api/digest`) refused for good: the first answer.
+    var refused: [String: ReportEvidence] = [:]
+    /// Requests whose last answer asked for a retry.
+    var retrying: [String: RetryChain] = [:]
+    /// The time a refused or retried request was last seen, so the several events of
+    /// one request (a multicast's targets) count as one attempt.
+    var lastSeen: [String: Millis] = [:]
+    /// Sends to each Android token in the last minute and the last hour.
+    var recentSends: [String: SendWindow] = [:]
+    /// High-priority data messages each Android phone's app got, and notifications it showed.
+    var highUnseen: [String: ReportFinding] = [:]
+    var shown: [String: Int] = [:]
+    /// Upstream and receipts written to an app server and not acked yet.
+    var unacked: [String: Unacked] = [:]
+    /// When each connection was told CONNECTION_DRAINING.
+    var drainingSince: [Int64: Millis] = [:]
+
+    public init() {}
+
+    struct RetryChain {
+        var lastAttempt: Millis
+        /// No retry before this (Retry-After, or a minute after a bare 429).
+        var notBefore: Millis?
+        /// Whether the last answer was a 500 or 503 without Retry-After.
+        var bareServerError: Bool
+        var retries = 0
+        /// The waits between attempts that no Retry-After dictated.
+        var freeWaits: [Millis] = []
+        var judged = false
+        var first: ReportEvidence
+    }
+
+    struct SendWindow {
+        var minute: [Millis] = []
+        var hour: [Millis] = []
+    }
+
+    struct Unacked {
+        var evidence: ReportEvidence
+        var connection: Int64?
+        var retried = false
+        var closed = false
+    }
+
+    /// The report as the events read so far stand.
+    public var report: AppServerReport {
+        var findings = found
+        for phone in highUnseen.keys.sorted() {
+            guard let unseen = highUnseen[phone], unseen.count > shown[phone, default: 0] else { continue }
+            var finding = findings[.highPriorityUnseen] ?? ReportFinding(rule: .highPriorityUnseen)
+            for evidence in unseen.examples where finding.examples.count < ReportFinding.exampleLimit {
+                finding.examples.append(evidence)
+            }
+            finding.count += unseen.count
+            findings[.highPriorityUnseen] = finding
+        }
+        for key in unacked.keys.sorted() {
+            guard let held = unacked[key], held.retried || held.closed else { continue }
+            var evidence = held.evidence
+            evidence.detail += held.retried ? "; not acked, so sent again" : "; its connection closed with it unacked"
+            findings[.upstreamNotAcked, default: ReportFinding(rule: .upstreamNotAcked)].add(evidence)
+        }
+        return AppServerReport(findings: Array(findings.values))
+    }
+
+    mutating func add(_ rule: ReportRule, _ evidence: ReportEvidence) {
+        // An API's use is noted once, with its first request as the evidence.
+        if rule == .legacyHTTPAPI || rule == .legacyXMPPAPI, found[rule] != nil {
+            found[rule]?.count += 1
+            return
+        }
+        found[rule, default: ReportFinding(rule: rule)].add(evidence)
+    }
+}

@@ -1,0 +1,84 @@
+/// The app-server API a downstream message came in on.
+public enum AppServerAPI: String, Sendable, Codable, CaseIterable {
+    /// `/fcm/send`, `/gcm/send`.
+    case legacy
+    /// `messages:send`.
+    case v1
+    /// A CCS (XMPP) connection.
+    case ccs
+}
+
+/// Where a downstream message came from on an app server's wire: the API, the
+/// connection (CCS), and a digest of the request as the app server sent it, so that
+/// a resend of the same request can be told from a new one. A message a profile or
+/// the TUI pushes has none. The events of such a message carry `api`, `request` and
+/// `connection`, which the report card reads.
+public struct WireOrigin: Sendable, Equatable, Codable {
+    public var api: AppServerAPI
+    /// `RequestDigest` of the request's body (HTTP) or of its message (CCS).
+    public var digest: String
+    public var connection: ConnectionID?
+
+    public init(api: AppServerAPI, digest: String, connection: ConnectionID? = nil) {
+        self.api = api
+        self.digest = digest
+        self.connection = connection
+    }
+
+    /// The fields an event of this message carries.
+    func append(to fields: inout [Field]) {
+        fields.append(.text("api", api.rawValue))
+        fields.append(.text("request", digest))
+        if let connection { fields.append(.number("connection", connection)) }
+    }
+}
+
+/// A short, stable digest (FNV-1a, 64 bits, in hex) that is the same for the same
+/// request in every run: a resend sent byte for byte, or a CCS message sent again
+/// with its `message_id` renewed.
+public enum RequestDigest {
+    public static func of(_ bytes: some Sequence<UInt8>) -> String {
+        var hash = Hasher64()
+        hash.add(bytes)
+        return hash.hex
+    }
+
+    /// A downstream message's digest, its `message_id` left out.
+    public static func of(_ request: DownstreamRequest) -> String {
+        var hash = Hasher64()
+        hash.add(request.sender)
+        hash.add(request.to ?? "")
+        hash.add(request.condition ?? "")
+        for pair in request.data { hash.add(pair.key + "=" + pair.value) }
+        for pair in request.notification ?? [] { hash.add("n." + pair.key + "=" + pair.value) }
+        hash.add(request.collapseKey ?? "")
+        hash.add(request.priority ?? "")
+        hash.add(request.timeToLive.map { String($0) } ?? "")
+        hash.add(
+            [request.deliveryReceiptRequested, request.dryRun, request.contentAvailable, request.mutableContent]
+                .map { $0 ? "1" : "0" }.joined())
+        return hash.hex
+    }
+
+    struct Hasher64 {
+        var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+        mutating func add(_ bytes: some Sequence<UInt8>) {
+            for byte in bytes {
+                value ^= UInt64(byte)
+                value = value &* 0x100_0000_01b3
+            }
+        }
+
+        /// A field, closed by a separator no UTF-8 text contains.
+        mutating func add(_ text: String) {
+            add(text.utf8)
+            add(CollectionOfOne(0xff))
+        }
+
+        var hex: String {
+            let digits = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import ArgumentParser
+import FCMEngine
+import FCMJSON
+import Foundation
+
+/// The app server's report card, as `exec` and `replay` write it (docs/report.md).
+struct ReportOptions: ParsableArguments {
+    @Option(
+        name: .customLong("report"),
+        help: ArgumentHelp("Write the app server's report card as JSON to this file.", valueName: "file"))
+    var jsonFile: String?
+
+    @Option(
+        name: .customLong("report-junit"),
+        help: ArgumentHelp("Write the report card as JUnit XML (a test case per rule) to this file.", valueName: "file")
+    )
+    var junitFile: String?
+
+    @Option(
+        name: .customLong("fail-on"),
+        help: ArgumentHelp(
+            "Exit 1 when the report has a finding this bad or worse: error, warning or note.", valueName: "severity"))
+    var failOn: String?
+
+    func validate() throws {
+        guard let failOn else { return }
+        let names = ReportSeverity.allCases.map(\.rawValue)
+        if ReportSeverity(rawValue: failOn) == nil {
+            throw ValidationError(
+                "--fail-on takes error, warning or note, not \"\(failOn)\""
+                    + CloseNames.suggestion(among: names, to: failOn))
+        }
+    }
+
+    /// Whether any option asks for the report.
+    var asked: Bool { jsonFile != nil || junitFile != nil || failOn != nil }
+
+    /// Writes the files asked for; a file that cannot be written is named.
+    func write(_ report: AppServerReport) throws {
+        if let jsonFile { try Self.save(report.json.json + "\n", to: jsonFile) }
+        if let junitFile { try Self.save(report.junit, to: junitFile) }
+    }
+
+    static func save(_ text: String, to path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+            throw ValidationError("cannot write the report to \(path)")
+        }
+    }
+
+    /// Whether the report fails the run (`--fail-on`).
+    func fails(_ report: AppServerReport) -> Bool {
+        guard let failOn, let severity = ReportSeverity(rawValue: failOn) else { return false }
+        return report.has(atLeast: severity)
+    }
+}
