@@ -9,6 +9,7 @@ import test_web_fleet
 import test_http_sdks
 import test_http_topics
 import test_readme_curl
+import test_report
 import test_slixmpp
 import test_xmpppy
 import test_zero_code
@@ -18,7 +19,7 @@ def main():
     binary = sys.argv[1]
     results = []
     for module in (test_slixmpp, test_xmpppy, test_aioxmpp, test_http_sdks, test_http_topics, test_readme_curl,
-                   test_zero_code, test_fleet, test_web_fleet):
+                   test_zero_code, test_fleet, test_web_fleet, test_report):
         results += module.run(binary)
     skipped = [(name, error) for name, error in results if error is not None and error.startswith("SKIP")]
     for name, error in results:

@@ -243,6 +243,7 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
         guard context.channel.isActive else { return }
         guard let answer = plan.answer else { return send(request, closing: closing, context: context) }
         if let ending = answer.endsConnection { return FaultedConnection.end(context.channel, ending) }
+        service.reportRejected(request, answer)
         reply(answer, closing: closing, context: context)
     }
 

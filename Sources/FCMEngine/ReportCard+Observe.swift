@@ -18,8 +18,8 @@ extension ReportCard {
             }
         case .discarded:
             if event.string("reason") == "collapse-key-limit" {
-                let detail =
-                    "dropped: a fifth collapse key (\(event.string("collapse_key") ?? "?")) held for one device"
+                let key = event.string("collapse_key").map { " (collapse key \($0))" } ?? ""
+                let detail = "dropped\(key): more than four collapse keys were held for one device"
                 add(.collapseKeyLimit, evidence(event, subject: event.string("id") ?? "", detail))
             }
         case .onMessageReceived:
@@ -36,6 +36,8 @@ extension ReportCard {
             let phone = Self.phone(of: event)
             if highUnseen[phone] != nil || shown.count < Self.phonesFollowed { shown[phone, default: 0] += 1 }
         case .appServerConnected:
+            // The built-in echo app server is no login (its connection has no number).
+            guard event.int("connection") != nil else { break }
             add(.legacyXMPPAPI, evidence(event, api: "ccs", subject: connection(event), "an XMPP login"))
         case .upstreamToAppServer, .receiptToAppServer: observeUpstream(event)
         case .appServerAck, .receiptAck:
@@ -67,7 +69,11 @@ extension ReportCard {
         let subject = token.map(TokenText.short) ?? event.string("topic").map { "/topics/" + $0 } ?? ""
         let answer = error.map { "refused \($0)" } ?? "accepted"
         let here = evidence(event, api: api, subject: subject, answer)
-        if api == "legacy" { add(.legacyHTTPAPI, here) }
+        // A legacy multicast is one request however many tokens it names.
+        if api == "legacy", lastLegacy.map({ $0 != (event.at, digest) }) ?? true {
+            lastLegacy = (event.at, digest)
+            add(.legacyHTTPAPI, here)
+        }
         if let token, let dead = deadTokens[token], event.at > dead.at + Self.inFlight {
             add(.unregisteredTokenReused, Self.later(here, after: dead))
         }
@@ -82,7 +88,7 @@ extension ReportCard {
         case "NotRegistered"?, "InvalidRegistration"?:
             if let token, deadTokens[token] == nil { deadTokens[token] = here }
         case "DeviceMessageRateExceeded"?, "TopicsMessageRateExceeded"?:
-            countSend(to: token, here)
+            if event["dry_run"] != .bool(true) { countSend(to: token, here) }
             retry(key, here, wait: api == "v1" ? Self.quotaWait : nil, bareServerError: false)
         case "Unavailable"?, "InternalServerError"?:
             let wait = event.int("retry_after").map { $0 * Span.second }
@@ -100,7 +106,7 @@ extension ReportCard {
     mutating func observeRefusedRequest(_ event: Event) {
         let path = event.string("path") ?? ""
         let status = Int(event.int("status") ?? 0)
-        let line = "\(event.string("method") ?? "") \(path) answered \(status)"
+        let line = "answered \(status)" + (event.int("retry_after").map { " (Retry-After \($0) s)" } ?? "")
         let here = evidence(event, api: event.string("api"), subject: path, line)
         if path.hasSuffix("/batch") {
             add(.batchEndpoint, here)
@@ -260,7 +266,7 @@ extension ReportCard {
     /// Evidence of a request that came after `first`, the answer it should have heeded.
     static func later(_ here: ReportEvidence, after first: ReportEvidence) -> ReportEvidence {
         var later = here
-        later.detail += "; after " + first.detail + " at " + DurationText.stamp(first.at)
+        later.detail += "; earlier " + first.detail + " at " + DurationText.stamp(first.at)
         return later
     }
 }

@@ -43,6 +43,8 @@ public struct ReportCard: Sendable {
     var unacked: [String: Unacked] = [:]
     /// When each connection was told CONNECTION_DRAINING.
     var drainingSince: [Int64: Millis] = [:]
+    /// The last legacy request counted (its time and digest).
+    var lastLegacy: (Millis, String)?
 
     public init() {}
 

@@ -8,7 +8,8 @@ public struct ReportEvidence: Sendable, Equatable {
     public var subject: String
     /// The request and its answer, in a line.
     public var detail: String
-    /// Its place in the event log the report card read (0 is the first event).
+    /// Its sequence number in the event log the report card read (the first event is 1,
+    /// as `GET events` numbers them).
     public var event: Int
 
     public init(at: Millis, api: String?, subject: String, detail: String, event: Int) {

@@ -22,6 +22,25 @@ public struct ReplayResult: Sendable {
     public var passed: Bool { failures.isEmpty }
 }
 
+extension ReplayResult {
+    /// Every event with the checks' among them, in the order they happened: the log
+    /// a live run of the profile writes (what its report card reads).
+    public var log: [Event] {
+        var log: [Event] = []
+        log.reserveCapacity(events.count + checks.count)
+        var next = 0
+        for (index, event) in events.enumerated() {
+            while next < checks.count, checkPositions[next] <= index {
+                log.append(checks[next].event(at: checks[next].step.at))
+                next += 1
+            }
+            log.append(event)
+        }
+        log += checks[next...].map { $0.event(at: $0.step.at) }
+        return log
+    }
+}
+
 /// Runs a profile headless on a virtual clock: the scenario runner plays each step
 /// at its time, timers fire between them, and time runs on until nothing is left.
 public enum Replayer {

@@ -20,7 +20,9 @@ struct ExecCommand: AsyncParsableCommand {
             --no-timeline), runs COMMAND \
             with these in its environment, stops the emulator and exits with COMMAND's status, or 1 if \
             COMMAND succeeded but an expect step of the profile failed or was never reached (each one is \
-            named, with what happened instead). COMMAND's environment gains:
+            named, with what happened instead), or, with --fail-on, the app server's report card has a \
+            finding that bad (the report is printed after COMMAND either way; docs/report.md). \
+            COMMAND's environment gains:
               FCM_EMULATOR_HOST           the HTTP port as 127.0.0.1:PORT (no scheme)
               FCM_EMULATOR_CONTROL        the control API's base URL (http://…/PROJECT)
               FCM_EMULATOR_PROJECT        the first sender's project (or sender ID)

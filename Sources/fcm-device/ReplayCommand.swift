@@ -47,9 +47,14 @@ struct ReplayCommand: ParsableCommand {
         output.flush()
         if report.asked {
             var card = ReportCard()
-            for event in result.events { card.observe(event) }
+            for event in result.log { card.observe(event) }
             for line in card.report.lines { Diagnostics.write(line) }
-            try report.write(card.report)
+            do {
+                try report.write(card.report)
+            } catch {
+                Diagnostics.write("\(error)")
+                throw ExitCode(2)
+            }
             if result.passed, report.fails(card.report) { throw ExitCode(1) }
         }
         if !result.passed { throw ExitCode(1) }

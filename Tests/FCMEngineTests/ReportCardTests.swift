@@ -62,7 +62,7 @@ struct ReportCardTests {
         h.serverSend(h.message("3", to: token), after: 2_000)
         let finding = h.finding(.unregisteredTokenReused)
         #expect(finding?.count == 1)
-        #expect(finding?.examples.first?.detail.contains("after refused NotRegistered") == true)
+        #expect(finding?.examples.first?.detail.contains("earlier refused NotRegistered") == true)
         #expect(finding?.severity == .error)
     }
 

@@ -11,7 +11,11 @@ struct FaultRouteTests {
         let failed = await device.legacy(#"{"to":"\#(device.token())","data":{"k":"v"}}"#)
         #expect(failed.status == 503)
         #expect(failed.header("Retry-After") == "3")
-        #expect(device.rejections().isEmpty, "a fault is its own event, not a rejected request")
+        // The fault is its own event; the answer it made is logged as a refused request,
+        // with what the report card reads of it.
+        #expect(device.rejections().map(\.status) == [503])
+        #expect(device.rejections().first?.retryAfter == 3)
+        #expect(device.rejections().first?.origin?.api == .legacy)
         let next = await device.legacy(#"{"to":"\#(device.token())","data":{"k":"v"}}"#)
         #expect(next.status == 200)
         #expect(device.events(named: "faultInjected").count == 1)
