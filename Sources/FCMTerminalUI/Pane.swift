@@ -38,6 +38,8 @@ public enum Overlay: Sendable, Equatable {
     case journey(id: String)
     /// Every phone, the selected one; Enter shows it in the panes.
     case devices(selected: Int)
+    /// The app server's report card; the selected piece of evidence.
+    case report(selected: Int)
 }
 
 /// Something only the shell can do: the terminal, the clipboard, files.

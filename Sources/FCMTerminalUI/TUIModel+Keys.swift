@@ -27,6 +27,8 @@ extension TUIModel {
             return handleHeld(selected: selected, key)
         case .devices(let selected)?:
             return handleDevices(selected: selected, key)
+        case .report(let selected)?:
+            return handleReport(selected: selected, key)
         case .journey?:
             if key == .escape || key == .enter || key == .character("q") || key == .character("j") { overlay = nil }
             return []
@@ -78,6 +80,7 @@ extension TUIModel {
             if focus == .server { serverRaw.toggle() }
             if focus == .events, let event = cursorEvent { overlay = .eventDetail(event) }
         case .character("h"): overlay = .held(selected: 0)
+        case .character("R"): overlay = .report(selected: 0)
         case .character("j"): openJourneyOfSelection()
         case .character("s"): openCompose()
         case .character("p"): openPush()

@@ -110,6 +110,9 @@ extension TUIModel {
             steps: Array(playback.steps.prefix(playback.position)), total: playback.steps.count, at: playback.time)
         // The played engine is handed to a session of its own: the TUI runs it no more.
         mode = .forked(LocalSession(engine: playback.engine), point)
+        // The report goes on from what was played.
+        card = ReportCard()
+        for event in log { card.observe(event) }
         status = "forked at step \(playback.position)/\(playback.steps.count): yours now; w saves it, Home replays"
     }
 

@@ -56,6 +56,8 @@ public struct TUIModel: Sendable {
     public internal(set) var saveFolder = "."
     /// The path the user agreed to replace (asked when a save found a file there).
     var replaceConfirmed: String?
+    /// The app server's report card over every event the TUI has seen (`R`).
+    var card = ReportCard()
     /// The terminal's height at the last frame (PgUp and PgDn page by what shows).
     public internal(set) var screenHeight = 24
 
@@ -212,6 +214,7 @@ public struct TUIModel: Sendable {
 
     mutating func append(_ events: [Event]) {
         appendedTotal += events.count
+        for event in events { card.observe(event) }
         log += events
         if log.count >= 2 * Self.logLimit { log.removeFirst(log.count - Self.logLimit) }
         // Scrolled back, a log pane keeps showing the same lines as new ones arrive

@@ -16,6 +16,7 @@ extension View {
         case .held(let selected): drawHeld(selected: selected, model, into: &grid)
         case .journey(let id): drawJourney(id, model, into: &grid)
         case .devices(let selected): drawDevices(selected: selected, model, into: &grid)
+        case .report(let selected): drawReport(selected: selected, model, into: &grid)
         case .filter(let text):
             let y = grid.height - 2
             grid.fill(x: 0, y: y, width: grid.width, height: 1, style: .selected)
@@ -49,6 +50,7 @@ extension View {
         ("v  [  ]", "the devices list; the previous / next device"),
         ("Enter  t", "details and why; t taps the selected notice"),
         ("h  j", "held on the server / a message's journey"),
+        ("R", "the app server's report card"),
         ("D", "ask app-server connections to drain"),
         ("1  2  3", "move the clock on 1 minute / 1 hour / 1 day"),
         ("/  w", "filter the events; w saves a profile"),
