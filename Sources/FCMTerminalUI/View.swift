@@ -8,6 +8,9 @@ public enum View {
     public static let minimumWidth = 60
     public static let minimumHeight = 16
 
+    /// The widest the right column (inbox, held, server) grows on a wide screen.
+    static let rightColumnWidth = 68
+
     public static func render(_ model: TUIModel, width: Int, height: Int) -> Grid {
         var grid = Grid(width: width, height: height)
         guard width >= minimumWidth, height >= minimumHeight else {
@@ -36,7 +39,9 @@ public enum View {
     /// Where each pane goes. Wide screens show every pane; narrower ones share the
     /// bottom right between the inbox and the server pane, by focus.
     static func layout(_ body: Rect, focus: Pane) -> [(Pane, Rect)] {
-        let leftWidth = min(46, max(30, body.width * 2 / 5))
+        // On a wide screen the left column gives two columns to the events (its tokens
+        // are cut in the middle, marked, as they are everywhere).
+        let leftWidth = body.width >= 160 ? 44 : min(46, max(30, body.width * 2 / 5))
         let left = Rect(x: body.x, y: body.y, width: leftWidth, height: body.height)
         let third = left.height / 3
         var panes: [(Pane, Rect)] = [
@@ -46,7 +51,9 @@ public enum View {
         ]
         let rest = Rect(x: body.x + leftWidth, y: body.y, width: body.width - leftWidth, height: body.height)
         if body.width >= 160 {
-            let middle = rest.width * 11 / 20
+            // The right column is as wide as its titles need (68 at most: the held table whole): every column
+            // beyond goes to the events, whose lines are the longest.
+            let middle = rest.width - min(Self.rightColumnWidth, rest.width - rest.width * 11 / 20)
             panes.append((.events, Rect(x: rest.x, y: rest.y, width: middle, height: rest.height)))
             let right = Rect(x: rest.x + middle, y: rest.y, width: rest.width - middle, height: rest.height)
             let third = right.height / 3
