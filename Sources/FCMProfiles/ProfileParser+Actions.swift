@@ -20,7 +20,7 @@ extension ProfileParser {
             throw error
         } catch let error as YamlError {
             let json = text.first { !$0.isWhitespace }.map { $0 == "{" || $0 == "[" } ?? false
-            throw yamlProblem(error, file: source, format: json ? "JSON" : "YAML")
+            throw yamlProblem(error, file: source, format: json ? "JSON" : "YAML", text: text)
         } catch {
             throw ProfileError(start, "cannot read the body: \(error)")
         }

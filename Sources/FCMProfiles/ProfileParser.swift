@@ -41,36 +41,57 @@ public enum ProfileParser {
         } catch let error as ProfileError {
             throw error
         } catch let error as YamlError {
-            throw yamlProblem(error, file: file)
+            throw yamlProblem(error, file: file, text: text)
         } catch {
             throw ProfileError(SourceLocation(file: file, line: 1, column: 1), "cannot read YAML: \(error)")
         }
-        let top = try YAMLNode(node: root, file: file, path: "").mapping(allowed: topKeys)
-        let version = try top.required("version")
-        guard try version.int() == 1 else { throw version.error("only version 1 is known") }
-        var device = DeviceSettings()
-        if let node = top["device"] { device = try parseDevice(node) }
-        let senders = try parseSenders(try top.required("senders"))
-        var configuration = EngineConfiguration(device: device, senders: senders)
-        if let node = top["devices"] {
+        // Each part is read on its own and every mistake is kept: one run names them
+        // all. The timeline is read once the phones and senders it names are readable.
+        var mistakes = ProfileMistakes()
+        let top = try YAMLNode(node: root, file: file, path: "").mapping(allowed: topKeys, noting: &mistakes)
+        mistakes.check { () throws(ProfileError) in
+            let version = try top.required("version")
+            guard try version.int() == 1 else { throw version.error("only version 1 is known") }
+        }
+        let device = top["device"].map { parseDevice($0, noting: &mistakes) } ?? DeviceSettings()
+        // A misspelt `senders:` is said once, as the unknown key, not again as a missing one.
+        let misspeltSenders = mistakes.found.contains { $0.message.contains("did you mean senders") }
+        let senders =
+            top["senders"] == nil && misspeltSenders
+            ? nil : mistakes.check { () throws(ProfileError) in try parseSenders(try top.required("senders")) }
+        var configuration = EngineConfiguration(device: device, senders: senders ?? [])
+        let fleet = mistakes.check { () throws(ProfileError) -> Bool in
+            guard let node = top["devices"] else { return true }
             if let single = top["device"] { throw single.error("give device: (one phone) or devices:, not both") }
-            configuration.devices = try parseDevices(node, senders: Set(senders.map(\.id)))
+            configuration.devices = try parseDevices(node, senders: Set((senders ?? []).map(\.id)))
             configuration.device = configuration.firstStartingDevice
+            return true
         }
-        if let node = top["upstream"] { configuration.batch = try parseUpstream(node) }
-        if let node = top["app_server"] { configuration.appServer = try node.oneOf(AppServerMode.self) }
-        if let node = top["server"] { configuration.store = try parseServer(node) }
-        var context = StepContext(senders: Set(senders.map(\.id)), starting: StartingPhones(configuration))
-        let steps =
-            try top["timeline"].map { node throws(ProfileError) in try parseTimeline(node, context: &context) } ?? []
-        let end = try top["end"]?.duration()
-        if let end, let last = steps.last, end < last.at {
-            throw top["end"]!.error(
-                "end \(DurationText.stamp(end)) comes before the last step at \(DurationText.stamp(last.at))")
+        mistakes.check { () throws(ProfileError) in
+            if let node = top["upstream"] { configuration.batch = try parseUpstream(node) }
         }
+        mistakes.check { () throws(ProfileError) in
+            if let node = top["app_server"] { configuration.appServer = try node.oneOf(AppServerMode.self) }
+        }
+        mistakes.check { () throws(ProfileError) in
+            if let node = top["server"] { configuration.store = try parseServer(node) }
+        }
+        let description = mistakes.check { () throws(ProfileError) in try top["description"]?.string() } ?? nil
+        let end = mistakes.check { () throws(ProfileError) in try top["end"]?.duration() } ?? nil
+        var steps: [Step] = []
+        if senders != nil, fleet != nil, let node = top["timeline"] {
+            let ids = Set(configuration.senders.map { $0.id })
+            var context = StepContext(senders: ids, starting: StartingPhones(configuration))
+            steps = parseTimeline(node, context: &context, noting: &mistakes)
+        }
+        if let end, let last = steps.last, end < last.at, let node = top["end"] {
+            mistakes.add(
+                node.error(
+                    "end \(DurationText.stamp(end)) comes before the last step at \(DurationText.stamp(last.at))"))
+        }
+        try mistakes.throwIfAny()
         var profile = Profile(
-            file: file, description: try top["description"]?.string(), configuration: configuration, end: end,
-            steps: steps)
+            file: file, description: description, configuration: configuration, end: end, steps: steps)
         let deviceSeed = try top["device"]?.mapping(allowed: deviceKeys)["seed"] != nil
         let devicesSeed = try hasSeed(devices: top["devices"])
         profile.hasSeed = deviceSeed || devicesSeed
@@ -79,12 +100,15 @@ public enum ProfileParser {
 
     /// `format`: what the text was written as (a control-API body in braces is JSON,
     /// which the YAML reader reads too, and its errors say so).
-    static func yamlProblem(_ error: YamlError, file: String, format: String = "YAML") -> ProfileError {
+    static func yamlProblem(_ error: YamlError, file: String, format: String = "YAML", text: String = "")
+        -> ProfileError
+    {
         func at(_ mark: Mark) -> SourceLocation { SourceLocation(file: file, line: mark.line, column: mark.column) }
         switch error {
         case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
             .composer(_, let problem, let mark, _):
-            return ProfileError(at(mark), "invalid \(format): \(problem)")
+            let hint = YAMLHints.hint(problem, at: mark, in: text, format: format).map { " (\($0))" } ?? ""
+            return ProfileError(at(mark), "invalid \(format): \(problem)" + hint)
         case .duplicatedKeysInMapping(let duplicates, let context):
             return ProfileError(at(context.mark), "duplicate key \(duplicates.joined(separator: ", "))")
         default:
@@ -96,13 +120,37 @@ public enum ProfileParser {
 
     /// The `device:` keys of a mapping that may also hold `extraKeys`.
     static func parseDevice(_ node: YAMLNode, extraKeys: [String] = []) throws(ProfileError) -> DeviceSettings {
-        let map = try node.mapping(allowed: deviceKeys + extraKeys)
+        var mistakes = ProfileMistakes()
+        let device = parseDevice(node, extraKeys: extraKeys, noting: &mistakes)
+        try mistakes.throwIfAny()
+        return device
+    }
+
+    /// The device as far as its keys read, each mistaken key noted: every one is
+    /// named in one run, and the timeline is still read against what did read.
+    static func parseDevice(_ node: YAMLNode, extraKeys: [String] = [], noting mistakes: inout ProfileMistakes)
+        -> DeviceSettings
+    {
         var device = DeviceSettings()
+        let allowed = deviceKeys + extraKeys
+        var unknown = ProfileMistakes()
+        guard
+            let map = mistakes.check({ () throws(ProfileError) in try node.mapping(allowed: allowed, noting: &unknown) }
+            )
+        else { return device }
+        for mistake in unknown.found { mistakes.add(mistake) }
+        let before = mistakes.found.count
         for entry in DeviceVocabulary.keys {
-            if let value = map[entry.key] { try entry.read(value, &device) }
+            if let value = map[entry.key] {
+                mistakes.check { () throws(ProfileError) in try entry.read(value, &device) }
+            }
         }
         // The engine's word on what the platform does not have, at the key that says it.
-        if let (setting, problem) = device.platformProblems.first, let node = map[setting] { throw node.error(problem) }
+        if mistakes.found.count == before, let (setting, problem) = device.platformProblems.first,
+            let node = map[setting]
+        {
+            mistakes.add(node.error(problem))
+        }
         return device
     }
 

@@ -121,9 +121,23 @@ extension ProfileParser {
     static var actionKeys: [String] { StepVocabulary.keys }
 
     static func parseTimeline(_ node: YAMLNode, context: inout StepContext) throws(ProfileError) -> [Step] {
+        var mistakes = ProfileMistakes()
+        let steps = parseTimeline(node, context: &context, noting: &mistakes)
+        try mistakes.throwIfAny()
+        return steps
+    }
+
+    /// The steps that read, each mistaken one noted: a step's mistake does not hide the
+    /// next step's.
+    static func parseTimeline(_ node: YAMLNode, context: inout StepContext, noting mistakes: inout ProfileMistakes)
+        -> [Step]
+    {
+        guard let items = mistakes.check({ () throws(ProfileError) in try node.sequence() }) else { return [] }
         var steps: [Step] = []
-        for item in try node.sequence() {
-            steps.append(try parseStep(item, context: &context))
+        for item in items {
+            if let step = mistakes.check({ () throws(ProfileError) in try parseStep(item, context: &context) }) {
+                steps.append(step)
+            }
         }
         return steps
     }

@@ -113,15 +113,26 @@ struct YAMLNode {
     }
 
     func mapping(allowed: [String]) throws(ProfileError) -> YAMLMapping {
+        var mistakes = ProfileMistakes()
+        let map = try mapping(allowed: allowed, noting: &mistakes)
+        try mistakes.throwIfAny()
+        return map
+    }
+
+    /// The mapping without its unknown keys, each noted as a mistake: the known ones
+    /// are still read, so every unknown key of a mapping is named in one run.
+    func mapping(allowed: [String], noting mistakes: inout ProfileMistakes) throws(ProfileError) -> YAMLMapping {
         guard case .mapping(let pairs) = node else { throw error("expected a mapping of keys, found \(kind)") }
         var entries: [(String, YAMLNode, YAMLNode)] = []
         for (key, value) in pairs {
             let keyNode = YAMLNode(node: key, file: file, path: path)
             let name = try keyNode.scalarText()
             if !allowed.isEmpty, !allowed.contains(name) {
-                throw keyNode.error(
-                    "unknown key \"\(name)\"" + CloseNames.suggestion(among: allowed, to: name)
-                        + "; expected one of: \(allowed.joined(separator: ", "))")
+                mistakes.add(
+                    keyNode.error(
+                        "unknown key \"\(name)\"" + CloseNames.suggestion(among: allowed, to: name)
+                            + "; expected one of: \(allowed.joined(separator: ", "))"))
+                continue
             }
             entries.append(
                 (name, keyNode, YAMLNode(node: value, file: file, path: path.isEmpty ? name : "\(path).\(name)")))

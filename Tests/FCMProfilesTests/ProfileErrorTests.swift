@@ -43,7 +43,8 @@ struct ProfileErrorTests {
             "\(String(describing: device))")
         let top = error("version: 1\nsender: [{ id: \"1\", key: k }]\n")
         #expect(
-            top?.message.contains("unknown key \"sender\"; did you mean senders") == true, "\(String(describing: top))")
+            top?.description.hasPrefix("p.yaml:2:1: unknown key \"sender\"; did you mean senders or server?") == true
+                && top?.more.isEmpty == true, "\(String(describing: top))")
         let kind = error(Self.header + "timeline:\n  - at: 0s\n    expect: { event: notificationPostd }\n")
         #expect(kind?.message.contains("did you mean notificationPosted?") == true, "\(String(describing: kind))")
     }
