@@ -61,43 +61,47 @@ extension ReportCard {
         }
     }
 
-    /// A send of an app server (it has `api`), accepted or refused by the device.
+    /// A send of an app server (it has `api`), accepted or refused by the device. Its
+    /// evidence is written only when a rule keeps it: most sends break nothing.
     mutating func observeSend(_ event: Event) {
         guard let api = event.string("api"), let digest = event.string("request") else { return }
         let token = event.string("token")
         let error = event.string("error")
-        let subject = token.map(TokenText.short) ?? event.string("topic").map { "/topics/" + $0 } ?? ""
-        let answer = error.map { "refused \($0)" } ?? "accepted"
-        let here = evidence(event, api: api, subject: subject, answer)
+        let sequence = eventCount + 1
+        func here() -> ReportEvidence {
+            let subject = token.map(TokenText.short) ?? event.string("topic").map { "/topics/" + $0 } ?? ""
+            let answer = error.map { "refused \($0)" } ?? "accepted"
+            return ReportEvidence(at: event.at, api: api, subject: subject, detail: answer, event: sequence)
+        }
         // A legacy multicast is one request however many tokens it names.
         if api == "legacy", lastLegacy.map({ $0 != (event.at, digest) }) ?? true {
             lastLegacy = (event.at, digest)
-            add(.legacyHTTPAPI, here)
+            if found[.legacyHTTPAPI] == nil { add(.legacyHTTPAPI, here()) } else { found[.legacyHTTPAPI]?.count += 1 }
         }
-        if let token, let dead = deadTokens[token], event.at > dead.at + Self.inFlight {
-            add(.unregisteredTokenReused, Self.later(here, after: dead))
+        if let token, !deadTokens.isEmpty, let dead = deadTokens[token], event.at > dead.at + Self.inFlight {
+            add(.unregisteredTokenReused, Self.later(here(), after: dead))
         }
-        let key = api + "/" + digest
-        attempt(key, here)
+        let key = refused.isEmpty && retrying.isEmpty && error == nil ? "" : api + "/" + digest
+        if !key.isEmpty { attempt(key, here) }
         switch error {
         case nil:
-            settle(key, at: event.at)
-            if event["dry_run"] != .bool(true), event.string("platform") == Platform.android.rawValue {
-                countSend(to: token, here)
+            if !key.isEmpty { settle(key, at: event.at) }
+            if let token, event["dry_run"] != .bool(true), event.string("platform") == Platform.android.rawValue {
+                countSend(to: token, at: event.at, here)
             }
         case "NotRegistered"?, "InvalidRegistration"?:
-            if let token, deadTokens[token] == nil { deadTokens[token] = here }
+            if let token, deadTokens[token] == nil { deadTokens[token] = here() }
         case "DeviceMessageRateExceeded"?, "TopicsMessageRateExceeded"?:
-            if event["dry_run"] != .bool(true) { countSend(to: token, here) }
-            retry(key, here, wait: api == "v1" ? Self.quotaWait : nil, bareServerError: false)
+            if let token, event["dry_run"] != .bool(true) { countSend(to: token, at: event.at, here) }
+            retry(key, here(), wait: api == "v1" ? Self.quotaWait : nil, bareServerError: false)
         case "Unavailable"?, "InternalServerError"?:
             let wait = event.int("retry_after").map { $0 * Span.second }
-            retry(key, here, wait: wait, bareServerError: wait == nil)
+            retry(key, here(), wait: wait, bareServerError: wait == nil)
         default:
             settle(key, at: event.at)
             if refused[key] == nil {
-                refused[key] = here
-                lastSeen[key] = here.at
+                refused[key] = here()
+                lastSeen[key] = event.at
             }
         }
     }
@@ -121,7 +125,7 @@ extension ReportCard {
         guard let digest = event.string("request"), let api = event.string("api") else { return }
         if api == "legacy" { add(.legacyHTTPAPI, here) }
         let key = api + "/" + digest
-        attempt(key, here)
+        attempt(key) { here }
         switch status {
         case 400, 403, 404:
             settle(key, at: event.at)
@@ -140,8 +144,10 @@ extension ReportCard {
     }
 
     /// One more attempt of a request: judged against what its earlier answers asked.
-    mutating func attempt(_ key: String, _ here: ReportEvidence) {
-        guard refused[key] != nil || retrying[key] != nil, lastSeen[key] != here.at else { return }
+    mutating func attempt(_ key: String, _ evidence: () -> ReportEvidence) {
+        guard refused[key] != nil || retrying[key] != nil else { return }
+        let here = evidence()
+        guard lastSeen[key] != here.at else { return }
         lastSeen[key] = here.at
         if let first = refused[key] { add(.permanentErrorResent, Self.later(here, after: first)) }
         guard var chain = retrying[key] else { return }
@@ -194,23 +200,17 @@ extension ReportCard {
         }
     }
 
-    /// A send to an Android token, counted in its minute and hour.
-    mutating func countSend(to token: String?, _ here: ReportEvidence) {
-        guard let token else { return }
-        var window = recentSends[token] ?? SendWindow()
-        window.minute.removeAll { $0 <= here.at - Span.minute }
-        window.hour.removeAll { $0 <= here.at - Span.hour }
-        window.minute.append(here.at)
-        window.hour.append(here.at)
-        if window.minute.count > DeviceLimits.perMinute || window.hour.count > DeviceLimits.perHour {
-            var over = here
-            over.detail +=
-                window.minute.count > DeviceLimits.perMinute
-                ? "; message \(window.minute.count) to this device within a minute"
-                : "; message \(window.hour.count) to this device within an hour"
-            add(.deviceRateExceeded, over)
-        }
-        recentSends[token] = window
+    /// A send to an Android token, counted in its minute and hour (in place: a load
+    /// test sends thousands to one token).
+    mutating func countSend(to token: String, at time: Millis, _ evidence: () -> ReportEvidence) {
+        let (minute, hour) = recentSends[token, default: SendWindow()].record(time)
+        guard minute > DeviceLimits.perMinute || hour > DeviceLimits.perHour else { return }
+        var over = evidence()
+        over.detail +=
+            minute > DeviceLimits.perMinute
+            ? "; message \(minute) to this device within a minute"
+            : "; message \(hour) to this device within an hour"
+        add(.deviceRateExceeded, over)
     }
 
     /// An app server's topic call for a token (`by`: the API it used).

@@ -61,9 +61,27 @@ public struct ReportCard: Sendable {
         var first: ReportEvidence
     }
 
+    /// The times of the sends to one token in the last hour, oldest first; the last
+    /// minute's are those from `minuteStart`.
     struct SendWindow {
-        var minute: [Millis] = []
-        var hour: [Millis] = []
+        var times: [Millis] = []
+        var hourStart = 0
+        var minuteStart = 0
+
+        /// Counts a send at `time`: how many in the minute and the hour up to it.
+        mutating func record(_ time: Millis) -> (minute: Int, hour: Int) {
+            times.append(time)
+            while times[hourStart] <= time - Span.hour { hourStart += 1 }
+            minuteStart = max(minuteStart, hourStart)
+            while times[minuteStart] <= time - Span.minute { minuteStart += 1 }
+            // What fell out of the hour is dropped now and then, not on every send.
+            if hourStart > 4_096, hourStart * 2 > times.count {
+                times.removeFirst(hourStart)
+                minuteStart -= hourStart
+                hourStart = 0
+            }
+            return (times.count - minuteStart, times.count - hourStart)
+        }
     }
 
     struct Unacked {
