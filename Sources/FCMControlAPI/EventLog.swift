@@ -54,6 +54,9 @@ public final class EventLog: @unchecked Sendable {
     /// new one). Sequence numbers of its evidence are this log's.
     public var report: AppServerReport { lock.withLock { card.report } }
 
+    /// The report of the whole run, resets and all (`exec` and `serve` at the end).
+    public var runReport: AppServerReport { lock.withLock { card.runReport } }
+
     public func append(_ event: Event) {
         var woken: [(CheckedContinuation<[Entry], Never>, Entry)] = []
         lock.withLock {

@@ -35,22 +35,25 @@ extension AppServerReport {
         return lines
     }
 
-    /// A JUnit XML test suite: a test case per rule, a failure for each finding.
+    /// A JUnit XML test suite: a test case per rule, a failure for each error or
+    /// warning; a note is shown as a skipped case, so that a CI's test view shows it
+    /// without turning red for a deprecation.
     public var junit: String {
-        let failures = findings.count
+        let failures = findings.count { $0.severity != .note }
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml += "<testsuite name=\"fcm-device app server report\" tests=\"\(ReportRule.allCases.count)\""
-        xml += " failures=\"\(failures)\">\n"
+        xml += " failures=\"\(failures)\" skipped=\"\(findings.count - failures)\">\n"
         for rule in ReportRule.allCases {
             xml += "  <testcase classname=\"fcm-device.report\" name=\"\(rule.rawValue)\""
             guard let finding = findings.first(where: { $0.rule == rule }) else {
                 xml += "/>\n"
                 continue
             }
-            xml += ">\n    <failure type=\"\(rule.severity.rawValue)\" message=\""
-            xml += Self.escaped("\(finding.count) × \(rule.message)") + "\">"
+            let element = rule.severity == .note ? "skipped" : "failure"
+            xml += ">\n    <\(element) type=\"\(rule.severity.rawValue)\" message=\""
+            xml += Self.escaped("\(rule.severity.rawValue): \(finding.count) × \(rule.message)") + "\">"
             let evidence = finding.examples.map(\.line) + ["see " + rule.source]
-            xml += Self.escaped(evidence.joined(separator: "\n")) + "</failure>\n  </testcase>\n"
+            xml += Self.escaped(evidence.joined(separator: "\n")) + "</\(element)>\n  </testcase>\n"
         }
         return xml + "</testsuite>\n"
     }

@@ -21,9 +21,13 @@ extension DeviceEngine {
                     .text("detail", problem.detail + (checked.details?.readNote.map { " (\($0))" } ?? "")),
                 ]
                 if let origin = engine.arriving {
-                    if !checked.isTopicSend, let token = checked.to { fields.append(.text("token", token)) }
+                    // A group's member copies name no token the app server sent to.
+                    if !checked.isTopicSend, !origin.toGroup, let token = checked.to {
+                        fields.append(.text("token", token))
+                    }
                     origin.append(to: &fields)
-                    if let wait = problem.retryAfter { fields.append(.number("retry_after", wait)) }
+                    fields.append(.text("handling", problem.handling.rawValue))
+                    if let wait = problem.retryAfter(on: origin.api) { fields.append(.number("retry_after", wait)) }
                 }
                 engine.emit(.server, .downstreamRejected, fields, into: &out)
             }
@@ -118,7 +122,7 @@ extension DeviceEngine {
         fields.append(.text("token", request.to ?? ""))
         acceptedFields(request, ttl: message.timeToLive, into: &fields)
         // The report card counts an app server's sends to each Android phone.
-        if arriving != nil, installed { fields.append(.text("platform", platform.rawValue)) }
+        if let arriving, !arriving.toGroup, installed { fields.append(.text("platform", platform.rawValue)) }
         emit(.server, .downstreamAccepted, fields, into: &out)
         countTowardRate(request)
         if !request.dryRun { route(message, into: &out) }

@@ -37,7 +37,10 @@ extension DeviceEngine {
         for index in faults.indices where faults[index].path.map(path.hasPrefix) == true {
             if case .latency(let delay, let jitter) = faults[index].kind {
                 var rng = SeededGenerator(seed: configuration.device.seed ^ UInt64(now) ^ UInt64(faults[index].id))
-                effects.insert(.delay(delay + (jitter > 0 ? Millis(rng.next() % UInt64(jitter + 1)) : 0)), at: 0)
+                let held = delay + (jitter > 0 ? Millis(rng.next() % UInt64(jitter + 1)) : 0)
+                effects.insert(.delay(held), at: 0)
+                use(index, on: path, delay: held, into: &out)
+                continue
             } else if let answer = faults[index].answer, !effects.contains(where: \.answers) {
                 // One request gets one answer; the next fault waits for the next request.
                 effects.append(answer)
@@ -119,11 +122,14 @@ extension DeviceEngine {
         return kind
     }
 
-    mutating func use(_ index: Int, on path: String?, into out: inout [Event]) {
+    mutating func use(_ index: Int, on path: String?, delay: Millis? = nil, into out: inout [Event]) {
         if let count = faults[index].count { faults[index].count = count - 1 }
         var fields: [Field] = [.number("fault", faults[index].id), .text("does", faults[index].summary)]
         if let path { fields.append(.text("path", path)) }
         if let count = faults[index].count { fields.append(.number("left", count)) }
+        // How long this request is held (the report card gives requests held so long
+        // their time in flight).
+        if let delay { fields.append(.number("delay", delay)) }
         emit(.server, .faultInjected, fields, into: &out)
     }
 

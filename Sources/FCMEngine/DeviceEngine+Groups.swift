@@ -126,6 +126,9 @@ extension DeviceEngine {
         into out: inout [Event]
     ) -> GroupDelivery {
         var delivery = GroupDelivery(success: 0, failed: [])
+        let origin = arriving
+        arriving?.toGroup = true
+        defer { arriving = origin }
         for member in group.members {
             var copy = request
             copy.to = member

@@ -143,6 +143,7 @@ extension DeviceEngine {
         ]
         if let result {
             fields.append(.text("error", result.rawValue))
+            fields.append(.text("change", order.change.rawValue))
             emit(.server, .topicRefused, fields, into: &out)
         } else {
             emit(.server, order.change == .add ? .topicSubscribed : .topicUnsubscribed, fields, into: &out)

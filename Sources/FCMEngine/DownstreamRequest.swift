@@ -142,10 +142,34 @@ public enum DownstreamError: Sendable, Equatable, Error {
         }
     }
 
-    /// The seconds an HTTP answer to this refusal asks the app server to wait
-    /// (`Retry-After`), when it asks.
-    public var retryAfter: Int? {
-        if case .unavailable = self { ServiceLimits.unavailableRetryAfterSeconds } else { nil }
+    /// The seconds the answer to this refusal on `api` asks the app server to wait
+    /// (`Retry-After`), when it asks: a 503 on HTTP (the service down, or a v1
+    /// `UNAVAILABLE`); never a result inside a 200, nor a CCS nack.
+    public func retryAfter(on api: AppServerAPI) -> Int? {
+        switch (self, api) {
+        case (.unavailable, .legacy), (.unavailable, .v1): ServiceLimits.unavailableRetryAfterSeconds
+        case (.injected, .v1) where v1Code == "UNAVAILABLE": ServiceLimits.unavailableRetryAfterSeconds
+        default: nil
+        }
+    }
+
+    /// What Google asks an app server to do on this refusal (app-server-practices.md):
+    /// the report card reads it, so the classes are decided here once.
+    public var handling: RefusalHandling {
+        switch self {
+        case .invalidRegistration, .notRegistered, .tokenExpired: .dropToken
+        case .unavailable: .retry
+        case .deviceRateExceeded: .slowDown
+        case .injected(let name):
+            switch Fault.errors[name]?.v1 {
+            case "QUOTA_EXCEEDED"?: .slowDown
+            case "UNAVAILABLE"?, "INTERNAL"?: .retry
+            default: .fix
+            }
+        case .missingRegistration, .mismatchSenderID, .messageTooBig, .invalidTopic, .invalidDataKey, .invalidTtl,
+            .invalidParameters, .invalidPackageName:
+            .fix
+        }
     }
 
     /// A sentence a person can act on.
@@ -197,4 +221,16 @@ public enum TokenText {
     public static func short(_ token: String) -> String {
         token.count <= 24 ? token : String(token.prefix(12)) + "…" + String(token.suffix(8))
     }
+}
+
+/// What an app server is to do about a refused message, as Google asks.
+public enum RefusalHandling: String, Sendable {
+    /// The token is gone or was never valid: delete it, send nothing more to it.
+    case dropToken = "drop-token"
+    /// The request is wrong: fix it; sent again unchanged it fails again.
+    case fix
+    /// The service failed: retry later, backing off (after `Retry-After` when given).
+    case retry
+    /// Over a rate: send less, back off (a minute after a 429 without `Retry-After`).
+    case slowDown = "slow-down"
 }

@@ -5,10 +5,12 @@ extension ReportCard {
         defer { eventCount += 1 }
         switch event.kind {
         case .deviceReset:
-            // The control API's reset starts a new report.
-            let count = eventCount
+            // The control API's reset starts a new report; the run's keeps what was found.
+            let (count, kept) = (eventCount, runReport)
             self = ReportCard()
             eventCount = count
+            earlierRequests = kept.requests
+            for finding in kept.findings { earlier[finding.rule] = finding }
         case .downstreamAccepted, .downstreamRejected: observeSend(event)
         case .requestRejected: observeRefusedRequest(event)
         case .topicSubscribed, .topicUnsubscribed, .topicRefused: observeTopicCall(event)
@@ -24,20 +26,20 @@ extension ReportCard {
             }
         case .onMessageReceived:
             // Android's callback: an iPhone's and a browser's have other names.
-            let phone = Self.phone(of: event)
-            if event.string("priority") == "high", event["notification"] == nil,
-                highUnseen[phone] != nil || highUnseen.count < Self.phonesFollowed
-            {
-                let detail = "a high-priority data message reached the app and nothing was shown"
-                highUnseen[phone, default: ReportFinding(rule: .highPriorityUnseen)].add(
-                    evidence(event, subject: event.string("id") ?? "", detail))
+            guard event.string("priority") == "high", event["notification"] == nil else { break }
+            let detail = "a high-priority data message reached the app and nothing was shown"
+            let here = evidence(event, subject: event.string("id") ?? "", detail)
+            followPhone(Self.phone(of: event)) { $0.unseen.add(here) }
+        case .notificationPosted: followPhone(Self.phone(of: event)) { $0.shown += 1 }
+        case .faultInjected:
+            if let delay = event.int("delay") {
+                heldUntil = max(heldUntil, event.at + delay)
+                heldLongest = max(heldLongest, delay)
             }
-        case .notificationPosted:
-            let phone = Self.phone(of: event)
-            if highUnseen[phone] != nil || shown.count < Self.phonesFollowed { shown[phone, default: 0] += 1 }
         case .appServerConnected:
             // The built-in echo app server is no login (its connection has no number).
             guard event.int("connection") != nil else { break }
+            requests += 1
             add(.legacyXMPPAPI, evidence(event, api: "ccs", subject: connection(event), "an XMPP login"))
         case .upstreamToAppServer, .receiptToAppServer: observeUpstream(event)
         case .appServerAck, .receiptAck:
@@ -52,7 +54,7 @@ extension ReportCard {
             if case .int(let connection)? = event["connection"] { drainingSince[connection] = event.at }
         case .nack:
             if event.string("error") == "CONNECTION_DRAINING", case .int(let connection)? = event["connection"],
-                let since = drainingSince[connection], event.at > since + Self.inFlight
+                let since = drainingSince[connection], event.at > since + grace(at: event.at)
             {
                 let detail = "sent \(DurationText.span(event.at - since)) after CONNECTION_DRAINING; nacked"
                 add(.drainingConnectionUsed, evidence(event, api: "ccs", subject: "connection \(connection)", detail))
@@ -65,8 +67,11 @@ extension ReportCard {
     /// evidence is written only when a rule keeps it: most sends break nothing.
     mutating func observeSend(_ event: Event) {
         guard let api = event.string("api"), let digest = event.string("request") else { return }
+        if event["group"] == nil { requests += 1 }
+        // A group's member copies name no token: the app server sent to the group.
         let token = event.string("token")
         let error = event.string("error")
+        let handling = event.string("handling").flatMap(RefusalHandling.init(rawValue:))
         let sequence = eventCount + 1
         func here() -> ReportEvidence {
             let subject = token.map(TokenText.short) ?? event.string("topic").map { "/topics/" + $0 } ?? ""
@@ -78,31 +83,33 @@ extension ReportCard {
             lastLegacy = (event.at, digest)
             if found[.legacyHTTPAPI] == nil { add(.legacyHTTPAPI, here()) } else { found[.legacyHTTPAPI]?.count += 1 }
         }
-        if let token, !deadTokens.isEmpty, let dead = deadTokens[token], event.at > dead.at + Self.inFlight {
+        if let token, !deadTokens.isEmpty, let dead = deadTokens[token], event.at > dead.at + grace(at: event.at) {
             add(.unregisteredTokenReused, Self.later(here(), after: dead))
         }
         let key = refused.isEmpty && retrying.isEmpty && error == nil ? "" : api + "/" + digest
-        if !key.isEmpty { attempt(key, here) }
-        switch error {
+        if !key.isEmpty { attempt(key, accepted: error == nil, here) }
+        switch handling {
         case nil:
             if !key.isEmpty { settle(key, at: event.at) }
             if let token, event["dry_run"] != .bool(true), event.string("platform") == Platform.android.rawValue {
                 countSend(to: token, at: event.at, here)
             }
-        case "NotRegistered"?, "InvalidRegistration"?:
+        case .dropToken?:
             if let token, deadTokens[token] == nil { deadTokens[token] = here() }
-        case "DeviceMessageRateExceeded"?, "TopicsMessageRateExceeded"?:
-            if let token, event["dry_run"] != .bool(true) { countSend(to: token, at: event.at, here) }
-            retry(key, here(), wait: api == "v1" ? Self.quotaWait : nil, bareServerError: false)
-        case "Unavailable"?, "InternalServerError"?:
+            settle(key, at: event.at)
+        case .slowDown?:
+            // Refused for the device's rate: only an Android phone is refused so.
+            if let token, error == "DeviceMessageRateExceeded", event["dry_run"] != .bool(true) {
+                countSend(to: token, at: event.at, here)
+            }
+            let wait = event.int("retry_after").map { $0 * Span.second } ?? (api == "v1" ? Self.quotaWait : nil)
+            retry(key, here(), wait: wait, bareServerError: false)
+        case .retry?:
             let wait = event.int("retry_after").map { $0 * Span.second }
             retry(key, here(), wait: wait, bareServerError: wait == nil)
-        default:
+        case .fix?:
             settle(key, at: event.at)
-            if refused[key] == nil {
-                refused[key] = here()
-                lastSeen[key] = event.at
-            }
+            refuse(key, here())
         }
     }
 
@@ -112,27 +119,33 @@ extension ReportCard {
         let status = Int(event.int("status") ?? 0)
         let line = "answered \(status)" + (event.int("retry_after").map { " (Retry-After \($0) s)" } ?? "")
         let here = evidence(event, api: event.string("api"), subject: path, line)
+        requests += 1
         if path.hasSuffix("/batch") {
             add(.batchEndpoint, here)
             return
         }
-        if let bearer = event.string("bearer") {
-            if let first = rejectedBearers[bearer], event.at > first.at + Self.inFlight {
+        let byFault = event["fault"] == .bool(true)
+        // An access token refused for itself (not a fault, not the APNs or web-push
+        // credentials) is condemned; a later request refused for it again reused it.
+        let reason = event.string("reason") ?? ""
+        if status == 401, !byFault, !reason.contains("THIRD_PARTY"), let bearer = event.string("bearer") {
+            if let first = rejectedBearers[bearer], event.at > first.at + grace(at: event.at) {
                 add(.rejectedAccessTokenReused, Self.later(here, after: first))
+            } else if rejectedBearers[bearer] == nil {
+                rejectedBearers[bearer] = here
             }
-            if status == 401, rejectedBearers[bearer] == nil { rejectedBearers[bearer] = here }
         }
         guard let digest = event.string("request"), let api = event.string("api") else { return }
         if api == "legacy" { add(.legacyHTTPAPI, here) }
         let key = api + "/" + digest
-        attempt(key) { here }
+        attempt(key, accepted: false) { here }
         switch status {
         case 400, 403, 404:
             settle(key, at: event.at)
-            if refused[key] == nil {
-                refused[key] = here
-                lastSeen[key] = here.at
-            }
+            refuse(key, here)
+        case 401 where reason.contains("THIRD_PARTY"):
+            settle(key, at: event.at)
+            refuse(key, here)
         case 429:
             let wait = event.int("retry_after").map { $0 * Span.second } ?? Self.quotaWait
             retry(key, here, wait: wait, bareServerError: false)
@@ -143,13 +156,23 @@ extension ReportCard {
         }
     }
 
+    /// The request was refused for good: a resend of it unchanged is judged.
+    mutating func refuse(_ key: String, _ here: ReportEvidence) {
+        guard refused[key] == nil else { return }
+        refused[key] = here
+        lastSeen[key] = here.at
+    }
+
     /// One more attempt of a request: judged against what its earlier answers asked.
-    mutating func attempt(_ key: String, _ evidence: () -> ReportEvidence) {
+    /// A resend the service took after all (the refusal was a fault's) breaks nothing.
+    mutating func attempt(_ key: String, accepted: Bool, _ evidence: () -> ReportEvidence) {
         guard refused[key] != nil || retrying[key] != nil else { return }
         let here = evidence()
         guard lastSeen[key] != here.at else { return }
         lastSeen[key] = here.at
-        if let first = refused[key] { add(.permanentErrorResent, Self.later(here, after: first)) }
+        if let first = refused[key] {
+            if accepted { refused[key] = nil } else { add(.permanentErrorResent, Self.later(here, after: first)) }
+        }
         guard var chain = retrying[key] else { return }
         let wait = here.at - chain.lastAttempt
         if let notBefore = chain.notBefore, here.at < notBefore {
@@ -182,6 +205,10 @@ extension ReportCard {
 
     /// The request's answer asks for a retry (after `wait`, when it says).
     mutating func retry(_ key: String, _ here: ReportEvidence, wait: Millis?, bareServerError: Bool) {
+        // Another part of the same request (a multicast's) settled just now: its chain goes on.
+        if let settled = lastSettled, settled.key == key, settled.at == here.at, retrying[key] == nil {
+            retrying[key] = settled.chain
+        }
         var chain =
             retrying[key] ?? RetryChain(lastAttempt: here.at, notBefore: nil, bareServerError: false, first: here)
         chain.lastAttempt = here.at
@@ -196,6 +223,7 @@ extension ReportCard {
     mutating func settle(_ key: String, at time: Millis) {
         if let chain = retrying[key], chain.lastAttempt != time {
             retrying[key] = nil
+            lastSettled = (key, time, chain)
             if refused[key] == nil { lastSeen[key] = nil }
         }
     }
@@ -213,20 +241,40 @@ extension ReportCard {
         add(.deviceRateExceeded, over)
     }
 
-    /// An app server's topic call for a token (`by`: the API it used).
+    /// An app server's topic call for a token (`by`: the API it used). Subscribing a
+    /// dead token reuses it; unsubscribing it is the clean-up Google asks for, and a
+    /// remove's NOT_FOUND may only mean no such subscription.
     mutating func observeTopicCall(_ event: Event) {
-        guard let by = event.string("by"), let token = event.string("token") else { return }
-        let here = evidence(event, api: by, subject: TokenText.short(token), "topic \(event.string("topic") ?? "")")
-        if let dead = deadTokens[token], event.at > dead.at + Self.inFlight {
-            add(.unregisteredTokenReused, Self.later(here, after: dead))
+        guard event.string("by") != nil, let token = event.string("token") else { return }
+        requests += 1
+        let adds = event.kind == .topicSubscribed || (event.kind == .topicRefused && event.string("change") == "add")
+        guard adds else { return }
+        func here() -> ReportEvidence {
+            let topic = "subscribe to topic \(event.string("topic") ?? "")"
+            return evidence(event, api: event.string("by"), subject: TokenText.short(token), topic)
+        }
+        if let dead = deadTokens[token], event.at > dead.at + grace(at: event.at) {
+            add(.unregisteredTokenReused, Self.later(here(), after: dead))
         }
         if event.kind == .topicRefused, ["NOT_FOUND", "INVALID_ARGUMENT"].contains(event.string("error") ?? ""),
             deadTokens[token] == nil
         {
-            var answer = here
+            var answer = here()
             answer.detail += " refused \(event.string("error") ?? "")"
             deadTokens[token] = answer
         }
+    }
+
+    /// How long after an answer a request may still have been in flight: a second,
+    /// and as long as a latency fault held requests, while it did.
+    func grace(at time: Millis) -> Millis {
+        time <= heldUntil + Self.inFlight ? Self.inFlight + heldLongest : Self.inFlight
+    }
+
+    /// Counts for a phone's high-priority rule (at most `phonesFollowed` phones).
+    mutating func followPhone(_ phone: String, _ change: (inout PhonePriority) -> Void) {
+        guard priorities[phone] != nil || priorities.count < Self.phonesFollowed else { return }
+        change(&priorities[phone, default: PhonePriority()])
     }
 
     /// Upstream or a receipt written on an app server's connection.

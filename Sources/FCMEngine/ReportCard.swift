@@ -17,6 +17,11 @@ public struct ReportCard: Sendable {
     public static let flatRetries = 3
 
     var found: [ReportRule: ReportFinding] = [:]
+    /// What was found before the last reset (kept for the run's report).
+    var earlier: [ReportRule: ReportFinding] = [:]
+    /// App-server requests read since the last reset, and before it.
+    var requests = 0
+    var earlierRequests = 0
     /// Events read so far.
     public internal(set) var eventCount = 0
 
@@ -37,8 +42,12 @@ public struct ReportCard: Sendable {
     /// Sends to each Android token in the last minute and the last hour.
     var recentSends: [String: SendWindow] = [:]
     /// High-priority data messages each Android phone's app got, and notifications it showed.
-    var highUnseen: [String: ReportFinding] = [:]
-    var shown: [String: Int] = [:]
+    var priorities: [String: PhonePriority] = [:]
+    /// The latest a latency fault holds a request, and the longest it held one.
+    var heldUntil: Millis = .min / 2
+    var heldLongest: Millis = 0
+    /// The chain a part of a request ended just now (a multicast's parts each answer).
+    var lastSettled: (key: String, at: Millis, chain: RetryChain)?
     /// Upstream and receipts written to an app server and not acked yet.
     var unacked: [String: Unacked] = [:]
     /// When each connection was told CONNECTION_DRAINING.
@@ -63,6 +72,11 @@ public struct ReportCard: Sendable {
 
     /// The times of the sends to one token in the last hour, oldest first; the last
     /// minute's are those from `minuteStart`.
+    struct PhonePriority {
+        var unseen = ReportFinding(rule: .highPriorityUnseen)
+        var shown = 0
+    }
+
     struct SendWindow {
         var times: [Millis] = []
         var hourStart = 0
@@ -91,11 +105,30 @@ public struct ReportCard: Sendable {
         var closed = false
     }
 
-    /// The report as the events read so far stand.
-    public var report: AppServerReport {
+    /// The report as the events since the last reset stand (what `GET report` gives).
+    public var report: AppServerReport { AppServerReport(findings: Array(sinceReset.values), requests: requests) }
+
+    /// The report of the whole run, resets and all (what `exec` and `serve` give at
+    /// the end: a test suite that resets the device before each test is judged whole).
+    public var runReport: AppServerReport {
+        var findings = earlier
+        for (rule, finding) in sinceReset {
+            var merged = findings[rule] ?? ReportFinding(rule: rule)
+            merged.count += finding.count
+            for evidence in finding.examples where merged.examples.count < ReportFinding.exampleLimit {
+                merged.examples.append(evidence)
+            }
+            findings[rule] = merged
+        }
+        return AppServerReport(findings: Array(findings.values), requests: requests + earlierRequests)
+    }
+
+    /// The findings since the last reset, the rules judged at the end included.
+    var sinceReset: [ReportRule: ReportFinding] {
         var findings = found
-        for phone in highUnseen.keys.sorted() {
-            guard let unseen = highUnseen[phone], unseen.count > shown[phone, default: 0] else { continue }
+        for phone in priorities.keys.sorted() {
+            guard let counts = priorities[phone], counts.unseen.count > counts.shown else { continue }
+            let unseen = counts.unseen
             var finding = findings[.highPriorityUnseen] ?? ReportFinding(rule: .highPriorityUnseen)
             for evidence in unseen.examples where finding.examples.count < ReportFinding.exampleLimit {
                 finding.examples.append(evidence)
@@ -109,7 +142,7 @@ public struct ReportCard: Sendable {
             evidence.detail += held.retried ? "; not acked, so sent again" : "; its connection closed with it unacked"
             findings[.upstreamNotAcked, default: ReportFinding(rule: .upstreamNotAcked)].add(evidence)
         }
-        return AppServerReport(findings: Array(findings.values))
+        return findings
     }
 
     mutating func add(_ rule: ReportRule, _ evidence: ReportEvidence) {

@@ -48,8 +48,12 @@ public struct ReportFinding: Sendable, Equatable {
 /// What the report card found, worst first (then in the rules' order).
 public struct AppServerReport: Sendable, Equatable {
     public var findings: [ReportFinding]
+    /// How many app-server requests (sends, refused requests, topic calls, XMPP logins)
+    /// the card read: none means there was nothing to judge.
+    public var requests = 0
 
-    public init(findings: [ReportFinding]) {
+    public init(findings: [ReportFinding], requests: Int = 0) {
+        self.requests = requests
         self.findings = findings.sorted {
             $0.severity != $1.severity
                 ? $0.severity < $1.severity

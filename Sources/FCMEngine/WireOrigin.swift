@@ -18,6 +18,11 @@ public struct WireOrigin: Sendable, Equatable, Codable {
     /// `RequestDigest` of the request's body (HTTP) or of its message (CCS).
     public var digest: String
     public var connection: ConnectionID?
+    /// A copy for a member of a device group the app server sent to (set while the
+    /// engine fans it out; not saved).
+    var toGroup = false
+
+    enum CodingKeys: String, CodingKey { case api, digest, connection }
 
     public init(api: AppServerAPI, digest: String, connection: ConnectionID? = nil) {
         self.api = api
@@ -30,6 +35,7 @@ public struct WireOrigin: Sendable, Equatable, Codable {
         fields.append(.text("api", api.rawValue))
         fields.append(.text("request", digest))
         if let connection { fields.append(.number("connection", connection)) }
+        if toGroup { fields.append(.flag("group", true)) }
     }
 }
 
@@ -40,6 +46,14 @@ public enum RequestDigest {
     public static func of(_ bytes: some Sequence<UInt8>) -> String {
         var hash = Hasher64()
         hash.add(bytes)
+        return hash.hex
+    }
+
+    /// The digest of a request's path and body, read in place.
+    public static func of(path: String, body: some Sequence<UInt8>) -> String {
+        var hash = Hasher64()
+        hash.add(path)
+        hash.add(body)
         return hash.hex
     }
 

@@ -46,6 +46,8 @@ public struct HTTPReply: Sendable, Equatable {
     public var body: String
     /// The device itself refused the message (it logged that already).
     public var fromDevice = false
+    /// A status fault made this answer (the request itself may be fine).
+    public var byFault = false
     /// No reply at all: the connection ends instead (a fault made on purpose).
     public var endsConnection: ConnectionEnding?
 

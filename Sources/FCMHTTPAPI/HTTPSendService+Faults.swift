@@ -36,6 +36,7 @@ extension HTTPSendService {
         }
         reply.headers.removeAll { $0.name == "Retry-After" }
         if let retryAfter { reply.headers.append(KeyedHeader("Retry-After", String(retryAfter))) }
+        reply.byFault = true
         // Logged as a refused request (with its Retry-After), after the engine's
         // `faultInjected`: the report card reads what each request was answered.
         return reply

@@ -17,6 +17,8 @@ public struct RejectedRequest: Sendable, Equatable {
     public var bearer: String?
     /// The seconds its answer's `Retry-After` asked for.
     public var retryAfter: Int?
+    /// A status fault made the answer.
+    public var byFault = false
 
     public init(_ request: HTTPRequestParts, _ reply: HTTPReply) {
         method = request.method
@@ -28,16 +30,20 @@ public struct RejectedRequest: Sendable, Equatable {
             bearer = RequestDigest.of(authorization.dropFirst(7).utf8)
         }
         retryAfter = reply.headers.first { $0.name.lowercased() == "retry-after" }.flatMap { Int($0.value) }
+        byFault = reply.byFault
     }
 
-    /// A send's API and body digest (nil for any other request).
+    /// A send's API and the digest of its path and body: the same request is the same
+    /// body to the same project (nil for any other request).
     public static func origin(of request: HTTPRequestParts) -> WireOrigin? {
         guard request.method == "POST" else { return nil }
+        let api: AppServerAPI
         switch HTTPRoute(path: request.path) {
-        case .legacy?: return WireOrigin(api: .legacy, digest: RequestDigest.of(request.body))
-        case .v1?: return WireOrigin(api: .v1, digest: RequestDigest.of(request.body))
+        case .legacy?: api = .legacy
+        case .v1?: api = .v1
         default: return nil
         }
+        return WireOrigin(api: api, digest: RequestDigest.of(path: request.path, body: request.body))
     }
 
     /// What the reply says went wrong: the message of a JSON error, else its text.
@@ -71,6 +77,7 @@ public struct RejectedRequest: Sendable, Equatable {
         }
         if let bearer { fields.append(Field("bearer", .string(bearer))) }
         if let retryAfter { fields.append(Field("retry_after", .int(Int64(retryAfter)))) }
+        if byFault { fields.append(Field("fault", .bool(true))) }
         return fields
     }
 }

@@ -77,6 +77,20 @@ public indirect enum StepAction: Sendable {
 }
 
 extension StepAction {
+    /// The phone the step names, if it names one (`device:`, a push's `devices:`, an
+    /// expectation's `device`): play mode shows that phone.
+    public var phoneName: String? {
+        switch self {
+        case .command(.on(let name, _)): name
+        case .push(let push): push.devices.first
+        case .expect(let expectation), .expectNone(let expectation):
+            expectation.fields.first { $0.name == "device" }.flatMap { field in
+                if case .scalar(let name) = field.value { name } else { nil }
+            }
+        default: nil
+        }
+    }
+
     /// The one way a step acts on the device, for a profile's runner and the control
     /// API alike: the engine inputs it makes at `time` against the device as it
     /// stands (a command is applied; a push becomes its messages, `PushStep.commands`).

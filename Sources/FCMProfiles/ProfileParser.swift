@@ -13,7 +13,13 @@ public enum ProfileParser {
     static func unreadableReason(_ path: String) -> String {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-            return "no such file (looked in \(FileManager.default.currentDirectoryPath))"
+            let folder = (path as NSString).deletingLastPathComponent
+            let name = (path as NSString).lastPathComponent
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []
+            let close = CloseNames.among(files.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }, to: name)
+                .map { folder.isEmpty ? $0 : folder + "/" + $0 }
+            let place = path.hasPrefix("/") ? "" : " (looked in \(FileManager.default.currentDirectoryPath))"
+            return "no such file\(place)" + CloseNames.suggestion(of: close)
         }
         if isFolder.boolValue { return "it is a folder; name a .yaml file in it" }
         if !FileManager.default.isReadableFile(atPath: path) { return "permission denied" }

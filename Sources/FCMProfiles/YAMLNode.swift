@@ -128,9 +128,12 @@ struct YAMLNode {
             let keyNode = YAMLNode(node: key, file: file, path: path)
             let name = try keyNode.scalarText()
             if !allowed.isEmpty, !allowed.contains(name) {
+                // A key another step spells otherwise (`ttl` on `send`, `time_to_live` on `push`).
+                let other = Self.otherSpellings[name].map { [$0] }?.filter(allowed.contains) ?? []
+                let close = other + CloseNames.among(allowed, to: name).filter { !other.contains($0) }
                 mistakes.add(
                     keyNode.error(
-                        "unknown key \"\(name)\"" + CloseNames.suggestion(among: allowed, to: name)
+                        "unknown key \"\(name)\"" + CloseNames.suggestion(of: close)
                             + "; expected one of: \(allowed.joined(separator: ", "))"))
                 continue
             }
@@ -139,6 +142,9 @@ struct YAMLNode {
         }
         return YAMLMapping(owner: self, entries: entries)
     }
+
+    /// Keys one step spells one way and another step the other way.
+    static let otherSpellings = ["ttl": "time_to_live", "time_to_live": "ttl"]
 
     var kind: String {
         switch node {

@@ -1,5 +1,6 @@
 import FCMEngine
 import FCMProfiles
+import Foundation
 
 /// Opening, validating and submitting the forms.
 extension TUIModel {
@@ -191,7 +192,7 @@ extension TUIModel {
             let path = form.value("file")
             if path.isEmpty { form.fail("file", "a file name is needed") }
             guard !form.hasErrors else { return [] }
-            status = "saved: fcm-device replay \(path)"
+            status = "saved: fcm-device replay \(Self.homeShortened(path))"
             let yaml = ProfileWriter.yaml(
                 profile: profile, played: playedSteps, inputs: recording, resumedFrom: resumedFrom)
             // A file already there is replaced only when asked twice for the same path.
@@ -237,5 +238,15 @@ extension TUIModel {
         case .ios: "iOS"
         case .web: "web SDK"
         }
+    }
+}
+
+extension TUIModel {
+    /// A path with the home folder written `~`, so that the command it is part of fits.
+    static func homeShortened(_ path: String) -> String {
+        guard let home = ProcessInfo.processInfo.environment["HOME"], !home.isEmpty, home != "/",
+            path.hasPrefix(home + "/")
+        else { return path }
+        return "~" + path.dropFirst(home.count)
     }
 }

@@ -109,6 +109,7 @@ extension TUIModel {
         case .character("3"): return advanceClock(Span.day)
         case .character("/"): overlay = .filter("")
         case .character("w"): openSaveProfile()
+        case .character(let c): status = "\(c) does nothing here: ? lists every key"
         default: break
         }
         return []

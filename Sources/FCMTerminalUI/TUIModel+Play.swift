@@ -60,9 +60,20 @@ extension TUIModel {
     /// The screen follows the playback: its engine and its events.
     mutating func showPlayback() {
         guard let playback = play?.playback else { return }
+        // The panes follow the phone the step just played names, as its note speaks of it.
+        if let name = playback.currentStep?.action.phoneName, playback.position != shownStep,
+            playback.engine.deviceNumber(named: name) != nil
+        {
+            shownName = name
+        }
+        shownStep = playback.position
         see(DeviceView(playback.engine))
         log = playback.events
         appendedTotal = playback.events.count
+        // The report card follows the playback: on by the new events, again from the
+        // start after a step back.
+        if card.eventCount > log.count { card = ReportCard() }
+        for event in log[card.eventCount...] { card.observe(event) }
         eventScroll = min(eventScroll, max(0, log.count - 1))
         for pane in [Pane.senders, .queue, .tray] {
             selection[pane] = max(0, min(selected(pane), itemCount(pane) - 1))
@@ -110,9 +121,6 @@ extension TUIModel {
             steps: Array(playback.steps.prefix(playback.position)), total: playback.steps.count, at: playback.time)
         // The played engine is handed to a session of its own: the TUI runs it no more.
         mode = .forked(LocalSession(engine: playback.engine), point)
-        // The report goes on from what was played.
-        card = ReportCard()
-        for event in log { card.observe(event) }
         status = "forked at step \(playback.position)/\(playback.steps.count): yours now; w saves it, Home replays"
     }
 
@@ -122,6 +130,7 @@ extension TUIModel {
         state.speed = play?.speed ?? .x10
         mode = .playing(state)
         lastTick = nil
+        card = ReportCard()
         showPlayback()
         status = "the profile plays again from +0; what you did after the fork is gone"
     }

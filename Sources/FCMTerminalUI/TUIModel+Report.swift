@@ -5,13 +5,8 @@ import FCMProfiles
 /// Enter on a piece of evidence goes to its event in the events pane.
 extension TUIModel {
     /// The report as the events the TUI has seen make it: the session's, read as they
-    /// came; in play mode, the played events'.
-    public var appServerReport: AppServerReport {
-        guard play != nil else { return card.report }
-        var played = ReportCard()
-        for event in log { played.observe(event) }
-        return played.report
-    }
+    /// came; in play mode, the played events' (the card follows the playback).
+    public var appServerReport: AppServerReport { card.runReport }
 
     /// Every piece of evidence the report shows, in the order it shows them.
     var reportEvidence: [ReportEvidence] { appServerReport.findings.flatMap(\.examples) }

@@ -56,6 +56,8 @@ public struct TUIModel: Sendable {
     public internal(set) var saveFolder = "."
     /// The path the user agreed to replace (asked when a save found a file there).
     var replaceConfirmed: String?
+    /// The step play mode showed last (the panes follow a step's phone when it moves).
+    var shownStep = -1
     /// The app server's report card over every event the TUI has seen (`R`).
     var card = ReportCard()
     /// The terminal's height at the last frame (PgUp and PgDn page by what shows).
@@ -273,10 +275,18 @@ public struct TUIModel: Sendable {
         return senders[min(selected(.senders), senders.count - 1)]
     }
 
-    /// An app-server message id for the push form: `p-1`, `p-2`, …
-    /// (A form cancelled uses up no id: the counter moves when one is sent.)
+    /// An app-server message id for the push form: `p-1`, `p-2`, …, past any the
+    /// phone shown still holds (a resumed device kept those of an earlier session, and
+    /// a journey reads messages by id). A form cancelled uses up no id.
     func suggestPushID() -> String {
-        "p-\(pushCounter + 1)"
+        let phone = shown
+        let held = Set(shownHeld.map(\.id))
+        var next = pushCounter
+        repeat {
+            next += 1
+        } while phone.inbox.contains { $0.id == "p-\(next)" }
+            || phone.tray.contains { $0.id == "p-\(next)" } || held.contains("p-\(next)")
+        return "p-\(next)"
     }
 
     /// A message id not used yet: `m-1`, `m-2`, …
@@ -289,7 +299,7 @@ public struct TUIModel: Sendable {
 
     /// Moves the suggestions on past an id that was sent as suggested.
     mutating func used(suggested id: String) {
-        if id == suggestPushID() { pushCounter += 1 }
+        if id == suggestPushID(), let n = Int(id.dropFirst(2)) { pushCounter = n }
         if id == suggestMessageID(), let n = Int(id.dropFirst(2)) { messageCounter = n }
     }
 }

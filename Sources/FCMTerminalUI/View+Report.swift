@@ -10,7 +10,11 @@ extension View {
         let width = inner.width - 2
         guard !report.isClean else {
             grid.put(
-                TextWidth.fit("Nothing to report: the app servers kept every practice the card judges.", width: width),
+                TextWidth.fit(
+                    report.requests == 0
+                        ? "Nothing to judge yet: no app server has sent anything."
+                        : "Nothing to report: the app servers kept every practice the card judges "
+                            + "(\(report.requests) requests read).", width: width),
                 x: inner.x + 1, y: inner.y, limit: width)
             grid.put(
                 TextWidth.fit("docs/report.md lists the rules · R or Esc close", width: width), x: inner.x + 1,

@@ -96,6 +96,9 @@ struct ExecCommand: AsyncParsableCommand {
         }
         let status = await Self.runChild(argv, adding: environment)
         let unreached = await session.server.unreachedExpectations()
+        // The report card as the command left it: the stop's own ends of connections
+        // are the emulator's, not the app server's.
+        let card = session.server.events.runReport
         try await session.stop()
         recorder.close()
         let outcome = ExecReport(failed: recorder.failures, unreached: unreached.steps, endedAt: unreached.now)
@@ -103,8 +106,12 @@ struct ExecCommand: AsyncParsableCommand {
             Diagnostics.write("fcm-device exec: " + line)
         }
         // The app server's report card, after the command: what it did against Google's practices.
-        let card = session.server.events.report
         for line in card.lines { Diagnostics.write("fcm-device exec: " + line) }
+        if !card.isClean, report.failOn == nil {
+            Diagnostics.write(
+                "fcm-device exec: the exit status is \(argv[0])'s; --fail-on error (or warning) makes these fail the run"
+            )
+        }
         do {
             try report.write(card)
         } catch {

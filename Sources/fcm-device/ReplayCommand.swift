@@ -48,14 +48,14 @@ struct ReplayCommand: ParsableCommand {
         if report.asked {
             var card = ReportCard()
             for event in result.log { card.observe(event) }
-            for line in card.report.lines { Diagnostics.write(line) }
+            for line in card.runReport.lines { Diagnostics.write(line) }
             do {
-                try report.write(card.report)
+                try report.write(card.runReport)
             } catch {
                 Diagnostics.write("\(error)")
                 throw ExitCode(2)
             }
-            if result.passed, report.fails(card.report) { throw ExitCode(1) }
+            if result.passed, report.fails(card.runReport) { throw ExitCode(1) }
         }
         if !result.passed { throw ExitCode(1) }
     }

@@ -23,6 +23,18 @@ struct ReportOptions: ParsableArguments {
     var failOn: String?
 
     func validate() throws {
+        // A file that cannot be written is named before a long suite runs, not after.
+        for path in [jsonFile, junitFile].compactMap({ $0 }) {
+            let folder = (path as NSString).deletingLastPathComponent
+            let parent = folder.isEmpty ? "." : folder
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: parent, isDirectory: &isFolder), isFolder.boolValue else {
+                throw ValidationError("cannot write the report to \(path): there is no folder \(parent)")
+            }
+            guard FileManager.default.isWritableFile(atPath: parent) else {
+                throw ValidationError("cannot write the report to \(path): the folder \(parent) is not writable")
+            }
+        }
         guard let failOn else { return }
         let names = ReportSeverity.allCases.map(\.rawValue)
         if ReportSeverity(rawValue: failOn) == nil {

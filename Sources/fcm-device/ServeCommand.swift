@@ -39,10 +39,12 @@ struct ServeCommand: AsyncParsableCommand {
         output.flush()
         try await session.start(timeline: loaded.steps)
         let signal = await stop.wait()
+        // The app server's report card, as the run left it before the stop ended its
+        // connections (docs/report.md).
+        let card = session.server.events.runReport
         try await session.stop()
-        // The app server's report card, as the run left it (docs/report.md).
         var report = JSONObject([(key: "event", value: .string("report"))])
-        if case .object(let card) = session.server.events.report.json { report.members += card.members }
+        if case .object(let members) = card.json { report.members += members.members }
         output.write(JSONValue.object(report).json)
         output.write(JSONValue.members(["event": .string("stopped"), "signal": .int(Int(signal))]).json)
         output.flush()
