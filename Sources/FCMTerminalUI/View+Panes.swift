@@ -142,7 +142,8 @@ extension View {
         case .tray:
             return engine.tray[items].map { note in
                 let data = note.data.isEmpty ? "" : "  [data: \(note.data.map(\.key).joined(separator: ","))]"
-                return Row(text: "\(note.title) — \(note.body)\(data)")
+                // A notification without a body shows its title alone.
+                return Row(text: note.title + (note.body.isEmpty ? "" : " — " + note.body) + data)
             }
         case .inbox:
             return engine.inbox[items].flatMap { message -> [Row] in
@@ -235,13 +236,19 @@ extension View {
                 tail = event.string("detail").map { " (\($0))" } ?? ""
                 return
             }
+            // What the report card reads (digests, its classes) is for the details, not the line.
             let hidden: Set<String> =
                 showSender
-                ? ["token", "from", "category", "detail", "step_at", "device"]
-                : ["token", "from", "category", "detail", "sender", "step_at", "device"]
-            // The sender goes last: ids and errors are what a person scans for.
+                ? ["token", "from", "category", "detail", "step_at", "device", "request", "bearer", "handling", "platform"]
+                : [
+                    "token", "from", "category", "detail", "sender", "step_at", "device", "request", "bearer",
+                    "handling", "platform",
+                ]
+            // An error first, the sender last: errors and ids are what a person scans for.
             let shown = event.fields.filter { !hidden.contains($0.name) }
-            for field in shown.filter({ $0.name != "sender" }) + shown.filter({ $0.name == "sender" }) {
+            let first = shown.filter { $0.name == "error" }
+            let last = shown.filter { $0.name == "sender" }
+            for field in first + shown.filter({ $0.name != "error" && $0.name != "sender" }) + last {
                 fields.append((field.name, field.value.text))
             }
             if event.kind == .commandRefused || event.kind == .expectationFailed || event.kind == .warning
