@@ -77,7 +77,8 @@ extension Event {
             return RuleNote(
                 "Without notification permission the system shows nothing: Android 13+ drops what the SDK posts "
                     + "(POST_NOTIFICATIONS not granted), iOS gives no alert, sound or badge; the app's code does not "
-                    + "run for it.", "docs/RULES.md Production policies · production-policies.md Notification permission")
+                    + "run for it.",
+                "docs/RULES.md Production policies · production-policies.md Notification permission")
         case .tokenExpired:
             return RuleNote(
                 "An Android app instance that has not connected to FCM for \(DeviceLimits.tokenExpiryDays) days has its "
@@ -111,7 +112,8 @@ extension Event {
         case .collapsed:
             return RuleNote(
                 "A newer message with the same collapse key for the same token replaces the stored one: only the "
-                    + "latest is delivered.", "docs/RULES.md Delivery, storage and lifetime · reference §5.4 (seed 003)")
+                    + "latest is delivered.", "docs/RULES.md Delivery, storage and lifetime · reference §5.4 (seed 003)"
+            )
         case .expired:
             return RuleNote(
                 "The message's time to live ran out before it could be delivered or acknowledged, so it is dropped.",
@@ -125,7 +127,8 @@ extension Event {
                 "docs/RULES.md App-server connections · reference §2.6")
         case .receiptAck:
             return RuleNote(
-                "The app server acknowledged the receipt: it is not sent again.", "docs/RULES.md App-server connections")
+                "The app server acknowledged the receipt: it is not sent again.", "docs/RULES.md App-server connections"
+            )
         case .upstreamForwarded, .upstreamToAppServer:
             return RuleNote(
                 "The connection server passes an upstream message to an app server of its sender (taking turns "
@@ -233,7 +236,8 @@ extension Event {
                 "docs/RULES.md Upstream · reference §6.3")
         default:
             return RuleNote(
-                "The SDK refused the upstream message before sending it (the error says why).", "docs/RULES.md Upstream")
+                "The SDK refused the upstream message before sending it (the error says why).", "docs/RULES.md Upstream"
+            )
         }
     }
 

@@ -239,7 +239,10 @@ extension View {
             // What the report card reads (digests, its classes) is for the details, not the line.
             let hidden: Set<String> =
                 showSender
-                ? ["token", "from", "category", "detail", "step_at", "device", "request", "bearer", "handling", "platform"]
+                ? [
+                    "token", "from", "category", "detail", "step_at", "device", "request", "bearer", "handling",
+                    "platform",
+                ]
                 : [
                     "token", "from", "category", "detail", "sender", "step_at", "device", "request", "bearer",
                     "handling", "platform",
