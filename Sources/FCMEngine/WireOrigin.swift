@@ -43,17 +43,24 @@ public struct WireOrigin: Sendable, Equatable, Codable {
 /// request in every run: a resend sent byte for byte, or a CCS message sent again
 /// with its `message_id` renewed.
 public enum RequestDigest {
-    public static func of(_ bytes: some Sequence<UInt8>) -> String {
+    public static func of(_ bytes: [UInt8]) -> String {
         var hash = Hasher64()
-        hash.add(bytes)
+        bytes.withUnsafeBytes { hash.add($0) }
         return hash.hex
     }
 
-    /// The digest of a request's path and body, read in place.
-    public static func of(path: String, body: some Sequence<UInt8>) -> String {
+    public static func of(_ text: Substring.UTF8View) -> String {
+        var hash = Hasher64()
+        hash.add(text)
+        return hash.hex
+    }
+
+    /// The digest of a request's path and body, read in place (every send is
+    /// digested: it is a tight loop over the bytes).
+    public static func of(path: String, body: [UInt8]) -> String {
         var hash = Hasher64()
         hash.add(path)
-        hash.add(body)
+        body.withUnsafeBytes { hash.add($0) }
         return hash.hex
     }
 
@@ -77,22 +84,41 @@ public enum RequestDigest {
     struct Hasher64 {
         var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
-        mutating func add(_ bytes: some Sequence<UInt8>) {
+        mutating func add(_ bytes: UnsafeRawBufferPointer) {
+            var value = self.value
+            for byte in bytes {
+                value ^= UInt64(byte)
+                value = value &* 0x100_0000_01b3
+            }
+            self.value = value
+        }
+
+        mutating func add(_ bytes: Substring.UTF8View) {
             for byte in bytes {
                 value ^= UInt64(byte)
                 value = value &* 0x100_0000_01b3
             }
         }
 
-        /// A field, closed by a separator no UTF-8 text contains.
-        mutating func add(_ text: String) {
-            add(text.utf8)
-            add(CollectionOfOne(0xff))
+        mutating func add(byte: UInt8) {
+            value ^= UInt64(byte)
+            value = value &* 0x100_0000_01b3
         }
 
+        /// A field, closed by a separator no UTF-8 text contains.
+        mutating func add(_ text: String) {
+            var text = text
+            text.withUTF8 { add(UnsafeRawBufferPointer($0)) }
+            add(byte: 0xff)
+        }
+
+        /// Sixteen hex digits, written without a formatter.
         var hex: String {
-            let digits = String(value, radix: 16)
-            return String(repeating: "0", count: 16 - digits.count) + digits
+            let digits = Array("0123456789abcdef".utf8)
+            return String(unsafeUninitializedCapacity: 16) { buffer in
+                for index in 0..<16 { buffer[index] = digits[Int((value >> (60 - 4 * UInt64(index))) & 0xf)] }
+                return 16
+            }
         }
     }
 }
