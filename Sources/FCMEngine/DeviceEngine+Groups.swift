@@ -67,6 +67,16 @@ extension DeviceEngine {
         if let bad = order.tokens.first(where: { activeOwner(of: $0) != order.sender && order.operation != .remove }) {
             return .refused("\(TokenText.short(bad)) is not a valid registration token of sender \(order.sender)")
         }
+        // An expired token joins no group (its app instance has been away 270 days).
+        if order.operation != .remove,
+            let expired = order.tokens.first(where: { token in
+                candidate(holding: token).map { tokenExpired(token, phoneAt: $0) } ?? false
+            })
+        {
+            return .refused(
+                "\(TokenText.short(expired)) expired: its app instance has not connected for "
+                    + "\(DeviceLimits.tokenExpiryDays) days")
+        }
         switch order.operation {
         case .create:
             guard let name = order.name, !name.isEmpty else { return .refused("notification_key_name is missing") }

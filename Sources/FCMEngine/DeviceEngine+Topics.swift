@@ -167,6 +167,8 @@ extension DeviceEngine {
             return everOwner(of: token) == order.sender ? .notFound : .invalidArgument
         }
         guard owner == order.sender else { return .invalidArgument }
+        // An expired token is gone for topic calls as it is for sends.
+        if let index = candidate(holding: token), tokenExpired(token, phoneAt: index) { return .notFound }
         switch order.change {
         case .add:
             if order.api == .v1, topics[owner]?.contains(topic) == true { return .alreadyExists }

@@ -218,6 +218,21 @@ struct ProductionPolicyTests {
         #expect(DownstreamError.messageTooBig(5000, limit: 4096, platform: .ios).v1Status.http == 400)
     }
 
+    @Test func anExpiredTokenIsRefusedByTopicAndGroupCallsAsBySends() {
+        var h = Harness(state: .background)
+        let token = h.token
+        h.run(.setNetwork(.offline))
+        h.wait(DeviceLimits.tokenExpiry + Span.day)
+        let order = TopicOrder(sender: Harness.sender, topic: "news", tokens: [token], change: .add, api: .iid)
+        let topic = h.engine.handle(.topics(order, at: h.time))
+        #expect(topic.named("topicRefused").first?.string("error") == "NOT_FOUND")
+        guard case .refused(let why) = h.group(.create, tokens: [token]) else {
+            Issue.record("an expired token joined a group")
+            return
+        }
+        #expect(why.contains("expired"))
+    }
+
     @Test func aReinstallAfterALongAbsenceGetsTokensThatAreNotExpired() {
         var h = Harness(state: .background)
         h.run(.uninstall)
