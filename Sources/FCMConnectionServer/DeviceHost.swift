@@ -130,7 +130,7 @@ public final class DeviceHost: @unchecked Sendable {
         // re-arm: its next step may have moved.
         let loopMustAct =
             seenByScenario || box.engine.hasEffects || box.engine.nextDeadline != box.armedDeadline
-            || box.scenarioPlaying
+            || box.scenarioPlaying || box.engine.hasPendingFanOut
         if loopMustAct {
             if loop.inEventLoop {
                 afterwards()
@@ -144,9 +144,14 @@ public final class DeviceHost: @unchecked Sendable {
     /// What follows an engine access on the loop: the effects go out and the timer is
     /// armed for the engine's next deadline.
     private func afterwards() {
-        let (effects, deadline) = box.withEngine { engine in (engine.takeEffects(), engine.nextDeadline) }
+        let (effects, deadline, fanOut) = box.withEngine { engine in
+            (engine.takeEffects(), engine.nextDeadline, engine.hasPendingFanOut)
+        }
         perform(effects)
         arm(deadline)
+        // A topic's next batch of copies is a task of its own on the loop: what other
+        // doors submit meanwhile is handled between batches.
+        if fanOut, !stopping { loop.execute { [self] in submit { _, time in [.fanOut(at: time)] } } }
     }
 
     /// Moves the session's clock on by `span` (the TUI's clock keys): what falls due

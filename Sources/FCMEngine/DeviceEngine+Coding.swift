@@ -13,6 +13,8 @@ extension DeviceEngine {
         case devices
         /// Since the wall clock: the engine's reading of the UNIX time.
         case wallClock
+        /// Since topic fan-out in batches: topic messages still going out.
+        case fanOuts
     }
 
     public init(from decoder: any Decoder) throws {
@@ -47,6 +49,7 @@ extension DeviceEngine {
         faults = try c.decodeIfPresent([Fault].self, forKey: .faults) ?? []
         nextFaultID = try c.decodeIfPresent(Int.self, forKey: .nextFaultID) ?? 0
         wallClock = try c.decodeIfPresent(WallClock.self, forKey: .wallClock) ?? .replayDefault
+        fanOuts = try c.decodeIfPresent([TopicFanOut].self, forKey: .fanOuts) ?? []
         indexDevices()
     }
 
@@ -67,5 +70,6 @@ extension DeviceEngine {
         try c.encode(faults, forKey: .faults)
         try c.encode(nextFaultID, forKey: .nextFaultID)
         try c.encode(wallClock, forKey: .wallClock)
+        if !fanOuts.isEmpty { try c.encode(fanOuts, forKey: .fanOuts) }
     }
 }

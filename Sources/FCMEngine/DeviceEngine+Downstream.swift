@@ -68,18 +68,13 @@ extension DeviceEngine {
         guard !request.dryRun else { return .success(id) }
         message.request.condition = nil
         message.from = request.topic.map { TopicName.prefix + $0 }
-        for (index, token) in subscribers {
-            message.request.to = token
-            guard let overrides else {
-                onDevice(index) { $0.route(message, into: &out) }
-                continue
-            }
-            var copy = message
-            copy.request = shaped(message.request, by: overrides, forPhoneAt: index)
-            if copy.request.data.contains(where: isServiceKey) { copy.request.data.removeAll(where: isServiceKey) }
-            copy.timeToLive = copy.request.timeToLive ?? ServiceLimits.defaultDownstreamTimeToLive
-            onDevice(index) { $0.route(copy, into: &out) }
-        }
+        // The first batch goes out now; a bigger topic's rest follows in batches, each
+        // an input of its own, after the answer (`TopicFanOut`).
+        var fanOut = TopicFanOut(
+            message: message, overrides: overrides, phones: subscribers.map(\.index),
+            tokens: subscribers.map(\.token))
+        sendBatch(of: &fanOut, into: &out)
+        if !fanOut.isDone { fanOuts.append(fanOut) }
         return .success(id)
     }
 

@@ -54,6 +54,12 @@ extension DeviceEngine {
             runTimers(to: time, into: &out)
             inputs.record(.group(order, at: now))
             return .group(manageGroup(order, into: &out))
+        case .fanOut(let time):
+            // Nothing going out (another door's input finished it): time passing, as ever.
+            guard hasPendingFanOut else { return handle(.advance(to: time), into: &out) }
+            runTimers(to: time, into: &out)
+            inputs.record(.fanOut(at: now))
+            continueFanOut(into: &out)
         case .httpFaults(let path, let time):
             runTimers(to: time, into: &out)
             guard let effects = httpFaults(path: path, into: &out) else { return .faults([]) }

@@ -57,6 +57,8 @@ public struct DeviceEngine: Sendable, Codable {
     var nextFaultID = 0
     /// Legacy device groups, oldest first.
     public internal(set) var groups: [DeviceGroup] = []
+    /// Topic messages whose copies are still going out, oldest first.
+    var fanOuts: [TopicFanOut] = []
     var messageCounter: UInt64 = 0
     /// The calls made on this engine since a shell last took them, while recording.
     public var inputs = InputRecord()

@@ -25,6 +25,8 @@ public enum EngineInput: Sendable, Equatable, Codable {
     /// The session stops: what is due fires, and the clock is kept as it stands
     /// whether or not anything fired (time stands still while the device is stopped).
     case stop(at: Millis)
+    /// The next batch of a topic message's copies (`TopicFanOut`).
+    case fanOut(at: Millis)
 }
 
 /// The calls made on an engine since a shell last took them, and the phones they
@@ -69,7 +71,8 @@ extension EngineInput {
     public var time: Millis? {
         switch self {
         case .start(let time), .apply(_, let time), .advance(let time), .push(_, let time), .send(_, let time),
-            .topics(_, let time), .group(_, let time), .httpFaults(_, let time), .resume(let time), .stop(let time):
+            .topics(_, let time), .group(_, let time), .httpFaults(_, let time), .resume(let time), .stop(let time),
+            .fanOut(let time):
             time
         }
     }

@@ -112,7 +112,7 @@ public enum ProfileWriter {
             }
         case .topics(let order, _): return step(.topics(order, phones: [])).map { [$0] } ?? []
         case .group(let order, _): return step(.group(order, phones: [])).map { [$0] } ?? []
-        case .start, .advance, .httpFaults, .resume, .stop: return []
+        case .start, .advance, .httpFaults, .resume, .stop, .fanOut: return []
         }
     }
 

@@ -91,6 +91,8 @@ public struct ScenarioRunner: Sendable {
             engine.handle(.apply(command, at: at), into: &out)
         case .push(let push):
             push.play(on: &engine, at: at, into: &out)
+            // A profile's topic push reaches every subscriber before its next step.
+            engine.finishFanOuts(into: &out)
         case .expect(let expectation), .expectNone(let expectation):
             // Judged after what this step's time brought is seen.
             seen += out[start...]

@@ -44,6 +44,11 @@ public final class LocalSession: DeviceDoor, @unchecked Sendable {
             let input = EngineInput.apply(command, at: engine.now)
             var events: [Event] = []
             recorded.note(input, engine.handle(input, into: &events))
+            // A topic's copies all go out before the key's answer shows.
+            while engine.hasPendingFanOut {
+                let batch = EngineInput.fanOut(at: engine.now)
+                recorded.note(batch, engine.handle(batch, into: &events))
+            }
             feed += events
             return events
         }

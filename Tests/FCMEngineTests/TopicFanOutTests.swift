@@ -1,0 +1,79 @@
+import FCMEngine
+import Testing
+
+/// A topic with more subscribers than one batch: answered when taken, the rest of its
+/// copies in batches of their own, other requests between them, replayed the same.
+@Suite("Topic fan-out in batches")
+struct TopicFanOutTests {
+    static let sender = "123456789012"
+    static let phones = TopicFanOut.batch + 2
+
+    /// A fleet one batch and two phones big, every phone subscribed to `news`.
+    static func subscribedFleet() -> (DeviceEngine, [Event]) {
+        var configuration = EngineConfiguration(senders: [SenderConfig(id: sender, key: "k")])
+        configuration.devices = [DeviceSpec(DeviceSettings(name: "phone", seed: 3), count: phones)]
+        configuration.device = configuration.firstStartingDevice
+        var engine = DeviceEngine(configuration)
+        engine.inputs.isOn = true
+        var events: [Event] = []
+        engine.handle(.start(at: 0), into: &events)
+        let tokens = engine.devices.compactMap { $0.tokens[sender] }
+        for start in stride(from: 0, to: tokens.count, by: 1_000) {
+            let order = TopicOrder(
+                sender: sender, topic: "news", tokens: Array(tokens[start..<min(start + 1_000, tokens.count)]),
+                change: .add, api: .iid)
+            engine.handle(.topics(order, at: 10), into: &events)
+        }
+        return (engine, events)
+    }
+
+    static func topicMessage() -> SendOrder {
+        SendOrder(DownstreamRequest(sender: sender, to: "/topics/news", data: [KeyValue("k", "v")]))
+    }
+
+    @Test func aBigTopicIsAnsweredWithItsFirstBatchAndTheRestGoesOutInInputsOfTheirOwn() {
+        var (engine, _) = Self.subscribedFleet()
+        var events: [Event] = []
+        let reply = engine.handle(.send([Self.topicMessage()], at: 100), into: &events)
+        #expect(reply.sendOutcome != nil)
+        #expect(events.filter { $0.kind == .onMessageReceived }.count == TopicFanOut.batch)
+        #expect(engine.hasPendingFanOut)
+        // Another request between the batches is handled at once.
+        let last = engine.devices[Self.phones - 1].tokens[Self.sender]!
+        var between: [Event] = []
+        let direct = DownstreamRequest(sender: Self.sender, to: last, data: [KeyValue("direct", "1")])
+        engine.handle(.send([SendOrder(direct)], at: 101), into: &between)
+        #expect(between.filter { $0.kind == .onMessageReceived }.count == 1)
+        var rest: [Event] = []
+        engine.handle(.fanOut(at: 102), into: &rest)
+        #expect(rest.filter { $0.kind == .onMessageReceived }.count == 2)
+        #expect(!engine.hasPendingFanOut)
+    }
+
+    @Test func theBatchesReplayAsTheyRanAndAPhoneThatChangedTokenMeanwhileGetsNoCopy() {
+        var (engine, _) = Self.subscribedFleet()
+        let start = engine
+        var live: [Event] = []
+        engine.handle(.send([Self.topicMessage()], at: 100), into: &live)
+        let name = engine.devices[Self.phones - 1].name
+        engine.handle(.apply(.on(device: name, .refreshToken(sender: nil)), at: 101), into: &live)
+        engine.handle(.fanOut(at: 102), into: &live)
+        #expect(live.filter { $0.kind == .onMessageReceived }.count == TopicFanOut.batch + 1)
+        // The journal of those inputs, replayed on the fleet as it was, gives the same.
+        var replay = start
+        var replayed: [Event] = []
+        for input in engine.inputs.take() where input.time.map({ $0 >= 100 }) == true {
+            replay.handle(input, into: &replayed)
+        }
+        #expect(replayed == live)
+    }
+
+    @Test func aShellThatNeedNotLetOthersInFinishesItAtOnce() {
+        var (engine, _) = Self.subscribedFleet()
+        var events: [Event] = []
+        engine.handle(.send([Self.topicMessage()], at: 100), into: &events)
+        engine.finishFanOuts(into: &events)
+        #expect(events.filter { $0.kind == .onMessageReceived }.count == Self.phones)
+        #expect(!engine.hasPendingFanOut)
+    }
+}
