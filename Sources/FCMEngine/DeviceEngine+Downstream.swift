@@ -205,20 +205,22 @@ extension DeviceEngine {
             parsed = value
         }
         var found: [(index: Int, token: String)] = []
-        for index in devices.indices {
-            guard phone(index, { $0.installed }), let token = phone(index, { $0.tokens })[request.sender],
-                !tokenExpired(token, phoneAt: index)
-            else { continue }
-            let subscribed = phone(index) { $0.topics }[request.sender] ?? []
-            let matches: Bool
-            if let parsed {
-                matches = parsed.matches(subscribed)
-            } else {
-                matches = request.topic.map { subscribed.contains($0) } ?? false
+        let sender = request.sender
+        let topic = request.topic
+        // One pass over the phones where they lie (a topic may have a million
+        // subscribers): each phone's fields are read through the buffer's addressor,
+        // not copied out of the array.
+        devices.withUnsafeBufferPointer { buffer in
+            guard let phones = buffer.baseAddress else { return }
+            for index in 0..<buffer.count {
+                guard phones[index].installed, let subscribed = phones[index].topics[sender] else { continue }
+                let matches = parsed.map { $0.matches(subscribed) } ?? topic.map { subscribed.contains($0) } ?? false
+                guard matches, let token = phones[index].tokens[sender] else { continue }
+                found.append((index, token))
             }
-            if matches { found.append((index, token)) }
         }
-        return found
+        // An expired phone takes no copy (checked only for the few that match).
+        return found.filter { !tokenExpired($0.token, phoneAt: $0.index) }
     }
 
     /// A topic message's id, as the legacy API answers it: a number.

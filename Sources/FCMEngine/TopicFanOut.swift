@@ -1,5 +1,5 @@
-/// A topic or condition message on its way to its subscribers: the copies go out in
-/// batches, so that a topic with a million subscribers is answered when it is taken,
+/// A topic or condition message on its way to its subscribers: the first 1,000 copies
+/// go with the message, the rest in batches of 10,000, so that a topic with a million subscribers is answered when it is taken,
 /// and other requests are handled between its batches (`EngineInput.fanOut`).
 /// Deterministic: the batches are inputs of their own, journaled and replayed where
 /// they ran.
@@ -16,6 +16,8 @@ public struct TopicFanOut: Sendable, Equatable, Codable {
 
     /// The copies one batch sends at most.
     public static let batch = 10_000
+    /// The copies that go out with the message itself, before its answer.
+    public static let firstBatch = 1_000
 
     var isDone: Bool { sent >= phones.count }
 }
@@ -36,7 +38,8 @@ extension DeviceEngine {
     /// since the message was taken (an uninstall, a refresh) gets no copy: that token
     /// is gone.
     mutating func sendBatch(of fanOut: inout TopicFanOut, into out: inout [Event]) {
-        let end = min(fanOut.phones.count, fanOut.sent + TopicFanOut.batch)
+        let size = fanOut.sent == 0 ? TopicFanOut.firstBatch : TopicFanOut.batch
+        let end = min(fanOut.phones.count, fanOut.sent + size)
         let sender = fanOut.message.request.sender
         let isServiceKey = { (item: KeyValue) in ServiceLimits.isServiceDataKey(item.key) }
         var message = fanOut.message

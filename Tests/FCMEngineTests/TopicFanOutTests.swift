@@ -6,9 +6,10 @@ import Testing
 @Suite("Topic fan-out in batches")
 struct TopicFanOutTests {
     static let sender = "123456789012"
-    static let phones = TopicFanOut.batch + 2
+    /// More than the first batch and one more batch can carry.
+    static let phones = TopicFanOut.firstBatch + TopicFanOut.batch + 2
 
-    /// A fleet one batch and two phones big, every phone subscribed to `news`.
+    /// A fleet of `phones`, every phone subscribed to `news`.
     static func subscribedFleet() -> (DeviceEngine, [Event]) {
         var configuration = EngineConfiguration(senders: [SenderConfig(id: sender, key: "k")])
         configuration.devices = [DeviceSpec(DeviceSettings(name: "phone", seed: 3), count: phones)]
@@ -36,7 +37,7 @@ struct TopicFanOutTests {
         var events: [Event] = []
         let reply = engine.handle(.send([Self.topicMessage()], at: 100), into: &events)
         #expect(reply.sendOutcome != nil)
-        #expect(events.filter { $0.kind == .onMessageReceived }.count == TopicFanOut.batch)
+        #expect(events.filter { $0.kind == .onMessageReceived }.count == TopicFanOut.firstBatch)
         #expect(engine.hasPendingFanOut)
         // Another request between the batches is handled at once.
         let last = engine.devices[Self.phones - 1].tokens[Self.sender]!
@@ -46,7 +47,10 @@ struct TopicFanOutTests {
         #expect(between.filter { $0.kind == .onMessageReceived }.count == 1)
         var rest: [Event] = []
         engine.handle(.fanOut(at: 102), into: &rest)
-        #expect(rest.filter { $0.kind == .onMessageReceived }.count == 2)
+        #expect(rest.filter { $0.kind == .onMessageReceived }.count == TopicFanOut.batch)
+        #expect(engine.hasPendingFanOut)
+        engine.handle(.fanOut(at: 103), into: &rest)
+        #expect(rest.filter { $0.kind == .onMessageReceived }.count == Self.phones - TopicFanOut.firstBatch)
         #expect(!engine.hasPendingFanOut)
     }
 
@@ -57,8 +61,8 @@ struct TopicFanOutTests {
         engine.handle(.send([Self.topicMessage()], at: 100), into: &live)
         let name = engine.devices[Self.phones - 1].name
         engine.handle(.apply(.on(device: name, .refreshToken(sender: nil)), at: 101), into: &live)
-        engine.handle(.fanOut(at: 102), into: &live)
-        #expect(live.filter { $0.kind == .onMessageReceived }.count == TopicFanOut.batch + 1)
+        engine.finishFanOuts(into: &live)
+        #expect(live.filter { $0.kind == .onMessageReceived }.count == Self.phones - 1)
         // The journal of those inputs, replayed on the fleet as it was, gives the same.
         var replay = start
         var replayed: [Event] = []
