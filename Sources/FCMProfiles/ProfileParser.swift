@@ -61,7 +61,8 @@ public enum ProfileParser {
         }
         let device = top["device"].map { parseDevice($0, noting: &mistakes) } ?? DeviceSettings()
         // A misspelt `senders:` is said once, as the unknown key, not again as a missing one.
-        let misspeltSenders = mistakes.found.contains { $0.message.contains("did you mean senders") }
+        let written = root.mapping?.keys.compactMap(\.string) ?? []
+        let misspeltSenders = !CloseNames.among(written.filter { !topKeys.contains($0) }, to: "senders").isEmpty
         let senders =
             top["senders"] == nil && misspeltSenders
             ? nil : mistakes.check { () throws(ProfileError) in try parseSenders(try top.required("senders")) }
