@@ -1,14 +1,20 @@
 """The crash test's big-fleet rounds: `serve --profile` on 10,000 phones of one sender,
 checkpoints every 50 journaled calls (so kills land before, during and after the writes
-of changed phones), killed with SIGKILL at a random moment while:
+of changed phones), a topic's copies going out 1,000 an input (`fan_out_batch`, so a
+topic of the whole fleet is answered with its first 1,000 copies and the rest follow in
+inputs of their own), killed with SIGKILL at a random moment while:
 - an app server sends with the HTTP legacy API to `registration_ids` of random phones;
-- it subscribes random phones to a topic (IID batchAdd) and, once acknowledged, sends
-  to the topic;
+- it subscribes random phones to a topic of the round (IID batchAdd) and, once
+  acknowledged, sends to that topic;
+- it subscribes every phone to `big-all` (1,000 a call) and sends to it, so kills land
+  between a topic message's batches;
 - the control API takes random phones offline (so what they are sent is held for them).
 After each kill, `fcm-device state --json --profile P` must show every acknowledged copy
-in its phone's inbox or held for it (and on no other phone), every acknowledged
-subscription, every phone the control API answered offline still offline, and every
-phone's first token. Used by crash_test.py.
+in its phone's inbox, held for it, or still waiting in a topic message's fan-out (which
+the next start sends on), every acknowledged subscription, every phone the control API
+answered offline still offline, and every phone's first token. A last start then runs
+until no copy is waiting: every acknowledged copy must be delivered or held.
+Used by crash_test.py.
 """
 
 import json
@@ -31,7 +37,9 @@ devices: { count: %d, like: { name: phone, seed: %d } }
 senders: [ { id: "%s", key: %s, project: big-project } ]
 server:
   store_limit: 100000
+  fan_out_batch: 1000
 """
+EVERYONE = "big-all"
 
 
 def post(port, path, body, headers):
@@ -82,6 +90,49 @@ class Worker(threading.Thread):
             return
 
 
+def read_state(binary, state, profile):
+    return json.loads(subprocess.run([binary, "state", "--state", state, "--json", "--profile", profile],
+                                     capture_output=True, text=True, timeout=120, check=True).stdout)
+
+
+def check_copies(where, saved, copies, first_tokens, waiting_allowed=True):
+    """Every acknowledged copy in its phone's inbox, held for it or (when allowed) still
+    waiting in a topic message's fan-out; answers how many were waiting."""
+    seen = {}
+    for phone in saved["devices"]:
+        name = phone["name"]
+        if phone["tokens"].get(SENDER) != first_tokens[name]:
+            raise AssertionError("%s: %s's token changed" % (where, name))
+        for message_id in [m["id"] for m in phone["inbox"]] + [h["id"] for h in phone["held"]]:
+            seen.setdefault(message_id, set()).add(name)
+    pending = {(name, fan_out["id"]) for fan_out in saved.get("fanOuts", []) for name in fan_out["waiting"]}
+    if pending and not waiting_allowed:
+        raise AssertionError("%s: %d copies still waiting in a topic's fan-out" % (where, len(pending)))
+    waiting = 0
+    for (name, message_id) in copies:
+        if name in seen.get(message_id, ()):
+            continue
+        if (name, message_id) not in pending:
+            raise AssertionError("%s: %s acknowledged for %s but neither delivered nor held%s"
+                                 % (where, message_id, name, " nor waiting" if waiting_allowed else ""))
+        waiting += 1
+    return waiting
+
+
+def settle(binary, state, profile, copies, first_tokens):
+    """A last start, run until the state file shows no copy waiting in a fan-out."""
+    serve = BigServe(binary, state, profile, 0)
+    try:
+        deadline = time.monotonic() + 180
+        while read_state(binary, state, profile).get("fanOuts"):
+            if time.monotonic() > deadline:
+                raise AssertionError("big fleet settle: copies still waiting in a topic's fan-out after 180 s")
+            time.sleep(0.5)
+    finally:
+        serve.kill()
+    check_copies("big fleet settle", read_state(binary, state, profile), copies, first_tokens, False)
+
+
 def big_fleet_phase(binary, rounds, rng, commit_delay_ms):
     """Returns (rounds, acknowledged copies, subscriptions, phones taken offline) checked."""
     folder = tempfile.mkdtemp(prefix="fcm-crash-big-")
@@ -90,7 +141,7 @@ def big_fleet_phase(binary, rounds, rng, commit_delay_ms):
         text.write(PROFILE % (PHONES, rng.randrange(1, 2 ** 62), SENDER, KEY))
     state = os.path.join(folder, "state")
     names = ["phone-%d" % n for n in range(1, PHONES + 1)]
-    first_tokens, copies, subscribed, offline = None, {}, set(), set()
+    first_tokens, copies, subscribed, offline, fan_outs = None, {}, set(), set(), 0
     headers = {"Authorization": "key=" + KEY}
     totals = [0, 0, 0]
     try:
@@ -121,11 +172,30 @@ def big_fleet_phase(binary, rounds, rng, commit_delay_ms):
                     reply = post(serve.port, "/iid/v1:batchAdd", {"to": "/topics/" + topic, "registration_tokens":
                                                                  [serve.tokens[n] for n in members]}, headers)
                     subs.extend((n, topic) for n, r in zip(members, reply["results"]) if r == {})
-                known = [name for name, _ in subs]
+                known = [name for name, t in list(subs) if t == topic]
                 while True:
                     reply = post(serve.port, "/fcm/send", {"to": "/topics/" + topic, "data": {"t": topic}}, headers)
                     if "message_id" in reply:
                         acked.extend((name, str(reply["message_id"])) for name in known)
+
+            def everyone():
+                known = {name for name, topic in subscribed if topic == EVERYONE}
+                for start in range(0, PHONES, 1000):
+                    members = [n for n in names[start:start + 1000] if n not in known]
+                    if not members:
+                        continue
+                    reply = post(serve.port, "/iid/v1:batchAdd", {"to": "/topics/" + EVERYONE, "registration_tokens":
+                                                                 [serve.tokens[n] for n in members]}, headers)
+                    for name, result in zip(members, reply["results"]):
+                        if result == {}:
+                            subs.append((name, EVERYONE))
+                            known.add(name)
+                while True:
+                    members = sorted(known)
+                    reply = post(serve.port, "/fcm/send", {"to": "/topics/" + EVERYONE, "data": {"t": EVERYONE}},
+                                 headers)
+                    if "message_id" in reply:
+                        acked.extend((name, str(reply["message_id"])) for name in members)
 
             def control():
                 while True:
@@ -134,7 +204,7 @@ def big_fleet_phase(binary, rounds, rng, commit_delay_ms):
                          {"network": "offline"}, {})
                     downs.append(name)
 
-            workers = [Worker(unicast), Worker(unicast), Worker(topics), Worker(control)]
+            workers = [Worker(unicast), Worker(unicast), Worker(topics), Worker(everyone), Worker(control)]
             for worker in workers:
                 worker.start()
             time.sleep(rng.uniform(0.3, 1.5))
@@ -143,22 +213,12 @@ def big_fleet_phase(binary, rounds, rng, commit_delay_ms):
                 worker.join(15)
             subscribed.update(subs)
             offline.update(downs)
-            saved = json.loads(subprocess.run([binary, "state", "--state", state, "--json", "--profile", profile],
-                                              capture_output=True, text=True, timeout=120, check=True).stdout)
+            saved = read_state(binary, state, profile)
             phones = {phone["name"]: phone for phone in saved["devices"]}
             for name, message_id in acked:
                 copies.setdefault((name, message_id), None)
-            seen = {}
-            for name, phone in phones.items():
-                if phone["tokens"].get(SENDER) != first_tokens[name]:
-                    raise AssertionError("big fleet round %d: %s's token changed" % (number, name))
-                for message_id in [m["id"] for m in phone["inbox"]] + [h["id"] for h in phone["held"]]:
-                    seen.setdefault(message_id, set()).add(name)
-            for (name, message_id) in copies:
-                holders = seen.get(message_id, set())
-                if name not in holders:
-                    raise AssertionError("big fleet round %d: %s acknowledged for %s but neither delivered nor held"
-                                         % (number, message_id, name))
+            waiting = check_copies("big fleet round %d" % number, saved, copies, first_tokens)
+            fan_outs += waiting
             lost = sorted(n for n, t in subscribed if t not in phones[n]["topics"].get(SENDER, []))
             if lost:
                 raise AssertionError("big fleet round %d: subscriptions acknowledged but lost: %s" % (number, lost[:5]))
@@ -167,8 +227,12 @@ def big_fleet_phase(binary, rounds, rng, commit_delay_ms):
                 raise AssertionError("big fleet round %d: phones answered offline came back online: %s"
                                      % (number, online[:5]))
             totals = [len(copies), len(subscribed), len(offline)]
-            print("big fleet round %d: %d phones, killed after %d acknowledged copies, %d subscriptions and %d phones "
-                  "taken offline; all kept" % (number, PHONES, len(acked), len(subs), len(downs)), flush=True)
+            print("big fleet round %d: %d phones, killed after %d acknowledged copies (%d still waiting in a topic's "
+                  "fan-out), %d subscriptions and %d phones taken offline; all kept"
+                  % (number, PHONES, len(acked), waiting, len(subs), len(downs)), flush=True)
+        settle(binary, state, profile, copies, first_tokens)
+        print("big fleet settle: a last start sent every copy still waiting (%d over the rounds); each acknowledged "
+              "copy delivered or held" % fan_outs, flush=True)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return (rounds,) + tuple(totals)

@@ -28,6 +28,9 @@ public final class DeviceHost: @unchecked Sendable {
     var scenario: ScenarioRunner?
     /// The server is stopping: no timer is armed any more (the loop is going away).
     var stopping = false
+    /// A task for a topic's next batch of copies is on the loop (read and written on
+    /// the loop only): one at a time, however many accesses end while it waits.
+    var fanOutQueued = false
 
     /// Whether the engine came from a state file (its tokens exist already).
     public let resumed: Bool
@@ -151,7 +154,12 @@ public final class DeviceHost: @unchecked Sendable {
         arm(deadline)
         // A topic's next batch of copies is a task of its own on the loop: what other
         // doors submit meanwhile is handled between batches.
-        if fanOut, !stopping { loop.execute { [self] in submit { _, time in [.fanOut(at: time)] } } }
+        guard fanOut, !stopping, !fanOutQueued else { return }
+        fanOutQueued = true
+        loop.execute { [self] in
+            fanOutQueued = false
+            submit { _, time in [.fanOut(at: time)] }
+        }
     }
 
     /// Moves the session's clock on by `span` (the TUI's clock keys): what falls due

@@ -28,19 +28,29 @@ public struct StorePolicy: Sendable, Equatable, Codable {
     /// Production's per-device message rate and collapsible throttling (on unless a
     /// load test turns them off).
     public var deviceLimits: Bool
+    /// The copies of a topic or condition message that go out in one input: the first
+    /// batch with the message, before its answer, the rest in `EngineInput.fanOut`s
+    /// (`TopicFanOut`).
+    public var fanOutBatch: Int
+
+    /// The copies one fan-out batch sends unless a profile says otherwise.
+    public static let defaultFanOutBatch = 10_000
+    /// What a profile's `fan_out_batch` may be.
+    public static let fanOutBatchRange = 1...1_000_000
 
     public init(
         nonCollapsibleLimit: Int = 100, collapseKeyLimit: Int = 4, eviction: CollapseEviction = .oldest,
-        deviceLimits: Bool = true
+        deviceLimits: Bool = true, fanOutBatch: Int = StorePolicy.defaultFanOutBatch
     ) {
         self.nonCollapsibleLimit = nonCollapsibleLimit
         self.collapseKeyLimit = collapseKeyLimit
         self.eviction = eviction
         self.deviceLimits = deviceLimits
+        self.fanOutBatch = fanOutBatch
     }
 
     enum CodingKeys: String, CodingKey {
-        case nonCollapsibleLimit, collapseKeyLimit, eviction, deviceLimits
+        case nonCollapsibleLimit, collapseKeyLimit, eviction, deviceLimits, fanOutBatch
     }
 
     public init(from decoder: any Decoder) throws {
@@ -50,5 +60,6 @@ public struct StorePolicy: Sendable, Equatable, Codable {
         eviction = try c.decode(CollapseEviction.self, forKey: .eviction)
         // Since production's limits: a device saved before them has them on.
         deviceLimits = try c.decodeIfPresent(Bool.self, forKey: .deviceLimits) ?? true
+        fanOutBatch = try c.decodeIfPresent(Int.self, forKey: .fanOutBatch) ?? Self.defaultFanOutBatch
     }
 }

@@ -1,6 +1,8 @@
-/// A topic or condition message on its way to its subscribers: the first 10,000 copies
-/// go with the message, the rest in batches of 10,000, so that a topic with a million subscribers is answered when it is taken,
-/// and other requests are handled between its batches (`EngineInput.fanOut`).
+/// A topic or condition message on its way to its subscribers: the first batch of
+/// copies (`StorePolicy.fanOutBatch`, 10,000 unless a profile says otherwise) goes with
+/// the message, the rest in batches as big, so that a topic with a million subscribers
+/// is answered when it is taken, and other requests are handled between its batches
+/// (`EngineInput.fanOut`).
 /// Deterministic: the batches are inputs of their own, journaled and replayed where
 /// they ran.
 public struct TopicFanOut: Sendable, Equatable, Codable {
@@ -14,18 +16,33 @@ public struct TopicFanOut: Sendable, Equatable, Codable {
     /// How many copies have gone out.
     var sent = 0
 
-    /// The copies one batch sends at most.
-    public static let batch = 10_000
-    /// The copies that go out with the message itself, before its answer. As many as a
-    /// batch: the crash test once found an acknowledged copy lost with a first batch of
-    /// 1,000 on a fleet of 10,000 (a deferred batch across a SIGKILL), not yet explained;
-    /// a topic of up to 10,000 subscribers is sent whole, as before deferral.
-    public static let firstBatch = batch
-
     var isDone: Bool { sent >= phones.count }
 }
 
+/// A topic or condition message whose copies are still going out, as `state` shows a
+/// saved device (a device stopped, or killed, between its batches sends the rest when
+/// it runs again).
+public struct PendingFanOut: Sendable, Equatable {
+    public var id: String
+    public var sender: String
+    /// The topic, or nil for a condition's message.
+    public var topic: String?
+    public var sent: Int
+    public var copies: Int
+    /// The phones whose copies have not gone yet, by index.
+    public var waiting: [Int]
+}
+
 extension DeviceEngine {
+    /// The topic messages still going out, oldest first.
+    public var pendingFanOuts: [PendingFanOut] {
+        fanOuts.map { fanOut in
+            PendingFanOut(
+                id: fanOut.message.id, sender: fanOut.message.request.sender, topic: fanOut.message.request.topic,
+                sent: fanOut.sent, copies: fanOut.phones.count, waiting: Array(fanOut.phones[fanOut.sent...]))
+        }
+    }
+
     /// Whether a topic message still has copies to send (a shell hands the engine
     /// `EngineInput.fanOut` until it has none).
     public var hasPendingFanOut: Bool { !fanOuts.isEmpty }
@@ -41,8 +58,7 @@ extension DeviceEngine {
     /// since the message was taken (an uninstall, a refresh) gets no copy: that token
     /// is gone.
     mutating func sendBatch(of fanOut: inout TopicFanOut, into out: inout [Event]) {
-        let size = fanOut.sent == 0 ? TopicFanOut.firstBatch : TopicFanOut.batch
-        let end = min(fanOut.phones.count, fanOut.sent + size)
+        let end = min(fanOut.phones.count, fanOut.sent + configuration.store.fanOutBatch)
         let sender = fanOut.message.request.sender
         let isServiceKey = { (item: KeyValue) in ServiceLimits.isServiceDataKey(item.key) }
         var message = fanOut.message

@@ -204,12 +204,18 @@ public enum ProfileParser {
     }
 
     static func parseServer(_ node: YAMLNode) throws(ProfileError) -> StorePolicy {
-        let map = try node.mapping(allowed: ["store_limit", "collapse_keys", "collapse_evict", "device_limits"])
+        let map = try node.mapping(allowed: [
+            "store_limit", "collapse_keys", "collapse_evict", "device_limits", "fan_out_batch",
+        ])
         var policy = StorePolicy()
         if let v = map["store_limit"] { policy.nonCollapsibleLimit = Int(try v.int(in: 1...100_000)) }
         if let v = map["collapse_keys"] { policy.collapseKeyLimit = Int(try v.int(in: 1...1_000)) }
         if let v = map["collapse_evict"] { policy.eviction = try v.oneOf(CollapseEviction.self) }
         if let v = map["device_limits"] { policy.deviceLimits = try v.bool() }
+        if let v = map["fan_out_batch"] {
+            let range = StorePolicy.fanOutBatchRange
+            policy.fanOutBatch = Int(try v.int(in: Int64(range.lowerBound)...Int64(range.upperBound)))
+        }
         return policy
     }
 }

@@ -49,7 +49,9 @@ public enum ProfileWriter {
         lines.append("  batch: { window: \(config.batch.window)ms, max: \(config.batch.max) }")
         lines.append("app_server: \(config.appServer.rawValue)")
         lines.append(
-            "server: { store_limit: \(config.store.nonCollapsibleLimit), collapse_keys: \(config.store.collapseKeyLimit), collapse_evict: \(config.store.eviction.rawValue), device_limits: \(config.store.deviceLimits) }"
+            "server: { store_limit: \(config.store.nonCollapsibleLimit), collapse_keys: \(config.store.collapseKeyLimit), collapse_evict: \(config.store.eviction.rawValue), device_limits: \(config.store.deviceLimits)"
+                + (config.store.fanOutBatch == StorePolicy.defaultFanOutBatch
+                    ? "" : ", fan_out_batch: \(config.store.fanOutBatch)") + " }"
         )
         lines.append("timeline:")
         for played in played {

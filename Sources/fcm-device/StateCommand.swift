@@ -51,6 +51,18 @@ struct StateCommand: ParsableCommand {
             "state": .string(path), "clock": .int(engine.now), "service": .string(engine.serviceUp ? "up" : "down"),
             "awaitingAck": .strings(engine.awaitingAck.map(\.message.id)),
             "owedReceipts": .strings(engine.owedReceipts.map(\.id)),
+            "fanOuts": .array(
+                engine.pendingFanOuts.map { fanOut in
+                    var members: [(key: String, value: JSONValue)] = [
+                        ("id", .string(fanOut.id)), ("sender", .string(fanOut.sender)),
+                    ]
+                    if let topic = fanOut.topic { members.append(("topic", .string(topic))) }
+                    members += [
+                        ("sent", .int(fanOut.sent)), ("copies", .int(fanOut.copies)),
+                        ("waiting", .strings(fanOut.waiting.map { engine.devices[$0].name })),
+                    ]
+                    return .object(JSONObject(members))
+                }),
             "devices": .array(engine.devices.indices.map { engine.snapshot(ofPhoneAt: $0) }),
         ]).json
     }
@@ -63,6 +75,11 @@ struct StateCommand: ParsableCommand {
             "service   \(engine.serviceUp ? "up" : "down"); \(engine.awaitingAck.count) upstream awaiting an app "
                 + "server's ack, \(engine.owedReceipts.count) receipts owed to app servers",
         ]
+        for fanOut in engine.pendingFanOuts {
+            lines.append(
+                "fan-out   \(fanOut.id) to \(fanOut.topic.map { "topic " + $0 } ?? "a condition"): \(fanOut.sent) of "
+                    + "\(fanOut.copies) copies sent; the rest go out when the device runs again")
+        }
         for index in engine.devices.indices.prefix(50) {
             lines += phoneLines(engine.snapshot(ofPhoneAt: index))
         }

@@ -1,4 +1,5 @@
 import FCMEngine
+import Foundation
 import Testing
 
 /// A topic with more subscribers than one batch: answered when taken, the rest of its
@@ -6,12 +7,15 @@ import Testing
 @Suite("Topic fan-out in batches")
 struct TopicFanOutTests {
     static let sender = "123456789012"
+    /// The copies a batch carries here (`server: fan_out_batch` in a profile).
+    static let batch = 500
     /// More than the first batch and one more batch can carry.
-    static let phones = TopicFanOut.firstBatch + TopicFanOut.batch + 2
+    static let phones = 2 * batch + 2
 
     /// A fleet of `phones`, every phone subscribed to `news`.
     static func subscribedFleet() -> (DeviceEngine, [Event]) {
         var configuration = EngineConfiguration(senders: [SenderConfig(id: sender, key: "k")])
+        configuration.store.fanOutBatch = batch
         configuration.devices = [DeviceSpec(DeviceSettings(name: "phone", seed: 3), count: phones)]
         configuration.device = configuration.firstStartingDevice
         var engine = DeviceEngine(configuration)
@@ -37,7 +41,7 @@ struct TopicFanOutTests {
         var events: [Event] = []
         let reply = engine.handle(.send([Self.topicMessage()], at: 100), into: &events)
         #expect(reply.sendOutcome != nil)
-        #expect(events.filter { $0.kind == .onMessageReceived }.count == TopicFanOut.firstBatch)
+        #expect(events.filter { $0.kind == .onMessageReceived }.count == Self.batch)
         #expect(engine.hasPendingFanOut)
         // Another request between the batches is handled at once.
         let last = engine.devices[Self.phones - 1].tokens[Self.sender]!
@@ -47,10 +51,10 @@ struct TopicFanOutTests {
         #expect(between.filter { $0.kind == .onMessageReceived }.count == 1)
         var rest: [Event] = []
         engine.handle(.fanOut(at: 102), into: &rest)
-        #expect(rest.filter { $0.kind == .onMessageReceived }.count == TopicFanOut.batch)
+        #expect(rest.filter { $0.kind == .onMessageReceived }.count == Self.batch)
         #expect(engine.hasPendingFanOut)
         engine.handle(.fanOut(at: 103), into: &rest)
-        #expect(rest.filter { $0.kind == .onMessageReceived }.count == Self.phones - TopicFanOut.firstBatch)
+        #expect(rest.filter { $0.kind == .onMessageReceived }.count == Self.phones - Self.batch)
         #expect(!engine.hasPendingFanOut)
     }
 
@@ -79,5 +83,24 @@ struct TopicFanOutTests {
         engine.finishFanOuts(into: &events)
         #expect(events.filter { $0.kind == .onMessageReceived }.count == Self.phones)
         #expect(!engine.hasPendingFanOut)
+    }
+
+    @Test func aSavedDeviceBetweenBatchesShowsWhatIsStillGoingOutAndSendsItWhenItRunsAgain() throws {
+        var (engine, _) = Self.subscribedFleet()
+        var events: [Event] = []
+        engine.handle(.send([Self.topicMessage()], at: 100), into: &events)
+        let id = try #require(engine.pendingFanOuts.first?.id)
+        #expect(engine.pendingFanOuts.first?.sent == Self.batch)
+        #expect(engine.pendingFanOuts.first?.copies == Self.phones)
+        #expect(engine.pendingFanOuts.first?.waiting == Array(Self.batch..<Self.phones))
+        // Saved and read back (as a checkpoint or a stop keeps it), it goes on.
+        var resumed = try JSONDecoder().decode(DeviceEngine.self, from: JSONEncoder().encode(engine))
+        #expect(resumed.pendingFanOuts == engine.pendingFanOuts)
+        var rest: [Event] = []
+        resumed.finishFanOuts(into: &rest)
+        let received = rest.filter { $0.kind == .onMessageReceived }
+        #expect(received.count == Self.phones - Self.batch)
+        #expect(received.allSatisfy { $0.string("id") == id })
+        #expect(resumed.pendingFanOuts.isEmpty)
     }
 }

@@ -23,6 +23,23 @@ struct ProductionSettingsTests {
         #expect(back.configuration == profile.configuration)
     }
 
+    @Test func aFanOutBatchIsReadWrittenBackAndRefusedOutOfItsRange() throws {
+        let profile = try Self.parse("{ platform: android }", server: "server: { fan_out_batch: 500 }\n")
+        #expect(profile.configuration.store.fanOutBatch == 500)
+        let back = try ProfileParser.parse(ProfileWriter.yaml(profile: profile, inputs: []), file: "back.yaml")
+        #expect(back.configuration.store.fanOutBatch == 500)
+        let plain = try Self.parse("{ platform: android }")
+        #expect(plain.configuration.store.fanOutBatch == StorePolicy.defaultFanOutBatch)
+        #expect(!ProfileWriter.yaml(profile: plain, inputs: []).contains("fan_out_batch"))
+        do throws(ProfileError) {
+            _ = try Self.parse("{ platform: android }", server: "server: { fan_out_batch: 0 }\n")
+            Issue.record("a batch of 0 was taken")
+        } catch {
+            #expect(error.location.line == 4)
+            #expect(error.message.contains("1"), "\(error.message)")
+        }
+    }
+
     @Test("a setting of another platform is refused at its key, in that platform's words")
     func anotherPlatformsSettingIsRefusedWhereItIsWritten() {
         let cases: [(String, String)] = [

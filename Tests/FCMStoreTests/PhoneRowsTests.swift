@@ -34,7 +34,7 @@ struct FleetDriver: EngineDriver {
         let index = Int(random.next() % UInt64(engine.devices.count))
         let name = engine.devices[index].name
         func on(_ command: Command) { engine.handle(.apply(.on(device: name, command), at: time), into: &events) }
-        switch random.next() % 17 {
+        switch random.next() % 18 {
         case 0, 1, 2:
             on(
                 .push(
@@ -66,6 +66,9 @@ struct FleetDriver: EngineDriver {
             engine.handle(.apply(.reset, at: time), into: &events)
         case 12: on(.uninstall)
         case 13: on(.reinstall)
+        case 15:
+            // A topic's next batch of copies (when the fleet sends fewer a batch than it has phones).
+            engine.handle(.fanOut(at: time), into: &events)
         case 14:
             // The phone's first token, stale once refreshed or uninstalled: the token
             // map must still know whose it was.
@@ -171,7 +174,9 @@ struct PhoneRowsTests {
     func aFleetResumesExactly(seed: UInt64, checkpointEvery: Int) throws {
         let state = TemporaryState()
         defer { state.clean() }
-        let configuration = FleetDriver.configuration(phones: 12)
+        var configuration = FleetDriver.configuration(phones: 12)
+        // A topic to the whole fleet goes out in several inputs: a kill can fall between them.
+        configuration.store.fanOutBatch = 2
         let (first, opening) = try StoreFixture.open(
             state, configuration: configuration, checkpointEvery: checkpointEvery)
         var driver = FleetDriver(engine: try #require(opening.newEngine), seed: seed)

@@ -60,6 +60,7 @@ enum StoreFixture {
         #expect(a.awaitingAck == b.awaitingAck, sourceLocation: sourceLocation)
         #expect(a.realAppServers == b.realAppServers, sourceLocation: sourceLocation)
         #expect(a.owedReceipts == b.owedReceipts, sourceLocation: sourceLocation)
+        #expect(a.pendingFanOuts == b.pendingFanOuts, sourceLocation: sourceLocation)
         #expect(a.nextDeadline == b.nextDeadline, sourceLocation: sourceLocation)
     }
 }
