@@ -6,8 +6,8 @@ inputs of their own), killed with SIGKILL at a random moment while:
 - an app server sends with the HTTP legacy API to `registration_ids` of random phones;
 - it subscribes random phones to a topic of the round (IID batchAdd) and, once
   acknowledged, sends to that topic;
-- it subscribes every phone to `big-all` (1,000 a call) and sends to it, so kills land
-  between a topic message's batches;
+- it sends to `big-all`, a topic every phone subscribed to (1,000 a call) before the
+  first round's load, so kills land between a topic message's batches;
 - the control API takes random phones offline (so what they are sent is held for them).
 After each kill, `fcm-device state --json --profile P` must show every acknowledged copy
 in its phone's inbox, held for it, or still waiting in a topic message's fan-out (which
@@ -178,20 +178,23 @@ def big_fleet_phase(binary, rounds, rng, commit_delay_ms):
                     if "message_id" in reply:
                         acked.extend((name, str(reply["message_id"])) for name in known)
 
-            def everyone():
-                known = {name for name, topic in subscribed if topic == EVERYONE}
-                for start in range(0, PHONES, 1000):
-                    members = [n for n in names[start:start + 1000] if n not in known]
-                    if not members:
-                        continue
+            # Every phone subscribes to `big-all` before the round's load starts (the
+            # first round; a later one only tops up), so the kill falls while its
+            # messages' copies go out 1,000 an input.
+            everyone_known = {name for name, topic in subscribed if topic == EVERYONE}
+            for start in range(0, PHONES, 1000):
+                members = [n for n in names[start:start + 1000] if n not in everyone_known]
+                if members:
                     reply = post(serve.port, "/iid/v1:batchAdd", {"to": "/topics/" + EVERYONE, "registration_tokens":
                                                                  [serve.tokens[n] for n in members]}, headers)
                     for name, result in zip(members, reply["results"]):
                         if result == {}:
                             subs.append((name, EVERYONE))
-                            known.add(name)
+                            everyone_known.add(name)
+
+            def everyone():
+                members = sorted(everyone_known)
                 while True:
-                    members = sorted(known)
                     reply = post(serve.port, "/fcm/send", {"to": "/topics/" + EVERYONE, "data": {"t": EVERYONE}},
                                  headers)
                     if "message_id" in reply:

@@ -71,6 +71,7 @@ extension DeviceEngine {
             for token in phone.tokenOwners.keys { tokenDevices[token] = index }
         }
         countRegisteredSenders()
+        topicIndex.rebuild(from: devices)
         phoneDeadlines.rebuild(
             devices.indices.compactMap { index in phone(index) { $0.earliestDeadline }.map { (index, $0) } })
     }

@@ -53,7 +53,7 @@ extension DeviceEngine {
         if request.details?.restrictedPackageName != nil
             || overrides?.android?.details?.restrictedPackageName != nil
         {
-            subscribers.removeAll { index, _ in
+            subscribers.removeAll { index in
                 let copy = overrides.map { shaped(request, by: $0, forPhoneAt: index) } ?? request
                 return !takesPackage(of: copy, phoneAt: index)
             }
@@ -70,9 +70,7 @@ extension DeviceEngine {
         message.from = request.topic.map { TopicName.prefix + $0 }
         // The first batch goes out now; a bigger topic's rest follows in batches, each
         // an input of its own, after the answer (`TopicFanOut`).
-        var fanOut = TopicFanOut(
-            message: message, overrides: overrides, phones: subscribers.map(\.index),
-            tokens: subscribers.map(\.token))
+        var fanOut = TopicFanOut(message: message, overrides: overrides, phones: subscribers)
         sendBatch(of: &fanOut, into: &out)
         if !fanOut.isDone { fanOuts.append(fanOut) }
         return .success(id)
@@ -196,31 +194,41 @@ extension DeviceEngine {
         return nil
     }
 
-    /// The phones a topic or condition message is for, each with its token for the
-    /// message's sender, in the order the phones were made.
-    func subscribers(of request: DownstreamRequest) -> [(index: Int, token: String)] {
-        var parsed: TopicCondition?
-        if let condition = request.condition {
-            guard case .success(let value) = TopicCondition.parse(condition) else { return [] }
-            parsed = value
-        }
-        var found: [(index: Int, token: String)] = []
+    /// The phones a topic or condition message is for, in the order the phones were
+    /// made: subscribed, installed, and with a token that has not expired. A topic's are
+    /// read from `topicIndex`; a condition is tried on every phone.
+    func subscribers(of request: DownstreamRequest) -> [Int] {
         let sender = request.sender
-        let topic = request.topic
-        // One pass over the phones where they lie (a topic may have a million
-        // subscribers): each phone's fields are read through the buffer's addressor,
-        // not copied out of the array.
+        guard let condition = request.condition else {
+            guard let topic = request.topic, let phones = topicIndex.subscribers(of: topic, sender: sender) else {
+                return []
+            }
+            var found = phones.phones
+            found.removeAll { !takesTopicCopies(phoneAt: $0, sender: sender) }
+            return found
+        }
+        guard case .success(let parsed) = TopicCondition.parse(condition) else { return [] }
+        var found: [Int] = []
+        // One pass over the phones where they lie: each phone's fields are read through
+        // the buffer's addressor, not copied out of the array.
         devices.withUnsafeBufferPointer { buffer in
             guard let phones = buffer.baseAddress else { return }
             for index in 0..<buffer.count {
-                guard phones[index].installed, let subscribed = phones[index].topics[sender] else { continue }
-                let matches = parsed.map { $0.matches(subscribed) } ?? topic.map { subscribed.contains($0) } ?? false
-                guard matches, let token = phones[index].tokens[sender] else { continue }
-                found.append((index, token))
+                guard let subscribed = phones[index].topics[sender], parsed.matches(subscribed) else { continue }
+                found.append(index)
             }
         }
-        // An expired phone takes no copy (checked only for the few that match).
-        return found.filter { !tokenExpired($0.token, phoneAt: $0.index) }
+        found.removeAll { !takesTopicCopies(phoneAt: $0, sender: sender) }
+        return found
+    }
+
+    /// Whether a phone subscribed for `sender` takes a topic's copy: installed, with a
+    /// token that has not expired. Its token is looked up only when some may have.
+    func takesTopicCopies(phoneAt index: Int, sender: String) -> Bool {
+        guard phone(index, { $0.installed }) else { return false }
+        guard phone(index, { $0.unreachableSince != nil || !$0.policy.expiredTokens.isEmpty }) else { return true }
+        guard let token = phone(index, { $0.tokens })[sender] else { return false }
+        return !tokenExpired(token, phoneAt: index)
     }
 
     /// A topic message's id, as the legacy API answers it: a number.

@@ -70,10 +70,12 @@ extension DeviceEngine {
     }
 
     /// Sender ID → the current token of the phone in focus.
+    /// A change is noted in every topic message still going out, too.
     var tokens: [String: String] {
         _read { yield phone(focus) { $0.tokens } }
         _modify {
             inputs.notePhone(focus, .tokens)
+            if !fanOuts.isEmpty { noteTokenChanged(ofPhoneAt: focus) }
             yield &devices[focus].tokens
         }
     }
@@ -173,11 +175,16 @@ extension DeviceEngine {
         }
     }
 
+    /// Every change is noted in `topicIndex` too: this is the one way a rule changes
+    /// a phone's subscriptions.
     var topics: [String: Set<String>] {
         _read { yield phone(focus) { $0.topics } }
         _modify {
-            inputs.notePhone(focus, .topics)
-            yield &devices[focus].topics
+            let index = focus
+            inputs.notePhone(index, .topics)
+            let before = devices[index].topics
+            defer { topicIndex.update(phone: index, from: before, to: devices[index].topics) }
+            yield &devices[index].topics
         }
     }
 

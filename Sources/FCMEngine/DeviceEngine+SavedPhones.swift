@@ -14,6 +14,7 @@ extension DeviceEngine {
         image.devices = []
         image.deviceIndex = [:]
         image.tokenDevices = [:]
+        image.topicIndex = TopicIndex()
         image.phoneDeadlines = DeadlineHeap()
         image.inputs = InputRecord()
         return image
@@ -27,18 +28,20 @@ extension DeviceEngine {
 
     /// Lays a saved phone over the phone at `index`, or adds it when `index` is the
     /// next one, and brings the name, token and deadline maps up to date for it
-    /// alone. False when `index` leaves a gap. The senders registered are counted
+    /// alone (its topics too). False when `index` leaves a gap. The senders registered are counted
     /// again in `adoptFleet`.
     public mutating func restorePhone(_ phone: Installation, at index: Int) -> Bool {
         if index < devices.count {
             let old = devices[index]
             devices[index] = phone
+            topicIndex.update(phone: index, from: old.topics, to: phone.topics)
             if deviceIndex[old.name] == index, old.name != phone.name { deviceIndex[old.name] = nil }
             for token in old.tokenOwners.keys where phone.tokenOwners[token] == nil {
                 if tokenDevices[token] == index { tokenDevices[token] = nil }
             }
         } else if index == devices.count {
             devices.append(phone)
+            topicIndex.update(phone: index, from: [:], to: phone.topics)
         } else {
             return false
         }
@@ -55,6 +58,7 @@ extension DeviceEngine {
         devices = rebuilt.devices
         deviceIndex = rebuilt.deviceIndex
         tokenDevices = rebuilt.tokenDevices
+        topicIndex = rebuilt.topicIndex
         phoneDeadlines = rebuilt.phoneDeadlines
         // In the order a reading of every phone first meets them, as `indexDevices` has it.
         countRegisteredSenders()

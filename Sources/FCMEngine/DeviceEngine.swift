@@ -12,6 +12,8 @@ public struct DeviceEngine: Sendable, Codable {
     var deviceIndex: [String: Int] = [:]
     /// Every token ever issued → the index of the phone it was issued on.
     var tokenDevices: [String: Int] = [:]
+    /// Each topic's subscribed phones (`TopicIndex`), rebuilt with the other maps.
+    var topicIndex = TopicIndex()
     /// Every sender some phone registers with (`appServerSenders`); rebuilt with the
     /// other maps over phones.
     var registeredSenders = AppServerSenders() {

@@ -10,11 +10,34 @@ public struct TopicFanOut: Sendable, Equatable, Codable {
     var message: StoredMessage
     /// A v1 message's platform blocks, applied phone by phone.
     var overrides: PlatformOverrides?
-    /// The subscribers as they were when the message was taken, and their tokens.
+    /// The subscribers as they were when the message was taken.
     var phones: [Int]
-    var tokens: [String]
+    /// Phones whose token changed since the message was taken (an uninstall, a
+    /// refresh): that token is gone, and they get no copy.
+    var tokenChanged: Set<Int> = []
     /// How many copies have gone out.
     var sent = 0
+
+    init(message: StoredMessage, overrides: PlatformOverrides?, phones: [Int]) {
+        self.message = message
+        self.overrides = overrides
+        self.phones = phones
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case message, overrides, phones, tokenChanged, sent
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        message = try c.decode(StoredMessage.self, forKey: .message)
+        overrides = try c.decodeIfPresent(PlatformOverrides.self, forKey: .overrides)
+        phones = try c.decode([Int].self, forKey: .phones)
+        // A fan-out saved before this field named each copy's token instead; its phones
+        // are taken as they are.
+        tokenChanged = try c.decodeIfPresent(Set<Int>.self, forKey: .tokenChanged) ?? []
+        sent = try c.decode(Int.self, forKey: .sent)
+    }
 
     var isDone: Bool { sent >= phones.count }
 }
@@ -54,6 +77,12 @@ extension DeviceEngine {
         if fanOut.isDone { fanOuts.removeFirst() } else { fanOuts[0] = fanOut }
     }
 
+    /// Notes that the phone at `index` has another token (or none) now: a topic
+    /// message taken before gets no copy to it.
+    mutating func noteTokenChanged(ofPhoneAt index: Int) {
+        for position in fanOuts.indices { fanOuts[position].tokenChanged.insert(index) }
+    }
+
     /// Sends up to one batch of a topic message's copies. A phone whose token changed
     /// since the message was taken (an uninstall, a refresh) gets no copy: that token
     /// is gone.
@@ -64,8 +93,9 @@ extension DeviceEngine {
         var message = fanOut.message
         for position in fanOut.sent..<end {
             let index = fanOut.phones[position]
-            let token = fanOut.tokens[position]
-            guard index < devices.count, phone(index, { $0.tokens })[sender] == token else { continue }
+            guard index < devices.count, !fanOut.tokenChanged.contains(index),
+                let token = phone(index, { $0.tokens })[sender]
+            else { continue }
             message.request.to = token
             guard let overrides = fanOut.overrides else {
                 onDevice(index) { $0.route(message, into: &out) }
