@@ -232,7 +232,9 @@ extension ReportCard {
     /// test sends thousands to one token).
     mutating func countSend(to token: String, at time: Millis, _ evidence: () -> ReportEvidence) {
         let (minute, hour) = recentSends[token, default: SendWindow()].record(time)
-        guard minute > DeviceLimits.perMinute || hour > DeviceLimits.perHour else { return }
+        guard minute > DeviceLimits.perMinute || hour > DeviceLimits.perHour,
+            !countedWithoutEvidence(.deviceRateExceeded)
+        else { return }
         var over = evidence()
         over.detail +=
             minute > DeviceLimits.perMinute

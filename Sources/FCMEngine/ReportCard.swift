@@ -145,6 +145,15 @@ public struct ReportCard: Sendable {
         return findings
     }
 
+    /// Counts one more case of `rule` without evidence when its finding keeps no more
+    /// examples (a load test's hundred-thousandth send to one phone is counted, not
+    /// written out); false when the evidence is wanted.
+    mutating func countedWithoutEvidence(_ rule: ReportRule) -> Bool {
+        guard let kept = found[rule], kept.examples.count >= ReportFinding.exampleLimit else { return false }
+        found[rule]?.count += 1
+        return true
+    }
+
     mutating func add(_ rule: ReportRule, _ evidence: ReportEvidence) {
         // An API's use is noted once, with its first request as the evidence.
         if rule == .legacyHTTPAPI || rule == .legacyXMPPAPI, found[rule] != nil {

@@ -138,6 +138,12 @@ struct ReportCardTests {
         for n in 0...240 { limited.serverSend(limited.message(String(n)), after: 100) }
         #expect(limited.named("downstreamRejected").first?.string("error") == "DeviceMessageRateExceeded")
         #expect(limited.finding(.deviceRateExceeded)?.count == 1)
+        // A flood is counted send by send; five examples are kept, the first five over.
+        for n in 0..<20 { h.serverSend(h.message("flood-\(n)"), after: 100) }
+        let flood = h.finding(.deviceRateExceeded)
+        #expect(flood?.count == 21)
+        #expect(flood?.examples.count == ReportFinding.exampleLimit)
+        #expect(flood?.examples.last?.detail.contains("message 245 to this device within a minute") == true)
     }
 
     @Test func aFifthCollapseKeyHeldForOneDeviceIsAnError() {
