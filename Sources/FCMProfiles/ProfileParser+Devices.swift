@@ -5,7 +5,7 @@ import FCMEngine
 extension ProfileParser {
     static let deviceSpecKeys = deviceKeys + ["senders", "count"]
     /// The most phones one profile may make.
-    static let maxDevices: Int64 = 1_000_000
+    static let maxDevices: Int64 = 10_000_000
 
     /// `devices: [ {name: a, …}, {name: b, senders: [S]} ]`, or the generator form
     /// `devices: { count: N, like: { … } }` for a fleet of phones alike.

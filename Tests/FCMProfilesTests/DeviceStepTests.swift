@@ -172,7 +172,7 @@ struct DeviceStepTests {
         ("devices:\n  - { name: a, senders: [\"9\"] }\n", "unknown sender \"9\""),
         ("devices: []\n", "devices is empty"),
         ("device: { name: x }\ndevices:\n  - { name: a }\n", "not both"),
-        ("devices: { count: 0 }\n", "outside 1...1000000"),
+        ("devices: { count: 0 }\n", "outside 1...10000000"),
     ])
     func aBadDevicesListIsRefused(devices: String, detail: String) {
         let text = "version: 1\n" + devices + "senders: [ { id: \"111\", key: k } ]\ntimeline: []\n"
