@@ -226,7 +226,9 @@ extension DeviceEngine {
     /// token that has not expired. Its token is looked up only when some may have.
     func takesTopicCopies(phoneAt index: Int, sender: String) -> Bool {
         guard phone(index, { $0.installed }) else { return false }
-        guard phone(index, { $0.unreachableSince != nil || !$0.policy.expiredTokens.isEmpty }) else { return true }
+        let since = phone(index) { $0.unreachableSince }
+        let anyExpired = phone(index) { !$0.policy.expiredTokens.isEmpty }
+        guard since != nil || anyExpired else { return true }
         guard let token = phone(index, { $0.tokens })[sender] else { return false }
         return !tokenExpired(token, phoneAt: index)
     }

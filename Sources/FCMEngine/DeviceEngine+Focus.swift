@@ -69,14 +69,20 @@ extension DeviceEngine {
         }
     }
 
-    /// Sender ID → the current token of the phone in focus.
-    /// A change is noted in every topic message still going out, too.
+    /// Sender ID → the current token of the phone in focus. A change of a sender's
+    /// token is noted in that sender's topic messages still going out, too.
     var tokens: [String: String] {
         _read { yield phone(focus) { $0.tokens } }
         _modify {
-            inputs.notePhone(focus, .tokens)
-            if !fanOuts.isEmpty { noteTokenChanged(ofPhoneAt: focus) }
-            yield &devices[focus].tokens
+            let index = focus
+            inputs.notePhone(index, .tokens)
+            if fanOuts.isEmpty {
+                yield &devices[index].tokens
+            } else {
+                let before = phone(index) { $0.tokens }
+                defer { noteTokenChanges(ofPhoneAt: index, from: before) }
+                yield &devices[index].tokens
+            }
         }
     }
 
@@ -182,8 +188,8 @@ extension DeviceEngine {
         _modify {
             let index = focus
             inputs.notePhone(index, .topics)
-            let before = devices[index].topics
-            defer { topicIndex.update(phone: index, from: before, to: devices[index].topics) }
+            let before = phone(index) { $0.topics }
+            defer { topicIndex.update(phone: index, from: before, to: phone(index) { $0.topics }) }
             yield &devices[index].topics
         }
     }

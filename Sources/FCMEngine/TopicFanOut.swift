@@ -74,20 +74,32 @@ extension DeviceEngine {
     mutating func continueFanOut(into out: inout [Event]) {
         guard var fanOut = fanOuts.first else { return }
         sendBatch(of: &fanOut, into: &out)
-        if fanOut.isDone { fanOuts.removeFirst() } else { fanOuts[0] = fanOut }
+        if fanOut.isDone {
+            fanOuts.removeFirst()
+        } else {
+            // A token changed while the batch went (none does today: routing a copy
+            // changes no token) is kept.
+            fanOut.tokenChanged.formUnion(fanOuts[0].tokenChanged)
+            fanOuts[0] = fanOut
+        }
     }
 
-    /// Notes that the phone at `index` has another token (or none) now: a topic
-    /// message taken before gets no copy to it.
-    mutating func noteTokenChanged(ofPhoneAt index: Int) {
-        for position in fanOuts.indices { fanOuts[position].tokenChanged.insert(index) }
+    /// Notes the senders for which the phone at `index` has another token (or none)
+    /// than `before`: their topic messages taken before get no copy to it.
+    mutating func noteTokenChanges(ofPhoneAt index: Int, from before: [String: String]) {
+        let now = phone(index) { $0.tokens }
+        for position in fanOuts.indices {
+            let sender = fanOuts[position].message.request.sender
+            if before[sender] != now[sender] { fanOuts[position].tokenChanged.insert(index) }
+        }
     }
 
     /// Sends up to one batch of a topic message's copies. A phone whose token changed
     /// since the message was taken (an uninstall, a refresh) gets no copy: that token
     /// is gone.
     mutating func sendBatch(of fanOut: inout TopicFanOut, into out: inout [Event]) {
-        let end = min(fanOut.phones.count, fanOut.sent + configuration.store.fanOutBatch)
+        // At least one copy a batch, whatever a saved file says: each batch moves on.
+        let end = min(fanOut.phones.count, fanOut.sent + max(1, configuration.store.fanOutBatch))
         let sender = fanOut.message.request.sender
         let isServiceKey = { (item: KeyValue) in ServiceLimits.isServiceDataKey(item.key) }
         var message = fanOut.message

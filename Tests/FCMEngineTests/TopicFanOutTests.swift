@@ -103,4 +103,41 @@ struct TopicFanOutTests {
         #expect(received.allSatisfy { $0.string("id") == id })
         #expect(resumed.pendingFanOuts.isEmpty)
     }
+
+    @Test func aTokenChangedForAnotherSenderKeepsThePhonesCopyOfThisSendersTopic() {
+        let other = "999999999999"
+        var configuration = EngineConfiguration(
+            senders: [SenderConfig(id: Self.sender, key: "k"), SenderConfig(id: other, key: "o")])
+        configuration.store.fanOutBatch = 1
+        configuration.devices = [DeviceSpec(DeviceSettings(name: "phone", seed: 8), count: 3)]
+        configuration.device = configuration.firstStartingDevice
+        var engine = DeviceEngine(configuration)
+        var events: [Event] = []
+        engine.handle(.start(at: 0), into: &events)
+        let tokens = engine.devices.compactMap { $0.tokens[Self.sender] }
+        engine.handle(
+            .topics(TopicOrder(sender: Self.sender, topic: "news", tokens: tokens, change: .add, api: .iid), at: 10),
+            into: &events)
+        var sent: [Event] = []
+        engine.handle(.send([Self.topicMessage()], at: 100), into: &sent)
+        // Between batches: phone-2 gets a new token for the other sender only, phone-3
+        // for this one.
+        engine.handle(.apply(.on(device: "phone-2", .refreshToken(sender: other)), at: 101), into: &events)
+        engine.handle(.apply(.on(device: "phone-3", .refreshToken(sender: Self.sender)), at: 102), into: &events)
+        engine.finishFanOuts(into: &sent)
+        let received = sent.filter { $0.kind == .onMessageReceived }.compactMap { $0.string("device") }
+        #expect(received == ["phone-1", "phone-2"])
+    }
+
+    @Test func aBatchOfNoCopiesFromASavedFileStillMovesOn() throws {
+        var (engine, _) = Self.subscribedFleet()
+        var events: [Event] = []
+        engine.handle(.send([Self.topicMessage()], at: 100), into: &events)
+        let saved = String(decoding: try JSONEncoder().encode(engine), as: UTF8.self)
+        #expect(saved.contains("\"fanOutBatch\":\(Self.batch)"))
+        let edited = saved.replacingOccurrences(of: "\"fanOutBatch\":\(Self.batch)", with: "\"fanOutBatch\":0")
+        var read = try JSONDecoder().decode(DeviceEngine.self, from: Data(edited.utf8))
+        read.finishFanOuts(into: &events)
+        #expect(!read.hasPendingFanOut)
+    }
 }
