@@ -218,7 +218,9 @@ def big_fleet_phase(binary, rounds, rng, commit_delay_ms):
             workers = [Worker(unicast), Worker(unicast), Worker(topics), Worker(everyone), Worker(control)]
             for worker in workers:
                 worker.start()
-            time.sleep(rng.uniform(0.3, 1.5))
+            # A resumed fleet is slow to answer at first in a debug build: long enough that
+            # later rounds see load too.
+            time.sleep(rng.uniform(0.5, 3.0))
             serve.kill()
             for worker in workers:
                 worker.join(15)
