@@ -34,11 +34,8 @@ extension DeviceEngine {
             return .failure(problem)
         }
         var request = checked
-        // The service's own fields win over data pairs of the same name (the data is
-        // copied only when it has one).
-        let isServiceKey = { (item: KeyValue) in ServiceLimits.isServiceDataKey(item.key) }
-        if request.data.contains(where: isServiceKey) { request.data.removeAll(where: isServiceKey) }
-        let ttl = request.timeToLive ?? ServiceLimits.defaultDownstreamTimeToLive
+        request.dropServiceData()
+        let ttl = request.timeToLiveOrDefault
         var message = StoredMessage(id: id, request: request, acceptedAt: now, timeToLive: ttl)
         guard request.isTopicSend else {
             return onDevice(holding: request.to ?? "") { engine in
@@ -162,7 +159,7 @@ extension DeviceEngine {
         } else {
             return .invalidRegistration(token)
         }
-        if let index = candidate(holding: token), tokenExpired(token, phoneAt: index) { return .tokenExpired(token) }
+        if tokenHasExpired(token) { return .tokenExpired(token) }
         // A package name is Android's: an iPhone or a browser ignores it (and says so).
         if let restricted = request.details?.restrictedPackageName, let index = candidate(holding: token),
             phone(index, { $0.platform }) == .android
@@ -223,14 +220,9 @@ extension DeviceEngine {
     }
 
     /// Whether a phone subscribed for `sender` takes a topic's copy: installed, with a
-    /// token that has not expired. Its token is looked up only when some may have.
+    /// token that has not expired.
     func takesTopicCopies(phoneAt index: Int, sender: String) -> Bool {
-        guard phone(index, { $0.installed }) else { return false }
-        let since = phone(index) { $0.unreachableSince }
-        let anyExpired = phone(index) { !$0.policy.expiredTokens.isEmpty }
-        guard since != nil || anyExpired else { return true }
-        guard let token = phone(index, { $0.tokens })[sender] else { return false }
-        return !tokenExpired(token, phoneAt: index)
+        phone(index, { $0.installed }) && !tokenExpired(phone(index) { $0.tokens }[sender], phoneAt: index)
     }
 
     /// A topic message's id, as the legacy API answers it: a number.

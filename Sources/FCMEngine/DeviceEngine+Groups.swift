@@ -68,11 +68,7 @@ extension DeviceEngine {
             return .refused("\(TokenText.short(bad)) is not a valid registration token of sender \(order.sender)")
         }
         // An expired token joins no group (its app instance has been away 270 days).
-        if order.operation != .remove,
-            let expired = order.tokens.first(where: { token in
-                candidate(holding: token).map { tokenExpired(token, phoneAt: $0) } ?? false
-            })
-        {
+        if order.operation != .remove, let expired = order.tokens.first(where: tokenHasExpired) {
             return .refused(
                 "\(TokenText.short(expired)) expired: its app instance has not connected for "
                     + "\(DeviceLimits.tokenExpiryDays) days")

@@ -51,7 +51,9 @@ extension DeviceEngine {
     /// Whether `token` of the phone at `index` is expired now: an Android app
     /// instance unreachable for 270 days (its tokens then), until the app is opened
     /// while connected.
-    func tokenExpired(_ token: String, phoneAt index: Int) -> Bool {
+    /// `token` is read only when the phone may hold an expired one (a topic's million
+    /// copies do not look up a million tokens).
+    func tokenExpired(_ token: @autoclosure () -> String?, phoneAt index: Int) -> Bool {
         // One field at a time: a closure that does more copies the whole phone, and
         // this runs on every send to a token.
         let since = phone(index) { $0.unreachableSince }
@@ -59,7 +61,14 @@ extension DeviceEngine {
         guard since != nil || anyExpired else { return false }
         let platform = phone(index) { $0.platform }
         if let at = DeviceLimits.tokensExpireAt(unreachableSince: since, platform: platform), at <= now { return true }
-        return anyExpired && phone(index) { $0.policy.expiredTokens }.contains(token)
+        guard anyExpired, let token = token() else { return false }
+        return phone(index) { $0.policy.expiredTokens }.contains(token)
+    }
+
+    /// Whether `token` is expired on the phone it was issued on (false for a token no
+    /// phone holds): sends, topic calls and group calls refuse it alike.
+    func tokenHasExpired(_ token: String) -> Bool {
+        candidate(holding: token).map { tokenExpired(token, phoneAt: $0) } ?? false
     }
 
     /// The phone in focus reached the service again: after 270 days away its tokens

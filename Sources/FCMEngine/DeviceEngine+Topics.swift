@@ -168,7 +168,7 @@ extension DeviceEngine {
         }
         guard owner == order.sender else { return .invalidArgument }
         // An expired token is gone for topic calls as it is for sends.
-        if let index = candidate(holding: token), tokenExpired(token, phoneAt: index) { return .notFound }
+        if tokenHasExpired(token) { return .notFound }
         switch order.change {
         case .add:
             if order.api == .v1, topics[owner]?.contains(topic) == true { return .alreadyExists }

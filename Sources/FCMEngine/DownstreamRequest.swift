@@ -234,3 +234,15 @@ public enum RefusalHandling: String, Sendable {
     /// Over a rate: send less, back off (a minute after a 429 without `Retry-After`).
     case slowDown = "slow-down"
 }
+
+extension DownstreamRequest {
+    /// The service's own fields win over data pairs of the same name (the data is
+    /// copied only when it has one).
+    mutating func dropServiceData() {
+        let isServiceKey = { (item: KeyValue) in ServiceLimits.isServiceDataKey(item.key) }
+        if data.contains(where: isServiceKey) { data.removeAll(where: isServiceKey) }
+    }
+
+    /// How long the service keeps it: its own time to live, or the service's default.
+    var timeToLiveOrDefault: Int64 { timeToLive ?? ServiceLimits.defaultDownstreamTimeToLive }
+}

@@ -101,7 +101,6 @@ extension DeviceEngine {
         // At least one copy a batch, whatever a saved file says: each batch moves on.
         let end = min(fanOut.phones.count, fanOut.sent + max(1, configuration.store.fanOutBatch))
         let sender = fanOut.message.request.sender
-        let isServiceKey = { (item: KeyValue) in ServiceLimits.isServiceDataKey(item.key) }
         var message = fanOut.message
         for position in fanOut.sent..<end {
             let index = fanOut.phones[position]
@@ -115,16 +114,22 @@ extension DeviceEngine {
             }
             var copy = message
             copy.request = shaped(message.request, by: overrides, forPhoneAt: index)
-            if copy.request.data.contains(where: isServiceKey) { copy.request.data.removeAll(where: isServiceKey) }
-            copy.timeToLive = copy.request.timeToLive ?? ServiceLimits.defaultDownstreamTimeToLive
+            copy.request.dropServiceData()
+            copy.timeToLive = copy.request.timeToLiveOrDefault
             onDevice(index) { $0.route(copy, into: &out) }
         }
         fanOut.sent = end
     }
 
     /// Every pending copy sent, one batch an input (for shells that need not let other
-    /// requests in between: a replay, the TUI's own session, a profile's step).
-    public mutating func finishFanOuts(into out: inout [Event]) {
-        while hasPendingFanOut { handle(.fanOut(at: now), into: &out) }
+    /// requests in between: a replay, the TUI's own session, a profile's step); `each`
+    /// sees each input and the engine's reply (a shell that records them).
+    public mutating func finishFanOuts(
+        into out: inout [Event], each: (EngineInput, EngineReply) -> Void = { _, _ in }
+    ) {
+        while hasPendingFanOut {
+            let batch = EngineInput.fanOut(at: now)
+            each(batch, handle(batch, into: &out))
+        }
     }
 }

@@ -237,16 +237,10 @@ extension View {
                 return
             }
             // What the report card reads (digests, its classes) is for the details, not the line.
-            let hidden: Set<String> =
-                showSender
-                ? [
-                    "token", "from", "category", "detail", "step_at", "device", "request", "bearer", "handling",
-                    "platform",
-                ]
-                : [
-                    "token", "from", "category", "detail", "sender", "step_at", "device", "request", "bearer",
-                    "handling", "platform",
-                ]
+            var hidden: Set<String> = [
+                "token", "from", "category", "detail", "step_at", "device", "request", "bearer", "handling", "platform",
+            ]
+            if !showSender { hidden.insert("sender") }
             // An error first, the sender last: errors and ids are what a person scans for.
             let shown = event.fields.filter { !hidden.contains($0.name) }
             let first = shown.filter { $0.name == "error" }
