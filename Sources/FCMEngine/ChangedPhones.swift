@@ -62,8 +62,6 @@ extension Installation {
         public static let installed = Fields(.installed)
         public static let senders = Fields(.senders)
         public static let tokens = Fields(.tokens)
-        public static let tokenOwners = Fields(.tokenOwners)
-        public static let issuedTokens = Fields(.issuedTokens)
         public static let installation = Fields(.installation)
         public static let refreshes = Fields(.refreshes)
         public static let pending = Fields(.pending)
@@ -79,6 +77,7 @@ extension Installation {
         public static let lastInactiveDropAt = Fields(.lastInactiveDropAt)
         public static let tokenIssuedAt = Fields(.tokenIssuedAt)
         public static let policy = Fields(.policy)
+        public static let retiredTokens = Fields(.retiredTokens)
 
         func contains(_ key: CodingKeys) -> Bool { contains(Fields(key)) }
     }

@@ -65,10 +65,10 @@ extension DeviceEngine {
         tokenDevices.removeAll(keepingCapacity: true)
         // Grown once, not doubled step by step over a big fleet.
         deviceIndex.reserveCapacity(devices.count)
-        tokenDevices.reserveCapacity(devices.reduce(0) { $0 + $1.tokenOwners.count })
+        tokenDevices.reserveCapacity(devices.reduce(0) { $0 + $1.tokenCount })
         for (index, phone) in devices.enumerated() {
             deviceIndex[phone.name] = index
-            for token in phone.tokenOwners.keys { tokenDevices[token] = index }
+            phone.forEachToken { tokenDevices[$0] = index }
         }
         countRegisteredSenders()
         topicIndex.rebuild(from: devices)
@@ -99,15 +99,13 @@ extension DeviceEngine {
 
     /// The sender a token is currently valid for, on whichever phone holds it.
     public func activeOwner(of token: String) -> String? {
-        guard let index = candidate(holding: token), let owner = phone(index, { $0.tokenOwners })[token],
-            phone(index, { $0.tokens })[owner] == token
-        else { return nil }
-        return owner
+        guard let index = candidate(holding: token) else { return nil }
+        return phone(index) { $0.tokens }.first { $0.value == token }?.key
     }
 
     /// The sender a token was ever issued to, on any phone.
     public func everOwner(of token: String) -> String? {
-        candidate(holding: token).flatMap { index in phone(index) { $0.tokenOwners }[token] }
+        candidate(holding: token).flatMap { index in phone(index) { $0.owner(of: token) } }
     }
 
     /// The IDs of `allSenders`, found without reading every phone.

@@ -69,36 +69,33 @@ extension DeviceEngine {
         }
     }
 
-    /// Sender ID → the current token of the phone in focus. A change of a sender's
-    /// token is noted in that sender's topic messages still going out, too.
+    /// Sender ID → the current token of the phone in focus. A token that leaves it
+    /// (refreshed, deleted, uninstalled) is kept among the phone's retired tokens, and
+    /// a change of a sender's token is noted in that sender's topic messages still
+    /// going out.
     var tokens: [String: String] {
         _read { yield phone(focus) { $0.tokens } }
         _modify {
             let index = focus
             inputs.notePhone(index, .tokens)
-            if fanOuts.isEmpty {
-                yield &devices[index].tokens
-            } else {
-                let before = phone(index) { $0.tokens }
-                defer { noteTokenChanges(ofPhoneAt: index, from: before) }
-                yield &devices[index].tokens
+            let before = phone(index) { $0.tokens }
+            defer {
+                retireTokens(ofPhoneAt: index, from: before)
+                if !fanOuts.isEmpty { noteTokenChanges(ofPhoneAt: index, from: before) }
             }
+            yield &devices[index].tokens
         }
     }
 
-    var tokenOwners: [String: String] {
-        _read { yield phone(focus) { $0.tokenOwners } }
-        _modify {
-            inputs.notePhone(focus, .tokenOwners)
-            yield &devices[focus].tokenOwners
-        }
-    }
+    /// The tokens of the phone in focus that are no longer current (`tokens` keeps them).
+    var retiredTokens: [String: [String]] { phone(focus) { $0.retiredTokens } }
 
-    var issuedTokens: [String: [String]] {
-        _read { yield phone(focus) { $0.issuedTokens } }
-        _modify {
-            inputs.notePhone(focus, .issuedTokens)
-            yield &devices[focus].issuedTokens
+    /// Keeps the tokens of the phone at `index` that left its current ones.
+    private mutating func retireTokens(ofPhoneAt index: Int, from before: [String: String]) {
+        let now = phone(index) { $0.tokens }
+        for (sender, token) in before where now[sender] != token {
+            inputs.notePhone(index, .retiredTokens)
+            devices[index].retiredTokens[sender, default: []].append(token)
         }
     }
 

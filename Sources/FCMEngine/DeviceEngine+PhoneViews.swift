@@ -9,13 +9,21 @@ extension DeviceEngine {
         deviceIndex[name].map { devices[$0] }
     }
 
-    /// The tokens the phone at `index` was given for `sender`, oldest first (read in
-    /// place: a push step asks this for every message it plays).
-    public func issuedTokens(of sender: String, onPhoneAt index: Int) -> [String] {
-        // The map is taken first and looked up outside: a lookup inside `phone`'s
+    /// A token the phone at `index` was given for `sender`: the latest (`back` 0), the
+    /// one before it (1), and so on; nil when there were not so many. Read in place: a
+    /// push step asks this for every message it plays.
+    public func issuedToken(of sender: String, onPhoneAt index: Int, back: Int = 0) -> String? {
+        // The maps are taken first and looked up outside: a lookup inside `phone`'s
         // closure makes the compiler copy the whole phone.
-        let issued = phone(index) { $0.issuedTokens }
-        return issued[sender] ?? []
+        let current = phone(index) { $0.tokens }
+        let retired = phone(index) { $0.retiredTokens }
+        var back = back
+        if let token = current[sender] {
+            if back == 0 { return token }
+            back -= 1
+        }
+        guard back >= 0, let list = retired[sender], back < list.count else { return nil }
+        return list[list.count - 1 - back]
     }
 
     /// Whether the phone at `index` can talk to the connection server now.

@@ -13,9 +13,7 @@ extension DeviceEngine {
         if focus == 0, installation == 0, count == 0, let fixed = sender.token { token = fixed }
         tokens[sender.id] = token
         if platform == .web { tokenIssuedAt[sender.id] = now }
-        tokenOwners[token] = sender.id
         tokenDevices[token] = focus
-        issuedTokens[sender.id, default: []].append(token)
         emit(.device, names.newToken, [.text("sender", sender.id), .text("token", token)], into: &out)
     }
 

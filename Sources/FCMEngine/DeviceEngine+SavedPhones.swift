@@ -36,8 +36,8 @@ extension DeviceEngine {
             devices[index] = phone
             topicIndex.update(phone: index, from: old.topics, to: phone.topics)
             if deviceIndex[old.name] == index, old.name != phone.name { deviceIndex[old.name] = nil }
-            for token in old.tokenOwners.keys where phone.tokenOwners[token] == nil {
-                if tokenDevices[token] == index { tokenDevices[token] = nil }
+            old.forEachToken { token in
+                if tokenDevices[token] == index, phone.owner(of: token) == nil { tokenDevices[token] = nil }
             }
         } else if index == devices.count {
             devices.append(phone)
@@ -46,7 +46,7 @@ extension DeviceEngine {
             return false
         }
         deviceIndex[phone.name] = index
-        for token in phone.tokenOwners.keys { tokenDevices[token] = index }
+        phone.forEachToken { tokenDevices[$0] = index }
         noteDeadline(of: index)
         return true
     }

@@ -92,7 +92,7 @@ extension DeviceEngine {
                     [.text("sender", target.id), .text("token", token), .flag("cached", true)], into: &out)
                 continue
             }
-            if tokens[target.id] != nil || issuedTokens[target.id] != nil { refreshes[target.id, default: 0] += 1 }
+            if tokens[target.id] != nil || retiredTokens[target.id] != nil { refreshes[target.id, default: 0] += 1 }
             issueToken(for: target, into: &out)
         }
     }

@@ -41,7 +41,8 @@ extension DeviceEngine {
             }
             return .object(JSONObject(members))
         }
-        let own = Set(phone.issuedTokens.values.joined())
+        var own = Set<String>()
+        phone.forEachToken { own.insert($0) }
         let groups = groups.filter { group in group.members.contains(where: own.contains) }.map { group -> JSONValue in
             .members([
                 "name": .string(group.name), "sender": .string(group.sender), "notification_key": .string(group.key),

@@ -13,10 +13,10 @@ public struct Installation: Sendable, Codable {
     public internal(set) var senders: [SenderConfig]
     /// Sender ID → its current token.
     public internal(set) var tokens: [String: String] = [:]
-    /// Every token ever issued here → its sender.
-    var tokenOwners: [String: String] = [:]
-    /// Sender ID → tokens issued to it, oldest first.
-    public internal(set) var issuedTokens: [String: [String]] = [:]
+    /// Sender ID → the tokens issued to it that are no longer current (refreshed,
+    /// deleted, uninstalled), oldest first. A phone that kept its first tokens has
+    /// none: with `tokens` this is every token ever issued here, each kept once.
+    public internal(set) var retiredTokens: [String: [String]] = [:]
     var installation = 0
     var refreshes: [String: Int] = [:]
     /// Sender ID → when its current token was issued (a web app's getToken refreshes
@@ -94,6 +94,8 @@ public struct Installation: Sendable, Codable {
         case settings, names, tokenFactory, appState, network, doze, installed, senders, tokens, tokenOwners
         case issuedTokens, installation, refreshes, pending, batch, usedIDs, stored, tray, inbox, topics
         case pendingTopicChanges, deletedCount, unreachableSince, lastInactiveDropAt, tokenIssuedAt, policy
+        // Saved fields are numbered by their place here: new ones go last.
+        case retiredTokens
     }
 }
 
@@ -118,8 +120,11 @@ extension Installation {
         installed = try c.decode(Bool.self, forKey: .installed)
         senders = try c.decode([SenderConfig].self, forKey: .senders)
         tokens = try c.decode([String: String].self, forKey: .tokens)
-        tokenOwners = try c.decode([String: String].self, forKey: .tokenOwners)
-        issuedTokens = try c.decode([String: [String]].self, forKey: .issuedTokens)
+        // Before state format 9, a phone kept every token issued (`issuedTokens`).
+        retiredTokens =
+            try c.decodeIfPresent([String: [String]].self, forKey: .retiredTokens)
+            ?? Self.retired(
+                issued: c.decodeIfPresent([String: [String]].self, forKey: .issuedTokens) ?? [:], current: tokens)
         installation = try c.decode(Int.self, forKey: .installation)
         refreshes = try c.decode([String: Int].self, forKey: .refreshes)
         pending = try c.decode([UpstreamMessage].self, forKey: .pending)
@@ -145,6 +150,7 @@ extension Installation {
     public init(decoding decoder: any Decoder, over base: Installation) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self = base
+        var issued: [String: [String]]?
         for key in c.allKeys {
             switch key {
             case .settings: settings = try c.decode(DeviceSettings.self, forKey: key)
@@ -156,8 +162,10 @@ extension Installation {
             case .installed: installed = try c.decode(Bool.self, forKey: key)
             case .senders: senders = try c.decode([SenderConfig].self, forKey: key)
             case .tokens: tokens = try c.decode([String: String].self, forKey: key)
-            case .tokenOwners: tokenOwners = try c.decode([String: String].self, forKey: key)
-            case .issuedTokens: issuedTokens = try c.decode([String: [String]].self, forKey: key)
+            case .retiredTokens: retiredTokens = try c.decode([String: [String]].self, forKey: key)
+            // Saved before format 9: derived from the tokens issued (below).
+            case .tokenOwners: break
+            case .issuedTokens: issued = try c.decode([String: [String]].self, forKey: key)
             case .installation: installation = try c.decode(Int.self, forKey: key)
             case .refreshes: refreshes = try c.decode([String: Int].self, forKey: key)
             case .pending: pending = try c.decode([UpstreamMessage].self, forKey: key)
@@ -176,7 +184,45 @@ extension Installation {
             case .lastInactiveDropAt: lastInactiveDropAt = try c.decodeIfPresent(Millis.self, forKey: key)
             }
         }
+        // A row without retired tokens whose tokens changed: saved before format 9,
+        // or none retired since the fleet started. A token current at the start and
+        // gone now was retired.
+        if !c.contains(.retiredTokens), issued != nil || c.contains(.tokens) {
+            retiredTokens = Self.retired(issued: issued ?? base.issuedTokens, current: tokens)
+        }
     }
+
+    /// Every token issued but the current ones, per sender, oldest first.
+    static func retired(issued: [String: [String]], current: [String: String]) -> [String: [String]] {
+        var retired: [String: [String]] = [:]
+        for (sender, list) in issued {
+            let old = list.filter { $0 != current[sender] }
+            if !old.isEmpty { retired[sender] = old }
+        }
+        return retired
+    }
+
+    /// Sender ID → every token issued to it here, oldest first (the current one last).
+    public var issuedTokens: [String: [String]] {
+        var issued = retiredTokens
+        for (sender, token) in tokens { issued[sender, default: []].append(token) }
+        return issued
+    }
+
+    /// The sender a token was issued to here, current or retired.
+    func owner(of token: String) -> String? {
+        if let current = tokens.first(where: { $0.value == token }) { return current.key }
+        return retiredTokens.first { $0.value.contains(token) }?.key
+    }
+
+    /// Every token issued here, current and retired.
+    func forEachToken(_ body: (String) -> Void) {
+        for token in tokens.values { body(token) }
+        for list in retiredTokens.values { list.forEach(body) }
+    }
+
+    /// How many tokens were issued here.
+    var tokenCount: Int { retiredTokens.values.reduce(tokens.count) { $0 + $1.count } }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -202,8 +248,7 @@ extension Installation {
         try put(installed, .installed)
         try put(senders, .senders)
         try put(tokens, .tokens)
-        try put(tokenOwners, .tokenOwners)
-        try put(issuedTokens, .issuedTokens)
+        if !retiredTokens.isEmpty || fields != .all { try put(retiredTokens, .retiredTokens) }
         try put(installation, .installation)
         try put(refreshes, .refreshes)
         try put(pending, .pending)

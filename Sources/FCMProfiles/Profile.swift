@@ -191,10 +191,9 @@ public struct PushStep: Sendable {
     @inline(__always)
     func command(on engine: DeviceEngine, phoneAt index: Int?) -> Command {
         var request = request
-        let issued = index.map { engine.issuedTokens(of: tokenOwner, onPhoneAt: $0) } ?? []
         switch target {
-        case .latest: request.to = issued.last
-        case .previous: request.to = issued.count >= 2 ? issued[issued.count - 2] : nil
+        case .latest: request.to = index.flatMap { engine.issuedToken(of: tokenOwner, onPhoneAt: $0) }
+        case .previous: request.to = index.flatMap { engine.issuedToken(of: tokenOwner, onPhoneAt: $0, back: 1) }
         case .literal(let text): request.to = text
         case .topic(let name): request.to = TopicName.prefix + name
         case .condition(let text):

@@ -10,7 +10,8 @@ extension DeviceStore {
     /// 4: topic subscriptions. 5: several phones. 6: web apps, message details.
     /// 7: each phone in a row of its own, beside the connection server's part.
     /// 8: phones saved in the compact coding (rows in JSON are still read).
-    static let format = 8
+    /// 9: a phone keeps its retired tokens, not every token issued and their owners.
+    static let format = 9
     /// The oldest format this version migrates from.
     static let oldestMigratable = 2
 
@@ -82,6 +83,11 @@ extension DeviceStore {
         // their phone changes; an older version is told this one is newer.
         migrator.registerMigration("format 8: compact phone rows") { db in
             try db.execute(sql: "UPDATE meta SET value = '8' WHERE key = 'format'")
+        }
+        // Rows saved with every token issued are read as the tokens retired
+        // (`Installation.retired(issued:current:)`) and saved so when their phone changes.
+        migrator.registerMigration("format 9: retired tokens") { db in
+            try db.execute(sql: "UPDATE meta SET value = '9' WHERE key = 'format'")
         }
         return migrator
     }

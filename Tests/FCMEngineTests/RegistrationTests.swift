@@ -69,6 +69,37 @@ struct RegistrationTests {
         #expect(rejected.first?.string("ccs") == "DEVICE_UNREGISTERED")
     }
 
+    @Test(
+        "a phone that kept its first tokens holds no retired ones; each token that leaves is retired once, oldest first"
+    )
+    func tokensThatLeaveARetiredOnceEachOldestFirst() {
+        var h = Harness(senders: [Harness.sender, Harness.other])
+        #expect(h.engine.devices[0].retiredTokens.isEmpty)
+        let first = h.token
+        let other = h.engine.devices[0].tokens[Harness.other]!
+        h.run(.refreshToken(sender: Harness.sender))
+        let second = h.token
+        h.run(.refreshToken(sender: Harness.sender))
+        let third = h.token
+        #expect(h.engine.devices[0].retiredTokens == [Harness.sender: [first, second]])
+        #expect(h.engine.devices[0].issuedTokens == [Harness.sender: [first, second, third], Harness.other: [other]])
+        #expect(h.engine.issuedToken(of: Harness.sender, onPhoneAt: 0) == third)
+        #expect(h.engine.issuedToken(of: Harness.sender, onPhoneAt: 0, back: 2) == first)
+        #expect(h.engine.issuedToken(of: Harness.sender, onPhoneAt: 0, back: 3) == nil)
+        // A retired token's sender is still known (NotRegistered, not InvalidRegistration).
+        #expect(h.engine.everOwner(of: first) == Harness.sender && h.engine.activeOwner(of: first) == nil)
+        #expect(h.engine.activeOwner(of: third) == Harness.sender && h.engine.activeOwner(of: other) == Harness.other)
+        h.run(.uninstall)
+        #expect(h.engine.devices[0].tokens.isEmpty)
+        #expect(h.engine.devices[0].retiredTokens == [Harness.sender: [first, second, third], Harness.other: [other]])
+        #expect(h.engine.issuedToken(of: Harness.sender, onPhoneAt: 0) == third)
+        #expect(h.engine.everOwner(of: other) == Harness.other && h.engine.activeOwner(of: other) == nil)
+        h.run(.reinstall)
+        #expect(h.engine.devices[0].retiredTokens[Harness.sender] == [first, second, third])
+        #expect(h.engine.issuedToken(of: Harness.sender, onPhoneAt: 0, back: 1) == third)
+        #expect(h.engine.device(holding: first) == 0 && h.engine.device(holding: h.token) == 0)
+    }
+
     @Test func reinstallRegistersAgainWithNewTokens() {
         var h = Harness()
         let old = h.token

@@ -485,3 +485,43 @@ struct FormatSevenTests {
         try ReleaseFixture.expectResumedAsClosed(state, peeked.configuration, engine).close(final: engine)
     }
 }
+
+@Suite("A fleet saved by the release of state format 8")
+struct FormatEightTests {
+    @Test(
+        "a fleet saved in state format 8 (every token issued kept) opens with its old tokens retired, and is saved in format 9"
+    )
+    func formatEightRetiresOldTokens() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        let (peeked, store, opening) = try ReleaseFixture.open("format-8", into: state)
+        guard case .resumed(let engine, _) = opening else {
+            Issue.record("the format 8 file did not resume its fleet")
+            store.close(final: peeked)
+            return
+        }
+        // Written by the release of format 8 (`serve --profile Fixtures/format-8-profile.yaml`,
+        // stopped after its timeline): the pixel refreshed one sender's token twice, the
+        // browser deleted its token for the other sender.
+        StoreFixture.expectSame(peeked, engine)
+        let (a, b) = ("123456789012", "998877665544")
+        let (pixel, browser) = (engine.devices[0], engine.devices[1])
+        let retired = try #require(pixel.retiredTokens[a])
+        #expect(retired.map { String($0.prefix(23)) } == ["kE9GKEkyLH3:APA91bU2LKC", "kE9GKEkyLH3:APA91brSmpf"])
+        #expect(pixel.tokens[a]?.hasPrefix("kE9GKEkyLH3:APA91bSwf3x") == true && pixel.retiredTokens[b] == nil)
+        #expect(engine.issuedToken(of: a, onPhoneAt: 0, back: 1) == retired[1])
+        #expect(engine.everOwner(of: retired[0]) == a && engine.activeOwner(of: retired[0]) == nil)
+        let deleted = try #require(browser.retiredTokens[b]?.first)
+        #expect(deleted.hasPrefix("tv6A3NVz60y:APA91b_NVLn") && browser.tokens[b] == nil)
+        #expect(engine.everOwner(of: deleted) == b && engine.device(holding: deleted) == 1)
+        #expect(browser.tokens[a] != nil && browser.retiredTokens[a] == nil)
+        store.close(final: engine)
+
+        let again = try ReleaseFixture.expectResumedAsClosed(state, peeked.configuration, engine)
+        defer { again.close(final: engine) }
+        let format = try again.database.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'format'")
+        }
+        #expect(format == "9")
+    }
+}

@@ -52,7 +52,7 @@ enum StoreFixture {
             #expect(
                 x.appState == y.appState && x.network == y.network && x.doze == y.doze, sourceLocation: sourceLocation)
             #expect(x.installed == y.installed && x.senders == y.senders, sourceLocation: sourceLocation)
-            #expect(x.tokens == y.tokens && x.issuedTokens == y.issuedTokens, sourceLocation: sourceLocation)
+            #expect(x.tokens == y.tokens && x.retiredTokens == y.retiredTokens, sourceLocation: sourceLocation)
             #expect(x.pending == y.pending && x.batch == y.batch, sourceLocation: sourceLocation)
             #expect(x.stored == y.stored && x.tray == y.tray && x.inbox == y.inbox, sourceLocation: sourceLocation)
             #expect(x.deletedCount == y.deletedCount, sourceLocation: sourceLocation)
