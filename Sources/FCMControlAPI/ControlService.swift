@@ -135,7 +135,10 @@ public final class ControlService: Sendable {
     func devices() async -> HTTPReply {
         let engine = await device.engine()
         let reports = engine.devices.indices.map { engine.snapshot(ofPhoneAt: $0) }
-        return .json(200, JSONValue.members(["clock": .int(engine.now), "devices": .array(reports)]).json)
+        let document = JSONValue.members([
+            "clock": .int(engine.now), "fanOuts": engine.pendingFanOutsJSON, "devices": .array(reports),
+        ])
+        return .json(200, document.json)
     }
 
     func device(named name: String) async -> HTTPReply {

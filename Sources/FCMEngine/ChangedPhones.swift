@@ -54,6 +54,10 @@ extension Installation {
         public static let all = Fields(rawValue: (1 << UInt32(CodingKeys.allCases.count)) - 1)
 
         public static let settings = Fields(.settings)
+        // Saved in every row: a field added to `CodingKeys` changes `all`, and needs a
+        // migration that rewrites the masks saved (see state format 9).
+        public static let tokenOwners = Fields(.tokenOwners)
+        public static let issuedTokens = Fields(.issuedTokens)
         public static let names = Fields(.names)
         public static let tokenFactory = Fields(.tokenFactory)
         public static let appState = Fields(.appState)

@@ -94,7 +94,8 @@ public struct Installation: Sendable, Codable {
         case settings, names, tokenFactory, appState, network, doze, installed, senders, tokens, tokenOwners
         case issuedTokens, installation, refreshes, pending, batch, usedIDs, stored, tray, inbox, topics
         case pendingTopicChanges, deletedCount, unreachableSince, lastInactiveDropAt, tokenIssuedAt, policy
-        // Saved fields are numbered by their place here: new ones go last.
+        // Saved rows number their fields by the place here: a new one goes last, and a
+        // state format's migration rewrites the saved masks (`Fields.all` changes).
         case retiredTokens
     }
 }

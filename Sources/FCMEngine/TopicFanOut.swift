@@ -1,3 +1,5 @@
+import FCMJSON
+
 /// A topic or condition message on its way to its subscribers: the first batch of
 /// copies (`StorePolicy.fanOutBatch`, 10,000 unless a profile says otherwise) goes with
 /// the message, the rest in batches as big, so that a topic with a million subscribers
@@ -64,6 +66,24 @@ extension DeviceEngine {
                 id: fanOut.message.id, sender: fanOut.message.request.sender, topic: fanOut.message.request.topic,
                 sent: fanOut.sent, copies: fanOut.phones.count, waiting: Array(fanOut.phones[fanOut.sent...]))
         }
+    }
+
+    /// The topic messages still going out as JSON, as `state --json` and the control
+    /// API's `GET devices` list them under `fanOuts`: `{"id","sender","topic","sent",
+    /// "copies","waiting":[phone names]}` (no `topic` for a condition's message).
+    public var pendingFanOutsJSON: JSONValue {
+        .array(
+            pendingFanOuts.map { fanOut in
+                var members: [(key: String, value: JSONValue)] = [
+                    ("id", .string(fanOut.id)), ("sender", .string(fanOut.sender)),
+                ]
+                if let topic = fanOut.topic { members.append(("topic", .string(topic))) }
+                members += [
+                    ("sent", .int(fanOut.sent)), ("copies", .int(fanOut.copies)),
+                    ("waiting", .strings(fanOut.waiting.map { index in phone(index) { $0.name } })),
+                ]
+                return .object(JSONObject(members))
+            })
     }
 
     /// Whether a topic message still has copies to send (a shell hands the engine

@@ -89,11 +89,14 @@ extension DeviceStore {
         rebuilt.silent = false
         var rowBytes = 0
         var savedFields: [(index: Int, fields: Installation.Fields)] = []
+        // A file read as it stands (`peek`), not migrated: its rows numbered as they were.
+        let renumber = try savedFormat(db) < 9
         let rows = try Row.fetchCursor(
             db, sql: "SELECT idx, fields, phone FROM phones WHERE idx < ? ORDER BY idx", arguments: [count])
         while let saved = try rows.next() {
             let index: Int = saved["idx"]
-            let fields = Installation.Fields(rawValue: UInt32(truncatingIfNeeded: saved["fields"] as Int64))
+            var fields = Installation.Fields(rawValue: UInt32(truncatingIfNeeded: saved["fields"] as Int64))
+            if renumber { fields = fieldsSavedBeforeFormat9(fields) }
             let data: Data = saved["phone"]
             rowBytes += data.count
             savedFields.append((index, fields))

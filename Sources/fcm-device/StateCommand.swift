@@ -51,18 +51,7 @@ struct StateCommand: ParsableCommand {
             "state": .string(path), "clock": .int(engine.now), "service": .string(engine.serviceUp ? "up" : "down"),
             "awaitingAck": .strings(engine.awaitingAck.map(\.message.id)),
             "owedReceipts": .strings(engine.owedReceipts.map(\.id)),
-            "fanOuts": .array(
-                engine.pendingFanOuts.map { fanOut in
-                    var members: [(key: String, value: JSONValue)] = [
-                        ("id", .string(fanOut.id)), ("sender", .string(fanOut.sender)),
-                    ]
-                    if let topic = fanOut.topic { members.append(("topic", .string(topic))) }
-                    members += [
-                        ("sent", .int(fanOut.sent)), ("copies", .int(fanOut.copies)),
-                        ("waiting", .strings(fanOut.waiting.map { engine.devices[$0].name })),
-                    ]
-                    return .object(JSONObject(members))
-                }),
+            "fanOuts": engine.pendingFanOutsJSON,
             "devices": .array(engine.devices.indices.map { engine.snapshot(ofPhoneAt: $0) }),
         ]).json
     }

@@ -60,6 +60,49 @@ struct ControlFleetTests {
         #expect(listed == reply.json as NSDictionary)
     }
 
+    @Test("GET devices lists a topic message's copies still going out, by phone, as `state --json` does")
+    func getDevicesListsCopiesStillGoingOut() async throws {
+        var configuration = EngineConfiguration(
+            device: DeviceSettings(name: "a", seed: 4),
+            senders: [SenderConfig(id: ControlledDevice.sender, key: "k", project: "demo-project")],
+            store: StorePolicy(fanOutBatch: 1))
+        configuration.devices = ["a", "b", "c"].map { DeviceSpec(DeviceSettings(name: $0, seed: 4)) }
+        let device = ControlledDevice(configuration: configuration)
+        for name in ["c", "a", "b"] {
+            #expect(await device.call("POST", "devices/\(name)/actions", body: #"{"subscribe": "news"}"#).status == 200)
+        }
+        let pushed = await device.call(
+            "POST", "devices/a/actions",
+            body: #"{"push": {"sender": "\#(ControlledDevice.sender)", "topic": "news", "id": "t-1"}}"#)
+        #expect(pushed.status == 200)
+        func fanOuts() async -> [[String: Any]] {
+            await device.call("GET", "devices").json["fanOuts"] as? [[String: Any]] ?? [["missing": true]]
+        }
+        // One copy a batch: the first went with the answer, in the order of the phones.
+        var listed = await fanOuts()
+        #expect(listed.count == 1)
+        #expect(
+            listed.first?["topic"] as? String == "news" && listed.first?["sender"] as? String == ControlledDevice.sender
+        )
+        #expect(listed.first?["sent"] as? Int == 1 && listed.first?["copies"] as? Int == 3)
+        #expect(listed.first?["waiting"] as? [String] == ["b", "c"])
+        // The same document the engine gives `state --json`.
+        let engineView = device.lock.withLock { device.engine.pendingFanOutsJSON.json }
+        let expected = try JSONSerialization.jsonObject(with: Data(engineView.utf8)) as? [NSDictionary]
+        #expect(expected == listed as [NSDictionary])
+        device.lock.withLock {
+            var events: [Event] = []
+            device.engine.handle(.fanOut(at: device.time), into: &events)
+        }
+        listed = await fanOuts()
+        #expect(listed.first?["sent"] as? Int == 2 && listed.first?["waiting"] as? [String] == ["c"])
+        device.lock.withLock {
+            var events: [Event] = []
+            device.engine.finishFanOuts(into: &events)
+        }
+        #expect(await fanOuts().isEmpty)
+    }
+
     @Test func aWebPhoneIsListedAndItsUpstreamAndClientTopicsAreRefusedWith400() async throws {
         var configuration = Self.split()
         var browser = DeviceSettings(name: "browser", platform: .web, app: "https://app.example.com", seed: 4)

@@ -489,7 +489,7 @@ struct FormatSevenTests {
 @Suite("A fleet saved by the release of state format 8")
 struct FormatEightTests {
     @Test(
-        "a fleet saved in state format 8 (every token issued kept) opens with its old tokens retired, and is saved in format 9"
+        "a fleet saved in state format 8 (every token issued kept) opens with its old tokens retired, keeps them when its phones change, and is saved in format 9"
     )
     func formatEightRetiresOldTokens() throws {
         let state = TemporaryState()
@@ -502,10 +502,11 @@ struct FormatEightTests {
         }
         // Written by the release of format 8 (`serve --profile Fixtures/format-8-profile.yaml`,
         // stopped after its timeline): the pixel refreshed one sender's token twice, the
-        // browser deleted its token for the other sender.
+        // browser deleted its token for the other sender (both rows hold the fields that
+        // changed), and a tablet joined and refreshed both (its row holds every field).
         StoreFixture.expectSame(peeked, engine)
         let (a, b) = ("123456789012", "998877665544")
-        let (pixel, browser) = (engine.devices[0], engine.devices[1])
+        let (pixel, browser, tablet) = (engine.devices[0], engine.devices[1], engine.devices[2])
         let retired = try #require(pixel.retiredTokens[a])
         #expect(retired.map { String($0.prefix(23)) } == ["kE9GKEkyLH3:APA91bU2LKC", "kE9GKEkyLH3:APA91brSmpf"])
         #expect(pixel.tokens[a]?.hasPrefix("kE9GKEkyLH3:APA91bSwf3x") == true && pixel.retiredTokens[b] == nil)
@@ -515,10 +516,24 @@ struct FormatEightTests {
         #expect(deleted.hasPrefix("tv6A3NVz60y:APA91b_NVLn") && browser.tokens[b] == nil)
         #expect(engine.everOwner(of: deleted) == b && engine.device(holding: deleted) == 1)
         #expect(browser.tokens[a] != nil && browser.retiredTokens[a] == nil)
-        store.close(final: engine)
+        #expect(tablet.name == "tablet" && tablet.tokens[a]?.hasPrefix("MBdou-ddwN6:APA91b817hn") == true)
+        #expect(
+            tablet.retiredTokens.mapValues { $0.map { String($0.prefix(23)) } } == [
+                a: ["MBdou-ddwN6:APA91bG5eOM"], b: ["MBdou-ddwN6:APA91bBBl8y"],
+            ])
 
-        let again = try ReleaseFixture.expectResumedAsClosed(state, peeked.configuration, engine)
-        defer { again.close(final: engine) }
+        // The pixel changes otherwise: its row is saved again, its retired tokens with it.
+        var changed = engine
+        changed.inputs.isOn = true
+        var events: [Event] = []
+        changed.handle(.apply(.on(device: "pixel", .setAppState(.foreground)), at: engine.now + 10), into: &events)
+        store.waitUntilDurable(
+            store.append(changed.inputs.take(), changedPhones: changed.inputs.changedPhones.take(), engine: changed))
+        store.close(final: changed)
+        #expect(changed.devices[0].retiredTokens[a] == retired)
+
+        let again = try ReleaseFixture.expectResumedAsClosed(state, peeked.configuration, changed)
+        defer { again.close(final: changed) }
         let format = try again.database.read { db in
             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'format'")
         }
