@@ -8,7 +8,8 @@
            another to the last phone (median and 90th percentile: one call to one phone);
   fan-out  every phone subscribed to a topic (IID batchAdd, 1,000 tokens a call),
            then one legacy send to the topic: seconds to the HTTP answer and to the
-           last delivery event on stdout; then the stop (which leaves the million
+           last delivery event on stdout, and what a control API read and a send to
+           one phone take while the copies go out; then the stop (which leaves the million
            changed phones to the journal) and a resume of that fleet (which replays it).
   rows     the same on a fresh fleet with a checkpoint after every call
            (`--checkpoint-every 1`): the send's answer waits for a checkpoint that
@@ -179,6 +180,13 @@ def fan_out(serve, tokens_file, out, count):
     began = time.monotonic()
     answer = request(serve.port, "/fcm/send", {"to": "/topics/all", "data": {"n": "1"}}, {"Authorization": "key=" + KEY})
     answered = time.monotonic() - began
+    # Other doors while the copies go out: a control API read and a send to one phone.
+    during = time.monotonic()
+    request(serve.port, f"/emulator/v1/projects/{SENDER}/devices/phone-1")
+    read_during = time.monotonic() - during
+    during = time.monotonic()
+    request(serve.port, "/fcm/send", {"to": tokens[0], "data": {"n": "one"}}, {"Authorization": "key=" + KEY})
+    send_during = time.monotonic() - during
     delivered = 0
     with open(out) as log:
         log.seek(mark)
@@ -191,8 +199,9 @@ def fan_out(serve, tokens_file, out, count):
             pending += chunk
             lines = pending.split("\n")
             pending = lines.pop()
-            delivered += sum(1 for line in lines if '"onMessageReceived"' in line)
+            delivered += sum(1 for line in lines if '"onMessageReceived"' in line and '"/topics/all"' in line)
     return {"subscribe_s": round(subscribed, 1), "answered_s": round(answered, 2),
+            "read_during_s": round(read_during, 3), "send_during_s": round(send_during, 3),
             "last_delivery_s": round(time.monotonic() - began, 2), "answer_ok": "message_id" in answer}
 
 
