@@ -167,8 +167,8 @@ public final class DeviceHost: @unchecked Sendable {
     }
 
     /// How long other doors have the engine between two batches of a topic's copies
-    /// (measured: a million copies take no longer; requests meanwhile are answered in
-    /// 8-80 ms instead of after the last copy).
+    /// (measured: at most 0.1 s more for a million copies, within their spread; a
+    /// request meanwhile is answered in tens of milliseconds, not after the last copy).
     static let fanOutPause = TimeAmount.milliseconds(1)
 
     /// Moves the session's clock on by `span` (the TUI's clock keys): what falls due

@@ -64,7 +64,10 @@ extension DeviceEngine {
         fanOuts.map { fanOut in
             PendingFanOut(
                 id: fanOut.message.id, sender: fanOut.message.request.sender, topic: fanOut.message.request.topic,
-                sent: fanOut.sent, copies: fanOut.phones.count, waiting: Array(fanOut.phones[fanOut.sent...]))
+                sent: fanOut.sent, copies: fanOut.phones.count,
+                // As `sendBatch` reads them: a number past the fleet (a saved file
+                // edited by hand) is no phone, and no copy goes to it.
+                waiting: fanOut.phones[fanOut.sent...].filter { $0 < devices.count })
         }
     }
 
