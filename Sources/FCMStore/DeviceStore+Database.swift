@@ -132,19 +132,20 @@ extension DeviceStore {
         return saved.union(.retiredTokens)
     }
 
+    /// The format a file says it was saved in, as written, or nil when it says none.
+    static func formatText(_ db: Database) throws -> String? {
+        guard try db.tableExists("meta") else { return nil }
+        return try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'format'")
+    }
+
     /// The format a file says it was saved in (this version's when it does not say).
     static func savedFormat(_ db: Database) throws -> Int {
-        guard try db.tableExists("meta"),
-            let text = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'format'")
-        else { return format }
-        return Int(text) ?? format
+        try formatText(db).flatMap { Int($0) } ?? format
     }
 
     /// Refuses a file this version cannot read or migrate, naming its format.
     static func checkFormat(_ db: Database, path: String) throws {
-        guard try db.tableExists("meta"),
-            let text = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'format'")
-        else { return }
+        guard let text = try formatText(db) else { return }
         guard let format = Int(text), (oldestMigratable...Self.format).contains(format) else {
             let newer = Int(text).map { $0 > Self.format } ?? false
             throw StoreError.unreadable(
