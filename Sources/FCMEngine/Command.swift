@@ -1,29 +1,18 @@
-/// Everything that can happen to the device or its connection server from outside:
-/// a key in the TUI, a step of a profile, a stanza or HTTP request.
+/// Everything that can happen to the fleet or its connection server from outside: a
+/// key in the TUI, a step of a profile, a stanza or HTTP request. What happens to one
+/// phone is a `PhoneCommand`, carried by `on(device:_:)`: it cannot hold another
+/// phone's command or a fleet's, and it cannot nest.
 public indirect enum Command: Sendable, Equatable, Codable {
-    /// A device command for the phone with this name (`DeviceEngine.phoneIndex(named:)`);
-    /// without it, the only phone of a device of one (a fleet refuses it).
-    case on(device: String, Command)
+    /// A command for the phone with this name (`DeviceEngine.phoneIndex(named:)`);
+    /// without one, the only phone of a device of one (a fleet refuses it).
+    case on(device: String? = nil, PhoneCommand)
     /// A phone joins: a new installation that registers with its senders.
     case addDevice(DeviceSpec)
-    case setNetwork(Network)
     case setService(up: Bool)
-    case setDoze(Bool)
-    case setAppState(AppState)
-    case uninstall
-    case reinstall
-    /// The app uninstalled (if it is installed) and installed again on another
-    /// platform or with another SDK: a new installation, new tokens, the platform's
-    /// own callback names.
-    case reinstallAs(platform: Platform, sdk: SDK)
-    /// A new token for one sender, or for all when nil.
-    case refreshToken(sender: String?)
-    case addSender(SenderConfig)
-    case removeSender(String)
-    case send(UpstreamRequest)
-    case push(DownstreamRequest)
-    /// The user taps a tray notification.
-    case tap(TapTarget)
+    /// A downstream message. `toPhone` names the phone a profile's step aimed it at
+    /// when no phone has that name (the step resolves a phone's token itself): the
+    /// engine refuses it, naming the phones there are.
+    case push(DownstreamRequest, toPhone: String? = nil)
     /// An app server acknowledges an upstream message.
     case ackUpstream(sender: String, id: String)
     /// An app server acknowledges a delivery receipt (`dr2:…`).
@@ -36,20 +25,6 @@ public indirect enum Command: Sendable, Equatable, Codable {
     case setAppServerPresent(sender: String, present: Bool)
     /// Something happened on an app server's CCS connection.
     case appServer(AppServerInput)
-    /// The app subscribes to a topic (the SDK's subscribeToTopic), for one sender or
-    /// the default (first) one.
-    case subscribe(topic: String, sender: String?)
-    case unsubscribe(topic: String, sender: String?)
-    /// A web app calls getToken for one sender, or for every one when nil: the cached
-    /// token, a new one when it was deleted or is a week old, or a rejection without
-    /// notification permission.
-    /// A VAPID key other than the one the token was made with (nil: Firebase's
-    /// default key) deletes that token and makes a new one.
-    case getToken(sender: String?, vapidKey: String? = nil)
-    /// A web app calls deleteToken: the token is gone, and app servers get NotRegistered.
-    case deleteToken(sender: String?)
-    /// The user answers the browser's notification prompt (or changes the site setting).
-    case setPermission(NotificationPermission)
     /// An app server's device-group call (a profile's `group:` step); the current
     /// token of each phone named in `phones` joins `order.tokens`.
     case group(GroupOrder, phones: [String])
@@ -77,20 +52,46 @@ public indirect enum Command: Sendable, Equatable, Codable {
     case reset
 }
 
-extension Command {
-    /// Whether the command acts on one phone (and so may name it).
-    public var isDeviceCommand: Bool {
-        switch self {
-        case .setNetwork, .setDoze, .setAppState, .uninstall, .reinstall, .reinstallAs, .refreshToken, .addSender,
-            .removeSender, .send, .tap, .subscribe, .unsubscribe, .getToken, .deleteToken, .setPermission:
-            true
-        default: false
-        }
-    }
+/// What happens to one phone: its user, its app and its SDK. Made by a door for the
+/// phone it names (`Command.on(device:_:)`); the engine runs it on that phone alone.
+/// Encoded as it was when these were `Command`s of their own, so journals read alike.
+public enum PhoneCommand: Sendable, Equatable, Codable {
+    case setNetwork(Network)
+    case setDoze(Bool)
+    case setAppState(AppState)
+    case uninstall
+    case reinstall
+    /// The app uninstalled (if it is installed) and installed again on another
+    /// platform or with another SDK: a new installation, new tokens, the platform's
+    /// own callback names.
+    case reinstallAs(platform: Platform, sdk: SDK)
+    /// A new token for one sender, or for all when nil.
+    case refreshToken(sender: String?)
+    case addSender(SenderConfig)
+    case removeSender(String)
+    case send(UpstreamRequest)
+    /// The user taps a tray notification.
+    case tap(TapTarget)
+    /// The app subscribes to a topic (the SDK's subscribeToTopic), for one sender or
+    /// the default (first) one.
+    case subscribe(topic: String, sender: String?)
+    case unsubscribe(topic: String, sender: String?)
+    /// A web app calls getToken for one sender, or for every one when nil: the cached
+    /// token, a new one when it was deleted or is a week old, or a rejection without
+    /// notification permission.
+    /// A VAPID key other than the one the token was made with (nil: Firebase's
+    /// default key) deletes that token and makes a new one.
+    case getToken(sender: String?, vapidKey: String? = nil)
+    /// A web app calls deleteToken: the token is gone, and app servers get NotRegistered.
+    case deleteToken(sender: String?)
+    /// The user answers the browser's notification prompt (or changes the site setting).
+    case setPermission(NotificationPermission)
+}
 
+extension PhoneCommand {
     /// The command's name in refusals: its step's key in a profile (a test holds the
     /// two together).
-    var stepName: String {
+    public var stepName: String {
         switch self {
         case .setNetwork: "network"
         case .setDoze: "doze"
@@ -104,12 +105,20 @@ extension Command {
         case .tap: "tap"
         case .subscribe: "subscribe"
         case .unsubscribe: "unsubscribe"
-        case .addDevice: "add_device"
         case .getToken: "get_token"
         case .deleteToken: "delete_token"
         case .setPermission: "permission"
+        }
+    }
+}
+
+extension Command {
+    /// The command's name in refusals: its step's key in a profile.
+    var stepName: String {
+        switch self {
+        case .on(_, let command): command.stepName
+        case .addDevice: "add_device"
         case .push, .appServer(.received(_, .downstream)): "push"
-        case .on(_, let inner): inner.stepName
         default: "command"
         }
     }

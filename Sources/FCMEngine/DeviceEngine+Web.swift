@@ -35,9 +35,8 @@ extension DeviceEngine {
     /// the TUI before a form is filled in), or nil: a web app has no upstream, no
     /// client topics and no Doze; getToken, deleteToken and the permission prompt are
     /// the web SDK's alone.
-    public static func refusal(_ command: Command, on platform: Platform) -> String? {
+    public static func refusal(_ command: PhoneCommand, on platform: Platform) -> String? {
         switch command {
-        case .on(_, let inner): return refusal(inner, on: platform)
         case .getToken, .deleteToken:
             return platform == .web
                 ? nil
@@ -51,7 +50,7 @@ extension DeviceEngine {
     }
 
     /// Why a web app cannot take `command`, or nil.
-    static func webRefusal(_ command: Command) -> String? {
+    static func webRefusal(_ command: PhoneCommand) -> String? {
         switch command {
         case .send:
             return "a web app has no upstream: the FCM JavaScript SDK has no send API"

@@ -120,22 +120,30 @@ public struct DeviceEngine: Sendable, Codable {
         runTimers(to: now, into: &out)
     }
 
+    /// A command for the fleet or its connection server; a phone's command runs on the
+    /// phone it names.
     mutating func perform(_ command: Command, into out: inout [Event]) {
         switch command {
-        case .on(let name, let inner):
+        case .on(let name, let command):
             let index: Int
-            switch phoneIndex(named: name) {
-            case .success(let found): index = found
-            case .failure(let error): return refuse(inner.stepName, error.description, into: &out)
-            }
-            if inner.isDeviceCommand {
-                onDevice(index) { $0.performOnDevice(inner, into: &out) }
+            if let name {
+                switch phoneIndex(named: name) {
+                case .success(let found): index = found
+                case .failure(let error): return refuse(command.stepName, error.description, into: &out)
+                }
             } else {
-                perform(inner, into: &out)
+                // A command that names no phone: the only one, or refused.
+                guard let only = unnamedPhone else { return refuse(command.stepName, nameAPhone, into: &out) }
+                index = only
             }
+            onDevice(index) { $0.perform(command, into: &out) }
         case .addDevice(let spec): addDevice(spec, into: &out)
         case .setService(let up): setService(up: up, into: &out)
-        case .push(let request): _ = take(request, into: &out)
+        case .push(let request, let phone):
+            if let phone, case .failure(let error) = phoneIndex(named: phone) {
+                return refuse("push", error.description, into: &out)
+            }
+            _ = take(request, into: &out)
         case .group(let order, let phones): changeGroup(order, phones: phones, into: &out)
         case .topics(let order, let phones): changeTopics(order, phones: phones, into: &out)
         case .ackUpstream(let sender, let id): takeAck(sender: sender, id: id, into: &out)
@@ -151,15 +159,11 @@ public struct DeviceEngine: Sendable, Codable {
         case .setDeviceLimits(let on): configuration.store.deviceLimits = on
         case .setLoginTimeout(let span): links.loginTimeout = span
         case .reset: reset(into: &out)
-        default:
-            // A device command that names no phone: the only one, or refused.
-            guard let index = unnamedPhone else { return refuse(command.stepName, nameAPhone, into: &out) }
-            onDevice(index) { $0.performOnDevice(command, into: &out) }
         }
     }
 
     /// A command for the phone in focus.
-    mutating func performOnDevice(_ command: Command, into out: inout [Event]) {
+    mutating func perform(_ command: PhoneCommand, into out: inout [Event]) {
         if let refusal = Self.refusal(command, on: platform) { return refuse(command.stepName, refusal, into: &out) }
         switch command {
         case .setNetwork(let value): setNetwork(value, into: &out)
@@ -178,7 +182,6 @@ public struct DeviceEngine: Sendable, Codable {
         case .getToken(let sender, let vapidKey): getToken(sender: sender, vapidKey: vapidKey, into: &out)
         case .deleteToken(let sender): deleteToken(sender: sender, into: &out)
         case .setPermission(let permission): setPermission(permission, into: &out)
-        default: perform(command, into: &out)  // not a device command
         }
     }
 

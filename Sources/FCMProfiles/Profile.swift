@@ -142,7 +142,7 @@ public struct PushStep: Sendable {
     /// the HTTP v1 message it was.
     func input(_ command: Command, at time: Millis) -> EngineInput {
         // Asked of the box: the blocks themselves are large, and most pushes have none.
-        guard let blocks, case .push(let request) = command else { return .apply(command, at: time) }
+        guard let blocks, case .push(let request, _) = command else { return .apply(command, at: time) }
         return .send([SendOrder(request, overrides: blocks.value)], at: time)
     }
 
@@ -163,7 +163,7 @@ public struct PushStep: Sendable {
             let index = devices.first.map { try? engine.phoneIndex(named: $0).get() } ?? engine.unnamedPhone
             let resolved = command(on: engine, phoneAt: index)
             // A phone that is not there: the engine refuses it, naming the phones there are.
-            made = index == nil ? .on(device: devices.first ?? DeviceEngine.onlyPhoneName, resolved) : resolved
+            made = index == nil ? resolved.aimed(at: devices.first ?? DeviceEngine.onlyPhoneName) : resolved
         case .literal, .topic, .condition, .group: made = command(on: engine, phoneAt: nil)
         }
         engine.handle(input(made, at: time), into: &out)
@@ -182,7 +182,7 @@ public struct PushStep: Sendable {
         return (devices.isEmpty ? [DeviceEngine.onlyPhoneName] : devices).map { name in
             switch engine.phoneIndex(named: name) {
             case .success(let index): command(on: engine, phoneAt: index)
-            case .failure: .on(device: name, command(on: engine, phoneAt: nil))
+            case .failure: command(on: engine, phoneAt: nil).aimed(at: name)
             }
         }
     }
@@ -230,4 +230,17 @@ public enum PushTarget: Sendable, Equatable {
     case condition(String)
     /// Every member of the sender's device group of this name (`group:`).
     case group(String)
+}
+
+extension Command {
+    /// A push aimed at the token of a phone no phone's name matches: the engine
+    /// refuses it, naming the phones there are (on a connection or not, it is refused
+    /// alike).
+    fileprivate func aimed(at phone: String) -> Command {
+        switch self {
+        case .push(let request, _), .appServer(.received(_, .downstream(let request, _))):
+            .push(request, toPhone: phone)
+        default: self
+        }
+    }
 }

@@ -182,7 +182,7 @@ extension ProfileParser {
     static func unnamedOnAFleet(_ action: StepAction, context: StepContext) -> String? {
         let phones = DeviceEngine.phoneNames(context.names(prefix: 5), of: context.phoneCount)
         switch action {
-        case .command(let command) where command.isDeviceCommand:
+        case .command(.on):
             return "this profile has \(context.phoneCount) devices: name the one this step acts on with "
                 + "device: (\(phones))"
         case .push(let push) where push.devices.isEmpty:
@@ -216,13 +216,11 @@ extension ProfileParser {
         throws(ProfileError) -> StepAction
     {
         switch action {
-        case .command(let command):
-            guard command.isDeviceCommand else {
-                if !strict { return action }
-                throw node.error(
-                    "this step acts on the connection server, not on one device; leave out device:")
-            }
+        case .command(.on(_, let command)):
             return .command(.on(device: phone, command))
+        case .command:
+            if !strict { return action }
+            throw node.error("this step acts on the connection server, not on one device; leave out device:")
         case .push(var push):
             switch push.target {
             case .latest, .previous: break
@@ -252,7 +250,7 @@ extension ProfileParser {
         }
         let parsed = try kind.read(value, &context)
         // What the engine would refuse a web app, the profile refuses where it is written.
-        if case .command(let command) = parsed, let why = DeviceEngine.refusal(command, on: context.platform) {
+        if case .command(.on(_, let command)) = parsed, let why = DeviceEngine.refusal(command, on: context.platform) {
             throw value.error("\(why); \(context.current) is \(context.platform.kindName)")
         }
         return parsed
@@ -299,13 +297,13 @@ extension ProfileParser {
     /// installed anew on another platform or SDK (later expectations are checked
     /// against its callback names).
     static func parseReinstall(_ node: YAMLNode, context: inout StepContext) throws(ProfileError) -> StepAction {
-        guard case .mapping = node.node else { return try flagCommand(node, .reinstall) }
+        guard case .mapping = node.node else { return try flagCommand(node, .on(.reinstall)) }
         let map = try node.mapping(allowed: ["platform", "sdk"])
         let platform = try map["platform"]?.oneOf(Platform.self) ?? context.platform
         let sdk = try map["sdk"]?.oneOf(SDK.self) ?? context.sdk
         context.platform = platform
         context.sdk = sdk
-        return .command(.reinstallAs(platform: platform, sdk: sdk))
+        return .command(.on(.reinstallAs(platform: platform, sdk: sdk)))
     }
 
     static let faultKeys = [
@@ -411,13 +409,13 @@ extension ProfileParser {
     /// web app passes getToken; without one, Firebase's default).
     static func parseGetToken(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> StepAction {
         guard case .mapping = node.node else {
-            return .command(.getToken(sender: try senderOrAll(node, context: context)))
+            return .command(.on(.getToken(sender: try senderOrAll(node, context: context))))
         }
         let map = try node.mapping(allowed: ["sender", "vapid_key"])
         let sender = try map["sender"].map { v throws(ProfileError) in try knownSender(v, context: context) }
         let key = try map["vapid_key"].map { v throws(ProfileError) in try v.string() }
         if let key, key.isEmpty, let v = map["vapid_key"] { throw v.error("a VAPID key is not empty") }
-        return .command(.getToken(sender: sender, vapidKey: key))
+        return .command(.on(.getToken(sender: sender, vapidKey: key)))
     }
 
     static func parseTap(_ node: YAMLNode) throws(ProfileError) -> TapTarget {

@@ -22,10 +22,10 @@ enum StepVocabulary {
         StepKind(
             key: "send",
             read: { node, context throws(ProfileError) in
-                .command(.send(try P.parseSend(node, context: context)))
+                .command(.on(.send(try P.parseSend(node, context: context))))
             },
             write: { action in
-                guard case .command(.send(let request)) = action else { return nil }
+                guard case .command(.on(_, .send(let request))) = action else { return nil }
                 var text = "{ to: \(W.quoted(request.to)), id: \(W.quoted(request.messageID))"
                 if let ttl = request.timeToLive { text += ", ttl: \(ttl)" }
                 let data = request.data.compactMap { item -> String? in
@@ -43,28 +43,28 @@ enum StepVocabulary {
         StepKind(
             key: "network",
             read: { node, _ throws(ProfileError) in
-                .command(.setNetwork(try node.oneOf(Network.self)))
+                .command(.on(.setNetwork(try node.oneOf(Network.self))))
             },
             write: { action in
-                guard case .command(.setNetwork(let value)) = action else { return nil }
+                guard case .command(.on(_, .setNetwork(let value))) = action else { return nil }
                 return value.rawValue
             }),
         StepKind(
             key: "state",
             read: { node, _ throws(ProfileError) in
-                .command(.setAppState(try node.oneOf(AppState.self)))
+                .command(.on(.setAppState(try node.oneOf(AppState.self))))
             },
             write: { action in
-                guard case .command(.setAppState(let value)) = action else { return nil }
+                guard case .command(.on(_, .setAppState(let value))) = action else { return nil }
                 return value.rawValue
             }),
         StepKind(
             key: "doze",
             read: { node, _ throws(ProfileError) in
-                .command(.setDoze(try node.bool()))
+                .command(.on(.setDoze(try node.bool())))
             },
             write: { action in
-                guard case .command(.setDoze(let value)) = action else { return nil }
+                guard case .command(.on(_, .setDoze(let value))) = action else { return nil }
                 return "\(value)"
             }),
         StepKind(
@@ -79,13 +79,13 @@ enum StepVocabulary {
         StepKind(
             key: "refresh_token",
             read: { node, context throws(ProfileError) in
-                .command(.refreshToken(sender: try P.senderOrAll(node, context: context)))
+                .command(.on(.refreshToken(sender: try P.senderOrAll(node, context: context))))
             },
             write: { action in
-                guard case .command(.refreshToken(let sender)) = action else { return nil }
+                guard case .command(.on(_, .refreshToken(let sender))) = action else { return nil }
                 return sender.map(W.quoted) ?? "true"
             }),
-        flag("uninstall", .uninstall),
+        flag("uninstall", .on(.uninstall)),
         StepKind(
             key: "reinstall",
             read: { node, context throws(ProfileError) in
@@ -93,8 +93,8 @@ enum StepVocabulary {
             },
             write: { action in
                 switch action {
-                case .command(.reinstall): "true"
-                case .command(.reinstallAs(let platform, let sdk)):
+                case .command(.on(_, .reinstall)): "true"
+                case .command(.on(_, .reinstallAs(let platform, let sdk))):
                     "{ platform: \(platform.rawValue), sdk: \(sdk.rawValue) }"
                 default: nil
                 }
@@ -102,10 +102,10 @@ enum StepVocabulary {
         StepKind(
             key: "tap",
             read: { node, _ throws(ProfileError) in
-                .command(.tap(try P.parseTap(node)))
+                .command(.on(.tap(try P.parseTap(node))))
             },
             write: { action in
-                guard case .command(.tap(let target)) = action else { return nil }
+                guard case .command(.on(_, .tap(let target))) = action else { return nil }
                 switch target {
                 case .last: return "last"
                 case .index(let n): return "\(n)"
@@ -136,10 +136,10 @@ enum StepVocabulary {
             read: { node, context throws(ProfileError) in
                 let sender = try P.parseSender(node)
                 context.senders.insert(sender.id)
-                return .command(.addSender(sender))
+                return .command(.on(.addSender(sender)))
             },
             write: { action in
-                guard case .command(.addSender(let sender)) = action else { return nil }
+                guard case .command(.on(_, .addSender(let sender))) = action else { return nil }
                 var text = "{ id: \(W.quoted(sender.id)), key: \(W.quoted(sender.key))"
                 if let project = sender.project { text += ", project: \(W.quoted(project))" }
                 return text + " }"
@@ -147,10 +147,10 @@ enum StepVocabulary {
         StepKind(
             key: "remove_sender",
             read: { node, context throws(ProfileError) in
-                .command(.removeSender(try P.knownSender(node, context: context)))
+                .command(.on(.removeSender(try P.knownSender(node, context: context))))
             },
             write: { action in
-                guard case .command(.removeSender(let id)) = action else { return nil }
+                guard case .command(.on(_, .removeSender(let id))) = action else { return nil }
                 return W.quoted(id)
             }),
         StepKind(
@@ -191,20 +191,20 @@ enum StepVocabulary {
             key: "subscribe",
             read: { node, context throws(ProfileError) in
                 let (topic, sender) = try P.parseTopicStep(node, context: context)
-                return .command(.subscribe(topic: topic, sender: sender))
+                return .command(.on(.subscribe(topic: topic, sender: sender)))
             },
             write: { action in
-                guard case .command(.subscribe(let topic, let sender)) = action else { return nil }
+                guard case .command(.on(_, .subscribe(let topic, let sender))) = action else { return nil }
                 return W.topicValue(topic, sender)
             }),
         StepKind(
             key: "unsubscribe",
             read: { node, context throws(ProfileError) in
                 let (topic, sender) = try P.parseTopicStep(node, context: context)
-                return .command(.unsubscribe(topic: topic, sender: sender))
+                return .command(.on(.unsubscribe(topic: topic, sender: sender)))
             },
             write: { action in
-                guard case .command(.unsubscribe(let topic, let sender)) = action else { return nil }
+                guard case .command(.on(_, .unsubscribe(let topic, let sender))) = action else { return nil }
                 return W.topicValue(topic, sender)
             }),
         StepKind(
@@ -264,27 +264,27 @@ enum StepVocabulary {
                 try P.parseGetToken(node, context: context)
             },
             write: { action in
-                guard case .command(.getToken(let sender, let vapidKey)) = action else { return nil }
+                guard case .command(.on(_, .getToken(let sender, let vapidKey))) = action else { return nil }
                 guard let vapidKey else { return sender.map(W.quoted) ?? "true" }
                 return "{ " + (sender.map { "sender: \(W.quoted($0)), " } ?? "") + "vapid_key: \(W.quoted(vapidKey)) }"
             }),
         StepKind(
             key: "delete_token",
             read: { node, context throws(ProfileError) in
-                .command(.deleteToken(sender: try P.senderOrAll(node, context: context)))
+                .command(.on(.deleteToken(sender: try P.senderOrAll(node, context: context))))
             },
             write: { action in
-                guard case .command(.deleteToken(let sender)) = action else { return nil }
+                guard case .command(.on(_, .deleteToken(let sender))) = action else { return nil }
                 return sender.map(W.quoted) ?? "true"
             }),
         StepKind(
             key: "permission",
             read: { node, context throws(ProfileError) in
                 let listing = NotificationPermission.values(on: context.platform)
-                return .command(.setPermission(try node.oneOf(NotificationPermission.self, listing: listing)))
+                return .command(.on(.setPermission(try node.oneOf(NotificationPermission.self, listing: listing))))
             },
             write: { action in
-                guard case .command(.setPermission(let permission)) = action else { return nil }
+                guard case .command(.on(_, .setPermission(let permission))) = action else { return nil }
                 return permission.rawValue
             }),
     ]
@@ -312,9 +312,9 @@ enum StepVocabulary {
     /// An action as the text of its step: `KEY: VALUE`, or nil for an action no step
     /// says (a phone's name, `device:`, goes on a line of its own before it).
     static func text(_ action: StepAction) -> String? {
-        if case .command(.on(let name, let inner)) = action {
+        if case .command(.on(let name?, let inner)) = action {
             // The step's second key; the timeline indents each key by four spaces.
-            return text(.command(inner)).map { "device: \(W.quoted(name))\n    " + $0 }
+            return text(.command(.on(inner))).map { "device: \(W.quoted(name))\n    " + $0 }
         }
         for kind in kinds {
             if let value = kind.write(action) { return "\(kind.key): \(value)" }

@@ -106,9 +106,66 @@ enum InputCoding {
             return .apply(
                 .appServer(.received(connection, .downstream(try reader.request(), messageID: id))), at: time)
         default:
-            return try json.decode(EngineInput.self, from: Data(bytes))
+            let data = Data(bytes)
+            do {
+                return try json.decode(EngineInput.self, from: data)
+            } catch {
+                if let bare = try? json.decode(BarePhoneCommand.self, from: data) {
+                    return .apply(.on(bare.apply.command), at: bare.apply.at)
+                }
+                if let aimed = try? json.decode(PushAimedAtAPhone.self, from: data) {
+                    return .apply(
+                        .push(aimed.apply.command.on.push.push.request, toPhone: aimed.apply.command.on.device),
+                        at: aimed.apply.at)
+                }
+                throw error
+            }
         }
     }
+}
+
+/// A command for the only phone as journals of state format 9 and before wrote it,
+/// bare (`{"apply":{"_0":{"setNetwork":…},"at":…}}`), before a phone's commands had a
+/// type of their own; read, no longer written.
+private struct BarePhoneCommand: Decodable {
+    struct Apply: Decodable {
+        let command: PhoneCommand
+        let at: Millis
+        enum CodingKeys: String, CodingKey {
+            case command = "_0"
+            case at
+        }
+    }
+    let apply: Apply
+}
+
+/// A profile's push to the token of a phone that was not there, as journals of state
+/// format 9 and before wrote it (`{"on":{"device":NAME,"_1":{"push":…}}}`), before a
+/// push said the phone itself (`Command.push(_:toPhone:)`); read, no longer written.
+private struct PushAimedAtAPhone: Decodable {
+    struct Apply: Decodable {
+        let command: Aimed
+        let at: Millis
+        enum CodingKeys: String, CodingKey {
+            case command = "_0"
+            case at
+        }
+    }
+    struct Aimed: Decodable { let on: On }
+    struct On: Decodable {
+        let device: String
+        let push: Push
+        enum CodingKeys: String, CodingKey {
+            case device
+            case push = "_1"
+        }
+    }
+    struct Push: Decodable { let push: Request }
+    struct Request: Decodable {
+        let request: DownstreamRequest
+        enum CodingKeys: String, CodingKey { case request = "_0" }
+    }
+    let apply: Apply
 }
 
 /// Little-endian integers and length-prefixed UTF-8 strings.

@@ -207,9 +207,9 @@ extension TUIModel {
             guard !form.hasErrors else { return [] }
             let sender = form.value("sender")
             let subscribe = form.value("change") == "subscribe"
-            run(
-                subscribe ? .subscribe(topic: topic, sender: sender) : .unsubscribe(topic: topic, sender: sender),
-                at: time)
+            let command: PhoneCommand =
+                subscribe ? .subscribe(topic: topic, sender: sender) : .unsubscribe(topic: topic, sender: sender)
+            run(command, at: time)
         case .addDevice:
             submitAddDevice(&form, at: time)
         case .reinstallAs:
@@ -227,7 +227,7 @@ extension TUIModel {
 
     /// What the engine would refuse the phone shown (a web app's send or topics), said
     /// before a form is filled in for nothing.
-    func refusalOnThePhoneShown(_ command: Command) -> String? {
+    func refusalOnThePhoneShown(_ command: PhoneCommand) -> String? {
         DeviceEngine.refusal(command, on: shown.platform).map { "Refused: " + $0 }
     }
 

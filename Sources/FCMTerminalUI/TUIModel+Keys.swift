@@ -90,7 +90,7 @@ extension TUIModel {
         case .character("f"): run(.setAppState(.foreground), at: time)
         case .character("b"): run(.setAppState(.background), at: time)
         case .character("x"): run(.setAppState(.stopped), at: time)
-        case .character("u"): run(shown.installed ? .uninstall : .reinstall, at: time)
+        case .character("u"): run(shown.installed ? PhoneCommand.uninstall : .reinstall, at: time)
         case .character("r"):
             if let sender = selectedSender { run(.refreshToken(sender: sender.id), at: time) }
         case .character("a"): openAddSender()

@@ -179,11 +179,15 @@ public struct TUIModel: Sendable {
         return !events.isEmpty
     }
 
+    /// Hands a phone's command to the session for the phone the panes show, named: no
+    /// door falls back to a phone.
+    mutating func run(_ command: PhoneCommand, at time: Millis) {
+        run(.on(device: shown.settings.name, command), at: time)
+    }
+
     /// Hands a command to the session through its front door, at its time; the
     /// status line says why when the device refused it or an error came of it.
     mutating func run(_ command: Command, at time: Millis) {
-        // A key acts on the phone the panes show, named: no door falls back to a phone.
-        let command = command.isDeviceCommand ? .on(device: shown.settings.name, command) : command
         // In play mode a key the device refuses (a tap on an empty tray) says why and
         // leaves the profile playing: only an action that happens makes a fork.
         if let playback = play?.playback {

@@ -142,7 +142,7 @@ public enum View {
     /// engine says which: a browser has no upstream and no Doze); `z` is sleep on an
     /// iPhone.
     static func footerKeys(for platform: Platform) -> [(String, String)] {
-        let refused: [String: Command] = [
+        let refused: [String: PhoneCommand] = [
             "s": .send(UpstreamRequest(to: "", messageID: "")), "z": .setDoze(true),
         ]
         return footerKeys.compactMap { key, label in

@@ -145,9 +145,9 @@ struct PublishedSendersTests {
         let first = box.appServerSenders.all.map(\.id)
         #expect(!first.isEmpty)
         #expect(box.appServerSenders.sender(key: "late-key") == nil)
-        box.withEngine { _ = $0.handle(.apply(.addSender(SenderConfig(id: "777", key: "late-key")), at: 1)) }
+        box.withEngine { _ = $0.handle(.apply(.on(.addSender(SenderConfig(id: "777", key: "late-key"))), at: 1)) }
         #expect(box.appServerSenders.sender(key: "late-key")?.id == "777")
-        box.withEngine { _ = $0.handle(.apply(.removeSender("777"), at: 2)) }
+        box.withEngine { _ = $0.handle(.apply(.on(.removeSender("777")), at: 2)) }
         #expect(box.appServerSenders.sender(key: "late-key") == nil)
         #expect(box.appServerSenders.all.map(\.id) == first)
     }

@@ -118,7 +118,7 @@ struct EmbeddedConnectionTests {
         try ccs.login()
         _ = try ccs.received()
         let to = UpstreamRequest.address(sender: "123456789", sdk: .fcm)
-        ccs.host.apply(.send(UpstreamRequest(to: to, messageID: "u1", data: [DataItem("k", .string("v"))])))
+        ccs.host.apply(.on(.send(UpstreamRequest(to: to, messageID: "u1", data: [DataItem("k", .string("v"))]))))
         #expect(try ccs.received().isEmpty)
         (ccs.channel.eventLoop as! EmbeddedEventLoop).advanceTime(by: .milliseconds(200))
         let upstream = try ccs.received()
@@ -161,7 +161,7 @@ struct FlowControlTests {
         (ccs.channel.eventLoop as! EmbeddedEventLoop).advanceTime(by: .milliseconds(200))
         _ = try ccs.received()
         let to = UpstreamRequest.address(sender: "123456789", sdk: .fcm)
-        for n in 0..<120 { ccs.host.apply(.send(UpstreamRequest(to: to, messageID: "u\(n)", timeToLive: 600))) }
+        for n in 0..<120 { ccs.host.apply(.on(.send(UpstreamRequest(to: to, messageID: "u\(n)", timeToLive: 600)))) }
         let sent = try ccs.received().components(separatedBy: #"type="normal""#).count - 1
         #expect(sent == 100)
         #expect(ccs.host.engine.links.byID[ccs.connection.number]?.unacked.count == 100)
@@ -185,7 +185,7 @@ struct NackPathTests {
         try ccs.login()
         _ = try ccs.received()
         let token = ccs.token
-        ccs.host.apply(.uninstall)
+        ccs.host.apply(.on(.uninstall))
         #expect(try reply(ccs, #"{"to":"\#(token)","message_id":"a"}"#).contains(#""error":"DEVICE_UNREGISTERED""#))
     }
 

@@ -147,7 +147,8 @@ struct LiveServerTests {
         let port = try #require(server.ccsPlainPort)
         let first = try RawClient(port: port)
         first.login()
-        try await server.apply(.send(UpstreamRequest(to: "555@fcm.googleapis.com", messageID: "u9", timeToLive: 600)))
+        try await server.apply(
+            .on(.send(UpstreamRequest(to: "555@fcm.googleapis.com", messageID: "u9", timeToLive: 600))))
         #expect(first.read(until: "u9").contains(#""message_id":"u9""#))
         first.write("</stream:stream>")
         _ = first.read(until: "</stream:stream>")

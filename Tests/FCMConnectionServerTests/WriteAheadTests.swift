@@ -122,7 +122,7 @@ struct WriteAheadTests {
         #expect(first.server.host.box.read { $0.realAppServers } == ["555"])
         let upstream = UpstreamRequest(
             to: "555@fcm.googleapis.com", messageID: "held-1", timeToLive: 3_600, data: [DataItem("k", .string("v"))])
-        try await first.server.apply(.send(upstream))
+        try await first.server.apply(.on(.send(upstream)))
         #expect(first.server.host.box.read { $0.awaitingAck.map(\.message.id) } == ["held-1"])
         // Killed: nothing after this point reaches the file (not the app server leaving).
         first.store.abandon()

@@ -316,7 +316,7 @@ struct EventStreamTests {
         }
         async let first = stream.next(after: stream.start)
         try await device.log.untilSomeoneWaits()
-        _ = device.perform(.command(.setNetwork(.offline)))
+        _ = device.perform(.command(.on(.setNetwork(.offline))))
         let (text, last) = try #require(await first)
         #expect(text.hasPrefix("id: \(last)\nevent: networkChanged\ndata: {\"seq\":\(last),"))
         #expect(text.hasSuffix("}\n\n"))

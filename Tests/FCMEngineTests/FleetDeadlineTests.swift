@@ -27,12 +27,15 @@ struct FleetDeadlineTests {
             let phone = names.randomElement(using: &random)!
             let command: Command
             switch Int.random(in: 0..<8, using: &random) {
-            case 0: command = .setNetwork(Bool.random(using: &random) ? .offline : .online)
-            case 1: command = .setDoze(Bool.random(using: &random))
+            case 0: command = .on(device: phone, .setNetwork(Bool.random(using: &random) ? .offline : .online))
+            case 1: command = .on(device: phone, .setDoze(Bool.random(using: &random)))
             case 2:
-                command = .send(
-                    UpstreamRequest(
-                        to: upstream, messageID: "up-\(step)", timeToLive: Int64.random(in: 0...30, using: &random)))
+                command = .on(
+                    device: phone,
+                    .send(
+                        UpstreamRequest(
+                            to: upstream, messageID: "up-\(step)",
+                            timeToLive: Int64.random(in: 0...30, using: &random))))
             default:
                 command = .push(
                     DownstreamRequest(
@@ -41,7 +44,7 @@ struct FleetDeadlineTests {
                         priority: Bool.random(using: &random) ? "normal" : "high",
                         timeToLive: Int64.random(in: 0...40, using: &random)))
             }
-            fleet.run(command, on: phone, after: Millis.random(in: 0...3_000, using: &random))
+            fleet.run(command, after: Millis.random(in: 0...3_000, using: &random))
             // Let time pass now and then, so that timers fire in between.
             if step % 7 == 0 {
                 fleet.time += Millis.random(in: 0...20_000, using: &random)

@@ -27,6 +27,13 @@ struct Harness {
 
     var token: String { engine.devices[0].tokens[Harness.sender]! }
 
+    /// Applies a command for the only phone at the current time (after moving it on
+    /// by `after` ms).
+    @discardableResult
+    mutating func run(_ command: PhoneCommand, after: Millis = 0) -> [Event] {
+        run(.on(command), after: after)
+    }
+
     /// Applies a command at the current time (after moving it on by `after` ms).
     @discardableResult
     mutating func run(_ command: Command, after: Millis = 0) -> [Event] {
@@ -48,7 +55,9 @@ struct Harness {
     static func checkDeclared(_ events: some Sequence<Event>) {
         for event in events {
             let undeclared = event.fields.map(\.name).filter { !event.kind.carries($0) }
-            #expect(undeclared.isEmpty, "\(event.name) carries \(undeclared), which EventFields does not declare")
+            #expect(
+                undeclared.isEmpty,
+                "\(event.name) carries \(undeclared), which its description (EventName.described) does not declare")
         }
     }
 

@@ -284,9 +284,9 @@ struct ProductionPolicyTests {
     }
 
     @Test func aJournalsGetTokenFromBeforeVAPIDKeysIsRead() throws {
-        let earlier = try JSONEncoder().encode(Command.getToken(sender: "1"))
+        let earlier = try JSONEncoder().encode(PhoneCommand.getToken(sender: "1"))
         #expect(String(decoding: earlier, as: UTF8.self) == #"{"getToken":{"sender":"1"}}"#)
-        let read = try JSONDecoder().decode(Command.self, from: Data(#"{"getToken":{"sender":"1"}}"#.utf8))
+        let read = try JSONDecoder().decode(PhoneCommand.self, from: Data(#"{"getToken":{"sender":"1"}}"#.utf8))
         #expect(read == .getToken(sender: "1", vapidKey: nil))
     }
 }

@@ -21,9 +21,14 @@ struct Fleet {
     }
 
     @discardableResult
-    mutating func run(_ command: Command, on phone: String? = nil, after: Millis = 0) -> [Event] {
+    mutating func run(_ command: PhoneCommand, on phone: String? = nil, after: Millis = 0) -> [Event] {
+        run(.on(device: phone, command), after: after)
+    }
+
+    @discardableResult
+    mutating func run(_ command: Command, after: Millis = 0) -> [Event] {
         time += after
-        let new = engine.handle(.apply(phone.map { .on(device: $0, command) } ?? command, at: time))
+        let new = engine.handle(.apply(command, at: time))
         events += new
         return new
     }
@@ -316,6 +321,6 @@ struct CommandReplyTests {
         #expect(fleet.engine.handle(.apply(.on(device: "pixel", .setDoze(true)), at: 2), into: &events) == .done)
         // Silent (a replay nobody reads): no event, and the reply still says.
         fleet.engine.silent = true
-        #expect(fleet.engine.handle(.apply(.setDoze(true), at: 3), into: &events) == .refused)
+        #expect(fleet.engine.handle(.apply(.on(.setDoze(true)), at: 3), into: &events) == .refused)
     }
 }

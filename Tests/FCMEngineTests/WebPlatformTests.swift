@@ -107,10 +107,10 @@ struct WebPlatformTests {
     }
 
     @Test(arguments: [
-        Command.send(UpstreamRequest(to: "\(Harness.sender)@fcm.googleapis.com", messageID: "u-1", data: [])),
+        PhoneCommand.send(UpstreamRequest(to: "\(Harness.sender)@fcm.googleapis.com", messageID: "u-1", data: [])),
         .subscribe(topic: "news", sender: nil), .unsubscribe(topic: "news", sender: nil), .setDoze(true),
     ])
-    func aWebAppHasNoUpstreamNoClientTopicsAndNoDoze(command: Command) {
+    func aWebAppHasNoUpstreamNoClientTopicsAndNoDoze(command: PhoneCommand) {
         var fleet = Fleet([Self.browser()])
         let events = fleet.run(command, on: "browser")
         #expect(events.map(\.name) == ["commandRefused"], "\(events)")
@@ -199,8 +199,8 @@ struct WebPlatformTests {
         Harness.checkDeclared(fleet.events)
     }
 
-    @Test(arguments: [Command.getToken(sender: nil), .deleteToken(sender: nil)])
-    func theWebSDKsTokenCallsAreRefusedOnAPhone(command: Command) {
+    @Test(arguments: [PhoneCommand.getToken(sender: nil), .deleteToken(sender: nil)])
+    func theWebSDKsTokenCallsAreRefusedOnAPhone(command: PhoneCommand) {
         var fleet = Fleet(SeveralDevicesTests.pair)
         let events = fleet.run(command, on: "pixel")
         #expect(events.map(\.name) == ["commandRefused"])
@@ -220,7 +220,7 @@ struct WebPlatformTests {
     @Test func getTokenAndDeleteTokenAreRefusedWhileTheAppIsUninstalled() {
         var fleet = Fleet([Self.browser()])
         fleet.run(.uninstall, on: "browser")
-        for command in [Command.getToken(sender: nil), .deleteToken(sender: nil)] {
+        for command in [PhoneCommand.getToken(sender: nil), .deleteToken(sender: nil)] {
             #expect(fleet.run(command, on: "browser").map(\.name) == ["commandRefused"])
         }
         #expect(fleet.token(of: "browser") == nil)

@@ -42,7 +42,7 @@ struct FaultRouteTests {
     func perTokenError() async throws {
         let device = TestDevice()
         let old = device.token()
-        device.apply(.refreshToken(sender: TestDevice.sender))
+        device.apply(.on(.refreshToken(sender: TestDevice.sender)))
         device.apply(.addFault(Fault(token: device.token(), kind: .error("InternalServerError"), count: 1)))
         let reply = await device.legacy(#"{"registration_ids":["\#(device.token())","\#(old)"],"data":{"k":"v"}}"#)
         let results = try #require(try JSON.object(reply.body)["results"] as? [[String: String]])

@@ -19,7 +19,7 @@ struct GroupRouteTests {
     func createAndSend() async throws {
         let device = TestDevice()
         let old = device.token()
-        device.apply(.refreshToken(sender: TestDevice.sender))
+        device.apply(.on(.refreshToken(sender: TestDevice.sender)))
         let created = await device.groupCall(
             #"{"operation":"create","notification_key_name":"family","registration_ids":["\#(device.token())"]}"#)
         #expect(created.status == 200, "\(created.body)")
@@ -38,7 +38,7 @@ struct GroupRouteTests {
         #expect(reply["failure"] as? Int == 0)
         #expect(reply["multicast_id"] == nil)
         #expect(reply["failed_registration_ids"] == nil)
-        device.apply(.uninstall)
+        device.apply(.on(.uninstall))
         let afterUninstall = try JSON.object(await device.legacy(#"{"to":"\#(key)","data":{"k":"v"}}"#).body)
         #expect(afterUninstall["failure"] as? Int == 1)
         #expect(afterUninstall["failed_registration_ids"] as? [String] == [device.lastIssuedToken()])

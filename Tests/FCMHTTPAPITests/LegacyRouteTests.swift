@@ -39,7 +39,7 @@ struct LegacyRouteTests {
     func multicastOrder() async throws {
         let device = TestDevice()
         let old = device.token()
-        device.apply(.refreshToken(sender: TestDevice.sender))
+        device.apply(.on(.refreshToken(sender: TestDevice.sender)))
         let ids = [device.token(), "not-a-token", old, device.token(TestDevice.other)]
         let reply = await device.legacy(
             #"{"registration_ids":[\#(ids.map { "\"\($0)\"" }.joined(separator: ","))],"data":{"k":"v"}}"#)

@@ -83,6 +83,8 @@ final class TestDevice: @unchecked Sendable {
         lock.withLock { engine.devices[0].issuedTokens[sender]!.last! }
     }
 
+    func apply(_ command: PhoneCommand) { apply(.on(command)) }
+
     func apply(_ command: Command) {
         lock.withLock { _ = engine.handle(.apply(command, at: 0), into: &events) }
     }

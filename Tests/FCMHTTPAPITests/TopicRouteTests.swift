@@ -106,7 +106,7 @@ struct TopicRouteTests {
     @Test("a legacy topic send answers a numeric message_id and reaches the subscribed device from the topic")
     func legacyTopicSend() async throws {
         let device = TestDevice()
-        device.apply(.subscribe(topic: "news", sender: nil))
+        device.apply(.on(.subscribe(topic: "news", sender: nil)))
         let reply = await device.legacy(#"{"to":"/topics/news","data":{"k":"v"}}"#)
         #expect(reply.status == 200)
         #expect(try JSON.object(reply.body)["message_id"] is Int)
@@ -124,7 +124,7 @@ struct TopicRouteTests {
     @Test("v1 topic and condition sends answer a message name; a bad condition is INVALID_ARGUMENT with its column")
     func v1TopicSend() async throws {
         let device = TestDevice()
-        device.apply(.subscribe(topic: "news", sender: nil))
+        device.apply(.on(.subscribe(topic: "news", sender: nil)))
         let bearer = try await device.bearer()
         let topic = await device.v1(#"{"message":{"topic":"news","data":{"k":"v"}}}"#, bearer: bearer)
         #expect(topic.status == 200)

@@ -63,7 +63,7 @@ struct V1FieldMeaningTests {
     @Test("android's notification fields reach the tray: colour, visibility, count; sticky stays when tapped")
     func androidNotificationFields() async throws {
         let device = TestDevice()
-        device.apply(.setAppState(.background))
+        device.apply(.on(.setAppState(.background)))
         let reply = await device.v1(
             Self.message(
                 device,
@@ -75,7 +75,7 @@ struct V1FieldMeaningTests {
         #expect(posted?.string("color") == "#3366ff")
         #expect(posted?.string("visibility") == "SECRET")
         #expect(posted?.string("notification_count") == "4")
-        device.apply(.tap(.last))
+        device.apply(.on(.tap(.last)))
         #expect(device.events(named: "notificationTapped").last?.string("click_action") == "OPEN")
         #expect(device.read { $0.devices[0].tray.count } == 1)
     }
@@ -83,7 +83,7 @@ struct V1FieldMeaningTests {
     @Test("androidV2.backgroundSync wakes the app with data only, the message's notification left out")
     func backgroundSync() async throws {
         let device = TestDevice()
-        device.apply(.setAppState(.background))
+        device.apply(.on(.setAppState(.background)))
         let reply = await device.v1(
             Self.message(device, #""notification":{"title":"T"},"data":{"k":"v"},"androidV2":{"backgroundSync":{}}"#),
             bearer: try await device.bearer())
@@ -95,7 +95,7 @@ struct V1FieldMeaningTests {
     @Test("an iPhone shows the aps dictionary: alert, badge, sound, category, thread; android and webpush ignored")
     func apnsPayload() async throws {
         let device = TestDevice(platform: .ios)
-        device.apply(.setAppState(.background))
+        device.apply(.on(.setAppState(.background)))
         let reply = await device.v1(
             Self.message(
                 device,
@@ -127,7 +127,7 @@ struct V1FieldMeaningTests {
     @Test("a badge or sound without an alert makes no notification: a silent push stays a data message")
     func silentPushStaysSilent() async throws {
         let device = TestDevice(platform: .ios)
-        device.apply(.setAppState(.background))
+        device.apply(.on(.setAppState(.background)))
         let reply = await device.v1(
             Self.message(device, #""data":{"k":"v"},"apns":{"payload":{"aps":{"content-available":1,"badge":0}}}"#),
             bearer: try await device.bearer())

@@ -76,7 +76,7 @@ struct V1RouteTests {
         let device = TestDevice()
         let bearer = try await device.bearer()
         let old = device.token()
-        device.apply(.refreshToken(sender: TestDevice.sender))
+        device.apply(.on(.refreshToken(sender: TestDevice.sender)))
         let cases: [(String, Int, String, String?)] = [
             (#"{"message":{"token":"\#(old)"}}"#, 404, "NOT_FOUND", "UNREGISTERED"),
             (

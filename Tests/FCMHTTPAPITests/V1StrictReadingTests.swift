@@ -188,7 +188,7 @@ struct V1AndroidNotificationTests {
     @Test("a tag replaces the tray's notification of that tag, and the channel is shown, in either spelling")
     func tagAndChannel() async throws {
         let device = TestDevice()
-        device.apply(.setAppState(.background))
+        device.apply(.on(.setAppState(.background)))
         let bearer = try await device.bearer()
         for (id, spelling) in [("1", "channel_id"), ("2", "channelId")] {
             let reply = await device.v1(

@@ -11,7 +11,7 @@ struct ProfileWriterTests {
             sender: "1", to: "tok", messageID: "id-1", data: [KeyValue("k\"ey", awkward)],
             notification: [KeyValue("title", awkward)])
         let yaml = ProfileWriter.yaml(
-            profile: profile, inputs: [.apply(.push(push), at: 1_500), .apply(.setNetwork(.offline), at: 2_000)])
+            profile: profile, inputs: [.apply(.push(push), at: 1_500), .apply(.on(.setNetwork(.offline)), at: 2_000)])
         let back = try ProfileParser.parse(yaml, file: "saved.yaml")
         #expect(back.steps.count == 2)
         #expect(back.steps[0].at == 1_500)
@@ -44,7 +44,7 @@ struct ProfileWriterTests {
             """
         let profile = try ProfileParser.parse(source, file: "source.yaml")
         let yaml = ProfileWriter.yaml(
-            profile: profile, played: profile.steps, inputs: [.apply(.setNetwork(.offline), at: 4_000)])
+            profile: profile, played: profile.steps, inputs: [.apply(.on(.setNetwork(.offline)), at: 4_000)])
         let back = try ProfileParser.parse(yaml, file: "saved.yaml")
         #expect(back.steps.count == 4)
         #expect(back.steps.map(\.note) == profile.steps.map(\.note) + [nil])

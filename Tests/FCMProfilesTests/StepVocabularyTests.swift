@@ -34,8 +34,8 @@ struct StepVocabularyTests {
         var blocks = PushStep(
             request: DownstreamRequest(sender: "111", to: nil), target: .literal("tok"), tokenOwner: "111")
         blocks.overrides = PlatformOverrides(android: MessageOverride(collapseKey: "k", priority: "high"))
-        let on = { (command: Command) in StepAction.command(.on(device: "a", command)) }
-        let web = { (command: Command) in StepAction.command(.on(device: "w", command)) }
+        let on = { (command: PhoneCommand) in StepAction.command(.on(device: "a", command)) }
+        let web = { (command: PhoneCommand) in StepAction.command(.on(device: "w", command)) }
         return [
             on(
                 .send(

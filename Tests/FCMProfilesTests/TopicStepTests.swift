@@ -81,7 +81,8 @@ struct TopicStepTests {
                 push: { sender: "111", topic: news, id: t-1 }
             """)
         let yaml = ProfileWriter.yaml(
-            profile: source, played: source.steps, inputs: [.apply(.unsubscribe(topic: "news", sender: nil), at: 3_000)]
+            profile: source, played: source.steps,
+            inputs: [.apply(.on(.unsubscribe(topic: "news", sender: nil)), at: 3_000)]
         )
         let back = try ProfileParser.parse(yaml, file: "saved.yaml")
         #expect(back.steps.count == 5)
@@ -89,7 +90,7 @@ struct TopicStepTests {
         let after = Replayer.run(back).events
         #expect(Array(after.prefix(before.count)) == before)
         #expect(after.last?.name == "topicUnsubscribed")
-        guard case .command(.unsubscribe(let topic, nil)) = back.steps[4].action else {
+        guard case .command(.on(_, .unsubscribe(let topic, nil))) = back.steps[4].action else {
             Issue.record("the last step is not the unsubscribe")
             return
         }

@@ -41,13 +41,13 @@ struct InputCodingTests {
             .start(at: 0),
             .advance(to: 9_000),
             .apply(.ackUpstream(sender: "12345", id: "u-1"), at: 10),
-            .apply(.send(UpstreamRequest(to: "12345@fcm.googleapis.com", messageID: "m", data: [])), at: 11),
+            .apply(.on(.send(UpstreamRequest(to: "12345@fcm.googleapis.com", messageID: "m", data: []))), at: 11),
             .apply(.appServer(.received(3, .ack(messageID: "u-2"))), at: 12),
             .apply(.appServer(.received(4, .downstream(request(6, full: true), messageID: "d-1"))), at: 13),
             .apply(.appServer(.opened(5)), at: 14),
             .send([SendOrder(DownstreamRequest(sender: "12345", to: nil, condition: "'a' in topics"))], at: 15),
             .topics(TopicOrder(sender: "12345", topic: "news", tokens: ["t1", "t2"], change: .add, api: .iid), at: 16),
-            .apply(.subscribe(topic: "news", sender: nil), at: 17),
+            .apply(.on(.subscribe(topic: "news", sender: nil)), at: 17),
             // A v1 send keeps its platform blocks through the journal.
             .send(
                 [
@@ -86,5 +86,28 @@ struct InputCodingTests {
                 _ = try InputCoding.decode(Array(bytes[0..<length]), json: JSONDecoder())
             }
         }
+    }
+
+    /// Journal lines as state format 9 wrote them, before a phone's commands had a type
+    /// of their own: a command for the only phone was bare, and a push aimed at a phone
+    /// that was not there was wrapped as a command on that phone.
+    @Test("journal entries written before phone commands had a type of their own are read")
+    func entriesOfFormatNineAreRead() throws {
+        func read(_ line: String) throws -> EngineInput {
+            try InputCoding.decode(Array(line.utf8), json: JSONDecoder())
+        }
+        #expect(
+            try read(#"{"apply":{"_0":{"setNetwork":{"_0":"offline"}},"at":5}}"#)
+                == .apply(.on(.setNetwork(.offline)), at: 5))
+        #expect(
+            try read(#"{"apply":{"_0":{"on":{"device":"pixel","_1":{"setDoze":{"_0":true}}}},"at":6}}"#)
+                == .apply(.on(device: "pixel", .setDoze(true)), at: 6))
+        let push = EngineInput.apply(.push(request(1, full: false)), at: 7)
+        let written = String(decoding: try InputCoding.encode(push, json: JSONEncoder()), as: UTF8.self)
+        let requestJSON = try #require(written.split(separator: #"{"push":{"_0":"#, maxSplits: 1).last?.dropLast(4))
+        let aimed = #"{"apply":{"_0":{"on":{"device":"gone","_1":{"push":{"_0":"# + requestJSON + "}}}},\"at\":7}}"
+        #expect(try read(aimed) == .apply(.push(request(1, full: false), toPhone: "gone"), at: 7))
+        // Still an error: a phone command's name the vocabulary does not have.
+        #expect(throws: (any Error).self) { _ = try read(#"{"apply":{"_0":{"setNetwrok":{"_0":"offline"}},"at":5}}"#) }
     }
 }

@@ -33,10 +33,11 @@ struct FleetDriver: EngineDriver {
         let sender = StoreFixture.sender
         let index = Int(random.next() % UInt64(engine.devices.count))
         let name = engine.devices[index].name
-        func on(_ command: Command) { engine.handle(.apply(.on(device: name, command), at: time), into: &events) }
+        func on(_ command: PhoneCommand) { engine.handle(.apply(.on(device: name, command), at: time), into: &events) }
+        func apply(_ command: Command) { engine.handle(.apply(command, at: time), into: &events) }
         switch random.next() % 18 {
         case 0, 1, 2:
-            on(
+            apply(
                 .push(
                     DownstreamRequest(
                         sender: sender, to: engine.devices[index].tokens[sender], messageID: "d-\(step)",
@@ -186,7 +187,7 @@ struct PhoneRowsTests {
             for _ in 0..<(60 + round * 13) { _ = driver.next(into: store) }
             // Time passing that fires no timer is not journaled; the last call carries its time.
             var events: [Event] = []
-            driver.engine.handle(.apply(.setDoze(false), at: driver.time), into: &events)
+            driver.engine.handle(.apply(.on(.setDoze(false)), at: driver.time), into: &events)
             driver.hand(to: store)
             store.waitUntilDurable(store.appendedSeq)
             store.abandon()

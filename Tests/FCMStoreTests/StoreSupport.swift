@@ -111,7 +111,7 @@ struct SessionDriver: EngineDriver {
             let request = UpstreamRequest(
                 to: to, messageID: "up-\(step)", timeToLive: Int64(random.next() % 20),
                 data: [DataItem("n", .string(String(step)))])
-            engine.handle(.apply(.send(request), at: time), into: &events)
+            engine.handle(.apply(.on(.send(request)), at: time), into: &events)
         case 2, 3:
             let request = DownstreamRequest(
                 sender: sender, to: engine.devices[0].tokens[sender], messageID: "down-\(step)",
@@ -149,13 +149,15 @@ struct SessionDriver: EngineDriver {
                 engine.handle(
                     .apply(.ackUpstream(sender: held.message.sender, id: held.message.id), at: time), into: &events)
             }
-        case 6: engine.handle(.apply(.setNetwork(random.next() % 2 == 0 ? .offline : .online), at: time), into: &events)
+        case 6:
+            engine.handle(
+                .apply(.on(.setNetwork(random.next() % 2 == 0 ? .offline : .online)), at: time), into: &events)
         case 7:
             engine.handle(
-                .apply(.setAppState(random.next() % 2 == 0 ? .background : .foreground), at: time), into: &events)
-        case 8: engine.handle(.apply(.refreshToken(sender: nil), at: time), into: &events)
+                .apply(.on(.setAppState(random.next() % 2 == 0 ? .background : .foreground)), at: time), into: &events)
+        case 8: engine.handle(.apply(.on(.refreshToken(sender: nil)), at: time), into: &events)
         case 9:
-            engine.handle(.apply(.tap(.last), at: time), into: &events)
+            engine.handle(.apply(.on(.tap(.last)), at: time), into: &events)
             if random.next() % 4 == 0, let owed = engine.owedReceipts.first {
                 engine.handle(.apply(.ackReceipt(sender: owed.sender, id: owed.id), at: time), into: &events)
             }

@@ -49,7 +49,7 @@ final class BusyDevice: @unchecked Sendable {
             EngineConfiguration(device: DeviceSettings(network: .offline, seed: 1), senders: [sender]))
         var events: [Event] = []
         engine.handle(.start(at: 0), into: &events)
-        for n in 0..<50 { engine.handle(.apply(.subscribe(topic: "t\(n)", sender: nil), at: 0), into: &events) }
+        for n in 0..<50 { engine.handle(.apply(.on(.subscribe(topic: "t\(n)", sender: nil)), at: 0), into: &events) }
         for n in 0..<100 {
             let request = DownstreamRequest(
                 sender: sender.id, to: engine.devices[0].tokens[sender.id], data: [KeyValue("n", "\(n)")])

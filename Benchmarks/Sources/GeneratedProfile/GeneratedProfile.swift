@@ -29,18 +29,20 @@ public enum GeneratedProfile {
                 let id = "u-\(round)-\(n)"
                 add(
                     base + Millis(n),
-                    .command(.send(UpstreamRequest(to: to, messageID: id, data: [DataItem("k", .string(id))]))))
+                    .command(.on(.send(UpstreamRequest(to: to, messageID: id, data: [DataItem("k", .string(id))])))))
                 add(base + Millis(n), push("d-\(round)-\(n)"))
             }
-            add(base + 100, .command(.setNetwork(.offline)))
+            add(base + 100, .command(.on(.setNetwork(.offline))))
             for n in 0..<5 {
-                add(base + 200, .command(.send(UpstreamRequest(to: to, messageID: "q-\(round)-\(n)", timeToLive: 60))))
+                add(
+                    base + 200,
+                    .command(.on(.send(UpstreamRequest(to: to, messageID: "q-\(round)-\(n)", timeToLive: 60)))))
                 add(base + 200, push("s-\(round)-\(n)", collapse: n < 2 ? "c\(n)" : nil))
             }
-            add(base + 5_000, .command(.setNetwork(.online)))
-            add(base + 6_000, .command(.setAppState(.background)))
+            add(base + 5_000, .command(.on(.setNetwork(.online))))
+            add(base + 6_000, .command(.on(.setAppState(.background))))
             add(base + 6_001, push("n-\(round)", notification: true))
-            add(base + 6_002, .command(.tap(.last)))
+            add(base + 6_002, .command(.on(.tap(.last))))
         }
         return Profile(file: "generated", configuration: configuration, steps: steps)
     }
