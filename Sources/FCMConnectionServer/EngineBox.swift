@@ -41,12 +41,11 @@ public final class EngineBox: @unchecked Sendable {
     private var recording: SessionRecording?
 
     init(_ engine: DeviceEngine, store: DeviceStore?) {
-        self.engine = engine
+        self.engine = engine.recording(store != nil)
         self.store = store
         faultsInScope = Atomic(!engine.faults.isEmpty)
         senders = Mutex(engine.appServerSenders)
         sendersRevision = engine.appServerSendersRevision
-        self.engine.inputs.isOn = store != nil
     }
 
     /// Keeps every input submitted from now on, whichever door it came through.
@@ -73,8 +72,7 @@ public final class EngineBox: @unchecked Sendable {
             senders.withLock { $0 = now }
         }
         guard let store else { return }
-        let inputs = engine.inputs.take()
-        let changed = engine.inputs.changedPhones.take()
+        let (inputs, changed) = engine.takeRecorded()
         if !inputs.isEmpty || !changed.isEmpty { store.append(inputs, changedPhones: changed, engine: engine) }
     }
 

@@ -69,6 +69,16 @@ extension DeviceEngine {
         return .done
     }
 
+    /// Handles an input whose events nobody reads (a saved fleet made again from its
+    /// journal): the rules run as ever, and no event is made.
+    @discardableResult
+    public mutating func handleSilently(_ input: EngineInput) -> EngineReply {
+        var none: [Event] = []
+        silent = true
+        defer { silent = false }
+        return handle(input, into: &none)
+    }
+
     /// The events one input makes (for tests and small shells).
     public mutating func handle(_ input: EngineInput) -> [Event] {
         var out: [Event] = []
@@ -97,4 +107,28 @@ public enum EngineReply: Sendable, Equatable {
     public var topicOutcome: TopicOutcome? { if case .topics(let outcome) = self { outcome } else { nil } }
     public var groupOutcome: GroupOutcome? { if case .group(let outcome) = self { outcome } else { nil } }
     public var faultEffects: [FaultEffect] { if case .faults(let effects) = self { effects } else { [] } }
+}
+
+/// What a store journals: the inputs the engine took, at the times it took them, and
+/// the phones they changed. The record is the shell's bookkeeping, not the device's:
+/// it never travels with the engine's state, and switching it changes no rule.
+extension DeviceEngine {
+    /// Whether the inputs handled are kept for a shell to take.
+    public var isRecording: Bool { inputs.isOn }
+
+    /// The engine keeping (or not) every input it handles from now on, and the phones
+    /// they change.
+    public func recording(_ on: Bool) -> DeviceEngine {
+        var engine = self
+        engine.inputs = InputRecord(isOn: on)
+        return engine
+    }
+
+    /// The inputs handled and the phones changed since the last call, oldest first;
+    /// the record starts empty again.
+    public mutating func takeRecorded() -> (
+        inputs: [EngineInput], changedPhones: [(index: Int, fields: Installation.Fields)]
+    ) {
+        (inputs.take(), inputs.changedPhones.take())
+    }
 }

@@ -19,18 +19,59 @@ extension DeviceEngine {
         image.inputs = InputRecord()
         return image
     }
+}
 
-    /// The engine a saved fleet's phones are made again on: the fleet as its start
-    /// configuration makes it, recording nothing.
-    public static func rebuilding(from saved: DeviceEngine) -> DeviceEngine {
-        DeviceEngine(saved.startConfiguration)
+/// A saved fleet made again a phone at a time: the fleet as its start configuration
+/// makes it (with the journal's inputs up to the saved rows handled on it), each saved
+/// phone laid over its place as it is read. An engine saved without its phones takes
+/// it whole (`DeviceEngine(server:fleet:)`); nothing else is done to an engine from
+/// outside but through `handle`.
+public struct SavedFleet: Sendable {
+    var engine: DeviceEngine
+
+    /// The fleet `saved` (an engine saved without its phones) started as.
+    public init(rebuilding saved: DeviceEngine) {
+        engine = DeviceEngine(saved.startConfiguration)
+    }
+
+    /// An input of the journal that made the fleet as saved (its events are not made).
+    public mutating func handle(_ input: EngineInput) { engine.handleSilently(input) }
+
+    /// How many phones the fleet holds.
+    public var count: Int { engine.devices.count }
+
+    /// The phone at `index`, if the fleet has one there.
+    public func phone(at index: Int) -> Installation? {
+        index < engine.devices.count ? engine.devices[index] : nil
     }
 
     /// Lays a saved phone over the phone at `index`, or adds it when `index` is the
     /// next one, and brings the name, token and deadline maps up to date for it
-    /// alone (its topics too). False when `index` leaves a gap. The senders registered are counted
-    /// again in `adoptFleet`.
-    public mutating func restorePhone(_ phone: Installation, at index: Int) -> Bool {
+    /// alone (its topics too). False when `index` leaves a gap. The senders registered
+    /// are counted again when an engine takes the fleet.
+    public mutating func lay(_ phone: Installation, at index: Int) -> Bool {
+        engine.restorePhone(phone, at: index)
+    }
+}
+
+extension DeviceEngine {
+    /// The engine saved without its phones (`withoutPhones`) with the fleet made again
+    /// from its rows, and the maps over its phones: a million phones are not indexed
+    /// twice.
+    public init(server: consuming DeviceEngine, fleet: consuming SavedFleet) {
+        self = server
+        let rebuilt = fleet.engine
+        devices = rebuilt.devices
+        deviceIndex = rebuilt.deviceIndex
+        tokenDevices = rebuilt.tokenDevices
+        topicIndex = rebuilt.topicIndex
+        phoneDeadlines = rebuilt.phoneDeadlines
+        // In the order a reading of every phone first meets them, as `indexDevices` has it.
+        countRegisteredSenders()
+    }
+
+    /// Lays a saved phone over the phone at `index` (`SavedFleet.lay`).
+    mutating func restorePhone(_ phone: Installation, at index: Int) -> Bool {
         if index < devices.count {
             let old = devices[index]
             devices[index] = phone
@@ -49,18 +90,5 @@ extension DeviceEngine {
         phone.forEachToken { tokenDevices[$0] = index }
         noteDeadline(of: index)
         return true
-    }
-
-    /// Takes the fleet of `rebuilt` (made again, with saved phones laid over it) into
-    /// this engine, saved without it, with the maps over its phones: a million phones
-    /// are not indexed twice.
-    public mutating func adoptFleet(of rebuilt: consuming DeviceEngine) {
-        devices = rebuilt.devices
-        deviceIndex = rebuilt.deviceIndex
-        tokenDevices = rebuilt.tokenDevices
-        topicIndex = rebuilt.topicIndex
-        phoneDeadlines = rebuilt.phoneDeadlines
-        // In the order a reading of every phone first meets them, as `indexDevices` has it.
-        countRegisteredSenders()
     }
 }

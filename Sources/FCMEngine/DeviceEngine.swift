@@ -62,11 +62,12 @@ public struct DeviceEngine: Sendable, Codable {
     /// Topic messages whose copies are still going out, oldest first.
     var fanOuts: [TopicFanOut] = []
     var messageCounter: UInt64 = 0
-    /// The calls made on this engine since a shell last took them, while recording.
-    public var inputs = InputRecord()
-    /// Set while replaying calls whose events nobody reads (a saved fleet made again):
-    /// the rules run as ever, and no event is made. Not saved.
-    public var silent = false
+    /// The calls made on this engine since a shell last took them, while recording
+    /// (`recording(_:)`, `takeRecorded()`).
+    var inputs = InputRecord()
+    /// Set while handling an input whose events nobody reads (`handleSilently`): the
+    /// rules run as ever, and no event is made. Not saved.
+    var silent = false
     /// How many commands were refused so far (a reply says whether the last one was;
     /// counted whether or not events are made). Not saved.
     var refusals = 0

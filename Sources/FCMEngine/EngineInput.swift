@@ -33,13 +33,13 @@ public enum EngineInput: Sendable, Equatable, Codable {
 /// changed. Off by default; it never travels with the engine's state (it encodes as
 /// nothing).
 public struct InputRecord: Sendable, Codable {
-    public var isOn = false
-    public private(set) var inputs: [EngineInput] = []
+    var isOn = false
+    private(set) var inputs: [EngineInput] = []
     /// The phones changed since a shell last took them (while on). A fleet's start
     /// forgets them: what `start` makes is made again from the configuration.
-    public var changedPhones = ChangedPhones()
+    var changedPhones = ChangedPhones()
 
-    public init(isOn: Bool = false) {
+    init(isOn: Bool = false) {
         self.isOn = isOn
     }
 
@@ -54,7 +54,7 @@ public struct InputRecord: Sendable, Codable {
     }
 
     /// The recorded calls, oldest first; the record starts empty again.
-    public mutating func take() -> [EngineInput] {
+    mutating func take() -> [EngineInput] {
         defer { inputs.removeAll(keepingCapacity: true) }
         return inputs
     }

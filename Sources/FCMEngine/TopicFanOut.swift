@@ -143,16 +143,4 @@ extension DeviceEngine {
         }
         fanOut.sent = end
     }
-
-    /// Every pending copy sent, one batch an input (for shells that need not let other
-    /// requests in between: a replay, the TUI's own session, a profile's step); `each`
-    /// sees each input and the engine's reply (a shell that records them).
-    public mutating func finishFanOuts(
-        into out: inout [Event], each: (EngineInput, EngineReply) -> Void = { _, _ in }
-    ) {
-        while hasPendingFanOut {
-            let batch = EngineInput.fanOut(at: now)
-            each(batch, handle(batch, into: &out))
-        }
-    }
 }

@@ -92,7 +92,7 @@ public struct ScenarioRunner: Sendable {
         case .push(let push):
             push.play(on: &engine, at: at, into: &out)
             // A profile's topic push reaches every subscriber before its next step.
-            engine.finishFanOuts(into: &out)
+            while engine.hasPendingFanOut { engine.handle(.fanOut(at: engine.now), into: &out) }
         case .expect(let expectation), .expectNone(let expectation):
             // Judged after what this step's time brought is seen.
             seen += out[start...]

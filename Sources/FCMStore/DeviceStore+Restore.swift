@@ -45,31 +45,28 @@ extension DeviceStore {
         let (fleet, savedFields, rowBytes) = try savedPhones(
             db, path: path, server: engine, baseSeq: baseSeq, count: count)
         // Consumed, so the engine holds the only reference and changes its phones in place.
-        engine.adoptFleet(of: consume fleet)
         // The journal since the checkpoint is replayed recording, to learn which phones
         // it changed: their rows are older than they are.
-        engine.inputs = InputRecord(isOn: true)
-        // Nobody reads the replay's events: none are made.
-        engine.silent = true
+        engine = DeviceEngine(server: consume engine, fleet: consume fleet).recording(true)
         var started: Int64?
         var changedByReplay = ChangedPhones()
         var phoneChanges = 0
         let (replayed, lastSeq) = try replayJournal(
-            after: seq, through: nil, on: &engine, in: db, path: path,
+            after: seq, through: nil, in: db, path: path,
             onStart: { seq in
                 // The fleet started again: what changed before is the fleet as started.
                 started = seq
                 changedByReplay.removeAll()
             },
-            afterEach: { engine in
-                _ = engine.inputs.take()
-                let changed = engine.inputs.changedPhones.take()
+            handle: { input in
+                // Nobody reads the replay's events: none are made.
+                engine.handleSilently(input)
+                let changed = engine.takeRecorded().changedPhones
                 phoneChanges += changed.count
                 for (index, fields) in changed { changedByReplay.insert(index, fields) }
             })
         let changed = changedByReplay.take()
-        engine.inputs = InputRecord()
-        engine.silent = false
+        engine = engine.recording(false)
         return Restored(
             engine: engine, lastSeq: lastSeq, baseSeq: started ?? baseSeq, rebase: started != nil,
             changedPhones: changed, savedFields: started == nil ? savedFields : [], replayed: replayed,
@@ -80,13 +77,11 @@ extension DeviceStore {
     /// journal up to `baseSeq`), each saved row laid over its phone as it is read;
     /// with each row's fields and how many bytes were read.
     static func savedPhones(_ db: Database, path: String, server: DeviceEngine, baseSeq: Int64, count: Int) throws
-        -> (fleet: DeviceEngine, fields: [(index: Int, fields: Installation.Fields)], rowBytes: Int)
+        -> (fleet: SavedFleet, fields: [(index: Int, fields: Installation.Fields)], rowBytes: Int)
     {
         let coder = PhoneCoder()
-        var rebuilt = DeviceEngine.rebuilding(from: server)
-        rebuilt.silent = true
-        try replayJournal(after: 0, through: baseSeq, on: &rebuilt, in: db, path: path)
-        rebuilt.silent = false
+        var rebuilt = SavedFleet(rebuilding: server)
+        try replayJournal(after: 0, through: baseSeq, in: db, path: path) { rebuilt.handle($0) }
         var rowBytes = 0
         var savedFields: [(index: Int, fields: Installation.Fields)] = []
         // A file read as it stands (`peek`), not migrated: its rows numbered as they were.
@@ -102,7 +97,7 @@ extension DeviceStore {
             savedFields.append((index, fields))
             let phone: Installation
             do {
-                let base = index < rebuilt.devices.count ? rebuilt.devices[index] : nil
+                let base = rebuilt.phone(at: index)
                 if fields != .all && base == nil {
                     throw DecodingError.dataCorrupted(
                         .init(codingPath: [], debugDescription: "some fields of a phone the fleet did not start with"))
@@ -111,23 +106,23 @@ extension DeviceStore {
             } catch {
                 throw StoreError.unreadable(path: path, detail: "saved phone \(index) does not decode (\(error))")
             }
-            guard rebuilt.restorePhone(phone, at: index) else {
+            guard rebuilt.lay(phone, at: index) else {
                 throw StoreError.unreadable(path: path, detail: "saved phone \(index) follows no phone \(index - 1)")
             }
         }
-        guard rebuilt.devices.count == count else {
+        guard rebuilt.count == count else {
             throw StoreError.unreadable(
-                path: path, detail: "it holds \(count) phones, but \(rebuilt.devices.count) could be read")
+                path: path, detail: "it holds \(count) phones, but \(rebuilt.count) could be read")
         }
         return (rebuilt, savedFields, rowBytes)
     }
 
-    /// Replays the journal's entries after `seq` (through `last`, when given) on
-    /// `engine`: how many, and the last seq. `onStart` hears where the fleet started.
+    /// Hands `handle` the journal's entries after `seq` (through `last`, when given),
+    /// in order: how many, and the last seq. `onStart` hears where the fleet started.
     @discardableResult
     static func replayJournal(
-        after seq: Int64, through last: Int64?, on engine: inout DeviceEngine, in db: Database, path: String,
-        onStart: (Int64) -> Void = { _ in }, afterEach: (inout DeviceEngine) -> Void = { _ in }
+        after seq: Int64, through last: Int64?, in db: Database, path: String,
+        onStart: (Int64) -> Void = { _ in }, handle: (EngineInput) -> Void
     ) throws -> (Int, Int64) {
         let decoder = JSONDecoder()
         var lastSeq = seq
@@ -135,7 +130,6 @@ extension DeviceStore {
             db, sql: "SELECT seq, input FROM journal WHERE seq > ? AND seq <= ? ORDER BY seq",
             arguments: [seq, last ?? Int64.max])
         var replayed = 0
-        var ignored: [Event] = []
         while let entry = try rows.next() {
             let entrySeq: Int64 = entry["seq"]
             let input: EngineInput
@@ -145,9 +139,7 @@ extension DeviceStore {
                 throw StoreError.unreadable(path: path, detail: "journal entry \(entrySeq) does not decode (\(error))")
             }
             if input.startsFleet { onStart(entrySeq) }
-            engine.handle(input, into: &ignored)
-            ignored.removeAll(keepingCapacity: true)
-            afterEach(&engine)
+            handle(input)
             lastSeq = entrySeq
             replayed += 1
         }
@@ -166,7 +158,7 @@ extension DeviceStore {
         } catch {
             throw StoreError.unreadable(path: path, detail: "the saved device does not decode (\(error))")
         }
-        try replayJournal(after: row["seq"], through: nil, on: &engine, in: db, path: path)
+        try replayJournal(after: row["seq"], through: nil, in: db, path: path) { engine.handleSilently($0) }
         return engine
     }
 }

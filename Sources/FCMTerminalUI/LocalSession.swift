@@ -45,7 +45,10 @@ public final class LocalSession: DeviceDoor, @unchecked Sendable {
             var events: [Event] = []
             recorded.note(input, engine.handle(input, into: &events))
             // A topic's copies all go out before the key's answer shows.
-            engine.finishFanOuts(into: &events) { batch, reply in recorded.note(batch, reply) }
+            while engine.hasPendingFanOut {
+                let batch = EngineInput.fanOut(at: engine.now)
+                recorded.note(batch, engine.handle(batch, into: &events))
+            }
             feed += events
             return events
         }

@@ -98,7 +98,9 @@ struct ControlFleetTests {
         #expect(listed.first?["sent"] as? Int == 2 && listed.first?["waiting"] as? [String] == ["c"])
         device.lock.withLock {
             var events: [Event] = []
-            device.engine.finishFanOuts(into: &events)
+            while device.engine.hasPendingFanOut {
+                device.engine.handle(.fanOut(at: device.engine.now), into: &events)
+            }
         }
         #expect(await fanOuts().isEmpty)
     }

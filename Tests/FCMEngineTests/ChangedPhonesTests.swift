@@ -1,6 +1,7 @@
-import FCMEngine
 import Foundation
 import Testing
+
+@testable import FCMEngine
 
 @Suite("Which phones a call changed (what a store saves)")
 struct ChangedPhonesTests {

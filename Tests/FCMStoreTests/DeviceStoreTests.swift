@@ -224,10 +224,11 @@ struct DeviceStoreTests {
         }
         let (store, opening) = try StoreFixture.open(state, configuration: fleet(base: 40))
         var engine = try #require(opening.newEngine)
-        engine.inputs.isOn = true
+        engine = engine.recording(true)
         var events: [Event] = []
         engine.handle(.start(at: 0), into: &events)
-        store.append(engine.inputs.take(), changedPhones: engine.inputs.changedPhones.take(), engine: engine)
+        let taken = engine.takeRecorded()
+        store.append(taken.inputs, changedPhones: taken.changedPhones, engine: engine)
         store.close(final: engine)
 
         let (reopened, again) = try StoreFixture.open(state, configuration: fleet(base: 7_000))

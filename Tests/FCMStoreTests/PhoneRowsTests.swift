@@ -22,7 +22,7 @@ struct FleetDriver: EngineDriver {
 
     init(engine: DeviceEngine, seed: UInt64) {
         self.engine = engine
-        self.engine.inputs.isOn = true
+        self.engine = self.engine.recording(true)
         random = SeededGenerator(seed: seed)
     }
 
@@ -150,7 +150,7 @@ struct PhoneRowsTests {
         }
         StoreFixture.expectSame(driver.engine, engine)
         driver.engine = engine
-        driver.engine.inputs.isOn = true
+        driver.engine = driver.engine.recording(true)
         var events: [Event] = []
         driver.engine.handle(.apply(.on(device: "phone-7", .setNetwork(.offline)), at: 10), into: &events)
         driver.hand(to: second)
@@ -207,7 +207,7 @@ struct PhoneRowsTests {
             var copy = driver
             for _ in 0..<30 { #expect(copy.next(into: nil) == twin.next(into: nil)) }
             driver.engine = restored
-            driver.engine.inputs.isOn = true
+            driver.engine = driver.engine.recording(true)
         }
         store.close(final: driver.engine)
         let (last, final) = try StoreFixture.open(state, configuration: configuration)
@@ -247,7 +247,7 @@ struct PhoneRowsTests {
         StoreFixture.expectSame(driver.engine, engine)
         #expect(engine.devices.allSatisfy { $0.inbox.count == 1 })
         driver.engine = engine
-        driver.engine.inputs.isOn = true
+        driver.engine = driver.engine.recording(true)
         driver.engine.handle(.apply(.on(device: "phone-4", .setNetwork(.offline)), at: 90_030), into: &events)
         driver.engine.handle(.stop(at: 90_030), into: &events)
         driver.hand(to: second)
@@ -525,11 +525,11 @@ struct FormatEightTests {
 
         // The pixel changes otherwise: its row is saved again, its retired tokens with it.
         var changed = engine
-        changed.inputs.isOn = true
+        changed = changed.recording(true)
         var events: [Event] = []
         changed.handle(.apply(.on(device: "pixel", .setAppState(.foreground)), at: engine.now + 10), into: &events)
-        store.waitUntilDurable(
-            store.append(changed.inputs.take(), changedPhones: changed.inputs.changedPhones.take(), engine: changed))
+        let taken = changed.takeRecorded()
+        store.waitUntilDurable(store.append(taken.inputs, changedPhones: taken.changedPhones, engine: changed))
         store.close(final: changed)
         #expect(changed.devices[0].retiredTokens[a] == retired)
 

@@ -80,8 +80,7 @@ extension EngineDriver {
 
     @discardableResult
     mutating func hand(to store: DeviceStore?) -> Int64 {
-        let inputs = engine.inputs.take()
-        let changed = engine.inputs.changedPhones.take()
+        let (inputs, changed) = engine.takeRecorded()
         return store?.append(inputs, changedPhones: changed, engine: engine) ?? 0
     }
 }
@@ -95,7 +94,7 @@ struct SessionDriver: EngineDriver {
 
     init(configuration: EngineConfiguration, seed: UInt64) {
         engine = DeviceEngine(configuration)
-        engine.inputs.isOn = true
+        engine = engine.recording(true)
         random = SeededGenerator(seed: seed)
     }
 
