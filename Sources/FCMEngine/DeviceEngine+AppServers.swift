@@ -43,7 +43,7 @@ extension DeviceEngine {
                 [
                     .text("sender", sender), .number("connection", id),
                     .text("detail", "over \(ConnectionRules.connectionsPerSender) connections"),
-                ], into: &out)
+                ], on: nil, into: &out)
             links.effects.append(
                 .refuseLogin(id, detail: "too many connections for sender \(sender)"))
             forgetLink(id)
@@ -53,7 +53,7 @@ extension DeviceEngine {
         links.update(link)
         links.bySender[sender, default: []].append(id)
         realAppServers.insert(sender)
-        emit(.server, .appServerConnected, [.text("sender", sender), .number("connection", id)], into: &out)
+        emit(.server, .appServerConnected, [.text("sender", sender), .number("connection", id)], on: nil, into: &out)
     }
 
     mutating func receive(_ message: CCSMessage, on id: ConnectionID, into out: inout [Event]) {
@@ -76,7 +76,7 @@ extension DeviceEngine {
                         "detail",
                         "an app server nacked \(messageID); CCS takes only acks from app servers, so it counts as an ack"
                     ),
-                ], into: &out)
+                ], on: nil, into: &out)
             if messageID.hasPrefix(OwedReceipt.idPrefix) {
                 ackReceipt(sender: sender, id: messageID, into: &out)
             } else {
@@ -116,7 +116,7 @@ extension DeviceEngine {
         case .unreadable(let stanzaID, let original, let description):
             emit(
                 .server, .stanzaError,
-                [.text("sender", sender), .number("connection", id), .text("detail", description)], into: &out)
+                [.text("sender", sender), .number("connection", id), .text("detail", description)], on: nil, into: &out)
             links.effects.append(.write(id, .stanzaError(stanzaID: stanzaID, original: original, text: description)))
         }
     }
@@ -128,7 +128,7 @@ extension DeviceEngine {
         emit(
             .server, .nack,
             [.text("sender", sender), .number("connection", id), .text("id", messageID), .text("error", error)],
-            into: &out)
+            on: nil, into: &out)
         links.effects.append(
             .write(id, .nack(messageID: messageID, token: token, error: error, description: description)))
     }
@@ -153,7 +153,8 @@ extension DeviceEngine {
         guard let link = links.byID[id] else { return }
         forgetLink(id)
         guard let sender = link.sender else { return }
-        emit(.server, .appServerDisconnected, [.text("sender", sender), .number("connection", id)], into: &out)
+        emit(
+            .server, .appServerDisconnected, [.text("sender", sender), .number("connection", id)], on: nil, into: &out)
         if links.count(of: sender) == 0 { realAppServers.remove(sender) }
         // What the connection carried unacknowledged goes first on the others.
         var returned: [UpstreamMessage] = []
@@ -179,11 +180,12 @@ extension DeviceEngine {
     static let waitingCarrier: ConnectionID = -1
 
     /// Upstream held for the app server goes out on the sender's next connection in
-    /// turn that has room, or waits for one (behind whatever already waits).
-    mutating func offerUpstream(_ message: UpstreamMessage, into out: inout [Event]) {
+    /// turn that has room, or waits for one (behind whatever already waits). Its
+    /// event names the phone at `p` when it is written as that phone sends it.
+    mutating func offerUpstream(_ message: UpstreamMessage, about p: Int? = nil, into out: inout [Event]) {
         let key = MessageKey(sender: message.sender, id: message.id)
         if links.waiting[message.sender]?.isEmpty ?? true, let link = nextLinkWithRoom(for: message.sender) {
-            write(message, on: link, into: &out)
+            write(message, on: link, about: p, into: &out)
         } else {
             links.carrier[key] = Self.waitingCarrier
             links.waiting[message.sender, default: UpstreamQueue()].append(message)
@@ -239,11 +241,13 @@ extension DeviceEngine {
         return nil
     }
 
-    mutating func write(_ message: UpstreamMessage, on id: ConnectionID, into out: inout [Event]) {
+    mutating func write(
+        _ message: UpstreamMessage, on id: ConnectionID, about p: Int? = nil, into out: inout [Event]
+    ) {
         guard var link = links.byID[id] else { return }
         emit(
             .server, .upstreamToAppServer,
-            [.text("sender", message.sender), .text("id", message.id), .number("connection", id)], into: &out)
+            [.text("sender", message.sender), .text("id", message.id), .number("connection", id)], on: p, into: &out)
         link.unacked.append(message.id)
         links.byID[id] = link
         links.carrier[MessageKey(sender: message.sender, id: message.id)] = id
@@ -256,20 +260,22 @@ extension DeviceEngine {
     }
 
     /// A receipt owed goes on the sender's first ready connection, once per connection.
-    mutating func offerReceipt(_ receipt: OwedReceipt, into out: inout [Event]) {
+    mutating func offerReceipt(_ receipt: OwedReceipt, about p: Int? = nil, into out: inout [Event]) {
         guard
             let id = links.bySender[receipt.sender]?.first(where: {
                 links.byID[$0].map { $0.ready && !$0.draining } ?? false
             })
         else { return }
-        writeReceipt(receipt, on: id, into: &out)
+        writeReceipt(receipt, on: id, about: p, into: &out)
     }
 
-    mutating func writeReceipt(_ receipt: OwedReceipt, on id: ConnectionID, into out: inout [Event]) {
+    mutating func writeReceipt(
+        _ receipt: OwedReceipt, on id: ConnectionID, about p: Int? = nil, into out: inout [Event]
+    ) {
         guard var link = links.byID[id], !link.receiptsSent.contains(receipt.id) else { return }
         emit(
             .server, .receiptToAppServer,
-            [.text("sender", receipt.sender), .text("id", receipt.id), .number("connection", id)], into: &out)
+            [.text("sender", receipt.sender), .text("id", receipt.id), .number("connection", id)], on: p, into: &out)
         link.receiptsSent.insert(receipt.id)
         links.byID[id] = link
         links.effects.append(.write(id, .receipt(receipt, category: receipt.category ?? configuration.device.app)))
@@ -286,7 +292,7 @@ extension DeviceEngine {
         link.draining = true
         link.closesAt = now + ConnectionRules.drainGrace
         links.update(link)
-        emit(.server, .connectionDraining, [.number("connection", id)], into: &out)
+        emit(.server, .connectionDraining, [.number("connection", id)], on: nil, into: &out)
         links.effects.append(.write(id, .draining))
     }
 

@@ -1,30 +1,42 @@
-/// Several phones on one connection server: which one a rule acts on, finding a
-/// phone by name or by token, and phones joining.
+/// Several phones on one connection server: each rule names the phone it acts on
+/// (its index, `p`); finding a phone by name or by token; phones joining.
 extension DeviceEngine {
-    /// Runs `body` with the phone at `index` in focus: the device-side fields are
-    /// that phone's, and its events name it (when there are several).
-    mutating func onDevice<R>(_ index: Int, _ body: (inout DeviceEngine) -> R) -> R {
-        let (oldFocus, oldInDevice) = (focus, inDevice)
-        focus = index
-        inDevice = true
-        defer { (focus, inDevice) = (oldFocus, oldInDevice) }
-        return body(&self)
+    /// The phone at `p`, read where it lies and changed in place. What a change does
+    /// beyond the phone follows it (`settle`): the fields a store saves are noted, and
+    /// the maps over phones (tokens, topics, deadlines) and the topic messages going
+    /// out follow the phone.
+    subscript(p: Int) -> Installation {
+        _read {
+            precondition(devices.indices.contains(p), "no phone at \(p)")
+            // A pointer's element is yielded where it lies; the array's getter copies
+            // the whole phone (every field retained and released) to read one field.
+            let phones = devices.withUnsafeBufferPointer { $0.baseAddress.unsafelyUnwrapped }
+            yield phones[p]
+        }
+        _modify {
+            yield &devices[p]
+            settle(p)
+        }
     }
 
-    /// Runs `body` with the phone holding `token` in focus, or as it is when no
-    /// phone ever held it.
-    mutating func onDevice<R>(holding token: String, _ body: (inout DeviceEngine) -> R) -> R {
-        // One phone is in focus already, and events name no phone: no lookup (a token
-        // is long to hash, and this is on every message's way).
-        guard devices.count > 1, let index = tokenDevices[token] else { return body(&self) }
-        return onDevice(index, body)
+    /// What a change of the phone at `p` does beyond it: its changed fields noted for
+    /// the store, its deadline, the token and topic indexes and the topic messages
+    /// going out brought up to date.
+    mutating func settle(_ p: Int) {
+        let changes = phone(p) { $0.changes }
+        guard !changes.isEmpty else { return }
+        devices[p].changes = []
+        inputs.notePhone(p, changes)
+        if let before = phone(p, { $0.before }) {
+            devices[p].before = nil
+            if let tokens = before.tokens, !fanOuts.isEmpty { noteTokenChanges(ofPhoneAt: p, from: tokens) }
+            if let topics = before.topics { topicIndex.update(phone: p, from: topics, to: phone(p) { $0.topics }) }
+        }
+        if !changes.isDisjoint(with: Self.deadlineFields) { noteDeadline(of: p) }
     }
 
-    /// The phone that may hold `token`: with one phone, that phone (its own maps
-    /// answer whether it does); with several, the one it was issued on.
-    func candidate(holding token: String) -> Int? {
-        devices.count == 1 ? 0 : tokenDevices[token]
-    }
+    /// The fields a phone's next deadline is read from.
+    static let deadlineFields: Installation.Fields = [.pending, .stored, .batch, .policy]
 
     /// A field read from one phone where it lies. `devices[index].field` reads through
     /// the array's getter, which copies the whole installation (every field retained
@@ -40,12 +52,10 @@ extension DeviceEngine {
         }
     }
 
-    /// The engine as seen from the phone at `index`: its device-side fields are
-    /// that phone's. For the per-phone views below.
-    func viewed(from index: Int) -> DeviceEngine {
-        var copy = self
-        copy.focus = index
-        return copy
+    /// The phone that may hold `token`: with one phone, that phone (its own maps
+    /// answer whether it does); with several, the one it was issued on.
+    func candidate(holding token: String) -> Int? {
+        devices.count == 1 ? 0 : tokenDevices[token]
     }
 
     /// What is wrong with `name` for a phone joining now, or nil.
@@ -128,23 +138,24 @@ extension DeviceEngine {
     mutating func addDevice(_ spec: DeviceSpec, into out: inout [Event]) {
         let known = allSenders
         if let unknown = spec.senders?.first(where: { id in !known.contains { $0.id == id } }) {
-            return refuse("add_device", "no sender \(unknown) is known to the connection server", into: &out)
+            return refuse("add_device", "no sender \(unknown) is known to the connection server", on: nil, into: &out)
         }
         let chosen = spec.senders.map { ids in known.filter { ids.contains($0.id) } } ?? configuration.senders
         for settings in spec.expanded {
-            if let problem = deviceNameProblem(settings.name) { return refuse("add_device", problem, into: &out) }
+            if let problem = deviceNameProblem(settings.name) {
+                return refuse("add_device", problem, on: nil, into: &out)
+            }
             let index = devices.count
             devices.append(Installation(settings, senders: chosen, index: index))
             inputs.notePhone(index, .all)
             deviceIndex[settings.name] = index
             for sender in chosen { registeredSenders.add(sender) }
-            onDevice(index) { engine in
-                engine.emit(
-                    .device, .deviceAdded,
-                    [.text("platform", settings.platform.rawValue), .text("sdk", settings.sdk.rawValue)], into: &out)
-                for sender in engine.senders { engine.issueToken(for: sender, into: &out) }
-                if !engine.connected { engine.unreachableSince = engine.now }
-            }
+            emit(
+                .device, .deviceAdded,
+                [.text("platform", settings.platform.rawValue), .text("sdk", settings.sdk.rawValue)], on: index,
+                into: &out)
+            for sender in chosen { issueToken(for: sender, on: index, into: &out) }
+            if !connected(index) { self[index].unreachableSince = now }
         }
     }
 }

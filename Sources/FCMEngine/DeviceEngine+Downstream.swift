@@ -14,23 +14,22 @@ extension DeviceEngine {
         let id = checked.messageID ?? (checked.isTopicSend ? nextTopicMessageID() : nextMessageID())
         if let problem = validate(checked) ?? rateProblem(checked) ?? injectedError(for: checked, into: &out) {
             // A token's refusal names the phone the token was issued on, if any.
-            onDevice(holding: checked.isTopicSend ? "" : checked.to ?? "") { engine in
-                var fields: [Field] = [
-                    .text("sender", checked.sender), .text("id", id), .text("error", problem.legacyName),
-                    .text("ccs", problem.ccsCode),
-                    .text("detail", problem.detail + (checked.details?.readNote.map { " (\($0))" } ?? "")),
-                ]
-                if let origin = engine.arriving {
-                    // A group's member copies name no token the app server sent to.
-                    if !checked.isTopicSend, !origin.toGroup, let token = checked.to {
-                        fields.append(.text("token", token))
-                    }
-                    origin.append(to: &fields)
-                    fields.append(.text("handling", problem.handling.rawValue))
-                    if let wait = problem.retryAfter(on: origin.api) { fields.append(.number("retry_after", wait)) }
+            var fields: [Field] = [
+                .text("sender", checked.sender), .text("id", id), .text("error", problem.legacyName),
+                .text("ccs", problem.ccsCode),
+                .text("detail", problem.detail + (checked.details?.readNote.map { " (\($0))" } ?? "")),
+            ]
+            if let origin = arriving {
+                // A group's member copies name no token the app server sent to.
+                if !checked.isTopicSend, !origin.toGroup, let token = checked.to {
+                    fields.append(.text("token", token))
                 }
-                engine.emit(.server, .downstreamRejected, fields, into: &out)
+                origin.append(to: &fields)
+                fields.append(.text("handling", problem.handling.rawValue))
+                if let wait = problem.retryAfter(on: origin.api) { fields.append(.number("retry_after", wait)) }
             }
+            let holder = checked.isTopicSend ? nil : candidate(holding: checked.to ?? "")
+            emit(.server, .downstreamRejected, fields, on: holder, into: &out)
             return .failure(problem)
         }
         var request = checked
@@ -38,10 +37,12 @@ extension DeviceEngine {
         let ttl = request.timeToLiveOrDefault
         var message = StoredMessage(id: id, request: request, acceptedAt: now, timeToLive: ttl)
         guard request.isTopicSend else {
-            return onDevice(holding: request.to ?? "") { engine in
-                engine.acceptForToken(message, into: &out)
-                return .success(id)
+            // Validation took only a token some phone holds.
+            guard let p = candidate(holding: request.to ?? "") else {
+                return .failure(.invalidRegistration(request.to ?? ""))
             }
+            acceptForToken(message, on: p, into: &out)
+            return .success(id)
         }
         var subscribers = subscribers(of: request)
         // A copy restricted to a package reaches only the apps of that package (the
@@ -61,7 +62,7 @@ extension DeviceEngine {
         fields.append(.number("subscribers", subscribers.count))
         if subscribed > subscribers.count { fields.append(.number("other_package", subscribed - subscribers.count)) }
         acceptedFields(request, ttl: ttl, into: &fields)
-        emit(.server, .downstreamAccepted, fields, into: &out)
+        emit(.server, .downstreamAccepted, fields, on: nil, into: &out)
         guard !request.dryRun else { return .success(id) }
         message.request.condition = nil
         message.from = request.topic.map { TopicName.prefix + $0 }
@@ -103,7 +104,7 @@ extension DeviceEngine {
     }
 
     /// A message for one token, taken: the event, then delivery or storage.
-    mutating func acceptForToken(_ message: StoredMessage, into out: inout [Event]) {
+    mutating func acceptForToken(_ message: StoredMessage, on p: Int, into out: inout [Event]) {
         let request = message.request
         var fields: [Field] = []
         fields.reserveCapacity(7)
@@ -112,10 +113,12 @@ extension DeviceEngine {
         fields.append(.text("token", request.to ?? ""))
         acceptedFields(request, ttl: message.timeToLive, into: &fields)
         // The report card counts an app server's sends to each Android phone.
-        if let arriving, !arriving.toGroup, installed { fields.append(.text("platform", platform.rawValue)) }
-        emit(.server, .downstreamAccepted, fields, into: &out)
-        countTowardRate(request)
-        if !request.dryRun { route(message, into: &out) }
+        if let arriving, !arriving.toGroup, self[p].installed {
+            fields.append(.text("platform", self[p].platform.rawValue))
+        }
+        emit(.server, .downstreamAccepted, fields, on: p, into: &out)
+        countTowardRate(request, on: p)
+        if !request.dryRun { route(message, on: p, into: &out) }
     }
 
     func acceptedFields(_ request: DownstreamRequest, ttl: Int64, into fields: inout [Field]) {
@@ -249,108 +252,113 @@ extension DeviceEngine {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    mutating func route(_ message: StoredMessage, into out: inout [Event]) {
-        if !connected, let since = unreachableSince, now - since > ServiceLimits.inactivityLimit {
-            lastInactiveDropAt = now
-            deletedCount += 1
+    mutating func route(_ message: StoredMessage, on p: Int, into out: inout [Event]) {
+        if !connected(p), let since = self[p].unreachableSince, now - since > ServiceLimits.inactivityLimit {
+            self[p].lastInactiveDropAt = now
+            self[p].deletedCount += 1
             emit(
                 .server, .discarded,
                 [
                     .text("id", message.id), .text("reason", "inactive"),
-                    .text("detail", "the device has not connected for over a month"),
-                ], into: &out)
-        } else if let reason = holdReason(message.request) {
+                    .text("detail", "the settings has not connected(p) for over a month"),
+                ], on: p, into: &out)
+        } else if let reason = holdReason(message.request, on: p) {
             if message.timeToLive == 0 {
                 emit(
                     .server, .discarded,
                     [
                         .text("id", message.id), .text("reason", "ttl-zero"),
-                        .text("detail", "time to live 0 and the device cannot take it now (\(reason))"),
-                    ], into: &out)
+                        .text("detail", "time to live 0 and the settings cannot take it now (\(reason))"),
+                    ], on: p, into: &out)
             } else {
-                store(message, reason: reason, into: &out)
+                store(message, reason: reason, on: p, into: &out)
             }
         } else {
-            deliver(message, into: &out)
+            deliver(message, on: p, into: &out)
         }
     }
 
     /// Why a message cannot be handed to the app now, or nil when it can.
-    func holdReason(_ request: DownstreamRequest) -> String? {
-        if !installed { return "not installed" }
-        if network == .offline { return "offline" }
+    func holdReason(_ request: DownstreamRequest, on p: Int) -> String? {
+        if !self[p].installed { return "not installed" }
+        if self[p].network == .offline { return "offline" }
         if !serviceUp { return "service down" }
         // A swiped-away iPhone app: the system shows alerts at once and drops silent
         // pushes (`deliver`); the rest waits for the app.
-        if appState == .stopped, platform != .ios || !(request.isNotification || request.contentAvailable) {
+        if self[p].appState == .stopped,
+            self[p].platform != .ios || !(request.isNotification || request.contentAvailable)
+        {
             return "app stopped"
         }
         // An iPhone has no Doze: asleep, APNs holds its normal-priority (5) pushes.
-        if doze && request.effectivePriority == .normal { return platform.idleNames?.reason ?? "doze" }
-        if platform == .ios && !request.isNotification && !request.contentAvailable && appState != .foreground {
+        if self[p].doze && request.effectivePriority == .normal { return self[p].platform.idleNames?.reason ?? "doze" }
+        if self[p].platform == .ios && !request.isNotification && !request.contentAvailable
+            && self[p].appState != .foreground
+        {
             return "ios data waits for foreground"
         }
-        if isThrottled(request) { return "throttled" }
+        if isThrottled(request, on: p) { return "throttled" }
         return nil
     }
 
     /// The key a stored message collapses under: its `collapse_key`, or for a
     /// notification message without one the app's package name (notification
     /// messages are always collapsible; chosen), or nil when it is not collapsible.
-    func collapseSlot(_ request: DownstreamRequest) -> String? {
-        request.collapseKey ?? (request.isNotification ? device.app : nil)
+    func collapseSlot(_ request: DownstreamRequest, on p: Int) -> String? {
+        request.collapseKey ?? (request.isNotification ? self[p].settings.app : nil)
     }
 
     /// Whether two stored messages collapse into one: the same collapse key sent to
     /// the same registration token.
-    func collapses(_ stored: StoredMessage, with message: StoredMessage, key: String) -> Bool {
-        collapseSlot(stored.request) == key && stored.request.to == message.request.to
+    func collapses(_ stored: StoredMessage, with message: StoredMessage, key: String, on p: Int) -> Bool {
+        collapseSlot(stored.request, on: p) == key && stored.request.to == message.request.to
     }
 
-    mutating func store(_ message: StoredMessage, reason: String, into out: inout [Event]) {
-        if let key = collapseSlot(message.request) {
-            if let index = stored.firstIndex(where: { collapses($0, with: message, key: key) }) {
-                let old = stored.remove(at: index)
+    mutating func store(_ message: StoredMessage, reason: String, on p: Int, into out: inout [Event]) {
+        if let key = collapseSlot(message.request, on: p) {
+            if let index = self[p].stored.firstIndex(where: { collapses($0, with: message, key: key, on: p) }) {
+                let old = self[p].stored.remove(at: index)
                 emit(
                     .server, .collapsed,
-                    [.text("id", old.id), .text("by", message.id), .text("collapse_key", key)], into: &out)
-            } else if storedCollapseSlots() >= configuration.store.collapseKeyLimit {
+                    [.text("id", old.id), .text("by", message.id), .text("collapse_key", key)], on: p, into: &out)
+            } else if storedCollapseSlots(on: p) >= configuration.store.collapseKeyLimit {
                 let victimIndex: Int? =
                     configuration.store.eviction == .oldest
-                    ? stored.firstIndex { collapseSlot($0.request) != nil } : nil
-                let victim = victimIndex.map { stored.remove(at: $0) } ?? message
+                    ? self[p].stored.firstIndex { collapseSlot($0.request, on: p) != nil } : nil
+                let victim = victimIndex.map { self[p].stored.remove(at: $0) } ?? message
                 emit(
                     .server, .discarded,
                     [
                         .text("id", victim.id), .text("reason", "collapse-key-limit"),
-                        .text("collapse_key", collapseSlot(victim.request) ?? ""),
-                    ], into: &out)
+                        .text("collapse_key", collapseSlot(victim.request, on: p) ?? ""),
+                    ], on: p, into: &out)
                 if victimIndex == nil { return }
             }
-        } else if stored.count(where: { collapseSlot($0.request) == nil })
+        } else if self[p].stored.count(where: { collapseSlot($0.request, on: p) == nil })
             >= configuration.store.nonCollapsibleLimit
         {
-            let ids = stored.map(\.id) + [message.id]
-            stored.removeAll()
-            deletedCount += ids.count
+            let ids = self[p].stored.map(\.id) + [message.id]
+            self[p].stored.removeAll()
+            self[p].deletedCount += ids.count
             emit(
                 .server, .discarded,
                 [.text("reason", "store-limit"), .number("count", ids.count), Field("ids", .list(ids))],
-                into: &out)
+                on: p, into: &out)
             return
         }
-        stored.append(message)
+        self[p].stored.append(message)
         emit(
-            .server, .stored, [.text("id", message.id), .text("reason", reason), .number("stored", stored.count)],
-            into: &out)
+            .server, .stored,
+            [.text("id", message.id), .text("reason", reason), .number("stored", self[p].stored.count)],
+            on: p, into: &out)
     }
 
     /// Distinct collapse keys stored now, each counted once per registration token.
     /// The store holds few messages, so the slots are compared in a list (no hashing).
-    func storedCollapseSlots() -> Int {
+    func storedCollapseSlots(on p: Int) -> Int {
         var slots: [(token: String, key: String)] = []
-        for message in stored {
-            guard let key = collapseSlot(message.request) else { continue }
+        for message in self[p].stored {
+            guard let key = collapseSlot(message.request, on: p) else { continue }
             let token = message.request.to ?? ""
             if !slots.contains(where: { $0.key == key && $0.token == token }) { slots.append((token, key)) }
         }

@@ -2,7 +2,7 @@
 /// by the requests and messages in their scope, each use an event.
 extension DeviceEngine {
     mutating func addFault(_ fault: Fault, into out: inout [Event]) {
-        if let problem = fault.problem { return refuse("fault", problem, side: .server, into: &out) }
+        if let problem = fault.problem { return refuse("fault", problem, side: .server, on: nil, into: &out) }
         var fault = fault
         nextFaultID += 1
         fault.id = nextFaultID
@@ -13,13 +13,13 @@ extension DeviceEngine {
         fields += Self.scopeFields(fault)
         if let count = fault.count { fields.append(.number("count", count)) }
         if let until = fault.until { fields.append(.number("until", until)) }
-        emit(.server, .faultAdded, fields, into: &out)
+        emit(.server, .faultAdded, fields, on: nil, into: &out)
     }
 
     mutating func clearFaults(into out: inout [Event]) {
         let count = faults.count
         faults.removeAll()
-        emit(.server, .faultsCleared, [.number("count", count)], into: &out)
+        emit(.server, .faultsCleared, [.number("count", count)], on: nil, into: &out)
     }
 
     static func scopeFields(_ fault: Fault) -> [Field] {
@@ -88,9 +88,9 @@ extension DeviceEngine {
 
     /// The error a fault makes one token of a topic call fail with, if one is in
     /// scope (its token, its sender, its topic).
-    mutating func injectedTopicError(token: String, order: TopicOrder, topic: String, into out: inout [Event])
-        -> TopicError?
-    {
+    mutating func injectedTopicError(
+        token: String, order: TopicOrder, topic: String, about p: Int?, into out: inout [Event]
+    ) -> TopicError? {
         dropEndedFaults()
         guard
             let index = faults.firstIndex(where: { fault in
@@ -98,7 +98,7 @@ extension DeviceEngine {
                 return fault.covers(token: token, sender: order.sender, topic: topic)
             }), case .error(let name) = faults[index].kind
         else { return nil }
-        use(index, on: nil, into: &out)
+        use(index, on: nil, about: p, into: &out)
         faults.removeAll { $0.count == 0 }
         return Fault.topicCallError(name)
     }
@@ -122,7 +122,9 @@ extension DeviceEngine {
         return kind
     }
 
-    mutating func use(_ index: Int, on path: String?, delay: Millis? = nil, into out: inout [Event]) {
+    mutating func use(
+        _ index: Int, on path: String?, delay: Millis? = nil, about p: Int? = nil, into out: inout [Event]
+    ) {
         if let count = faults[index].count { faults[index].count = count - 1 }
         var fields: [Field] = [.number("fault", faults[index].id), .text("does", faults[index].summary)]
         if let path { fields.append(.text("path", path)) }
@@ -130,7 +132,7 @@ extension DeviceEngine {
         // How long this request is held (the report card gives requests held so long
         // their time in flight).
         if let delay { fields.append(.number("delay", delay)) }
-        emit(.server, .faultInjected, fields, into: &out)
+        emit(.server, .faultInjected, fields, on: p, into: &out)
     }
 
     mutating func dropEndedFaults() {

@@ -24,7 +24,7 @@ extension DeviceEngine {
         var tokens: [String] = []
         for name in phones {
             guard let index = deviceIndex[name], let token = phone(index, { $0.tokens })[sender] else {
-                refuse(step, "device \(name) has no token of sender \(sender)", side: .server, into: &out)
+                refuse(step, "device \(name) has no token of sender \(sender)", side: .server, on: nil, into: &out)
                 return nil
             }
             tokens.append(token)
@@ -44,14 +44,14 @@ extension DeviceEngine {
                     .text("sender", order.sender), .text("operation", order.operation.rawValue),
                     .text("name", order.name ?? groups.first { $0.key == key }?.name ?? ""),
                     .text("notification_key", key), .number("members", members),
-                ], into: &out)
+                ], on: nil, into: &out)
         case .refused(let why):
             emit(
                 .server, .groupRefused,
                 [
                     .text("sender", order.sender), .text("operation", order.operation.rawValue),
                     .text("error", why),
-                ], into: &out)
+                ], on: nil, into: &out)
         case .serviceDown: break
         }
         return outcome

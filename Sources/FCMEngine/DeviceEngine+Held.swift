@@ -28,21 +28,21 @@ public struct StoreUsage: Sendable, Equatable {
 }
 
 extension DeviceEngine {
-    /// What the connection server holds for the device now, oldest first.
-    var heldMessages: [HeldMessage] {
-        stored.map { message in
+    /// What the connection server holds for the phone at `p` now, oldest first.
+    func heldMessages(on p: Int) -> [HeldMessage] {
+        self[p].stored.map { message in
             HeldMessage(
-                id: message.id, sender: message.request.sender, reason: holdReason(message.request),
-                collapseKey: collapseSlot(message.request), priority: message.request.effectivePriority,
+                id: message.id, sender: message.request.sender, reason: holdReason(message.request, on: p),
+                collapseKey: collapseSlot(message.request, on: p), priority: message.request.effectivePriority,
                 expiresAt: message.expiresAt)
         }
     }
 
-    /// The store's counts against its limits.
-    var storeUsage: StoreUsage {
+    /// The store of the phone at `p` counted against its limits.
+    func storeUsage(on p: Int) -> StoreUsage {
         StoreUsage(
-            nonCollapsible: stored.count { collapseSlot($0.request) == nil },
-            nonCollapsibleLimit: configuration.store.nonCollapsibleLimit, collapseKeys: storedCollapseSlots(),
+            nonCollapsible: self[p].stored.count { collapseSlot($0.request, on: p) == nil },
+            nonCollapsibleLimit: configuration.store.nonCollapsibleLimit, collapseKeys: storedCollapseSlots(on: p),
             collapseKeyLimit: configuration.store.collapseKeyLimit)
     }
 }

@@ -27,18 +27,18 @@ extension DeviceEngine {
     }
 
     /// Whether the phone at `index` can talk to the connection server now.
-    public func isConnected(phoneAt index: Int) -> Bool { viewed(from: index).connected }
+    public func isConnected(phoneAt index: Int) -> Bool { connected(index) }
 
     /// The messages the connection server holds for the phone at `index`, oldest
     /// first, each with why it is held.
-    public func heldMessages(ofPhoneAt index: Int) -> [HeldMessage] { viewed(from: index).heldMessages }
+    public func heldMessages(ofPhoneAt index: Int) -> [HeldMessage] { heldMessages(on: index) }
 
     /// The phone's store counted against its limits.
-    public func storeUsage(ofPhoneAt index: Int) -> StoreUsage { viewed(from: index).storeUsage }
+    public func storeUsage(ofPhoneAt index: Int) -> StoreUsage { storeUsage(on: index) }
 
     /// Whether the app on the phone at `index` already used this upstream message id
     /// (for any sender) since it was installed.
     public func hasUsedMessageID(_ id: String, onPhoneAt index: Int) -> Bool {
-        viewed(from: index).hasUsedMessageID(id)
+        hasUsedMessageID(id, on: index)
     }
 }

@@ -24,28 +24,28 @@ extension DeviceEngine {
     }
 
     /// The phone in focus took a message for its token: it counts toward the rate.
-    mutating func countTowardRate(_ request: DownstreamRequest) {
-        guard deviceLimitsOn, platform == .android, !request.dryRun else { return }
+    mutating func countTowardRate(_ request: DownstreamRequest, on p: Int) {
+        guard deviceLimitsOn, self[p].platform == .android, !request.dryRun else { return }
         let time = now
-        policy.minute.count(per: Span.minute, at: time)
-        policy.hour.count(per: Span.hour, at: time)
+        self[p].policy.minute.count(per: Span.minute, at: time)
+        self[p].policy.hour.count(per: Span.hour, at: time)
     }
 
     /// Whether collapsible throttling holds this message on the phone in focus now: a
     /// message with a `collapse_key` to an Android phone whose burst of 20 is spent.
-    func isThrottled(_ request: DownstreamRequest) -> Bool {
-        guard deviceLimitsOn, platform == .android, request.collapseKey != nil else { return false }
-        var budget = policy
+    func isThrottled(_ request: DownstreamRequest, on p: Int) -> Bool {
+        guard deviceLimitsOn, self[p].platform == .android, request.collapseKey != nil else { return false }
+        var budget = self[p].policy
         budget.refill(at: now)
         return budget.budget == 0
     }
 
     /// The phone in focus hands a collapsible message to the app: it spends the budget.
-    mutating func spendCollapsibleBudget(_ request: DownstreamRequest) {
-        guard deviceLimitsOn, platform == .android, request.collapseKey != nil else { return }
+    mutating func spendCollapsibleBudget(_ request: DownstreamRequest, on p: Int) {
+        guard deviceLimitsOn, self[p].platform == .android, request.collapseKey != nil else { return }
         let time = now
-        policy.refill(at: time)
-        policy.budget = max(0, policy.budget - 1)
+        self[p].policy.refill(at: time)
+        self[p].policy.budget = max(0, self[p].policy.budget - 1)
     }
 
     /// Whether `token` of the phone at `index` is expired now: an Android app
@@ -74,35 +74,39 @@ extension DeviceEngine {
     /// The phone in focus reached the service again: after 270 days away its tokens
     /// are expired (FCM said so to every send since), and it gets new ones when the
     /// app is opened.
-    mutating func noteTokenExpiry(unreachableSince since: Millis, into out: inout [Event]) {
-        guard let at = DeviceLimits.tokensExpireAt(unreachableSince: since, platform: platform), at <= now else {
+    mutating func noteTokenExpiry(unreachableSince since: Millis, on p: Int, into out: inout [Event]) {
+        guard let at = DeviceLimits.tokensExpireAt(unreachableSince: since, platform: self[p].platform), at <= now
+        else {
             return
         }
-        let expired = senders.compactMap { tokens[$0.id] }.filter { !policy.expiredTokens.contains($0) }
+        let expired = self[p].senders.compactMap { self[p].tokens[$0.id] }.filter {
+            !self[p].policy.expiredTokens.contains($0)
+        }
         guard !expired.isEmpty else { return }
-        policy.expiredTokens = (policy.expiredTokens + expired).sorted()
-        for sender in senders {
-            guard let token = tokens[sender.id], expired.contains(token) else { continue }
+        self[p].policy.expiredTokens = (self[p].policy.expiredTokens + expired).sorted()
+        for sender in self[p].senders {
+            guard let token = self[p].tokens[sender.id], expired.contains(token) else { continue }
             emit(
                 .server, .tokenExpired,
                 [
                     .text("sender", sender.id), .text("token", token),
                     .text(
                         "detail",
-                        "not connected for \((now - since) / Span.day) days; a new token comes when the app is opened"),
-                ], into: &out)
+                        "not connected(p) for \((now - since) / Span.day) days; a new token comes when the app is opened"
+                    ),
+                ], on: p, into: &out)
         }
     }
 
     /// The app of the phone in focus is opened while connected: expired tokens are
     /// replaced (`onNewToken` for each of their senders).
-    mutating func renewExpiredTokens(into out: inout [Event]) {
-        guard !policy.expiredTokens.isEmpty, connected, appState == .foreground else { return }
-        let expired = policy.expiredTokens
-        policy.expiredTokens.removeAll()
-        for sender in senders where tokens[sender.id].map(expired.contains) ?? false {
-            refreshes[sender.id, default: 0] += 1
-            issueToken(for: sender, into: &out)
+    mutating func renewExpiredTokens(on p: Int, into out: inout [Event]) {
+        guard !self[p].policy.expiredTokens.isEmpty, connected(p), self[p].appState == .foreground else { return }
+        let expired = self[p].policy.expiredTokens
+        self[p].policy.expiredTokens.removeAll()
+        for sender in self[p].senders where self[p].tokens[sender.id].map(expired.contains) ?? false {
+            self[p].refreshes[sender.id, default: 0] += 1
+            issueToken(for: sender, on: p, into: &out)
         }
     }
 }
@@ -117,28 +121,30 @@ enum NotificationOutcome {
 
 extension DeviceEngine {
     /// Notification permission and channels, by platform, for the phone in focus.
-    func notificationOutcome(_ pairs: [KeyValue]) -> NotificationOutcome {
-        let permission = device.notificationPermission
-        switch platform {
+    func notificationOutcome(_ pairs: [KeyValue], on p: Int) -> NotificationOutcome {
+        let permission = self[p].settings.notificationPermission
+        switch self[p].platform {
         case .android:
-            let level = device.androidAPILevel ?? DeviceSettings.defaultAPILevel
+            let level = self[p].settings.androidAPILevel ?? DeviceSettings.defaultAPILevel
             if permission == .denied {
                 return .blocked(
-                    "notifications are off for \(device.app) (POST_NOTIFICATIONS denied): Android drops what the SDK "
+                    "notifications are off for \(self[p].settings.app) (POST_NOTIFICATIONS denied): Android drops what the SDK "
                         + "posts, and the app's code does not run")
             }
             if permission == .notAsked, level >= DeviceSettings.runtimePermissionAPILevel {
                 return .blocked(
-                    "\(device.app) has not asked for POST_NOTIFICATIONS (API \(level)): Android drops what the SDK "
+                    "\(self[p].settings.app) has not asked for POST_NOTIFICATIONS (API \(level)): Android drops what the SDK "
                         + "posts, and the app's code does not run")
             }
-            return .shown(level >= DeviceSettings.channelsAPILevel ? channelFields(pairs) : [])
+            return .shown(level >= DeviceSettings.channelsAPILevel ? channelFields(pairs, on: p) : [])
         case .ios:
             switch permission {
             case .denied:
-                return .blocked("notifications are denied for \(device.app) in Settings: no alert, sound or badge")
+                return .blocked(
+                    "notifications are denied for \(self[p].settings.app) in Settings: no alert, sound or badge")
             case .notDetermined:
-                return .blocked("\(device.app) has not asked for notification authorization: no alert, sound or badge")
+                return .blocked(
+                    "\(self[p].settings.app) has not asked for notification authorization: no alert, sound or badge")
             case .provisional:
                 return .shown([.text("delivery", "quiet")])
             default:
@@ -152,13 +158,13 @@ extension DeviceEngine {
     /// The channel the Android SDK posts a notification on: the one it names if the
     /// app created it; else the manifest's default channel if the app created that;
     /// else the SDK's own "Miscellaneous" channel. A fallback says why.
-    func channelFields(_ pairs: [KeyValue]) -> [Field] {
+    func channelFields(_ pairs: [KeyValue], on p: Int) -> [Field] {
         let requested = pairs.first { $0.key == "channel_id" || $0.key == "android_channel_id" }?.value
-        let created = device.channels ?? []
+        let created = self[p].settings.channels ?? []
         if let requested, created.contains(requested) { return [.text("channel", requested)] }
         let why =
             requested.map { "channel \($0) has not been created by the app" } ?? "the notification names no channel"
-        if let manifest = device.defaultChannel, created.contains(manifest) {
+        if let manifest = self[p].settings.defaultChannel, created.contains(manifest) {
             return [
                 .text("channel", manifest), .text("channel_note", "\(why); posted on the manifest's default channel"),
             ]

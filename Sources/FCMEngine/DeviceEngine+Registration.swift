@@ -1,54 +1,56 @@
 /// Registration tokens per sender: issue, refresh, uninstall, reinstall.
 extension DeviceEngine {
-    mutating func issueToken(for sender: SenderConfig, into out: inout [Event]) {
+    mutating func issueToken(for sender: SenderConfig, on p: Int, into out: inout [Event]) {
         // A web app's getToken rejects without notification permission: no token.
-        if let problem = permissionProblem {
+        if let problem = permissionProblem(p) {
             let fields: [Field] = [
                 .text("sender", sender.id), .text("error", "messaging/permission-blocked"), .text("detail", problem),
             ]
-            return emit(.device, names.newToken, fields, into: &out)
+            return emit(.device, self[p].names.newToken, fields, on: p, into: &out)
         }
-        let count = refreshes[sender.id, default: 0]
-        var token = tokenFactory.token(sender: sender.id, installation: installation, refreshes: count)
-        if focus == 0, installation == 0, count == 0, let fixed = sender.token { token = fixed }
-        tokens[sender.id] = token
-        if platform == .web { tokenIssuedAt[sender.id] = now }
-        tokenDevices[token] = focus
-        emit(.device, names.newToken, [.text("sender", sender.id), .text("token", token)], into: &out)
+        let count = self[p].refreshes[sender.id, default: 0]
+        var token = self[p].tokenFactory.token(sender: sender.id, installation: self[p].installation, refreshes: count)
+        if p == 0, self[p].installation == 0, count == 0, let fixed = sender.token { token = fixed }
+        self[p].tokens[sender.id] = token
+        if self[p].platform == .web { self[p].tokenIssuedAt[sender.id] = now }
+        tokenDevices[token] = p
+        emit(.device, self[p].names.newToken, [.text("sender", sender.id), .text("token", token)], on: p, into: &out)
     }
 
-    mutating func refreshToken(sender: String?, into out: inout [Event]) {
-        guard let targets = tokenCallTargets(sender, step: "refresh_token", into: &out) else { return }
+    mutating func refreshToken(sender: String?, on p: Int, into out: inout [Event]) {
+        guard let targets = tokenCallTargets(sender, step: "refresh_token", on: p, into: &out) else { return }
         for target in targets {
-            refreshes[target.id, default: 0] += 1
-            issueToken(for: target, into: &out)
+            self[p].refreshes[target.id, default: 0] += 1
+            issueToken(for: target, on: p, into: &out)
         }
     }
 
     /// The senders a token call (`refresh_token`, `get_token`, `delete_token`) acts on:
     /// the one named, or every one; nil, with the call refused, while the app is not
     /// installed or when no such sender is registered.
-    mutating func tokenCallTargets(_ sender: String?, step: String, into out: inout [Event]) -> [SenderConfig]? {
-        guard installed else {
-            refuse(step, "the app is not installed", into: &out)
+    mutating func tokenCallTargets(_ sender: String?, step: String, on p: Int, into out: inout [Event])
+        -> [SenderConfig]?
+    {
+        guard self[p].installed else {
+            refuse(step, "the app is not installed", on: p, into: &out)
             return nil
         }
-        let targets = senders.filter { sender == nil || $0.id == sender }
+        let targets = self[p].senders.filter { sender == nil || $0.id == sender }
         guard !targets.isEmpty else {
-            refuse(step, "no sender \(sender ?? "") is registered", into: &out)
+            refuse(step, "no sender \(sender ?? "") is registered", on: p, into: &out)
             return nil
         }
         return targets
     }
 
-    mutating func addSender(_ sender: SenderConfig, into out: inout [Event]) {
-        guard senders.count < ServiceLimits.maxSenders else {
+    mutating func addSender(_ sender: SenderConfig, on p: Int, into out: inout [Event]) {
+        guard self[p].senders.count < ServiceLimits.maxSenders else {
             return refuse(
                 "add_sender", "an app instance can register at most \(ServiceLimits.maxSenders) senders",
-                into: &out)
+                on: p, into: &out)
         }
-        guard !senders.contains(where: { $0.id == sender.id }) else {
-            return refuse("add_sender", "sender \(sender.id) is already registered", into: &out)
+        guard !self[p].senders.contains(where: { $0.id == sender.id }) else {
+            return refuse("add_sender", "sender \(sender.id) is already registered", on: p, into: &out)
         }
         // One sender ID is one app server with one server key, on every phone.
         if let known = registeredSenders.sender(id: sender.id),
@@ -57,85 +59,85 @@ extension DeviceEngine {
             return refuse(
                 "add_sender",
                 "sender \(sender.id) is registered on another phone with another key or project; "
-                    + "a sender ID has one server key", into: &out)
+                    + "a sender ID has one server key", on: p, into: &out)
         }
-        senders.append(sender)
+        self[p].senders.append(sender)
         registeredSenders.add(sender)
-        if installed { issueToken(for: sender, into: &out) }
+        if self[p].installed { issueToken(for: sender, on: p, into: &out) }
     }
 
-    mutating func removeSender(_ id: String, into out: inout [Event]) {
-        guard let index = senders.firstIndex(where: { $0.id == id }) else {
-            return refuse("remove_sender", "sender \(id) is not registered", into: &out)
+    mutating func removeSender(_ id: String, on p: Int, into out: inout [Event]) {
+        guard let index = self[p].senders.firstIndex(where: { $0.id == id }) else {
+            return refuse("remove_sender", "sender \(id) is not registered", on: p, into: &out)
         }
-        senders.remove(at: index)
+        self[p].senders.remove(at: index)
         registeredSenders.remove(id)
-        tokens[id] = nil
-        topics[id] = nil
-        if policy.vapidKeys[id] != nil { policy.vapidKeys[id] = nil }
-        pendingTopicChanges.removeAll { $0.sender == id }
-        emit(.device, .senderRemoved, [.text("sender", id)], into: &out)
+        self[p].tokens[id] = nil
+        self[p].topics[id] = nil
+        if self[p].policy.vapidKeys[id] != nil { self[p].policy.vapidKeys[id] = nil }
+        self[p].pendingTopicChanges.removeAll { $0.sender == id }
+        emit(.device, .senderRemoved, [.text("sender", id)], on: p, into: &out)
     }
 
-    mutating func uninstall(into out: inout [Event]) {
-        guard installed else { return refuse("uninstall", "the app is not installed", into: &out) }
-        installed = false
-        tokens.removeAll()
-        batch = nil
-        tray.removeAll()
-        topics.removeAll()
-        pendingTopicChanges.removeAll()
-        emit(.device, .uninstalled, [], into: &out)
-        if !pending.isEmpty {
+    mutating func uninstall(on p: Int, into out: inout [Event]) {
+        guard self[p].installed else { return refuse("uninstall", "the app is not installed", on: p, into: &out) }
+        self[p].installed = false
+        self[p].tokens.removeAll()
+        self[p].batch = nil
+        self[p].tray.removeAll()
+        self[p].topics.removeAll()
+        self[p].pendingTopicChanges.removeAll()
+        emit(.device, .uninstalled, [], on: p, into: &out)
+        if !self[p].pending.isEmpty {
             emit(
                 .device, .discarded,
-                [.text("reason", "uninstalled"), Field("ids", .list(pending.map(\.id)))], into: &out)
-            pending.removeAll()
+                [.text("reason", "uninstalled"), Field("ids", .list(self[p].pending.map(\.id)))], on: p, into: &out)
+            self[p].pending.removeAll()
         }
-        if !stored.isEmpty {
+        if !self[p].stored.isEmpty {
             emit(
                 .server, .discarded,
-                [.text("reason", "uninstalled"), Field("ids", .list(stored.map(\.id)))], into: &out)
-            stored.removeAll()
+                [.text("reason", "uninstalled"), Field("ids", .list(self[p].stored.map(\.id)))], on: p, into: &out)
+            self[p].stored.removeAll()
         }
-        deletedCount = 0
-        lastInactiveDropAt = nil
-        if unreachableSince == nil { unreachableSince = now }
+        self[p].deletedCount = 0
+        self[p].lastInactiveDropAt = nil
+        if self[p].unreachableSince == nil { self[p].unreachableSince = now }
     }
 
     /// The same app on another platform or SDK: uninstalled, then installed anew.
-    mutating func reinstall(as platform: Platform, sdk: SDK, into out: inout [Event]) {
-        if installed { uninstall(into: &out) }
-        device.platform = platform
-        device.sdk = sdk
-        device = device.fitted
+    mutating func reinstall(as platform: Platform, sdk: SDK, on p: Int, into out: inout [Event]) {
+        if self[p].installed { uninstall(on: p, into: &out) }
+        self[p].settings.platform = platform
+        self[p].settings.sdk = sdk
+        self[p].settings = self[p].settings.fitted
         // A browser has no Doze: a phone that dozed is awake as a web app.
-        if platform == .web { doze = false }
-        names = CallbackNames(platform: platform, sdk: sdk)
-        tokenFactory = TokenFactory(seed: Installation.tokenSeed(device.seed, index: focus), sdk: sdk)
-        reinstall(into: &out)
+        if platform == .web { self[p].doze = false }
+        self[p].names = CallbackNames(platform: platform, sdk: sdk)
+        self[p].tokenFactory = TokenFactory(seed: Installation.tokenSeed(self[p].settings.seed, index: p), sdk: sdk)
+        reinstall(on: p, into: &out)
     }
 
-    mutating func reinstall(into out: inout [Event]) {
-        guard !installed else { return refuse("reinstall", "the app is already installed", into: &out) }
-        installed = true
-        installation += 1
-        refreshes.removeAll()
-        usedIDs.removeAll()
-        // A new app instance: no expired tokens or VAPID keys of the old one, and its
+    mutating func reinstall(on p: Int, into out: inout [Event]) {
+        guard !self[p].installed else { return refuse("reinstall", "the app is already installed", on: p, into: &out) }
+        self[p].installed = true
+        self[p].installation += 1
+        self[p].refreshes.removeAll()
+        self[p].usedIDs.removeAll()
+        // A new app instance: no expired self[p].tokens or VAPID keys of the old one, and its
         // inactivity (for token expiry) counts from now.
-        if !policy.expiredTokens.isEmpty || !policy.vapidKeys.isEmpty {
-            policy.expiredTokens.removeAll()
-            policy.vapidKeys.removeAll()
+        if !self[p].policy.expiredTokens.isEmpty || !self[p].policy.vapidKeys.isEmpty {
+            self[p].policy.expiredTokens.removeAll()
+            self[p].policy.vapidKeys.removeAll()
         }
-        if unreachableSince != nil { unreachableSince = now }
+        if self[p].unreachableSince != nil { self[p].unreachableSince = now }
         emit(
             .device, .installed,
-            [.text("platform", platform.rawValue), .text("sdk", device.sdk.rawValue)],
-            into: &out)
-        for sender in senders {
-            issueToken(for: sender, into: &out)
+            [.text("platform", self[p].platform.rawValue), .text("sdk", self[p].settings.sdk.rawValue)],
+            on: p, into: &out)
+        for sender in self[p].senders {
+            issueToken(for: sender, on: p, into: &out)
         }
-        connectivityChanged(into: &out)
+        connectivityChanged(on: p, into: &out)
     }
 }

@@ -18,7 +18,7 @@ extension DeviceEngine {
         self = fresh
         // The senders may differ from before the reset whatever the fresh engine counted.
         appServerSendersRevision = revision &+ 1
-        emit(.server, .deviceReset, [.number("connections_ended", open.count)], into: &out)
+        emit(.server, .deviceReset, [.number("connections_ended", open.count)], on: nil, into: &out)
         issueFirstTokens(into: &out)
         // Every phone differs from the fleet as it was first started (its tokens came later).
         inputs.changedPhones.insertAll(below: devices.count)

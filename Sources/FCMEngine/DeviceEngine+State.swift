@@ -1,45 +1,45 @@
 /// Network, service, doze and app state: each change may let held messages move.
 extension DeviceEngine {
-    mutating func setNetwork(_ value: Network, into out: inout [Event]) {
-        guard value != network else { return }
-        network = value
-        emit(.device, .networkChanged, [.text("network", value.rawValue)], into: &out)
-        connectivityChanged(into: &out)
+    mutating func setNetwork(_ value: Network, on p: Int, into out: inout [Event]) {
+        guard value != self[p].network else { return }
+        self[p].network = value
+        emit(.device, .networkChanged, [.text("network", value.rawValue)], on: p, into: &out)
+        connectivityChanged(on: p, into: &out)
     }
 
     mutating func setService(up: Bool, into out: inout [Event]) {
         guard up != serviceUp else { return }
         serviceUp = up
-        emit(.server, .serviceChanged, [.text("service", up ? "up" : "down")], into: &out)
-        for index in devices.indices { onDevice(index) { $0.connectivityChanged(into: &out) } }
+        emit(.server, .serviceChanged, [.text("service", up ? "up" : "down")], on: nil, into: &out)
+        for p in devices.indices { connectivityChanged(on: p, into: &out) }
     }
 
-    mutating func setDoze(_ value: Bool, into out: inout [Event]) {
-        guard value != doze else { return }
-        doze = value
-        emit(.device, .dozeChanged, [.flag("doze", value)], into: &out)
-        deliverWaiting(into: &out)
+    mutating func setDoze(_ value: Bool, on p: Int, into out: inout [Event]) {
+        guard value != self[p].doze else { return }
+        self[p].doze = value
+        emit(.device, .dozeChanged, [.flag("doze", value)], on: p, into: &out)
+        deliverWaiting(on: p, into: &out)
     }
 
-    mutating func setAppState(_ value: AppState, into out: inout [Event]) {
-        guard value != appState else { return }
-        appState = value
-        emit(.device, .appStateChanged, [.text("state", value.rawValue)], into: &out)
-        renewExpiredTokens(into: &out)
-        deliverWaiting(into: &out)
+    mutating func setAppState(_ value: AppState, on p: Int, into out: inout [Event]) {
+        guard value != self[p].appState else { return }
+        self[p].appState = value
+        emit(.device, .appStateChanged, [.text("state", value.rawValue)], on: p, into: &out)
+        renewExpiredTokens(on: p, into: &out)
+        deliverWaiting(on: p, into: &out)
     }
 
     /// Called whenever `connected` may have changed.
-    mutating func connectivityChanged(into out: inout [Event]) {
-        guard connected else {
-            if unreachableSince == nil { unreachableSince = now }
+    mutating func connectivityChanged(on p: Int, into out: inout [Event]) {
+        guard connected(p) else {
+            if self[p].unreachableSince == nil { self[p].unreachableSince = now }
             return
         }
-        if let since = unreachableSince { noteTokenExpiry(unreachableSince: since, into: &out) }
-        unreachableSince = nil
-        renewExpiredTokens(into: &out)
-        flushPendingQueue(into: &out)
-        flushTopicChanges(into: &out)
-        deliverWaiting(into: &out)
+        if let since = self[p].unreachableSince { noteTokenExpiry(unreachableSince: since, on: p, into: &out) }
+        self[p].unreachableSince = nil
+        renewExpiredTokens(on: p, into: &out)
+        flushPendingQueue(on: p, into: &out)
+        flushTopicChanges(on: p, into: &out)
+        deliverWaiting(on: p, into: &out)
     }
 }

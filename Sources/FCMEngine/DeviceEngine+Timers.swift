@@ -29,7 +29,7 @@ extension DeviceEngine {
         // The phones' queues first, then the connection server's own timers, then
         // the phones' stores and batch windows.
         let phonesDue = phoneDeadlines.due(by: now).sorted()
-        for index in phonesDue { onDevice(index) { $0.expireQueue(into: &out) } }
+        for p in phonesDue { expireQueue(on: p, into: &out) }
         if let due = links.timers.earliest, due <= now {
             fireLinkTimers(into: &out)
         }
@@ -37,7 +37,7 @@ extension DeviceEngine {
             retryUpstream(into: &out)
         }
         for index in phonesDue {
-            onDevice(index) { $0.expireStoreAndFlush(into: &out) }
+            expireStoreAndFlush(on: index, into: &out)
             // Read again from the phone itself, so that a due entry can never stay
             // behind and bring the clock back here for ever.
             noteDeadline(of: index)
@@ -45,35 +45,36 @@ extension DeviceEngine {
     }
 
     /// The phone in focus: messages whose time to live ran out in its queue.
-    mutating func expireQueue(into out: inout [Event]) {
-        if pending.contains(where: { $0.expiresAt <= now }) {
-            for message in pending where message.expiresAt <= now {
+    mutating func expireQueue(on p: Int, into out: inout [Event]) {
+        if self[p].pending.contains(where: { $0.expiresAt <= now }) {
+            for message in self[p].pending where message.expiresAt <= now {
                 sendFailure(
                     id: message.id, error: "SERVICE_NOT_AVAILABLE",
-                    detail: "time to live ran out before the service could be reached", into: &out)
+                    detail: "time to live ran out before the service could be reached", on: p, into: &out)
             }
             let time = now
-            pending.removeAll { $0.expiresAt <= time }
+            self[p].pending.removeAll { $0.expiresAt <= time }
         }
     }
 
     /// The phone in focus: stored messages past their time to live; its batch window.
-    mutating func expireStoreAndFlush(into out: inout [Event]) {
-        if stored.contains(where: { $0.expiresAt <= now }) {
-            for message in stored where message.expiresAt <= now {
+    mutating func expireStoreAndFlush(on p: Int, into out: inout [Event]) {
+        if self[p].stored.contains(where: { $0.expiresAt <= now }) {
+            for message in self[p].stored where message.expiresAt <= now {
                 emit(
-                    .server, .expired, [.text("id", message.id), .text("sender", message.request.sender)], into: &out)
+                    .server, .expired, [.text("id", message.id), .text("sender", message.request.sender)], on: p,
+                    into: &out)
             }
             let time = now
-            stored.removeAll { $0.expiresAt <= time }
+            self[p].stored.removeAll { $0.expiresAt <= time }
         }
-        if let open = batch, open.flushAt <= now {
-            flushBatch(into: &out)
+        if let open = self[p].batch, open.flushAt <= now {
+            flushBatch(on: p, into: &out)
         }
         // The collapsible budget grew: what throttling held may go now.
-        if let wake = policy.throttleWake(stored), wake <= now {
-            policy.refill(at: now)
-            deliverWaiting(into: &out)
+        if let wake = self[p].policy.throttleWake(self[p].stored), wake <= now {
+            self[p].policy.refill(at: now)
+            deliverWaiting(on: p, into: &out)
         }
     }
 
@@ -87,7 +88,7 @@ extension DeviceEngine {
                     [
                         .text("id", message.id), .text("sender", message.sender),
                         .text("detail", "the app server never acknowledged it"),
-                    ], into: &out)
+                    ], on: nil, into: &out)
                 releaseCarrier(held.heapKey)
                 continue
             }
@@ -98,7 +99,7 @@ extension DeviceEngine {
                 emit(
                     .server, .upstreamRetry,
                     [.text("id", message.id), .text("sender", message.sender), .number("attempt", held.attempts)],
-                    into: &out)
+                    on: nil, into: &out)
                 retryOnLinks(message, into: &out)
             }
             kept.append(held)

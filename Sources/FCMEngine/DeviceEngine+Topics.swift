@@ -3,63 +3,60 @@
 /// instance. They belong to the installation: an uninstall drops them, a token
 /// refresh keeps them.
 extension DeviceEngine {
-    /// Every topic the phone in focus is subscribed to, over all senders.
-    var topicCount: Int { phone(focus) { $0.topicCount } }
-
-    /// The topics of one sender on the phone in focus, sorted.
-    func topics(of sender: String) -> [String] { phone(focus) { $0.topics(of: sender) } }
-
     /// The app subscribes or unsubscribes (the default sender unless one is named).
     /// While the device cannot reach the service the SDK keeps the change and makes
     /// it on reconnection.
-    mutating func changeTopic(_ topic: String, subscribe: Bool, sender: String?, into out: inout [Event]) {
+    mutating func changeTopic(_ topic: String, subscribe: Bool, sender: String?, on p: Int, into out: inout [Event]) {
         let command = subscribe ? "subscribe" : "unsubscribe"
-        guard installed else { return refuse(command, "the app is not installed", into: &out) }
+        guard self[p].installed else { return refuse(command, "the app is not installed", on: p, into: &out) }
         let name = TopicName.bare(topic)
-        if let problem = TopicName.problem(name) { return refuse(command, problem, into: &out) }
-        guard let sender = sender ?? senders.first?.id, senders.contains(where: { $0.id == sender }) else {
-            return refuse(command, "no sender \(sender ?? "") is registered", into: &out)
+        if let problem = TopicName.problem(name) { return refuse(command, problem, on: p, into: &out) }
+        guard let sender = sender ?? self[p].senders.first?.id, self[p].senders.contains(where: { $0.id == sender })
+        else {
+            return refuse(command, "no sender \(sender ?? "") is registered", on: p, into: &out)
         }
         let change = TopicChange(sender: sender, topic: name, subscribe: subscribe)
-        guard connected else {
-            pendingTopicChanges.append(change)
+        guard connected(p) else {
+            self[p].pendingTopicChanges.append(change)
             emit(
                 .device, .topicQueued,
-                [.text("sender", sender), .text("topic", name), .text("change", command)], into: &out)
+                [.text("sender", sender), .text("topic", name), .text("change", command)], on: p, into: &out)
             return
         }
-        make(change, into: &out)
+        make(change, on: p, into: &out)
     }
 
     /// Makes the changes the app asked for while the device was unreachable, in order.
-    mutating func flushTopicChanges(into out: inout [Event]) {
-        let waiting = pendingTopicChanges
-        pendingTopicChanges.removeAll()
-        for change in waiting where senders.contains(where: { $0.id == change.sender }) {
-            make(change, into: &out)
+    mutating func flushTopicChanges(on p: Int, into out: inout [Event]) {
+        let waiting = self[p].pendingTopicChanges
+        self[p].pendingTopicChanges.removeAll()
+        for change in waiting where self[p].senders.contains(where: { $0.id == change.sender }) {
+            make(change, on: p, into: &out)
         }
     }
 
-    mutating func make(_ change: TopicChange, into out: inout [Event]) {
-        let token = tokens[change.sender] ?? ""
+    mutating func make(_ change: TopicChange, on p: Int, into out: inout [Event]) {
+        let token = self[p].tokens[change.sender] ?? ""
         if change.subscribe {
-            if let error = subscribe(change.sender, to: change.topic) {
+            if let error = subscribe(change.sender, to: change.topic, on: p) {
                 emit(
                     .device, .topicRefused,
                     [
                         .text("sender", change.sender), .text("topic", change.topic), .text("error", error.rawValue),
                         .text("detail", tooManyTopicsDetail),
-                    ], into: &out)
+                    ], on: p, into: &out)
                 return
             }
             emit(
                 .device, .topicSubscribed,
-                [.text("sender", change.sender), .text("topic", change.topic), .text("token", token)], into: &out)
+                [.text("sender", change.sender), .text("topic", change.topic), .text("token", token)], on: p, into: &out
+            )
         } else {
-            topics[change.sender]?.remove(change.topic)
+            self[p].topics[change.sender]?.remove(change.topic)
             emit(
                 .device, .topicUnsubscribed,
-                [.text("sender", change.sender), .text("topic", change.topic), .text("token", token)], into: &out)
+                [.text("sender", change.sender), .text("topic", change.topic), .text("token", token)], on: p, into: &out
+            )
         }
     }
 
@@ -68,10 +65,10 @@ extension DeviceEngine {
     }
 
     /// Adds a subscription unless the instance is full; already subscribed is fine.
-    mutating func subscribe(_ sender: String, to topic: String) -> TopicError? {
-        if topics[sender]?.contains(topic) == true { return nil }
-        if topicCount >= ServiceLimits.maxTopicsPerInstance { return .tooManyTopics }
-        topics[sender, default: []].insert(topic)
+    mutating func subscribe(_ sender: String, to topic: String, on p: Int) -> TopicError? {
+        if self[p].topics[sender]?.contains(topic) == true { return nil }
+        if self[p].topicCount >= ServiceLimits.maxTopicsPerInstance { return .tooManyTopics }
+        self[p].topics[sender, default: []].insert(topic)
         return nil
     }
 
@@ -104,7 +101,7 @@ extension DeviceEngine {
         results.reserveCapacity(order.tokens.count)
         for named in order.tokens {
             let token = order.api == .v1 ? self.token(ofRegistration: named, sender: order.sender) ?? named : named
-            results.append(onDevice(holding: token) { $0.manageTopic(of: token, order, name, into: &out) })
+            results.append(manageTopic(of: token, order, name, into: &out))
         }
         return .results(results)
     }
@@ -134,8 +131,10 @@ extension DeviceEngine {
     mutating func manageTopic(of token: String, _ order: TopicOrder, _ name: String, into out: inout [Event])
         -> TopicError?
     {
+        // The events name the phone the token was issued on.
+        let holder = candidate(holding: token)
         let result =
-            injectedTopicError(token: token, order: order, topic: name, into: &out)
+            injectedTopicError(token: token, order: order, topic: name, about: holder, into: &out)
             ?? changeSubscription(of: token, order: order, topic: name)
         var fields: [Field] = [
             .text("sender", order.sender), .text("topic", name), .text("token", token),
@@ -144,9 +143,9 @@ extension DeviceEngine {
         if let result {
             fields.append(.text("error", result.rawValue))
             fields.append(.text("change", order.change.rawValue))
-            emit(.server, .topicRefused, fields, into: &out)
+            emit(.server, .topicRefused, fields, on: holder, into: &out)
         } else {
-            emit(.server, order.change == .add ? .topicSubscribed : .topicUnsubscribed, fields, into: &out)
+            emit(.server, order.change == .add ? .topicSubscribed : .topicUnsubscribed, fields, on: holder, into: &out)
         }
         return result
     }
@@ -157,7 +156,7 @@ extension DeviceEngine {
             [
                 .text("sender", order.sender), .text("topic", order.topic), .text("by", order.api.rawValue),
                 .text("error", TopicError.invalidArgument.rawValue), .text("detail", detail),
-            ], into: &out)
+            ], on: nil, into: &out)
         return .refused(detail)
     }
 
@@ -166,15 +165,16 @@ extension DeviceEngine {
         guard let owner = activeOwner(of: token) else {
             return everOwner(of: token) == order.sender ? .notFound : .invalidArgument
         }
-        guard owner == order.sender else { return .invalidArgument }
+        // The current token of a sender is some phone's.
+        guard owner == order.sender, let p = candidate(holding: token) else { return .invalidArgument }
         // An expired token is gone for topic calls as it is for sends.
         if tokenHasExpired(token) { return .notFound }
         switch order.change {
         case .add:
-            if order.api == .v1, topics[owner]?.contains(topic) == true { return .alreadyExists }
-            return subscribe(owner, to: topic)
+            if order.api == .v1, self[p].topics[owner]?.contains(topic) == true { return .alreadyExists }
+            return subscribe(owner, to: topic, on: p)
         case .remove:
-            let removed = topics[owner]?.remove(topic)
+            let removed = self[p].topics[owner]?.remove(topic)
             if removed == nil, order.api == .v1, !order.allowMissing { return .notFound }
             return nil
         }

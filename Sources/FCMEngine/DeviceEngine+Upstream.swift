@@ -1,38 +1,39 @@
 /// Upstream: the send call, the pending queue, forwarding to the app server,
 /// batched success callbacks and the server's retries.
 extension DeviceEngine {
-    mutating func send(_ request: UpstreamRequest, into out: inout [Event]) {
+    mutating func send(_ request: UpstreamRequest, on p: Int, into out: inout [Event]) {
         let id = request.messageID
-        guard installed else { return refuse("send", "the app is not installed", into: &out) }
-        guard appState != .stopped else {
-            return refuse("send", "the app is stopped; start it before sending", into: &out)
+        guard self[p].installed else { return refuse("send", "the app is not installed", on: p, into: &out) }
+        guard self[p].appState != .stopped else {
+            return refuse("send", "the app is stopped; start it before sending", on: p, into: &out)
         }
         guard !id.isEmpty else {
-            return sendFailure(id: id, error: "InvalidParameters", detail: "missing message id", into: &out)
+            return sendFailure(id: id, error: "InvalidParameters", detail: "missing message id", on: p, into: &out)
         }
         let sender: String
-        switch upstreamSender(of: request.to) {
+        switch upstreamSender(of: request.to, on: p) {
         case .success(let value): sender = value
         case .failure(let problem):
-            return sendFailure(id: id, error: "InvalidParameters", detail: problem.detail, into: &out)
+            return sendFailure(id: id, error: "InvalidParameters", detail: problem.detail, on: p, into: &out)
         }
         // The id is taken here (one lookup, not a check and a later insert), and given
         // back on every way below that refuses the message.
-        guard usedIDs[sender, default: []].insert(id).inserted else {
+        guard self[p].usedIDs[sender, default: []].insert(id).inserted else {
             return sendFailure(
                 id: id, error: "InvalidParameters",
-                detail: "message id \(id) was already used for sender \(sender)", into: &out)
+                detail: "message id \(id) was already used for sender \(sender)", on: p, into: &out)
         }
-        if !finishSend(id, sender: sender, request, into: &out) {
-            usedIDs[sender]?.remove(id)
-            if usedIDs[sender]?.isEmpty == true { usedIDs[sender] = nil }
+        if !finishSend(id, sender: sender, request, on: p, into: &out) {
+            self[p].usedIDs[sender]?.remove(id)
+            if self[p].usedIDs[sender]?.isEmpty == true { self[p].usedIDs[sender] = nil }
         }
     }
 
     /// The rest of `send` once the id is the sender's: false when the message was
     /// refused (its id is not used after all).
-    mutating func finishSend(_ id: String, sender: String, _ request: UpstreamRequest, into out: inout [Event]) -> Bool
-    {
+    mutating func finishSend(
+        _ id: String, sender: String, _ request: UpstreamRequest, on p: Int, into out: inout [Event]
+    ) -> Bool {
         var data: [KeyValue] = []
         for item in request.data {
             switch item.value {
@@ -43,65 +44,66 @@ extension DeviceEngine {
                     [
                         .text("id", id), .text("key", item.key),
                         .text("detail", "dropped \(kind) value of \"\(item.key)\": only strings are sent"),
-                    ], into: &out)
+                    ], on: p, into: &out)
             }
         }
-        let size = upstreamSize(data)
+        let size = upstreamSize(data, on: p)
         guard size <= ServiceLimits.maxPayloadBytes else {
-            let unit = platform == .ios ? "characters" : "bytes"
+            let unit = self[p].platform == .ios ? "characters" : "bytes"
             sendFailure(
                 id: id, error: "MessageTooBig",
-                detail: "payload is \(size) \(unit); the limit is \(ServiceLimits.maxPayloadBytes)", into: &out)
+                detail: "payload is \(size) \(unit); the limit is \(ServiceLimits.maxPayloadBytes)", on: p, into: &out)
             return false
         }
-        guard let ttl = upstreamTimeToLive(request, into: &out) else { return false }
+        guard let ttl = upstreamTimeToLive(request, on: p, into: &out) else { return false }
         let message = UpstreamMessage(sender: sender, id: id, timeToLive: ttl, data: data, sentAt: now)
-        if connected {
-            accept(message, into: &out)
-            forward(message, into: &out)
+        if connected(p) {
+            accept(message, on: p, into: &out)
+            forward(message, on: p, into: &out)
         } else if ttl == 0 {
             sendFailure(
                 id: id, error: "SERVICE_NOT_AVAILABLE",
-                detail: "time to live 0 and no connection to the service", into: &out)
+                detail: "time to live 0 and no connection to the service", on: p, into: &out)
             return false
-        } else if pending.count >= ServiceLimits.pendingQueueLimit {
+        } else if self[p].pending.count >= ServiceLimits.pendingQueueLimit {
             sendFailure(
                 id: id, error: "TooManyMessages",
-                detail: "\(ServiceLimits.pendingQueueLimit) messages are already waiting", into: &out)
+                detail: "\(ServiceLimits.pendingQueueLimit) messages are already waiting", on: p, into: &out)
             return false
         } else {
-            accept(message, into: &out)
-            pending.append(message)
+            accept(message, on: p, into: &out)
+            self[p].pending.append(message)
             emit(
                 .device, .upstreamQueued,
-                [.text("id", id), .text("sender", sender), .number("pending", pending.count)], into: &out)
+                [.text("id", id), .text("sender", sender), .number("pending", self[p].pending.count)], on: p, into: &out
+            )
         }
         return true
     }
 
     /// The payload size the device's SDK checks: UTF-8 bytes on Android, characters
     /// (UTF-16 code units, as `NSString` counts) on iOS.
-    func upstreamSize(_ data: [KeyValue]) -> Int {
-        platform == .ios ? ServiceLimits.iosUpstreamSize(data) : ServiceLimits.payloadSize(data)
+    func upstreamSize(_ data: [KeyValue], on p: Int) -> Int {
+        self[p].platform == .ios ? ServiceLimits.iosUpstreamSize(data) : ServiceLimits.payloadSize(data)
     }
 
     /// The library took the message (its id is used), and iOS GCM says it will send it.
-    mutating func accept(_ message: UpstreamMessage, into out: inout [Event]) {
-        if let willSend = names.willSend {
-            emit(.device, willSend, [.text("id", message.id)], into: &out)
+    mutating func accept(_ message: UpstreamMessage, on p: Int, into out: inout [Event]) {
+        if let willSend = self[p].names.willSend {
+            emit(.device, willSend, [.text("id", message.id)], on: p, into: &out)
         }
     }
 
     /// The time to live the library uses: Android refuses values outside the
     /// service's range; iOS clamps them to its one-day default.
-    mutating func upstreamTimeToLive(_ request: UpstreamRequest, into out: inout [Event]) -> Int64? {
+    mutating func upstreamTimeToLive(_ request: UpstreamRequest, on p: Int, into out: inout [Event]) -> Int64? {
         let ttl = request.timeToLive ?? ServiceLimits.defaultUpstreamTimeToLive
-        switch platform {
+        switch self[p].platform {
         case .android, .web:
             guard ServiceLimits.isValidTimeToLive(ttl) else {
                 sendFailure(
                     id: request.messageID, error: "InvalidParameters",
-                    detail: "ttl \(ttl) is outside 0..\(ServiceLimits.maxTimeToLive) seconds", into: &out)
+                    detail: "ttl \(ttl) is outside 0..\(ServiceLimits.maxTimeToLive) seconds", on: p, into: &out)
                 return nil
             }
             return ttl
@@ -112,7 +114,7 @@ extension DeviceEngine {
                     [
                         .text("id", request.messageID),
                         .text("detail", "ttl \(ttl) clamped to \(ServiceLimits.defaultUpstreamTimeToLive) seconds"),
-                    ], into: &out)
+                    ], on: p, into: &out)
                 return ServiceLimits.defaultUpstreamTimeToLive
             }
             return ttl
@@ -127,9 +129,9 @@ extension DeviceEngine {
     static let gcmDomain = Substring(SDK.gcm.upstreamDomain)
     static let fcmDomain = Substring(SDK.fcm.upstreamDomain)
 
-    func upstreamSender(of address: String) -> Result<String, AddressProblem> {
+    func upstreamSender(of address: String, on p: Int) -> Result<String, AddressProblem> {
         guard !address.isEmpty else { return .failure(AddressProblem(detail: "missing 'to'")) }
-        let sdk = device.sdk
+        let sdk = self[p].settings.sdk
         guard let at = address.utf8.firstIndex(of: UInt8(ascii: "@")) else {
             return .failure(AddressProblem(detail: "'to' must be SENDER@\(sdk.upstreamDomain), not \(address)"))
         }
@@ -143,51 +145,51 @@ extension DeviceEngine {
             return .failure(AddressProblem(detail: "'to' must be SENDER@\(sdk.upstreamDomain), not \(address)"))
         }
         let sender = String(address[..<at])
-        guard tokens[sender] != nil else {
-            return .failure(AddressProblem(detail: "sender \(sender) is not registered on this device"))
+        guard self[p].tokens[sender] != nil else {
+            return .failure(AddressProblem(detail: "sender \(sender) is not registered on this settings"))
         }
         return .success(sender)
     }
 
-    mutating func sendFailure(id: String, error: String, detail: String, into out: inout [Event]) {
+    mutating func sendFailure(id: String, error: String, detail: String, on p: Int, into out: inout [Event]) {
         emit(
-            .device, names.sendError, [.text("id", id), .text("error", error), .text("detail", detail)],
-            into: &out)
+            .device, self[p].names.sendError, [.text("id", id), .text("error", error), .text("detail", detail)],
+            on: p, into: &out)
     }
 
     /// On reconnect the queue goes out in order.
-    mutating func flushPendingQueue(into out: inout [Event]) {
-        let queue = pending
-        pending.removeAll()
+    mutating func flushPendingQueue(on p: Int, into out: inout [Event]) {
+        let queue = self[p].pending
+        self[p].pending.removeAll()
         for message in queue {
-            if tokens[message.sender] == nil {
+            if self[p].tokens[message.sender] == nil {
                 sendFailure(
                     id: message.id, error: "InvalidParameters",
-                    detail: "sender \(message.sender) is no longer registered", into: &out)
+                    detail: "sender \(message.sender) is no longer registered", on: p, into: &out)
             } else {
-                forward(message, into: &out)
+                forward(message, on: p, into: &out)
             }
         }
     }
 
     /// The connection server takes the message: the device will hear it was sent,
     /// and the app server gets the upstream stanza.
-    mutating func forward(_ message: UpstreamMessage, into out: inout [Event]) {
+    mutating func forward(_ message: UpstreamMessage, on p: Int, into out: inout [Event]) {
         var message = message
-        message.token = tokens[message.sender]
-        message.category = device.app
+        message.token = self[p].tokens[message.sender]
+        message.category = self[p].settings.app
         emit(
             .server, .upstreamForwarded,
             [
                 .text("sender", message.sender), .text("id", message.id),
-                .text("from", message.token ?? ""), .text("category", device.app),
+                .text("from", message.token ?? ""), .text("category", self[p].settings.app),
                 Field("data", .map(message.data)), .number("ttl", message.timeToLive),
-            ], into: &out)
-        addToBatch(message.id, into: &out)
+            ], on: p, into: &out)
+        addToBatch(message.id, on: p, into: &out)
         if configuration.appServer == .echo && !realAppServers.contains(message.sender) {
             emit(
                 .server, .appServerAck,
-                [.text("sender", message.sender), .text("id", message.id), .text("by", "echo")], into: &out)
+                [.text("sender", message.sender), .text("id", message.id), .text("by", "echo")], on: p, into: &out)
         } else {
             let delay = ServiceLimits.firstRetryDelay
             let held = HeldUpstream(message: message, attempts: 1, nextRetryAt: now + delay, retryDelay: delay)
@@ -195,27 +197,27 @@ extension DeviceEngine {
             releaseCarrier(held.heapKey)
             awaitingAck.append(held)
             awaitingDeadlines.set(held.heapKey, held.deadline)
-            offerUpstream(message, into: &out)
+            offerUpstream(message, about: p, into: &out)
         }
     }
 
-    mutating func addToBatch(_ id: String, into out: inout [Event]) {
-        guard installed else { return }
-        if batch == nil {
-            batch = SendBatch(ids: [], flushAt: now + configuration.batch.window)
+    mutating func addToBatch(_ id: String, on p: Int, into out: inout [Event]) {
+        guard self[p].installed else { return }
+        if self[p].batch == nil {
+            self[p].batch = SendBatch(ids: [], flushAt: now + configuration.batch.window)
         }
-        batch?.ids.append(id)
-        if let open = batch, open.ids.count >= configuration.batch.max || open.flushAt <= now {
-            flushBatch(into: &out)
+        self[p].batch?.ids.append(id)
+        if let open = self[p].batch, open.ids.count >= configuration.batch.max || open.flushAt <= now {
+            flushBatch(on: p, into: &out)
         }
     }
 
-    mutating func flushBatch(into out: inout [Event]) {
-        guard let open = batch else { return }
-        batch = nil
+    mutating func flushBatch(on p: Int, into out: inout [Event]) {
+        guard let open = self[p].batch else { return }
+        self[p].batch = nil
         emit(
-            .device, names.messageSent, [Field("ids", .list(open.ids)), .number("count", open.ids.count)],
-            into: &out)
+            .device, self[p].names.messageSent, [Field("ids", .list(open.ids)), .number("count", open.ids.count)],
+            on: p, into: &out)
     }
 
     mutating func ackUpstream(sender: String, id: String, into out: inout [Event]) {
@@ -226,23 +228,24 @@ extension DeviceEngine {
                 [
                     .text("sender", sender), .text("id", id),
                     .text("detail", "no upstream message \(id) of sender \(sender) awaits an ack"),
-                ], into: &out)
+                ], on: nil, into: &out)
         }
         awaitingDeadlines.remove(key)
         releaseCarrier(key)
         emit(
-            .server, .appServerAck, [.text("sender", sender), .text("id", id), .text("by", "app server")], into: &out)
+            .server, .appServerAck, [.text("sender", sender), .text("id", id), .text("by", "app server")], on: nil,
+            into: &out)
     }
 
     /// The connection server asks its app-server connections to drain. The request
     /// is an event for whichever shell holds real connections; the built-in echo app
     /// server drains and reconnects at once.
     mutating func drain(into out: inout [Event]) {
-        emit(.server, .drainRequested, [], into: &out)
+        emit(.server, .drainRequested, [], on: nil, into: &out)
         drainLinks(into: &out)
         if configuration.appServer == .echo {
-            emit(.server, .connectionDraining, [.text("connection", "echo")], into: &out)
-            emit(.server, .appServerConnected, [.text("connection", "echo")], into: &out)
+            emit(.server, .connectionDraining, [.text("connection", "echo")], on: nil, into: &out)
+            emit(.server, .appServerConnected, [.text("connection", "echo")], on: nil, into: &out)
         }
     }
 
@@ -250,7 +253,7 @@ extension DeviceEngine {
 
 extension DeviceEngine {
     /// Whether an upstream message id was already taken (by any sender) in this installation.
-    func hasUsedMessageID(_ id: String) -> Bool {
-        usedIDs.values.contains { $0.contains(id) }
+    func hasUsedMessageID(_ id: String, on p: Int) -> Bool {
+        self[p].usedIDs.values.contains { $0.contains(id) }
     }
 }

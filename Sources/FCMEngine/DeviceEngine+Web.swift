@@ -6,29 +6,30 @@ extension DeviceEngine {
     /// (`fcm_options.link`, else `click_action`): a tab of the app's origin is focused,
     /// not navigated; without one a window opens; a link on another host, or none,
     /// opens nothing. No app callback hears the click.
-    mutating func webTap(at index: Int, into out: inout [Event]) {
-        let note = tray.remove(at: index)
+    mutating func webTap(at index: Int, on p: Int, into out: inout [Event]) {
+        let note = self[p].tray.remove(at: index)
         var fields: [Field] = [.text("id", note.id), .text("from", note.sender)]
         let link = note.notification.first { $0.key == "click_action" }?.value
         let window: String
         if let link {
             fields.append(.text("link", link))
             // A relative link is on the app's own origin.
-            if !link.hasPrefix("/"), WebOrigin.host(of: link) != WebOrigin.host(of: device.app) {
+            if !link.hasPrefix("/"), WebOrigin.host(of: link) != WebOrigin.host(of: self[p].settings.app) {
                 window = "none"
-                fields.append(.text("detail", "the link is on another host than the app's origin \(device.app)"))
+                fields.append(
+                    .text("detail", "the link is on another host than the app's origin \(self[p].settings.app)"))
             } else {
                 // A tab of the app is open while the browser runs (visible or hidden).
-                window = appState == .stopped ? "opened" : "focused"
+                window = self[p].appState == .stopped ? "opened" : "focused"
             }
         } else {
             window = "none"
             fields.append(.text("detail", "the notification has no link"))
         }
         fields.append(.text("window", window))
-        emit(.device, .notificationTapped, fields, into: &out)
+        emit(.device, .notificationTapped, fields, on: p, into: &out)
         // The tab focused or opened is visible now: the page takes messages again.
-        if window != "none" { setAppState(.foreground, into: &out) }
+        if window != "none" { setAppState(.foreground, on: p, into: &out) }
     }
 
     /// Why an app of `platform` cannot take `command` (a profile says so at its line,
@@ -69,30 +70,34 @@ extension DeviceEngine {
     /// getToken: the token the app has (cached), a new one when it has none (deleted,
     /// or permission granted since) or when it is a week old (the SDK refreshes only
     /// here), or a rejection without notification permission.
-    mutating func getToken(sender: String?, vapidKey: String?, into out: inout [Event]) {
-        guard let targets = tokenCallTargets(sender, step: "get_token", into: &out) else { return }
+    mutating func getToken(sender: String?, vapidKey: String?, on p: Int, into out: inout [Event]) {
+        guard let targets = tokenCallTargets(sender, step: "get_token", on: p, into: &out) else { return }
         for target in targets {
             // Another VAPID key than the subscription's: the SDK deletes the old token
             // (app servers get UNREGISTERED for it) and makes a new one.
-            if permissionProblem == nil, let token = tokens[target.id], policy.vapidKeys[target.id] != vapidKey {
-                tokens[target.id] = nil
-                topics[target.id] = nil
+            if permissionProblem(p) == nil, let token = self[p].tokens[target.id],
+                self[p].policy.vapidKeys[target.id] != vapidKey
+            {
+                self[p].tokens[target.id] = nil
+                self[p].topics[target.id] = nil
                 emit(
                     .device, .deleteToken,
                     [.text("sender", target.id), .text("token", token), .text("vapid_key", vapidKey ?? "default")],
-                    into: &out)
+                    on: p, into: &out)
             }
-            if permissionProblem == nil { policy.vapidKeys[target.id] = vapidKey }
-            if permissionProblem == nil, let token = tokens[target.id],
-                now - (tokenIssuedAt[target.id] ?? 0) < Self.webTokenRefreshAge
+            if permissionProblem(p) == nil { self[p].policy.vapidKeys[target.id] = vapidKey }
+            if permissionProblem(p) == nil, let token = self[p].tokens[target.id],
+                now - (self[p].tokenIssuedAt[target.id] ?? 0) < Self.webTokenRefreshAge
             {
                 emit(
                     .device, .getToken,
-                    [.text("sender", target.id), .text("token", token), .flag("cached", true)], into: &out)
+                    [.text("sender", target.id), .text("token", token), .flag("cached", true)], on: p, into: &out)
                 continue
             }
-            if tokens[target.id] != nil || retiredTokens[target.id] != nil { refreshes[target.id, default: 0] += 1 }
-            issueToken(for: target, into: &out)
+            if self[p].tokens[target.id] != nil || self[p].retiredTokens[target.id] != nil {
+                self[p].refreshes[target.id, default: 0] += 1
+            }
+            issueToken(for: target, on: p, into: &out)
         }
     }
 
@@ -101,17 +106,17 @@ extension DeviceEngine {
 
     /// deleteToken: the app's token for the sender is gone (app servers then get
     /// NotRegistered / UNREGISTERED); getToken makes a new one.
-    mutating func deleteToken(sender: String?, into out: inout [Event]) {
-        guard let targets = tokenCallTargets(sender, step: "delete_token", into: &out) else { return }
+    mutating func deleteToken(sender: String?, on p: Int, into out: inout [Event]) {
+        guard let targets = tokenCallTargets(sender, step: "delete_token", on: p, into: &out) else { return }
         for target in targets {
-            guard let token = tokens[target.id] else {
-                emit(.device, .deleteToken, [.text("sender", target.id), .flag("had_token", false)], into: &out)
+            guard let token = self[p].tokens[target.id] else {
+                emit(.device, .deleteToken, [.text("sender", target.id), .flag("had_token", false)], on: p, into: &out)
                 continue
             }
-            tokens[target.id] = nil
+            self[p].tokens[target.id] = nil
             // The registration is gone, and its topic subscriptions with it.
-            topics[target.id] = nil
-            emit(.device, .deleteToken, [.text("sender", target.id), .text("token", token)], into: &out)
+            self[p].topics[target.id] = nil
+            emit(.device, .deleteToken, [.text("sender", target.id), .text("token", token)], on: p, into: &out)
         }
     }
 
@@ -119,23 +124,28 @@ extension DeviceEngine {
     /// phone it decides what the system shows (`notificationOutcome`); in a browser,
     /// granted lets getToken work, and taken away the browser drops the push
     /// subscription and the tokens die with it.
-    mutating func setPermission(_ permission: NotificationPermission, into out: inout [Event]) {
-        guard permission != device.notificationPermission else { return }
-        if let problem = device.permissionRefusal(permission) { return refuse("permission", problem, into: &out) }
-        device.permission = permission
-        emit(.device, .permissionChanged, [.text("permission", permission.rawValue)], into: &out)
-        if platform == .web, permission != .granted {
-            tokens.removeAll()
-            topics.removeAll()
+    mutating func setPermission(_ permission: NotificationPermission, on p: Int, into out: inout [Event]) {
+        guard permission != self[p].settings.notificationPermission else { return }
+        if let problem = self[p].settings.permissionRefusal(permission) {
+            return refuse("permission", problem, on: p, into: &out)
+        }
+        self[p].settings.permission = permission
+        emit(.device, .permissionChanged, [.text("permission", permission.rawValue)], on: p, into: &out)
+        if self[p].platform == .web, permission != .granted {
+            self[p].tokens.removeAll()
+            self[p].topics.removeAll()
         }
     }
 
     /// Whether the phone may hold a token: a web app needs notification permission.
-    var permissionProblem: String? {
-        guard platform == .web, let permission = device.permission, permission != .granted else { return nil }
+    func permissionProblem(_ p: Int) -> String? {
+        let settings = phone(p) { $0.settings }
+        guard settings.platform == .web, let permission = settings.permission, permission != .granted else {
+            return nil
+        }
         return permission == .denied
-            ? "notification permission is denied for \(device.app)"
-            : "the notification prompt for \(device.app) was dismissed, not granted"
+            ? "notification permission is denied for \(settings.app)"
+            : "the notification prompt for \(settings.app) was dismissed, not granted"
     }
 }
 

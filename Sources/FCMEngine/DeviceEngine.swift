@@ -22,13 +22,6 @@ public struct DeviceEngine: Sendable, Codable {
     /// Moves on whenever `appServerSenders` may have changed, so a shell that publishes
     /// the answer to other threads knows when to publish it again.
     public internal(set) var appServerSendersRevision = 0
-    /// The phone the device-side fields (`tokens`, `stored`, …) read and write: the
-    /// first unless a rule is acting on another.
-    var focus = 0
-    /// Whether a rule is acting on one phone now (its events then name it, when
-    /// there are several).
-    var inDevice = false
-
     /// The time of the last command or timer handled.
     public internal(set) var now: Millis = 0
     public internal(set) var serviceUp = true
@@ -87,10 +80,10 @@ public struct DeviceEngine: Sendable, Codable {
         indexDevices()
     }
 
-    /// The device can talk to the connection server.
-    var connected: Bool { installed && network == .online && serviceUp }
-
-    var platform: Platform { device.platform }
+    /// Whether the phone at `p` can talk to the connection server.
+    func connected(_ p: Int) -> Bool {
+        phone(p) { $0.installed && $0.network == .online } && serviceUp
+    }
 
     /// Registers every sender on every phone: the first `onNewToken` of each.
     mutating func start(at time: Millis = 0, into out: inout [Event]) {
@@ -103,13 +96,11 @@ public struct DeviceEngine: Sendable, Codable {
 
     mutating func issueFirstTokens(into out: inout [Event]) {
         tokenDevices.reserveCapacity(tokenDevices.count + devices.reduce(0) { $0 + $1.senders.count })
-        for index in devices.indices {
-            onDevice(index) { engine in
-                for sender in engine.senders {
-                    engine.issueToken(for: sender, into: &out)
-                }
-                if !engine.connected { engine.unreachableSince = engine.now }
+        for p in devices.indices {
+            for sender in phone(p, { $0.senders }) {
+                issueToken(for: sender, on: p, into: &out)
             }
+            if !connected(p) { self[p].unreachableSince = now }
         }
     }
 
@@ -130,19 +121,19 @@ public struct DeviceEngine: Sendable, Codable {
             if let name {
                 switch phoneIndex(named: name) {
                 case .success(let found): index = found
-                case .failure(let error): return refuse(command.stepName, error.description, into: &out)
+                case .failure(let error): return refuse(command.stepName, error.description, on: nil, into: &out)
                 }
             } else {
                 // A command that names no phone: the only one, or refused.
-                guard let only = unnamedPhone else { return refuse(command.stepName, nameAPhone, into: &out) }
+                guard let only = unnamedPhone else { return refuse(command.stepName, nameAPhone, on: nil, into: &out) }
                 index = only
             }
-            onDevice(index) { $0.perform(command, into: &out) }
+            perform(command, on: index, into: &out)
         case .addDevice(let spec): addDevice(spec, into: &out)
         case .setService(let up): setService(up: up, into: &out)
         case .push(let request, let phone):
             if let phone, case .failure(let error) = phoneIndex(named: phone) {
-                return refuse("push", error.description, into: &out)
+                return refuse("push", error.description, on: nil, into: &out)
             }
             _ = take(request, into: &out)
         case .group(let order, let phones): changeGroup(order, phones: phones, into: &out)
@@ -163,35 +154,39 @@ public struct DeviceEngine: Sendable, Codable {
         }
     }
 
-    /// A command for the phone in focus.
-    mutating func perform(_ command: PhoneCommand, into out: inout [Event]) {
-        if let refusal = Self.refusal(command, on: platform) { return refuse(command.stepName, refusal, into: &out) }
+    /// A command for the phone at `p`.
+    mutating func perform(_ command: PhoneCommand, on p: Int, into out: inout [Event]) {
+        if let refusal = Self.refusal(command, on: phone(p, { $0.platform })) {
+            return refuse(command.stepName, refusal, on: p, into: &out)
+        }
         switch command {
-        case .setNetwork(let value): setNetwork(value, into: &out)
-        case .setDoze(let value): setDoze(value, into: &out)
-        case .setAppState(let value): setAppState(value, into: &out)
-        case .uninstall: uninstall(into: &out)
-        case .reinstall: reinstall(into: &out)
-        case .reinstallAs(let platform, let sdk): reinstall(as: platform, sdk: sdk, into: &out)
-        case .refreshToken(let sender): refreshToken(sender: sender, into: &out)
-        case .addSender(let sender): addSender(sender, into: &out)
-        case .removeSender(let id): removeSender(id, into: &out)
-        case .send(let request): send(request, into: &out)
-        case .tap(let target): tap(target, into: &out)
-        case .subscribe(let topic, let sender): changeTopic(topic, subscribe: true, sender: sender, into: &out)
-        case .unsubscribe(let topic, let sender): changeTopic(topic, subscribe: false, sender: sender, into: &out)
-        case .getToken(let sender, let vapidKey): getToken(sender: sender, vapidKey: vapidKey, into: &out)
-        case .deleteToken(let sender): deleteToken(sender: sender, into: &out)
-        case .setPermission(let permission): setPermission(permission, into: &out)
+        case .setNetwork(let value): setNetwork(value, on: p, into: &out)
+        case .setDoze(let value): setDoze(value, on: p, into: &out)
+        case .setAppState(let value): setAppState(value, on: p, into: &out)
+        case .uninstall: uninstall(on: p, into: &out)
+        case .reinstall: reinstall(on: p, into: &out)
+        case .reinstallAs(let platform, let sdk): reinstall(as: platform, sdk: sdk, on: p, into: &out)
+        case .refreshToken(let sender): refreshToken(sender: sender, on: p, into: &out)
+        case .addSender(let sender): addSender(sender, on: p, into: &out)
+        case .removeSender(let id): removeSender(id, on: p, into: &out)
+        case .send(let request): send(request, on: p, into: &out)
+        case .tap(let target): tap(target, on: p, into: &out)
+        case .subscribe(let topic, let sender): changeTopic(topic, subscribe: true, sender: sender, on: p, into: &out)
+        case .unsubscribe(let topic, let sender):
+            changeTopic(topic, subscribe: false, sender: sender, on: p, into: &out)
+        case .getToken(let sender, let vapidKey): getToken(sender: sender, vapidKey: vapidKey, on: p, into: &out)
+        case .deleteToken(let sender): deleteToken(sender: sender, on: p, into: &out)
+        case .setPermission(let permission): setPermission(permission, on: p, into: &out)
         }
     }
 
-    mutating func emit(_ side: Side, _ kind: EventName, _ fields: [Field], into out: inout [Event]) {
+    /// An event now; one about the phone at `p` names it first, when there are several.
+    func emit(_ side: Side, _ kind: EventName, _ fields: [Field], on p: Int?, into out: inout [Event]) {
         if silent { return }
-        if inDevice && devices.count > 1 {
+        if let p, devices.count > 1 {
             var named: [Field] = []
             named.reserveCapacity(fields.count + 1)
-            named.append(.text("device", phone(focus) { $0.name }))
+            named.append(.text("device", phone(p) { $0.name }))
             named.append(contentsOf: fields)
             out.append(Event(at: now, side: side, kind: kind, fields: named))
         } else {
@@ -199,8 +194,11 @@ public struct DeviceEngine: Sendable, Codable {
         }
     }
 
-    mutating func refuse(_ command: String, _ detail: String, side: Side = .device, into out: inout [Event]) {
+    /// A command refused, and why (about the phone at `p`, if it was one's).
+    mutating func refuse(
+        _ command: String, _ detail: String, side: Side = .device, on p: Int?, into out: inout [Event]
+    ) {
         refusals &+= 1
-        emit(side, .commandRefused, [.text("command", command), .text("detail", detail)], into: &out)
+        emit(side, .commandRefused, [.text("command", command), .text("detail", detail)], on: p, into: &out)
     }
 }

@@ -3,39 +3,66 @@
 /// connection server (`DeviceEngine`) holds one or more of these.
 public struct Installation: Sendable, Codable {
     /// What the phone is, as it is now (a reinstall on another platform changes it).
-    public internal(set) var settings: DeviceSettings
-    public internal(set) var names: CallbackNames
-    var tokenFactory: TokenFactory
-    public internal(set) var appState: AppState
-    public internal(set) var network: Network
-    public internal(set) var doze: Bool
-    public internal(set) var installed = true
-    public internal(set) var senders: [SenderConfig]
+    public internal(set) var settings: DeviceSettings { didSet { changes.insert(.settings) } }
+    public internal(set) var names: CallbackNames { didSet { changes.insert(.names) } }
+    var tokenFactory: TokenFactory { didSet { changes.insert(.tokenFactory) } }
+    public internal(set) var appState: AppState { didSet { changes.insert(.appState) } }
+    public internal(set) var network: Network { didSet { changes.insert(.network) } }
+    public internal(set) var doze: Bool { didSet { changes.insert(.doze) } }
+    public internal(set) var installed = true { didSet { changes.insert(.installed) } }
+    /// The fields changed since the engine last took note (`DeviceEngine.settle`): a
+    /// store saves those. Not saved (it lies where the fields above leave room).
+    var changes: Fields = []
+    public internal(set) var senders: [SenderConfig] { didSet { changes.insert(.senders) } }
     /// Sender ID → its current token.
-    public internal(set) var tokens: [String: String] = [:]
+    public internal(set) var tokens: [String: String] = [:] {
+        didSet { tokensChanged(from: oldValue) }
+    }
     /// Sender ID → the tokens issued to it that are no longer current (refreshed,
     /// deleted, uninstalled), oldest first. A phone that kept its first tokens has
     /// none: with `tokens` this is every token ever issued here, each kept once.
-    public internal(set) var retiredTokens: [String: [String]] = [:]
-    var installation = 0
-    var refreshes: [String: Int] = [:]
+    public internal(set) var retiredTokens: [String: [String]] = [:] { didSet { changes.insert(.retiredTokens) } }
+    var installation = 0 { didSet { changes.insert(.installation) } }
+    var refreshes: [String: Int] = [:] { didSet { changes.insert(.refreshes) } }
     /// Sender ID → when its current token was issued (a web app's getToken refreshes
     /// a token a week old).
-    var tokenIssuedAt: [String: Millis] = [:]
-    public internal(set) var pending: [UpstreamMessage] = []
-    public internal(set) var batch: SendBatch?
-    var usedIDs: [String: Set<String>] = [:]
-    public internal(set) var stored: [StoredMessage] = []
-    public internal(set) var tray: [TrayNotification] = []
-    public internal(set) var inbox: [DeliveredMessage] = []
+    var tokenIssuedAt: [String: Millis] = [:] { didSet { changes.insert(.tokenIssuedAt) } }
+    public internal(set) var pending: [UpstreamMessage] = [] { didSet { changes.insert(.pending) } }
+    public internal(set) var batch: SendBatch? { didSet { changes.insert(.batch) } }
+    var usedIDs: [String: Set<String>] = [:] { didSet { changes.insert(.usedIDs) } }
+    public internal(set) var stored: [StoredMessage] = [] { didSet { changes.insert(.stored) } }
+    public internal(set) var tray: [TrayNotification] = [] { didSet { changes.insert(.tray) } }
+    public internal(set) var inbox: [DeliveredMessage] = [] { didSet { changes.insert(.inbox) } }
     /// Sender → the topics this app instance is subscribed to for it.
-    public internal(set) var topics: [String: Set<String>] = [:]
-    public internal(set) var pendingTopicChanges: [TopicChange] = []
-    public internal(set) var deletedCount = 0
-    var unreachableSince: Millis?
-    var lastInactiveDropAt: Millis?
+    public internal(set) var topics: [String: Set<String>] = [:] {
+        didSet {
+            if before?.topics == nil { before = Before(tokens: before?.tokens, topics: oldValue) }
+            changes.insert(.topics)
+        }
+    }
+    public internal(set) var pendingTopicChanges: [TopicChange] = [] { didSet { changes.insert(.pendingTopicChanges) } }
+    public internal(set) var deletedCount = 0 { didSet { changes.insert(.deletedCount) } }
+    var unreachableSince: Millis? { didSet { changes.insert(.unreachableSince) } }
+    var lastInactiveDropAt: Millis? { didSet { changes.insert(.lastInactiveDropAt) } }
     /// Production's per-device limits and expiries as they stand for this phone.
-    public internal(set) var policy = PhonePolicy()
+    public internal(set) var policy = PhonePolicy() { didSet { changes.insert(.policy) } }
+
+    /// The tokens and the topics as they were before the first change since the
+    /// engine last took note, while there is one: the engine's maps over phones follow
+    /// them. Not saved.
+    var before: Before?
+
+    /// Tokens and topics as they were (`before`), in a box: a phone pays one reference
+    /// for them, not two maps.
+    final class Before: Sendable {
+        let tokens: [String: String]?
+        let topics: [String: Set<String>]?
+
+        init(tokens: [String: String]?, topics: [String: Set<String>]?) {
+            self.tokens = tokens
+            self.topics = topics
+        }
+    }
 
     /// A phone as its settings start it, registered with `senders`. The phone at
     /// `index` past the first mixes the index into its seed, so two phones never
@@ -56,6 +83,16 @@ public struct Installation: Sendable, Codable {
     }
 
     public var name: String { settings.name }
+
+    /// A token that left the current ones (refreshed, deleted, uninstalled) is kept
+    /// among the retired: with the current ones, every token issued here.
+    private mutating func tokensChanged(from before: [String: String]) {
+        if self.before?.tokens == nil { self.before = Before(tokens: before, topics: self.before?.topics) }
+        changes.insert(.tokens)
+        for (sender, token) in before where tokens[sender] != token {
+            retiredTokens[sender, default: []].append(token)
+        }
+    }
 
     /// The phone's settings with its conditions as they stand (app state, network,
     /// doze): what a profile says to start this phone as it is now.

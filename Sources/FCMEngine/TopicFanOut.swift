@@ -132,14 +132,14 @@ extension DeviceEngine {
             else { continue }
             message.request.to = token
             guard let overrides = fanOut.overrides else {
-                onDevice(index) { $0.route(message, into: &out) }
+                route(message, on: index, into: &out)
                 continue
             }
             var copy = message
             copy.request = shaped(message.request, by: overrides, forPhoneAt: index)
             copy.request.dropServiceData()
             copy.timeToLive = copy.request.timeToLiveOrDefault
-            onDevice(index) { $0.route(copy, into: &out) }
+            route(copy, on: index, into: &out)
         }
         fanOut.sent = end
     }
