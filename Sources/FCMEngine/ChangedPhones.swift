@@ -1,9 +1,9 @@
 /// Which phones changed since a shell last asked, each once, and which of their fields
-/// (`Installation.Fields`): what a store saves at its next checkpoint instead of the
+/// (`Phone.Fields`): what a store saves at its next checkpoint instead of the
 /// whole fleet. A mask per phone and the list of phones noted, so noting a change costs
 /// an array write and taking them costs what changed.
 public struct ChangedPhones: Sendable {
-    private var masks: [Installation.Fields] = []
+    private var masks: [Phone.Fields] = []
     private var list: [Int] = []
 
     public init() {}
@@ -15,7 +15,7 @@ public struct ChangedPhones: Sendable {
 
     /// Notes `fields` of the phone at `index`.
     @inline(__always)
-    public mutating func insert(_ index: Int, _ fields: Installation.Fields) {
+    public mutating func insert(_ index: Int, _ fields: Phone.Fields) {
         if index >= masks.count { masks.append(contentsOf: repeatElement([], count: index - masks.count + 1)) }
         if masks[index].isEmpty { list.append(index) }
         masks[index].formUnion(fields)
@@ -27,7 +27,7 @@ public struct ChangedPhones: Sendable {
     }
 
     /// The phones noted with their fields, in the order first noted; none are noted afterwards.
-    public mutating func take() -> [(index: Int, fields: Installation.Fields)] {
+    public mutating func take() -> [(index: Int, fields: Phone.Fields)] {
         defer { removeAll() }
         return list.map { ($0, masks[$0]) }
     }
@@ -42,7 +42,7 @@ public struct ChangedPhones: Sendable {
     }
 }
 
-extension Installation {
+extension Phone {
     /// A set of an installation's saved fields (its `CodingKeys`): those a call changed,
     /// and those a saved row holds.
     public struct Fields: OptionSet, Sendable, Hashable {

@@ -9,7 +9,7 @@ extension DeviceEngine {
         case links
         /// Since state format 4: device groups, faults and the start configuration.
         case groups, faults, nextFaultID, startConfiguration
-        /// Since state format 5: the phones, each an `Installation`.
+        /// Since state format 5: the phones, each a `Phone`.
         case devices
         /// Since the wall clock: the engine's reading of the UNIX time.
         case wallClock
@@ -25,11 +25,11 @@ extension DeviceEngine {
         if decoder.userInfo[Self.phonesApart] as? Bool == true {
             // Saved beside its phones (format 7): they are put back by the store.
             devices = []
-        } else if let saved = try c.decodeIfPresent([Installation].self, forKey: .devices) {
+        } else if let saved = try c.decodeIfPresent([Phone].self, forKey: .devices) {
             devices = saved
         } else {
             // Saved before format 5: the one phone's fields stand beside the server's.
-            devices = [try Installation(decoding: decoder, settings: configuration.device)]
+            devices = [try Phone(decoding: decoder, settings: configuration.device)]
         }
         now = try c.decode(Millis.self, forKey: .now)
         serviceUp = try c.decode(Bool.self, forKey: .serviceUp)

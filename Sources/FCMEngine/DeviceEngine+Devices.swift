@@ -5,7 +5,7 @@ extension DeviceEngine {
     /// beyond the phone follows it (`settle`): the fields a store saves are noted, and
     /// the maps over phones (tokens, topics, deadlines) and the topic messages going
     /// out follow the phone.
-    subscript(p: Int) -> Installation {
+    subscript(p: Int) -> Phone {
         _read {
             precondition(devices.indices.contains(p), "no phone at \(p)")
             // A pointer's element is yielded where it lies; the array's getter copies
@@ -36,7 +36,7 @@ extension DeviceEngine {
     }
 
     /// The fields a phone's next deadline is read from.
-    static let deadlineFields: Installation.Fields = [.pending, .stored, .batch, .policy]
+    static let deadlineFields: Phone.Fields = [.pending, .stored, .batch, .policy]
 
     /// A field read from one phone where it lies. `devices[index].field` reads through
     /// the array's getter, which copies the whole installation (every field retained
@@ -44,7 +44,7 @@ extension DeviceEngine {
     /// rule, so they are read here instead. `read` should only pick a field: work done
     /// inside it (a lookup, a call) makes the compiler copy the phone again.
     @inline(__always)
-    func phone<T>(_ index: Int, _ read: (borrowing Installation) -> T) -> T {
+    func phone<T>(_ index: Int, _ read: (borrowing Phone) -> T) -> T {
         devices.withUnsafeBufferPointer { buffer in
             precondition(buffer.indices.contains(index), "no phone at \(index)")
             // A pointer's subscript addresses the element; a buffer's returns a copy.
@@ -103,7 +103,7 @@ extension DeviceEngine {
         }
         phoneDeadlines.update(
             index,
-            Installation.earliestDeadline(
+            Phone.earliestDeadline(
                 batch: batch, pending: pending, stored: stored, throttleWake: wakesAt.throttleWake(stored)))
     }
 
@@ -146,7 +146,7 @@ extension DeviceEngine {
                 return refuse("add_device", problem, on: nil, into: &out)
             }
             let index = devices.count
-            devices.append(Installation(settings, senders: chosen, index: index))
+            devices.append(Phone(settings, senders: chosen, index: index))
             inputs.notePhone(index, .all)
             deviceIndex[settings.name] = index
             for sender in chosen { registeredSenders.add(sender) }

@@ -127,7 +127,7 @@ extension DeviceEngine {
     /// The inputs handled and the phones changed since the last call, oldest first;
     /// the record starts empty again.
     public mutating func takeRecorded() -> (
-        inputs: [EngineInput], changedPhones: [(index: Int, fields: Installation.Fields)]
+        inputs: [EngineInput], changedPhones: [(index: Int, fields: Phone.Fields)]
     ) {
         (inputs.take(), inputs.changedPhones.take())
     }

@@ -5,7 +5,7 @@ extension DeviceEngine {
     public var hasIssuedTokens: Bool { !tokenDevices.isEmpty }
 
     /// The phone with this name, or nil.
-    public func phone(named name: String) -> Installation? {
+    public func phone(named name: String) -> Phone? {
         deviceIndex[name].map { devices[$0] }
     }
 

@@ -114,7 +114,7 @@ extension DeviceEngine {
         // A browser has no Doze: a phone that dozed is awake as a web app.
         if platform == .web { self[p].doze = false }
         self[p].names = CallbackNames(platform: platform, sdk: sdk)
-        self[p].tokenFactory = TokenFactory(seed: Installation.tokenSeed(self[p].settings.seed, index: p), sdk: sdk)
+        self[p].tokenFactory = TokenFactory(seed: Phone.tokenSeed(self[p].settings.seed, index: p), sdk: sdk)
         reinstall(on: p, into: &out)
     }
 

@@ -41,7 +41,7 @@ public struct SavedFleet: Sendable {
     public var count: Int { engine.devices.count }
 
     /// The phone at `index`, if the fleet has one there.
-    public func phone(at index: Int) -> Installation? {
+    public func phone(at index: Int) -> Phone? {
         index < engine.devices.count ? engine.devices[index] : nil
     }
 
@@ -49,7 +49,7 @@ public struct SavedFleet: Sendable {
     /// next one, and brings the name, token and deadline maps up to date for it
     /// alone (its topics too). False when `index` leaves a gap. The senders registered
     /// are counted again when an engine takes the fleet.
-    public mutating func lay(_ phone: Installation, at index: Int) -> Bool {
+    public mutating func lay(_ phone: Phone, at index: Int) -> Bool {
         engine.restorePhone(phone, at: index)
     }
 }
@@ -71,7 +71,7 @@ extension DeviceEngine {
     }
 
     /// Lays a saved phone over the phone at `index` (`SavedFleet.lay`).
-    mutating func restorePhone(_ phone: Installation, at index: Int) -> Bool {
+    mutating func restorePhone(_ phone: Phone, at index: Int) -> Bool {
         if index < devices.count {
             let old = devices[index]
             devices[index] = phone

@@ -7,7 +7,7 @@ public struct DeviceEngine: Sendable, Codable {
     public internal(set) var startConfiguration: EngineConfiguration
     /// The phones, in the order they were made; the first is the default target of
     /// every device command and the one a single-device profile has.
-    public internal(set) var devices: [Installation]
+    public internal(set) var devices: [Phone]
     /// Device name → its index in `devices`.
     var deviceIndex: [String: Int] = [:]
     /// Every token ever issued → the index of the phone it was issued on.
@@ -33,7 +33,7 @@ public struct DeviceEngine: Sendable, Codable {
     public internal(set) var awaitingAck = HeldUpstreams()
     /// The earliest retry or expiry among `awaitingAck`, kept without scanning it.
     var awaitingDeadlines = DeadlineHeap<MessageKey>()
-    /// Each phone's earliest timer (`Installation.earliestDeadline`), by index, so
+    /// Each phone's earliest timer (`Phone.earliestDeadline`), by index, so
     /// that a fleet's next deadline is found without reading every phone. Not saved:
     /// rebuilt with the other maps over phones.
     var phoneDeadlines = DeadlineHeap<Int>()
@@ -71,10 +71,10 @@ public struct DeviceEngine: Sendable, Codable {
     public init(_ configuration: EngineConfiguration) {
         self.configuration = configuration
         startConfiguration = configuration
-        var phones: [Installation] = []
+        var phones: [Phone] = []
         phones.reserveCapacity(configuration.startingDeviceCount)
         configuration.forEachStartingDevice { settings, senders in
-            phones.append(Installation(settings, senders: senders, index: phones.count))
+            phones.append(Phone(settings, senders: senders, index: phones.count))
         }
         devices = phones
         indexDevices()

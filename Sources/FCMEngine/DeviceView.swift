@@ -20,6 +20,6 @@ public struct DeviceView: Sendable {
         engine.hasUsedMessageID(id, onPhoneAt: index)
     }
     public func deviceNumber(named name: String) -> Int? { engine.deviceNumber(named: name) }
-    public func phone(named name: String) -> Installation? { engine.phone(named: name) }
+    public func phone(named name: String) -> Phone? { engine.phone(named: name) }
     public func deviceNameProblem(_ name: String) -> String? { engine.deviceNameProblem(name) }
 }

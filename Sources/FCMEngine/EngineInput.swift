@@ -49,7 +49,7 @@ public struct InputRecord: Sendable, Codable {
 
     /// Notes that `fields` of the phone at `index` changed (while on).
     @inline(__always)
-    mutating func notePhone(_ index: Int, _ fields: Installation.Fields) {
+    mutating func notePhone(_ index: Int, _ fields: Phone.Fields) {
         if isOn { changedPhones.insert(index, fields) }
     }
 

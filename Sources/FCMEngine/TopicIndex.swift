@@ -32,7 +32,7 @@ struct TopicIndex: Sendable {
     }
 
     /// Every phone's subscriptions, read afresh.
-    mutating func rebuild(from phones: [Installation]) {
+    mutating func rebuild(from phones: [Phone]) {
         members.removeAll(keepingCapacity: true)
         for (index, phone) in phones.enumerated() where !phone.topics.isEmpty {
             update(phone: index, from: [:], to: phone.topics)

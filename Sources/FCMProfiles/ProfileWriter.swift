@@ -14,7 +14,7 @@ public enum ProfileWriter {
     /// `inputs` are what the device took, through every door, in order: keys,
     /// control-API actions, app servers' messages and topic and group calls.
     public static func yaml(
-        profile: Profile, played: [Step] = [], inputs: [EngineInput], resumedFrom: Installation? = nil
+        profile: Profile, played: [Step] = [], inputs: [EngineInput], resumedFrom: Phone? = nil
     ) -> String {
         let config = profile.configuration
         let device = config.devices.isEmpty ? resumedFrom?.standing ?? config.device : config.device

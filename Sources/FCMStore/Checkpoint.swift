@@ -19,11 +19,11 @@ struct Checkpoint {
     var phoneCount: Int
     /// The phones changed since the last checkpoint, by index, with the fields of each
     /// that differ from the fleet as started (all of them for a phone that joined later).
-    var phones: [(index: Int, fields: Installation.Fields)]
+    var phones: [(index: Int, fields: Phone.Fields)]
     /// Where a changed phone is read from: its copy taken when the checkpoint was made,
     /// or else `fleet`, the engine's phones then (shared, not copied, when many changed).
-    var copies: [Int: Installation] = [:]
-    var fleet: [Installation] = []
+    var copies: [Int: Phone] = [:]
+    var fleet: [Phone] = []
 
     /// Writes it inside the caller's transaction and drops the journal it replaces;
     /// answers how many bytes it encoded.
@@ -71,22 +71,22 @@ struct PhoneCoder {
         serverDecoder.userInfo[DeviceEngine.phonesApart] = true
     }
 
-    func encode(_ phone: Installation, fields: Installation.Fields) throws -> Data {
+    func encode(_ phone: Phone, fields: Phone.Fields) throws -> Data {
         Data(
             try CompactEncoder.encode(
-                phone, header: [Self.compactMark], userInfo: [Installation.fieldsSaved: fields]))
+                phone, header: [Self.compactMark], userInfo: [Phone.fieldsSaved: fields]))
     }
 
     /// A saved phone: every field (`.all`) or those laid over `base`.
-    func decode(_ data: Data, fields: Installation.Fields, over base: Installation?) throws -> Installation {
+    func decode(_ data: Data, fields: Phone.Fields, over base: Phone?) throws -> Phone {
         let over = fields == .all ? nil : base
         guard data.first == Self.compactMark else {
-            guard let over else { return try jsonDecoder.decode(Installation.self, from: data) }
+            guard let over else { return try jsonDecoder.decode(Phone.self, from: data) }
             jsonDecoder.userInfo[Self.base] = over
             return try jsonDecoder.decode(PhoneOverBase.self, from: data).phone
         }
         let bytes = [UInt8](data)
-        guard let over else { return try CompactDecoder.decode(Installation.self, from: bytes, at: 1) }
+        guard let over else { return try CompactDecoder.decode(Phone.self, from: bytes, at: 1) }
         return try CompactDecoder.decode(PhoneOverBase.self, from: bytes, at: 1, userInfo: [Self.base: over]).phone
     }
 
@@ -94,12 +94,12 @@ struct PhoneCoder {
 
     /// A phone read as fields laid over the phone as the fleet started.
     private struct PhoneOverBase: Decodable {
-        let phone: Installation
+        let phone: Phone
         init(from decoder: any Decoder) throws {
-            guard let base = decoder.userInfo[PhoneCoder.base] as? Installation else {
+            guard let base = decoder.userInfo[PhoneCoder.base] as? Phone else {
                 throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "no phone to lay it over"))
             }
-            phone = try Installation(decoding: decoder, over: base)
+            phone = try Phone(decoding: decoder, over: base)
         }
     }
     func encodeServer(_ engine: DeviceEngine) throws -> Data { try serverEncoder.encode(engine) }

@@ -85,13 +85,13 @@ extension DeviceStore {
             try db.execute(sql: "UPDATE meta SET value = '8' WHERE key = 'format'")
         }
         // Rows saved with every token issued are read as the tokens retired
-        // (`Installation.retired(issued:current:)`); their masks are renumbered
+        // (`Phone.retired(issued:current:)`); their masks are renumbered
         // (`fieldsSavedBeforeFormat9`), so a later save of the phone keeps them.
         migrator.registerMigration("format 9: retired tokens") { db in
             let rows = try Row.fetchCursor(db, sql: "SELECT idx, fields FROM phones")
             var renumbered: [(index: Int64, fields: Int64)] = []
             while let row = try rows.next() {
-                let saved = Installation.Fields(rawValue: UInt32(truncatingIfNeeded: row["fields"] as Int64))
+                let saved = Phone.Fields(rawValue: UInt32(truncatingIfNeeded: row["fields"] as Int64))
                 let fields = fieldsSavedBeforeFormat9(saved)
                 if fields != saved { renumbered.append((row["idx"], Int64(fields.rawValue))) }
             }
@@ -123,11 +123,11 @@ extension DeviceStore {
     }
 
     /// A row's fields, saved before format 9, as this version numbers them. Fields are
-    /// numbered by `Installation.CodingKeys`, which gained `retiredTokens` then: a whole
+    /// numbered by `Phone.CodingKeys`, which gained `retiredTokens` then: a whole
     /// phone (every field there was) is every field now, and a row that holds tokens
     /// holds the retired ones (read from the tokens it says were issued).
-    static func fieldsSavedBeforeFormat9(_ saved: Installation.Fields) -> Installation.Fields {
-        if saved.rawValue == Installation.Fields.retiredTokens.rawValue - 1 { return .all }
+    static func fieldsSavedBeforeFormat9(_ saved: Phone.Fields) -> Phone.Fields {
+        if saved.rawValue == Phone.Fields.retiredTokens.rawValue - 1 { return .all }
         if saved.isDisjoint(with: [.tokens, .tokenOwners, .issuedTokens]) { return saved }
         return saved.union(.retiredTokens)
     }

@@ -15,9 +15,9 @@ extension DeviceStore {
         /// The fleet started after the last checkpoint: the rows saved are older than it.
         var rebase: Bool
         /// Phones the journal's replay changed (and which fields): not in their rows yet.
-        var changedPhones: [(index: Int, fields: Installation.Fields)]
+        var changedPhones: [(index: Int, fields: Phone.Fields)]
         /// Each saved phone's fields that differ from the fleet as started.
-        var savedFields: [(index: Int, fields: Installation.Fields)]
+        var savedFields: [(index: Int, fields: Phone.Fields)]
         var replayed: Int
         /// Phones the replayed journal changed, counted for each call.
         var replayedPhoneChanges: Int
@@ -77,25 +77,25 @@ extension DeviceStore {
     /// journal up to `baseSeq`), each saved row laid over its phone as it is read;
     /// with each row's fields and how many bytes were read.
     static func savedPhones(_ db: Database, path: String, server: DeviceEngine, baseSeq: Int64, count: Int) throws
-        -> (fleet: SavedFleet, fields: [(index: Int, fields: Installation.Fields)], rowBytes: Int)
+        -> (fleet: SavedFleet, fields: [(index: Int, fields: Phone.Fields)], rowBytes: Int)
     {
         let coder = PhoneCoder()
         var rebuilt = SavedFleet(rebuilding: server)
         try replayJournal(after: 0, through: baseSeq, in: db, path: path) { rebuilt.handle($0) }
         var rowBytes = 0
-        var savedFields: [(index: Int, fields: Installation.Fields)] = []
+        var savedFields: [(index: Int, fields: Phone.Fields)] = []
         // A file read as it stands (`peek`), not migrated: its rows numbered as they were.
         let renumber = try savedFormat(db) < 9
         let rows = try Row.fetchCursor(
             db, sql: "SELECT idx, fields, phone FROM phones WHERE idx < ? ORDER BY idx", arguments: [count])
         while let saved = try rows.next() {
             let index: Int = saved["idx"]
-            var fields = Installation.Fields(rawValue: UInt32(truncatingIfNeeded: saved["fields"] as Int64))
+            var fields = Phone.Fields(rawValue: UInt32(truncatingIfNeeded: saved["fields"] as Int64))
             if renumber { fields = fieldsSavedBeforeFormat9(fields) }
             let data: Data = saved["phone"]
             rowBytes += data.count
             savedFields.append((index, fields))
-            let phone: Installation
+            let phone: Phone
             do {
                 let base = rebuilt.phone(at: index)
                 if fields != .all && base == nil {

@@ -15,7 +15,7 @@ final class JournalWriter: @unchecked Sendable {
     /// Phones changed since the last checkpoint was made.
     private var changedPhones = ChangedPhones()
     /// Each phone's fields that differ from the fleet as started (what its row holds).
-    private var sinceBase: [Installation.Fields] = []
+    private var sinceBase: [Phone.Fields] = []
     /// Journal entries up to this one make the fleet as started (`Checkpoint.baseSeq`).
     private var baseSeq: Int64
     /// The fleet started since the last checkpoint was made.
@@ -80,7 +80,7 @@ final class JournalWriter: @unchecked Sendable {
     /// Queues inputs and notes the phones they changed (`engine`, the engine they led
     /// to, is read for the next checkpoint); returns the sequence number of the last.
     func append(
-        _ inputs: [EngineInput], changedPhones changed: [(index: Int, fields: Installation.Fields)],
+        _ inputs: [EngineInput], changedPhones changed: [(index: Int, fields: Phone.Fields)],
         engine: () -> DeviceEngine
     ) -> Int64 {
         condition.lock()
@@ -140,7 +140,7 @@ final class JournalWriter: @unchecked Sendable {
         let changed = changedPhones.take().filter { $0.index < count }
         for (index, fields) in changed { Self.add(fields, at: index, to: &sinceBase) }
         // A checkpoint not written yet is merged in: each phone once, with its fields now.
-        var phones: [(index: Int, fields: Installation.Fields)] = []
+        var phones: [(index: Int, fields: Phone.Fields)] = []
         var listed = [Bool](repeating: false, count: count)
         for (index, _) in (checkpoint?.phones ?? []) + changed where index < count && !listed[index] {
             listed[index] = true
@@ -244,7 +244,7 @@ final class JournalWriter: @unchecked Sendable {
         condition.unlock()
     }
 
-    private static func add(_ fields: Installation.Fields, at index: Int, to masks: inout [Installation.Fields]) {
+    private static func add(_ fields: Phone.Fields, at index: Int, to masks: inout [Phone.Fields]) {
         if index >= masks.count { masks.append(contentsOf: repeatElement([], count: index - masks.count + 1)) }
         masks[index].formUnion(fields)
     }

@@ -38,7 +38,7 @@ public struct TUIModel: Sendable {
     /// The first phone of a device resumed from its state, as it stood when the TUI
     /// opened it: a saved session starts from its tokens (and, a device of one, its
     /// conditions), so its pushes reach the same tokens and find the same phone.
-    public internal(set) var resumedFrom: Installation?
+    public internal(set) var resumedFrom: Phone?
     public internal(set) var messageCounter = 0
     public internal(set) var senderCounter = 0
     public internal(set) var pushCounter = 0
@@ -116,7 +116,7 @@ public struct TUIModel: Sendable {
     }
 
     /// The phone the device panes show: every device pane reads this.
-    public var shown: Installation {
+    public var shown: Phone {
         device.devices[shownIndex]
     }
 

@@ -78,15 +78,15 @@ struct CompactCodingTests {
             let whole = try coder.decode(coder.encode(phone, fields: .all), fields: .all, over: nil)
             #expect(try Self.json(whole) == Self.json(phone), "phone \(index) whole")
             guard index < started.devices.count else { continue }
-            let fields: Installation.Fields = [.inbox, .tray, .tokens, .batch, .unreachableSince, .network]
+            let fields: Phone.Fields = [.inbox, .tray, .tokens, .batch, .unreachableSince, .network]
             let saved = try coder.encode(phone, fields: fields)
             compactBytes += saved.count
-            jsonBytes += try Self.json(phone, [Installation.fieldsSaved: fields]).utf8.count
+            jsonBytes += try Self.json(phone, [Phone.fieldsSaved: fields]).utf8.count
             let over = try coder.decode(saved, fields: fields, over: started.devices[index])
             #expect(over.inbox == phone.inbox && over.tray == phone.tray && over.tokens == phone.tokens)
             #expect(over.batch == phone.batch && over.network == phone.network)
             // The saved fields, nil ones too, as JSON would have them.
-            let asSaved = [Installation.fieldsSaved: fields]
+            let asSaved = [Phone.fieldsSaved: fields]
             #expect(try Self.json(over, asSaved) == Self.json(phone, asSaved), "phone \(index) over its start")
             #expect(over.stored == started.devices[index].stored, "a field not saved is the phone's as started")
         }
@@ -99,14 +99,14 @@ struct CompactCodingTests {
         let started = DeviceEngine(fleet.startConfiguration)
         let coder = PhoneCoder()
         let phone = fleet.devices[2]
-        let fields: Installation.Fields = [.inbox, .appState, .unreachableSince]
+        let fields: Phone.Fields = [.inbox, .appState, .unreachableSince]
         let encoder = JSONEncoder()
-        encoder.userInfo[Installation.fieldsSaved] = fields
+        encoder.userInfo[Phone.fieldsSaved] = fields
         let row = try encoder.encode(phone)
         #expect(row.first == UInt8(ascii: "{"))
         let read = try coder.decode(row, fields: fields, over: started.devices[2])
         #expect(read.inbox == phone.inbox && read.appState == phone.appState)
-        let saved = [Installation.fieldsSaved: fields]
+        let saved = [Phone.fieldsSaved: fields]
         #expect(try Self.json(read, saved) == Self.json(phone, saved))
         let whole = try coder.decode(JSONEncoder().encode(phone), fields: .all, over: nil)
         #expect(try Self.json(whole) == Self.json(phone))

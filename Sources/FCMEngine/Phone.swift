@@ -1,7 +1,7 @@
 /// One app instance on one emulated phone: its own instance id, tokens, upstream
 /// queue, stored messages, tray, inbox, topics, app state, network and doze. The
 /// connection server (`DeviceEngine`) holds one or more of these.
-public struct Installation: Sendable, Codable {
+public struct Phone: Sendable, Codable {
     /// What the phone is, as it is now (a reinstall on another platform changes it).
     public internal(set) var settings: DeviceSettings { didSet { changes.insert(.settings) } }
     public internal(set) var names: CallbackNames { didSet { changes.insert(.names) } }
@@ -137,8 +137,8 @@ public struct Installation: Sendable, Codable {
     }
 }
 
-extension Installation {
-    /// Set to an `Installation.Fields` in an encoder's `userInfo`: only those fields are
+extension Phone {
+    /// Set to a `Phone.Fields` in an encoder's `userInfo`: only those fields are
     /// encoded (the rest are the fleet's as started, made again on reading).
     public static let fieldsSaved = CodingUserInfoKey(rawValue: "fcm-device.fieldsSaved")!
 
@@ -185,7 +185,7 @@ extension Installation {
     /// A phone saved as the fields that differ from `base` (the phone as the fleet
     /// started): every field the row holds is read, the others are `base`'s. Only the
     /// fields there are are looked at (a row after a topic message holds one).
-    public init(decoding decoder: any Decoder, over base: Installation) throws {
+    public init(decoding decoder: any Decoder, over base: Phone) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self = base
         var issued: [String: [String]]?
