@@ -260,7 +260,7 @@ extension DeviceEngine {
                 .server, .discarded,
                 [
                     .text("id", message.id), .text("reason", "inactive"),
-                    .text("detail", "the settings has not connected(p) for over a month"),
+                    .text("detail", "the device has not connected for over a month"),
                 ], on: p, into: &out)
         } else if let reason = holdReason(message.request, on: p) {
             if message.timeToLive == 0 {
@@ -268,7 +268,7 @@ extension DeviceEngine {
                     .server, .discarded,
                     [
                         .text("id", message.id), .text("reason", "ttl-zero"),
-                        .text("detail", "time to live 0 and the settings cannot take it now (\(reason))"),
+                        .text("detail", "time to live 0 and the device cannot take it now (\(reason))"),
                     ], on: p, into: &out)
             } else {
                 store(message, reason: reason, on: p, into: &out)

@@ -92,7 +92,7 @@ extension DeviceEngine {
                     .text("sender", sender.id), .text("token", token),
                     .text(
                         "detail",
-                        "not connected(p) for \((now - since) / Span.day) days; a new token comes when the app is opened"
+                        "not connected for \((now - since) / Span.day) days; a new token comes when the app is opened"
                     ),
                 ], on: p, into: &out)
         }

@@ -146,7 +146,7 @@ extension DeviceEngine {
         }
         let sender = String(address[..<at])
         guard self[p].tokens[sender] != nil else {
-            return .failure(AddressProblem(detail: "sender \(sender) is not registered on this settings"))
+            return .failure(AddressProblem(detail: "sender \(sender) is not registered on this device"))
         }
         return .success(sender)
     }
