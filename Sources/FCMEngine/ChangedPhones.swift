@@ -49,39 +49,39 @@ extension Phone {
         public let rawValue: UInt32
         public init(rawValue: UInt32) { self.rawValue = rawValue }
 
-        init(_ key: CodingKeys) { rawValue = 1 << UInt32(CodingKeys.allCases.firstIndex(of: key)!) }
+        init(_ key: CodingKeys) { rawValue = 1 << UInt32(key.rawValue) }
 
         public static let all = Fields(rawValue: (1 << UInt32(CodingKeys.allCases.count)) - 1)
 
-        public static let settings = Fields(.settings)
+        public static var settings: Fields { Fields(.settings) }
         // Saved in every row: a field added to `CodingKeys` changes `all`, and needs a
         // migration that rewrites the masks saved (see state format 9).
-        public static let tokenOwners = Fields(.tokenOwners)
-        public static let issuedTokens = Fields(.issuedTokens)
-        public static let names = Fields(.names)
-        public static let tokenFactory = Fields(.tokenFactory)
-        public static let appState = Fields(.appState)
-        public static let network = Fields(.network)
-        public static let doze = Fields(.doze)
-        public static let installed = Fields(.installed)
-        public static let senders = Fields(.senders)
-        public static let tokens = Fields(.tokens)
-        public static let installation = Fields(.installation)
-        public static let refreshes = Fields(.refreshes)
-        public static let pending = Fields(.pending)
-        public static let batch = Fields(.batch)
-        public static let usedIDs = Fields(.usedIDs)
-        public static let stored = Fields(.stored)
-        public static let tray = Fields(.tray)
-        public static let inbox = Fields(.inbox)
-        public static let topics = Fields(.topics)
-        public static let pendingTopicChanges = Fields(.pendingTopicChanges)
-        public static let deletedCount = Fields(.deletedCount)
-        public static let unreachableSince = Fields(.unreachableSince)
-        public static let lastInactiveDropAt = Fields(.lastInactiveDropAt)
-        public static let tokenIssuedAt = Fields(.tokenIssuedAt)
-        public static let policy = Fields(.policy)
-        public static let retiredTokens = Fields(.retiredTokens)
+        public static var tokenOwners: Fields { Fields(.tokenOwners) }
+        public static var issuedTokens: Fields { Fields(.issuedTokens) }
+        public static var names: Fields { Fields(.names) }
+        public static var tokenFactory: Fields { Fields(.tokenFactory) }
+        public static var appState: Fields { Fields(.appState) }
+        public static var network: Fields { Fields(.network) }
+        public static var doze: Fields { Fields(.doze) }
+        public static var installed: Fields { Fields(.installed) }
+        public static var senders: Fields { Fields(.senders) }
+        public static var tokens: Fields { Fields(.tokens) }
+        public static var installation: Fields { Fields(.installation) }
+        public static var refreshes: Fields { Fields(.refreshes) }
+        public static var pending: Fields { Fields(.pending) }
+        public static var batch: Fields { Fields(.batch) }
+        public static var usedIDs: Fields { Fields(.usedIDs) }
+        public static var stored: Fields { Fields(.stored) }
+        public static var tray: Fields { Fields(.tray) }
+        public static var inbox: Fields { Fields(.inbox) }
+        public static var topics: Fields { Fields(.topics) }
+        public static var pendingTopicChanges: Fields { Fields(.pendingTopicChanges) }
+        public static var deletedCount: Fields { Fields(.deletedCount) }
+        public static var unreachableSince: Fields { Fields(.unreachableSince) }
+        public static var lastInactiveDropAt: Fields { Fields(.lastInactiveDropAt) }
+        public static var tokenIssuedAt: Fields { Fields(.tokenIssuedAt) }
+        public static var policy: Fields { Fields(.policy) }
+        public static var retiredTokens: Fields { Fields(.retiredTokens) }
 
         func contains(_ key: CodingKeys) -> Bool { contains(Fields(key)) }
     }

@@ -9,10 +9,11 @@ public indirect enum Command: Sendable, Equatable, Codable {
     /// A phone joins: a new installation that registers with its senders.
     case addDevice(DeviceSpec)
     case setService(up: Bool)
-    /// A downstream message. `toPhone` names the phone a profile's step aimed it at
-    /// when no phone has that name (the step resolves a phone's token itself): the
-    /// engine refuses it, naming the phones there are.
-    case push(DownstreamRequest, toPhone: String? = nil)
+    case push(DownstreamRequest)
+    /// A profile's push aimed at the token of a phone that no phone's name names (a
+    /// reset took it away, say): refused, naming the phones there are. (A push's own
+    /// case stays lean: replay makes one for every message.)
+    case pushToUnknownPhone(String)
     /// An app server acknowledges an upstream message.
     case ackUpstream(sender: String, id: String)
     /// An app server acknowledges a delivery receipt (`dr2:…`).
@@ -118,7 +119,7 @@ extension Command {
         switch self {
         case .on(_, let command): command.stepName
         case .addDevice: "add_device"
-        case .push, .appServer(.received(_, .downstream)): "push"
+        case .push, .pushToUnknownPhone, .appServer(.received(_, .downstream)): "push"
         default: "command"
         }
     }

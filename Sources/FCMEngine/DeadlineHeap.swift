@@ -15,6 +15,9 @@ struct DeadlineHeap<Key: Hashable & Sendable>: Sendable {
 
     /// The earliest current deadline.
     var earliest: Millis? { entries.first?.deadline }
+
+    /// The deadline set for `key`, if any.
+    func deadline(of key: Key) -> Millis? { deadlines[key] }
     /// How many entries the heap holds, stale ones included.
     var entryCount: Int { entries.count }
     /// Whose deadline is the earliest.

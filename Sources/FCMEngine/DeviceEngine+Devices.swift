@@ -23,20 +23,31 @@ extension DeviceEngine {
     /// the store, its deadline, the token and topic indexes and the topic messages
     /// going out brought up to date.
     mutating func settle(_ p: Int) {
-        let changes = phone(p) { $0.changes }
+        let (changes, before) = devices[p].takeChanges()
         guard !changes.isEmpty else { return }
-        devices[p].changes = []
         inputs.notePhone(p, changes)
-        if let before = phone(p, { $0.before }) {
-            devices[p].before = nil
+        if let before {
             if let tokens = before.tokens, !fanOuts.isEmpty { noteTokenChanges(ofPhoneAt: p, from: tokens) }
             if let topics = before.topics { topicIndex.update(phone: p, from: topics, to: phone(p) { $0.topics }) }
         }
-        if !changes.isDisjoint(with: Self.deadlineFields) { noteDeadline(of: p) }
+        if !changes.isDisjoint(with: Self.deadlineFields) {
+            noteDeadline(of: p)
+        } else if changes.contains(Phone.Fields.batch) {
+            noteBatchDeadline(of: p)
+        }
     }
 
-    /// The fields a phone's next deadline is read from.
-    static let deadlineFields: Phone.Fields = [.pending, .stored, .batch, .policy]
+    /// The fields a phone's next deadline is read from, but its batch window's.
+    static var deadlineFields: Phone.Fields { [.pending, .stored, .policy] }
+
+    /// The phone's batch window alone changed: an id joined it (its end is the same),
+    /// one opened (it ends at the earliest, or later than the phone's next deadline), or
+    /// it closed (read everything again). Ids join on every upstream message.
+    mutating func noteBatchDeadline(of p: Int) {
+        guard let closesAt = phone(p, { $0.batch })?.flushAt else { return noteDeadline(of: p) }
+        if let due = phoneDeadlines.deadline(of: p), due <= closesAt { return }
+        phoneDeadlines.update(p, closesAt)
+    }
 
     /// A field read from one phone where it lies. `devices[index].field` reads through
     /// the array's getter, which copies the whole installation (every field retained

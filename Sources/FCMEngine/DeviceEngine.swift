@@ -82,7 +82,8 @@ public struct DeviceEngine: Sendable, Codable {
 
     /// Whether the phone at `p` can talk to the connection server.
     func connected(_ p: Int) -> Bool {
-        phone(p) { $0.installed && $0.network == .online } && serviceUp
+        // A field at a time: work inside `phone`'s closure copies the whole phone.
+        phone(p) { $0.installed } && phone(p) { $0.network } == .online && serviceUp
     }
 
     /// Registers every sender on every phone: the first `onNewToken` of each.
@@ -131,11 +132,13 @@ public struct DeviceEngine: Sendable, Codable {
             perform(command, on: index, into: &out)
         case .addDevice(let spec): addDevice(spec, into: &out)
         case .setService(let up): setService(up: up, into: &out)
-        case .push(let request, let phone):
-            if let phone, case .failure(let error) = phoneIndex(named: phone) {
-                return refuse("push", error.description, on: nil, into: &out)
+        case .push(let request): _ = take(request, into: &out)
+        case .pushToUnknownPhone(let name):
+            switch phoneIndex(named: name) {
+            case .failure(let error): refuse("push", error.description, on: nil, into: &out)
+            // Named since: the step's token was read before the phone was there.
+            case .success: refuse("push", "\(name) had no token when the step was read", on: nil, into: &out)
             }
-            _ = take(request, into: &out)
         case .group(let order, let phones): changeGroup(order, phones: phones, into: &out)
         case .topics(let order, let phones): changeTopics(order, phones: phones, into: &out)
         case .ackUpstream(let sender, let id): takeAck(sender: sender, id: id, into: &out)
@@ -181,7 +184,10 @@ public struct DeviceEngine: Sendable, Codable {
     }
 
     /// An event now; one about the phone at `p` names it first, when there are several.
-    func emit(_ side: Side, _ kind: EventName, _ fields: [Field], on p: Int?, into out: inout [Event]) {
+    /// Mutating though it changes nothing: a rule's call reads the phone in its
+    /// arguments (`self[p].names…`), and a non-mutating call would copy the whole
+    /// engine first to keep it still while they are read.
+    mutating func emit(_ side: Side, _ kind: EventName, _ fields: [Field], on p: Int?, into out: inout [Event]) {
         if silent { return }
         if let p, devices.count > 1 {
             var named: [Field] = []

@@ -84,6 +84,16 @@ public struct Phone: Sendable, Codable {
 
     public var name: String { settings.name }
 
+    /// The fields changed and what tokens and topics were, since the engine last took
+    /// note; the phone starts noting again.
+    mutating func takeChanges() -> (Fields, Before?) {
+        defer {
+            changes = []
+            before = nil
+        }
+        return (changes, before)
+    }
+
     /// A token that left the current ones (refreshed, deleted, uninstalled) is kept
     /// among the retired: with the current ones, every token issued here.
     private mutating func tokensChanged(from before: [String: String]) {
@@ -127,8 +137,9 @@ public struct Phone: Sendable, Codable {
         return earliest == .max ? nil : earliest
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case settings, names, tokenFactory, appState, network, doze, installed, senders, tokens, tokenOwners
+    /// Numbered in their order (a field's bit in `Fields`); coded by name.
+    enum CodingKeys: Int, CodingKey, CaseIterable {
+        case settings = 0, names, tokenFactory, appState, network, doze, installed, senders, tokens, tokenOwners
         case issuedTokens, installation, refreshes, pending, batch, usedIDs, stored, tray, inbox, topics
         case pendingTopicChanges, deletedCount, unreachableSince, lastInactiveDropAt, tokenIssuedAt, policy
         // Saved rows number their fields by the place here: a new one goes last, and a

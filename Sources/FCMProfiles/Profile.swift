@@ -142,7 +142,7 @@ public struct PushStep: Sendable {
     /// the HTTP v1 message it was.
     func input(_ command: Command, at time: Millis) -> EngineInput {
         // Asked of the box: the blocks themselves are large, and most pushes have none.
-        guard let blocks, case .push(let request, _) = command else { return .apply(command, at: time) }
+        guard let blocks, case .push(let request) = command else { return .apply(command, at: time) }
         return .send([SendOrder(request, overrides: blocks.value)], at: time)
     }
 
@@ -233,13 +233,11 @@ public enum PushTarget: Sendable, Equatable {
 }
 
 extension Command {
-    /// A push aimed at the token of a phone no phone's name matches: the engine
-    /// refuses it, naming the phones there are (on a connection or not, it is refused
-    /// alike).
+    /// A push aimed at the token of a phone no phone's name names: the engine refuses
+    /// it, naming the phones there are (on a connection or not, it is refused alike).
     fileprivate func aimed(at phone: String) -> Command {
         switch self {
-        case .push(let request, _), .appServer(.received(_, .downstream(let request, _))):
-            .push(request, toPhone: phone)
+        case .push, .appServer(.received(_, .downstream)): .pushToUnknownPhone(phone)
         default: self
         }
     }

@@ -155,7 +155,7 @@ public enum ProfileWriter {
                 parts.append("platforms: \(json)")
             }
             return "{ \(parts.joined(separator: ", ")) }"
-        case .command(.push(let request, _)): return "{ \(pushParts(request).joined(separator: ", ")) }"
+        case .command(.push(let request)): return "{ \(pushParts(request).joined(separator: ", ")) }"
         case .command(.appServer(.received(let id, .downstream(var request, let messageID)))):
             request.messageID = messageID
             return "{ \(pushParts(request).joined(separator: ", ")), connection: \(id) }"
@@ -263,7 +263,7 @@ extension Command {
     /// to send to): a profile's push without a target means "the newest token".
     var isPushWithoutTarget: Bool {
         switch self {
-        case .push(let request, _): request.to == nil && request.condition == nil
+        case .push(let request): request.to == nil && request.condition == nil
         default: false
         }
     }

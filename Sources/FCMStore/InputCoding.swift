@@ -115,8 +115,7 @@ enum InputCoding {
                 }
                 if let aimed = try? json.decode(PushAimedAtAPhone.self, from: data) {
                     return .apply(
-                        .push(aimed.apply.command.on.push.push.request, toPhone: aimed.apply.command.on.device),
-                        at: aimed.apply.at)
+                        .pushToUnknownPhone(aimed.apply.command.on.device), at: aimed.apply.at)
                 }
                 throw error
             }
@@ -141,7 +140,8 @@ private struct BarePhoneCommand: Decodable {
 
 /// A profile's push to the token of a phone that was not there, as journals of state
 /// format 9 and before wrote it (`{"on":{"device":NAME,"_1":{"push":…}}}`), before a
-/// push said the phone itself (`Command.push(_:toPhone:)`); read, no longer written.
+/// push to a phone no name names had a case of its own (`Command.pushToUnknownPhone`);
+/// read, no longer written.
 private struct PushAimedAtAPhone: Decodable {
     struct Apply: Decodable {
         let command: Aimed
