@@ -82,7 +82,7 @@ public final class ConnectionServer: @unchecked Sendable {
         // Real connections are numbered past a profile's own and past those a saved
         // device remembers.
         server.connectionCount = max(
-            ConnectionRules.scenarioConnections.upperBound, host.box.read { $0.links.byID.keys.max() ?? 0 })
+            ConnectionRules.scenarioConnections.upperBound, host.box.read { $0.server.links.byID.keys.max() ?? 0 })
         do {
             if let port = options.ccsPort {
                 guard let tls = options.tls else { throw ServerError.missingTLS }

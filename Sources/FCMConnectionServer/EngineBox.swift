@@ -43,7 +43,7 @@ public final class EngineBox: @unchecked Sendable {
     init(_ engine: DeviceEngine, store: DeviceStore?) {
         self.engine = engine.recording(store != nil)
         self.store = store
-        faultsInScope = Atomic(!engine.faults.isEmpty)
+        faultsInScope = Atomic(!engine.server.faults.isEmpty)
         senders = Mutex(engine.appServerSenders)
         sendersRevision = engine.appServerSendersRevision
     }
@@ -65,7 +65,7 @@ public final class EngineBox: @unchecked Sendable {
     /// the last one to the store, and notes whether faults are in scope now and who
     /// may act as an app server, if that changed.
     func settle() {
-        faultsInScope.store(!engine.faults.isEmpty, ordering: .releasing)
+        faultsInScope.store(!engine.server.faults.isEmpty, ordering: .releasing)
         if engine.appServerSendersRevision != sendersRevision {
             sendersRevision = engine.appServerSendersRevision
             let now = engine.appServerSenders

@@ -227,7 +227,7 @@ public final class ControlService: Sendable {
 
     func faults() async -> HTTPReply {
         let engine = await device.engine()
-        let items = engine.faults.map { fault -> JSONValue in
+        let items = engine.server.faults.map { fault -> JSONValue in
             var members: [(key: String, value: JSONValue)] = [
                 (key: "fault", value: .int(fault.id)), (key: "does", value: .string(fault.summary)),
             ]

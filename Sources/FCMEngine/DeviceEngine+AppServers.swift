@@ -7,14 +7,14 @@ extension DeviceEngine {
     mutating func appServer(_ input: AppServerInput, into out: inout [Event]) {
         switch input {
         case .opened(let id):
-            guard links.byID[id] == nil else { return }
-            links.update(AppServerLink(id: id, openedAt: now))
+            guard server.links.byID[id] == nil else { return }
+            server.links.update(AppServerLink(id: id, openedAt: now))
         case .authenticated(let id, let sender):
             authenticate(id, sender: sender, into: &out)
         case .sessionEstablished(let id):
-            guard var link = links.byID[id], link.sender != nil, link.establishedAt == nil else { return }
+            guard var link = server.links.byID[id], link.sender != nil, link.establishedAt == nil else { return }
             link.establishedAt = now
-            links.update(link)
+            server.links.update(link)
         case .received(let id, let message):
             receive(message, on: id, into: &out)
         case .closed(let id):
@@ -28,36 +28,36 @@ extension DeviceEngine {
 
     /// The effects produced since the shell last took them, in order.
     public mutating func takeEffects() -> [LinkEffect] {
-        defer { links.effects.removeAll(keepingCapacity: true) }
-        return links.effects
+        defer { server.links.effects.removeAll(keepingCapacity: true) }
+        return server.links.effects
     }
 
     /// Whether effects wait to be taken.
-    public var hasEffects: Bool { !links.effects.isEmpty }
+    public var hasEffects: Bool { !server.links.effects.isEmpty }
 
     mutating func authenticate(_ id: ConnectionID, sender: String, into out: inout [Event]) {
-        guard var link = links.byID[id], link.sender == nil else { return }
-        guard links.count(of: sender) < ConnectionRules.connectionsPerSender else {
+        guard var link = server.links.byID[id], link.sender == nil else { return }
+        guard server.links.count(of: sender) < ConnectionRules.connectionsPerSender else {
             emit(
                 .server, .connectionRefused,
                 [
                     .text("sender", sender), .number("connection", id),
                     .text("detail", "over \(ConnectionRules.connectionsPerSender) connections"),
                 ], on: nil, into: &out)
-            links.effects.append(
+            server.links.effects.append(
                 .refuseLogin(id, detail: "too many connections for sender \(sender)"))
             forgetLink(id)
             return
         }
         link.sender = sender
-        links.update(link)
-        links.bySender[sender, default: []].append(id)
-        realAppServers.insert(sender)
+        server.links.update(link)
+        server.links.bySender[sender, default: []].append(id)
+        server.realAppServers.insert(sender)
         emit(.server, .appServerConnected, [.text("sender", sender), .number("connection", id)], on: nil, into: &out)
     }
 
     mutating func receive(_ message: CCSMessage, on id: ConnectionID, into out: inout [Event]) {
-        guard let link = links.byID[id], let sender = link.sender else { return }
+        guard let link = server.links.byID[id], let sender = link.sender else { return }
         switch message {
         case .ack(let messageID):
             if messageID.hasPrefix(OwedReceipt.idPrefix) {
@@ -86,25 +86,25 @@ extension DeviceEngine {
             let token = request.to ?? ""
             switch link.draining ? nil : connectionFault(sender: sender, into: &out) {
             case .reset?:
-                links.effects.append(.endStream(id))
+                server.links.effects.append(.endStream(id))
                 closeLink(id, into: &out)
                 return
             case .drain?: drainLink(id, into: &out)
             default: break
             }
-            if links.byID[id]?.draining == true {
+            if server.links.byID[id]?.draining == true {
                 nack(
                     id, sender: sender, messageID: messageID, token: token, error: "CONNECTION_DRAINING",
                     description: "the connection is draining; send on a new connection", into: &out)
                 return
             }
             // The ack goes before whatever the message causes (a receipt).
-            let position = links.effects.count
+            let position = server.links.effects.count
             arriving = WireOrigin(api: .ccs, digest: RequestDigest.of(request), connection: id)
             defer { arriving = nil }
             switch admit(request, into: &out) {
             case .success:
-                links.effects.insert(.write(id, .ack(messageID: messageID, token: token)), at: position)
+                server.links.effects.insert(.write(id, .ack(messageID: messageID, token: token)), at: position)
             case .failure(let error):
                 nack(
                     id, sender: sender, messageID: messageID, token: token, error: error.ccsCode,
@@ -117,7 +117,8 @@ extension DeviceEngine {
             emit(
                 .server, .stanzaError,
                 [.text("sender", sender), .number("connection", id), .text("detail", description)], on: nil, into: &out)
-            links.effects.append(.write(id, .stanzaError(stanzaID: stanzaID, original: original, text: description)))
+            server.links.effects.append(
+                .write(id, .stanzaError(stanzaID: stanzaID, original: original, text: description)))
         }
     }
 
@@ -129,7 +130,7 @@ extension DeviceEngine {
             .server, .nack,
             [.text("sender", sender), .number("connection", id), .text("id", messageID), .text("error", error)],
             on: nil, into: &out)
-        links.effects.append(
+        server.links.effects.append(
             .write(id, .nack(messageID: messageID, token: token, error: error, description: description)))
     }
 
@@ -142,38 +143,39 @@ extension DeviceEngine {
     /// An upstream message no longer held (acknowledged or expired) leaves the
     /// window of the connection that carried it.
     mutating func releaseCarrier(_ key: MessageKey) {
-        guard let carrierID = links.carrier.removeValue(forKey: key), var carrier = links.byID[carrierID] else {
+        guard let carrierID = server.links.carrier.removeValue(forKey: key), var carrier = server.links.byID[carrierID]
+        else {
             return
         }
         if let index = carrier.unacked.firstIndex(of: key.id) { carrier.unacked.remove(at: index) }
-        links.byID[carrierID] = carrier
+        server.links.byID[carrierID] = carrier
     }
 
     mutating func closeLink(_ id: ConnectionID, into out: inout [Event]) {
-        guard let link = links.byID[id] else { return }
+        guard let link = server.links.byID[id] else { return }
         forgetLink(id)
         guard let sender = link.sender else { return }
         emit(
             .server, .appServerDisconnected, [.text("sender", sender), .number("connection", id)], on: nil, into: &out)
-        if links.count(of: sender) == 0 { realAppServers.remove(sender) }
+        if server.links.count(of: sender) == 0 { server.realAppServers.remove(sender) }
         // What the connection carried unacknowledged goes first on the others.
         var returned: [UpstreamMessage] = []
         for messageID in link.unacked {
             let key = MessageKey(sender: sender, id: messageID)
-            guard links.carrier[key] == id,
-                let held = awaitingAck[key]
+            guard server.links.carrier[key] == id,
+                let held = server.awaitingAck[key]
             else { continue }
-            links.carrier[key] = Self.waitingCarrier
+            server.links.carrier[key] = Self.waitingCarrier
             returned.append(held.message)
         }
-        if !returned.isEmpty { links.waiting[sender, default: UpstreamQueue()].putBack(returned) }
+        if !returned.isEmpty { server.links.waiting[sender, default: UpstreamQueue()].putBack(returned) }
         fillWindows(of: sender, into: &out)
     }
 
     mutating func forgetLink(_ id: ConnectionID) {
-        guard let link = links.byID.removeValue(forKey: id) else { return }
-        links.timers.remove(AppServerLinks.timerKey(id))
-        if let sender = link.sender { links.bySender[sender]?.removeAll { $0 == id } }
+        guard let link = server.links.byID.removeValue(forKey: id) else { return }
+        server.links.timers.remove(AppServerLinks.timerKey(id))
+        if let sender = link.sender { server.links.bySender[sender]?.removeAll { $0 == id } }
     }
 
     /// The carrier of an upstream message that waits for a connection with room.
@@ -184,11 +186,11 @@ extension DeviceEngine {
     /// event names the phone at `p` when it is written as that phone sends it.
     mutating func offerUpstream(_ message: UpstreamMessage, about p: Int? = nil, into out: inout [Event]) {
         let key = MessageKey(sender: message.sender, id: message.id)
-        if links.waiting[message.sender]?.isEmpty ?? true, let link = nextLinkWithRoom(for: message.sender) {
+        if server.links.waiting[message.sender]?.isEmpty ?? true, let link = nextLinkWithRoom(for: message.sender) {
             write(message, on: link, about: p, into: &out)
         } else {
-            links.carrier[key] = Self.waitingCarrier
-            links.waiting[message.sender, default: UpstreamQueue()].append(message)
+            server.links.carrier[key] = Self.waitingCarrier
+            server.links.waiting[message.sender, default: UpstreamQueue()].append(message)
         }
     }
 
@@ -196,28 +198,28 @@ extension DeviceEngine {
     /// none, it waits.
     mutating func retryOnLinks(_ message: UpstreamMessage, into out: inout [Event]) {
         let key = MessageKey(sender: message.sender, id: message.id)
-        guard let carrierID = links.carrier[key], carrierID != Self.waitingCarrier else {
-            if links.carrier[key] == nil { offerUpstream(message, into: &out) }
+        guard let carrierID = server.links.carrier[key], carrierID != Self.waitingCarrier else {
+            if server.links.carrier[key] == nil { offerUpstream(message, into: &out) }
             return
         }
-        if var carrier = links.byID[carrierID], let index = carrier.unacked.firstIndex(of: message.id) {
+        if var carrier = server.links.byID[carrierID], let index = carrier.unacked.firstIndex(of: message.id) {
             carrier.unacked.remove(at: index)
-            links.byID[carrierID] = carrier
+            server.links.byID[carrierID] = carrier
         }
-        links.carrier[key] = nil
+        server.links.carrier[key] = nil
         offerUpstream(message, into: &out)
     }
 
     /// Sends what waits for a sender while its connections have room.
     mutating func fillWindows(of sender: String, into out: inout [Event]) {
         // Taken out while it drains, so the queue is changed in place, not copied.
-        guard var queue = links.waiting.removeValue(forKey: sender) else { return }
-        defer { if !queue.isEmpty { links.waiting[sender] = queue } }
+        guard var queue = server.links.waiting.removeValue(forKey: sender) else { return }
+        defer { if !queue.isEmpty { server.links.waiting[sender] = queue } }
         while let queued = queue.first {
             let key = MessageKey(sender: sender, id: queued.id)
             // Acknowledged or expired while it waited (or already sent): it no longer
             // goes out; what goes out is the message held under its id now.
-            guard links.carrier[key] == Self.waitingCarrier, let held = awaitingAck[key] else {
+            guard server.links.carrier[key] == Self.waitingCarrier, let held = server.awaitingAck[key] else {
                 queue.removeFirst()
                 continue
             }
@@ -229,12 +231,12 @@ extension DeviceEngine {
 
     /// The sender's next connection in turn able to take upstream.
     mutating func nextLinkWithRoom(for sender: String) -> ConnectionID? {
-        guard let ids = links.bySender[sender], !ids.isEmpty else { return nil }
-        let start = links.turn[sender, default: 0]
+        guard let ids = server.links.bySender[sender], !ids.isEmpty else { return nil }
+        let start = server.links.turn[sender, default: 0]
         for step in 0..<ids.count {
             let id = ids[(start + step) % ids.count]
-            if links.byID[id]?.hasRoom == true {
-                links.turn[sender] = (start + step + 1) % ids.count
+            if server.links.byID[id]?.hasRoom == true {
+                server.links.turn[sender] = (start + step + 1) % ids.count
                 return id
             }
         }
@@ -244,14 +246,14 @@ extension DeviceEngine {
     mutating func write(
         _ message: UpstreamMessage, on id: ConnectionID, about p: Int? = nil, into out: inout [Event]
     ) {
-        guard var link = links.byID[id] else { return }
+        guard var link = server.links.byID[id] else { return }
         emit(
             .server, .upstreamToAppServer,
             [.text("sender", message.sender), .text("id", message.id), .number("connection", id)], on: p, into: &out)
         link.unacked.append(message.id)
-        links.byID[id] = link
-        links.carrier[MessageKey(sender: message.sender, id: message.id)] = id
-        links.effects.append(
+        server.links.byID[id] = link
+        server.links.carrier[MessageKey(sender: message.sender, id: message.id)] = id
+        server.links.effects.append(
             .write(
                 id,
                 .upstream(
@@ -262,8 +264,8 @@ extension DeviceEngine {
     /// A receipt owed goes on the sender's first ready connection, once per connection.
     mutating func offerReceipt(_ receipt: OwedReceipt, about p: Int? = nil, into out: inout [Event]) {
         guard
-            let id = links.bySender[receipt.sender]?.first(where: {
-                links.byID[$0].map { $0.ready && !$0.draining } ?? false
+            let id = server.links.bySender[receipt.sender]?.first(where: {
+                server.links.byID[$0].map { $0.ready && !$0.draining } ?? false
             })
         else { return }
         writeReceipt(receipt, on: id, about: p, into: &out)
@@ -272,50 +274,51 @@ extension DeviceEngine {
     mutating func writeReceipt(
         _ receipt: OwedReceipt, on id: ConnectionID, about p: Int? = nil, into out: inout [Event]
     ) {
-        guard var link = links.byID[id], !link.receiptsSent.contains(receipt.id) else { return }
+        guard var link = server.links.byID[id], !link.receiptsSent.contains(receipt.id) else { return }
         emit(
             .server, .receiptToAppServer,
             [.text("sender", receipt.sender), .text("id", receipt.id), .number("connection", id)], on: p, into: &out)
         link.receiptsSent.insert(receipt.id)
-        links.byID[id] = link
-        links.effects.append(.write(id, .receipt(receipt, category: receipt.category ?? configuration.device.app)))
+        server.links.byID[id] = link
+        server.links.effects.append(
+            .write(id, .receipt(receipt, category: receipt.category ?? configuration.device.app)))
     }
 
     /// Every connection of the sender drains: `CONNECTION_DRAINING`, then the
     /// stream ends after a grace period. Downstream on it is nacked meanwhile.
     mutating func drainLinks(into out: inout [Event]) {
-        for id in links.byID.keys.sorted() { drainLink(id, into: &out) }
+        for id in server.links.byID.keys.sorted() { drainLink(id, into: &out) }
     }
 
     mutating func drainLink(_ id: ConnectionID, into out: inout [Event]) {
-        guard var link = links.byID[id], link.sender != nil, !link.draining else { return }
+        guard var link = server.links.byID[id], link.sender != nil, !link.draining else { return }
         link.draining = true
         link.closesAt = now + ConnectionRules.drainGrace
-        links.update(link)
+        server.links.update(link)
         emit(.server, .connectionDraining, [.number("connection", id)], on: nil, into: &out)
-        links.effects.append(.write(id, .draining))
+        server.links.effects.append(.write(id, .draining))
     }
 
     /// Fires the connection timers due by now: drains end, sessions settle, logins
     /// run out of time.
     mutating func fireLinkTimers(into out: inout [Event]) {
-        while let due = links.timers.earliest, due <= now, let key = links.timers.earliestKey {
-            guard let id = Int(key.id), var link = links.byID[id] else {
-                links.timers.remove(key)
+        while let due = server.links.timers.earliest, due <= now, let key = server.links.timers.earliestKey {
+            guard let id = Int(key.id), var link = server.links.byID[id] else {
+                server.links.timers.remove(key)
                 continue
             }
             if link.closesAt != nil {
                 link.closesAt = nil
-                links.update(link)
-                links.effects.append(.endStream(id))
+                server.links.update(link)
+                server.links.effects.append(.endStream(id))
             } else if link.establishedAt != nil {
                 link.ready = true
-                links.update(link)
+                server.links.update(link)
                 // A connection that drains before it settles takes nothing more.
                 if !link.draining { linkBecameReady(link, into: &out) }
             } else {
-                let seconds = DurationText.span(links.loginTimeout)
-                links.effects.append(
+                let seconds = DurationText.span(server.links.loginTimeout)
+                server.links.effects.append(
                     .streamError(
                         id, condition: "connection-timeout",
                         text: "no session within \(seconds) of connecting"))
@@ -327,7 +330,7 @@ extension DeviceEngine {
     /// A settled connection gets the receipts its sender is owed, then upstream.
     mutating func linkBecameReady(_ link: AppServerLink, into out: inout [Event]) {
         guard let sender = link.sender else { return }
-        for receipt in owedReceipts where receipt.sender == sender {
+        for receipt in server.owedReceipts where receipt.sender == sender {
             writeReceipt(receipt, on: link.id, into: &out)
         }
         fillWindows(of: sender, into: &out)

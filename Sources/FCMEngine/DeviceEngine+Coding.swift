@@ -1,4 +1,5 @@
-/// What a saved device holds, by explicit keys: the state file depends on these
+/// What a saved device holds, by explicit keys (the server's beside the engine's, as
+/// they were saved before the server was a value of its own): the state file depends on these
 /// names, not on how the engine's fields happen to be spelled. A key added later is
 /// read if present, so a file saved before it still opens (see FCMStore's migrations).
 extension DeviceEngine {
@@ -32,24 +33,24 @@ extension DeviceEngine {
             devices = [try Phone(decoding: decoder, settings: configuration.device)]
         }
         now = try c.decode(Millis.self, forKey: .now)
-        serviceUp = try c.decode(Bool.self, forKey: .serviceUp)
-        awaitingAck = try c.decode(HeldUpstreams.self, forKey: .awaitingAck)
-        awaitingDeadlines = try c.decode(DeadlineHeap<MessageKey>.self, forKey: .awaitingDeadlines)
-        realAppServers = try c.decode(Set<String>.self, forKey: .realAppServers)
-        owedReceipts = try c.decode([OwedReceipt].self, forKey: .owedReceipts)
-        messageCounter = try c.decode(UInt64.self, forKey: .messageCounter)
+        server.serviceUp = try c.decode(Bool.self, forKey: .serviceUp)
+        server.awaitingAck = try c.decode(HeldUpstreams.self, forKey: .awaitingAck)
+        server.awaitingDeadlines = try c.decode(DeadlineHeap<MessageKey>.self, forKey: .awaitingDeadlines)
+        server.realAppServers = try c.decode(Set<String>.self, forKey: .realAppServers)
+        server.owedReceipts = try c.decode([OwedReceipt].self, forKey: .owedReceipts)
+        server.messageCounter = try c.decode(UInt64.self, forKey: .messageCounter)
         if let saved = try c.decodeIfPresent(AppServerLinks.self, forKey: .links) {
-            links = saved
+            server.links = saved
         } else {
             // Saved before connections were part of the device (format 2): everything
             // held waits for the next connection, as the server then sent it.
-            for held in awaitingAck { links.queue(held.message) }
+            for held in server.awaitingAck { server.links.queue(held.message) }
         }
-        groups = try c.decodeIfPresent([DeviceGroup].self, forKey: .groups) ?? []
-        faults = try c.decodeIfPresent([Fault].self, forKey: .faults) ?? []
-        nextFaultID = try c.decodeIfPresent(Int.self, forKey: .nextFaultID) ?? 0
+        server.groups = try c.decodeIfPresent([DeviceGroup].self, forKey: .groups) ?? []
+        server.faults = try c.decodeIfPresent([Fault].self, forKey: .faults) ?? []
+        server.nextFaultID = try c.decodeIfPresent(Int.self, forKey: .nextFaultID) ?? 0
         wallClock = try c.decodeIfPresent(WallClock.self, forKey: .wallClock) ?? .replayDefault
-        fanOuts = try c.decodeIfPresent([TopicFanOut].self, forKey: .fanOuts) ?? []
+        server.fanOuts = try c.decodeIfPresent([TopicFanOut].self, forKey: .fanOuts) ?? []
         indexDevices()
     }
 
@@ -59,17 +60,17 @@ extension DeviceEngine {
         try c.encode(startConfiguration, forKey: .startConfiguration)
         if encoder.userInfo[Self.phonesApart] as? Bool != true { try c.encode(devices, forKey: .devices) }
         try c.encode(now, forKey: .now)
-        try c.encode(serviceUp, forKey: .serviceUp)
-        try c.encode(awaitingAck, forKey: .awaitingAck)
-        try c.encode(awaitingDeadlines, forKey: .awaitingDeadlines)
-        try c.encode(realAppServers, forKey: .realAppServers)
-        try c.encode(owedReceipts, forKey: .owedReceipts)
-        try c.encode(messageCounter, forKey: .messageCounter)
-        try c.encode(links, forKey: .links)
-        try c.encode(groups, forKey: .groups)
-        try c.encode(faults, forKey: .faults)
-        try c.encode(nextFaultID, forKey: .nextFaultID)
+        try c.encode(server.serviceUp, forKey: .serviceUp)
+        try c.encode(server.awaitingAck, forKey: .awaitingAck)
+        try c.encode(server.awaitingDeadlines, forKey: .awaitingDeadlines)
+        try c.encode(server.realAppServers, forKey: .realAppServers)
+        try c.encode(server.owedReceipts, forKey: .owedReceipts)
+        try c.encode(server.messageCounter, forKey: .messageCounter)
+        try c.encode(server.links, forKey: .links)
+        try c.encode(server.groups, forKey: .groups)
+        try c.encode(server.faults, forKey: .faults)
+        try c.encode(server.nextFaultID, forKey: .nextFaultID)
         try c.encode(wallClock, forKey: .wallClock)
-        if !fanOuts.isEmpty { try c.encode(fanOuts, forKey: .fanOuts) }
+        if !server.fanOuts.isEmpty { try c.encode(server.fanOuts, forKey: .fanOuts) }
     }
 }

@@ -103,10 +103,12 @@ extension DeviceEngine {
             let receipt = OwedReceipt(
                 sender: request.sender, originalID: message.id, token: request.to ?? "", sentAt: now,
                 category: self[p].settings.app)
-            owedReceipts.append(receipt)
-            if owedReceipts.count > Self.owedReceiptLimit {
-                let dropped = owedReceipts.removeFirst()
-                for link in links.bySender[dropped.sender] ?? [] { links.byID[link]?.receiptsSent.remove(dropped.id) }
+            server.owedReceipts.append(receipt)
+            if server.owedReceipts.count > Self.owedReceiptLimit {
+                let dropped = server.owedReceipts.removeFirst()
+                for link in server.links.bySender[dropped.sender] ?? [] {
+                    server.links.byID[link]?.receiptsSent.remove(dropped.id)
+                }
             }
             emit(
                 .server, .receipt,
@@ -202,9 +204,9 @@ extension DeviceEngine {
 extension DeviceEngine {
     /// The app server took a receipt: it is no longer owed.
     mutating func ackReceipt(sender: String, id: String, into out: inout [Event]) {
-        guard let index = owedReceipts.firstIndex(where: { $0.sender == sender && $0.id == id }) else { return }
-        owedReceipts.remove(at: index)
-        for link in links.bySender[sender] ?? [] { links.byID[link]?.receiptsSent.remove(id) }
+        guard let index = server.owedReceipts.firstIndex(where: { $0.sender == sender && $0.id == id }) else { return }
+        server.owedReceipts.remove(at: index)
+        for link in server.links.bySender[sender] ?? [] { server.links.byID[link]?.receiptsSent.remove(id) }
         emit(.server, .receiptAck, [.text("sender", sender), .text("id", id)], on: nil, into: &out)
     }
 }

@@ -27,8 +27,10 @@ extension DeviceEngine {
         guard !changes.isEmpty else { return }
         inputs.notePhone(p, changes)
         if let before {
-            if let tokens = before.tokens, !fanOuts.isEmpty { noteTokenChanges(ofPhoneAt: p, from: tokens) }
-            if let topics = before.topics { topicIndex.update(phone: p, from: topics, to: phone(p) { $0.topics }) }
+            if let tokens = before.tokens, !server.fanOuts.isEmpty { noteTokenChanges(ofPhoneAt: p, from: tokens) }
+            if let topics = before.topics {
+                server.topicIndex.update(phone: p, from: topics, to: phone(p) { $0.topics })
+            }
         }
         if !changes.isDisjoint(with: Self.deadlineFields) {
             noteDeadline(of: p)
@@ -92,7 +94,7 @@ extension DeviceEngine {
             phone.forEachToken { tokenDevices[$0] = index }
         }
         countRegisteredSenders()
-        topicIndex.rebuild(from: devices)
+        server.topicIndex.rebuild(from: devices)
         phoneDeadlines.rebuild(
             devices.indices.compactMap { index in phone(index) { $0.earliestDeadline }.map { (index, $0) } })
     }

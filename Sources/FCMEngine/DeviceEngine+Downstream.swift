@@ -70,7 +70,7 @@ extension DeviceEngine {
         // an input of its own, after the answer (`TopicFanOut`).
         var fanOut = TopicFanOut(message: message, overrides: overrides, phones: subscribers)
         sendBatch(of: &fanOut, into: &out)
-        if !fanOut.isDone { fanOuts.append(fanOut) }
+        if !fanOut.isDone { server.fanOuts.append(fanOut) }
         return .success(id)
     }
 
@@ -130,7 +130,7 @@ extension DeviceEngine {
     }
 
     func validate(_ request: DownstreamRequest) -> DownstreamError? {
-        guard serviceUp else { return .unavailable }
+        guard server.serviceUp else { return .unavailable }
         let isTopicSend = request.isTopicSend
         if !isTopicSend {
             guard let token = request.to, !token.isEmpty else { return .missingRegistration }
@@ -200,7 +200,8 @@ extension DeviceEngine {
     func subscribers(of request: DownstreamRequest) -> [Int] {
         let sender = request.sender
         guard let condition = request.condition else {
-            guard let topic = request.topic, let phones = topicIndex.subscribers(of: topic, sender: sender) else {
+            guard let topic = request.topic, let phones = server.topicIndex.subscribers(of: topic, sender: sender)
+            else {
                 return []
             }
             var found = phones.phones
@@ -230,15 +231,15 @@ extension DeviceEngine {
 
     /// A topic message's id, as the legacy API answers it: a number.
     mutating func nextTopicMessageID() -> String {
-        messageCounter += 1
-        var rng = SeededGenerator(seed: configuration.device.seed ^ (messageCounter &* 0x9E37_79B9))
+        server.messageCounter += 1
+        var rng = SeededGenerator(seed: configuration.device.seed ^ (server.messageCounter &* 0x9E37_79B9))
         return String(rng.next() >> 1)
     }
 
     mutating func nextMessageID() -> String {
-        messageCounter += 1
-        var rng = SeededGenerator(seed: configuration.device.seed ^ (messageCounter &* 0x9E37_79B9))
-        let stamp = (1_700_000_000_000 + now) * 1_000 + Int64(messageCounter % 1_000)
+        server.messageCounter += 1
+        var rng = SeededGenerator(seed: configuration.device.seed ^ (server.messageCounter &* 0x9E37_79B9))
+        let stamp = (1_700_000_000_000 + now) * 1_000 + Int64(server.messageCounter % 1_000)
         // `0:STAMP%HEX16`, written as bytes: every downstream message takes one.
         var bytes: [UInt8] = [UInt8(ascii: "0"), UInt8(ascii: ":")]
         bytes.reserveCapacity(40)
@@ -282,7 +283,7 @@ extension DeviceEngine {
     func holdReason(_ request: DownstreamRequest, on p: Int) -> String? {
         if !self[p].installed { return "not installed" }
         if self[p].network == .offline { return "offline" }
-        if !serviceUp { return "service down" }
+        if !server.serviceUp { return "service down" }
         // A swiped-away iPhone app: the system shows alerts at once and drops silent
         // pushes (`deliver`); the rest waits for the app.
         if self[p].appState == .stopped,

@@ -4,11 +4,11 @@ extension DeviceEngine {
     mutating func addFault(_ fault: Fault, into out: inout [Event]) {
         if let problem = fault.problem { return refuse("fault", problem, side: .server, on: nil, into: &out) }
         var fault = fault
-        nextFaultID += 1
-        fault.id = nextFaultID
+        server.nextFaultID += 1
+        fault.id = server.nextFaultID
         if let duration = fault.duration { fault.until = now + duration }
         if fault.count == nil && fault.until == nil && !fault.isRule { fault.count = 1 }
-        faults.append(fault)
+        server.faults.append(fault)
         var fields: [Field] = [.number("fault", fault.id), .text("does", fault.summary)]
         fields += Self.scopeFields(fault)
         if let count = fault.count { fields.append(.number("count", count)) }
@@ -17,8 +17,8 @@ extension DeviceEngine {
     }
 
     mutating func clearFaults(into out: inout [Event]) {
-        let count = faults.count
-        faults.removeAll()
+        let count = server.faults.count
+        server.faults.removeAll()
         emit(.server, .faultsCleared, [.number("count", count)], on: nil, into: &out)
     }
 
@@ -32,16 +32,17 @@ extension DeviceEngine {
     /// path (nothing was used, so the call need not be kept).
     mutating func httpFaults(path: String, into out: inout [Event]) -> [FaultEffect]? {
         dropEndedFaults()
-        guard faults.contains(where: { $0.path.map(path.hasPrefix) == true }) else { return nil }
+        guard server.faults.contains(where: { $0.path.map(path.hasPrefix) == true }) else { return nil }
         var effects: [FaultEffect] = []
-        for index in faults.indices where faults[index].path.map(path.hasPrefix) == true {
-            if case .latency(let delay, let jitter) = faults[index].kind {
-                var rng = SeededGenerator(seed: configuration.device.seed ^ UInt64(now) ^ UInt64(faults[index].id))
+        for index in server.faults.indices where server.faults[index].path.map(path.hasPrefix) == true {
+            if case .latency(let delay, let jitter) = server.faults[index].kind {
+                var rng = SeededGenerator(
+                    seed: configuration.device.seed ^ UInt64(now) ^ UInt64(server.faults[index].id))
                 let held = delay + (jitter > 0 ? Millis(rng.next() % UInt64(jitter + 1)) : 0)
                 effects.insert(.delay(held), at: 0)
                 use(index, on: path, delay: held, into: &out)
                 continue
-            } else if let answer = faults[index].answer, !effects.contains(where: \.answers) {
+            } else if let answer = server.faults[index].answer, !effects.contains(where: \.answers) {
                 // One request gets one answer; the next fault waits for the next request.
                 effects.append(answer)
             } else {
@@ -49,7 +50,7 @@ extension DeviceEngine {
             }
             use(index, on: path, into: &out)
         }
-        faults.removeAll { $0.count == 0 }
+        server.faults.removeAll { $0.count == 0 }
         return effects
     }
 
@@ -58,30 +59,30 @@ extension DeviceEngine {
     /// every rate counts toward each of them.
     mutating func injectedError(for request: DownstreamRequest, into out: inout [Event]) -> DownstreamError? {
         dropEndedFaults()
-        guard !faults.isEmpty else { return nil }
+        guard !server.faults.isEmpty else { return nil }
         let inScope = { (fault: Fault) in fault.covers(token: request.to, sender: request.sender, topic: request.topic)
         }
-        if let index = faults.firstIndex(where: { fault in
+        if let index = server.faults.firstIndex(where: { fault in
             guard case .error(let name) = fault.kind, Fault.errors[name] != nil else { return false }
             return inScope(fault)
         }),
-            case .error(let name) = faults[index].kind
+            case .error(let name) = server.faults[index].kind
         {
             use(index, on: nil, into: &out)
-            faults.removeAll { $0.count == 0 }
+            server.faults.removeAll { $0.count == 0 }
             return .injected(name)
         }
-        let rules = faults.indices.filter { faults[$0].isRule && inScope(faults[$0]) }
+        let rules = server.faults.indices.filter { server.faults[$0].isRule && inScope(server.faults[$0]) }
         for index in rules {
-            guard case .rate(let limit, let per) = faults[index].kind else { continue }
-            if faults[index].window.isFull(limit: limit, per: per, at: now) {
+            guard case .rate(let limit, let per) = server.faults[index].kind else { continue }
+            if server.faults[index].window.isFull(limit: limit, per: per, at: now) {
                 use(index, on: nil, into: &out)
-                return .injected(faults[index].rateError)
+                return .injected(server.faults[index].rateError)
             }
         }
         for index in rules {
-            guard case .rate(_, let per) = faults[index].kind else { continue }
-            faults[index].window.count(per: per, at: now)
+            guard case .rate(_, let per) = server.faults[index].kind else { continue }
+            server.faults[index].window.count(per: per, at: now)
         }
         return nil
     }
@@ -93,13 +94,13 @@ extension DeviceEngine {
     ) -> TopicError? {
         dropEndedFaults()
         guard
-            let index = faults.firstIndex(where: { fault in
+            let index = server.faults.firstIndex(where: { fault in
                 guard case .error(let name) = fault.kind, Fault.topicCallError(name) != nil else { return false }
                 return fault.covers(token: token, sender: order.sender, topic: topic)
-            }), case .error(let name) = faults[index].kind
+            }), case .error(let name) = server.faults[index].kind
         else { return nil }
         use(index, on: nil, about: p, into: &out)
-        faults.removeAll { $0.count == 0 }
+        server.faults.removeAll { $0.count == 0 }
         return Fault.topicCallError(name)
     }
 
@@ -108,7 +109,7 @@ extension DeviceEngine {
     mutating func connectionFault(sender: String, into out: inout [Event]) -> Fault.Kind? {
         dropEndedFaults()
         guard
-            let index = faults.firstIndex(where: { fault in
+            let index = server.faults.firstIndex(where: { fault in
                 guard fault.sender == sender, fault.path == nil else { return false }
                 switch fault.kind {
                 case .reset, .drain: return true
@@ -116,19 +117,19 @@ extension DeviceEngine {
                 }
             })
         else { return nil }
-        let kind = faults[index].kind
+        let kind = server.faults[index].kind
         use(index, on: nil, into: &out)
-        faults.removeAll { $0.count == 0 }
+        server.faults.removeAll { $0.count == 0 }
         return kind
     }
 
     mutating func use(
         _ index: Int, on path: String?, delay: Millis? = nil, about p: Int? = nil, into out: inout [Event]
     ) {
-        if let count = faults[index].count { faults[index].count = count - 1 }
-        var fields: [Field] = [.number("fault", faults[index].id), .text("does", faults[index].summary)]
+        if let count = server.faults[index].count { server.faults[index].count = count - 1 }
+        var fields: [Field] = [.number("fault", server.faults[index].id), .text("does", server.faults[index].summary)]
         if let path { fields.append(.text("path", path)) }
-        if let count = faults[index].count { fields.append(.number("left", count)) }
+        if let count = server.faults[index].count { fields.append(.number("left", count)) }
         // How long this request is held (the report card gives requests held so long
         // their time in flight).
         if let delay { fields.append(.number("delay", delay)) }
@@ -136,7 +137,7 @@ extension DeviceEngine {
     }
 
     mutating func dropEndedFaults() {
-        guard !faults.isEmpty else { return }
-        faults.removeAll { fault in fault.until.map { $0 <= now } ?? false }
+        guard !server.faults.isEmpty else { return }
+        server.faults.removeAll { fault in fault.until.map { $0 <= now } ?? false }
     }
 }

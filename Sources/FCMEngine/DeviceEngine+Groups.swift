@@ -33,16 +33,16 @@ extension DeviceEngine {
     }
 
     mutating func changeGroup(_ order: GroupOrder, into out: inout [Event]) -> GroupOutcome {
-        guard serviceUp else { return .serviceDown }
+        guard server.serviceUp else { return .serviceDown }
         let outcome = groupChange(order)
         switch outcome {
         case .key(let key):
-            let members = groups.first { $0.key == key }?.members.count ?? 0
+            let members = server.groups.first { $0.key == key }?.members.count ?? 0
             emit(
                 .server, .groupChanged,
                 [
                     .text("sender", order.sender), .text("operation", order.operation.rawValue),
-                    .text("name", order.name ?? groups.first { $0.key == key }?.name ?? ""),
+                    .text("name", order.name ?? server.groups.first { $0.key == key }?.name ?? ""),
                     .text("notification_key", key), .number("members", members),
                 ], on: nil, into: &out)
         case .refused(let why):
@@ -59,7 +59,7 @@ extension DeviceEngine {
 
     /// The notification key of the sender's group of this name, if there is one.
     public func groupKey(sender: String, name: String) -> String? {
-        groups.first { $0.sender == sender && $0.name == name }?.key
+        server.groups.first { $0.sender == sender && $0.name == name }?.key
     }
 
     mutating func groupChange(_ order: GroupOrder) -> GroupOutcome {
@@ -80,22 +80,22 @@ extension DeviceEngine {
             let members = unique(order.tokens)
             if members.count > DeviceGroup.maxMembers { return tooMany(members.count) }
             let key = nextGroupKey()
-            groups.append(DeviceGroup(sender: order.sender, name: name, key: key, members: members))
+            server.groups.append(DeviceGroup(sender: order.sender, name: name, key: key, members: members))
             return .key(key)
         case .add, .remove:
             guard let index = groupIndex(order) else { return .refused("notification_key not found") }
-            if let name = order.name, !name.isEmpty, groups[index].name != name {
+            if let name = order.name, !name.isEmpty, server.groups[index].name != name {
                 return .refused("notification_key_name does not match notification_key")
             }
-            let key = groups[index].key
+            let key = server.groups[index].key
             if order.operation == .add {
-                let members = unique(groups[index].members + order.tokens)
+                let members = unique(server.groups[index].members + order.tokens)
                 if members.count > DeviceGroup.maxMembers { return tooMany(members.count) }
-                groups[index].members = members
+                server.groups[index].members = members
             } else {
-                groups[index].members.removeAll { order.tokens.contains($0) }
+                server.groups[index].members.removeAll { order.tokens.contains($0) }
                 // The last member gone, the key is gone too.
-                if groups[index].members.isEmpty { groups.remove(at: index) }
+                if server.groups[index].members.isEmpty { server.groups.remove(at: index) }
             }
             return .key(key)
         }
@@ -103,10 +103,10 @@ extension DeviceEngine {
 
     func groupIndex(_ order: GroupOrder) -> Int? {
         if let key = order.key, !key.isEmpty {
-            return groups.firstIndex { $0.key == key && $0.sender == order.sender }
+            return server.groups.firstIndex { $0.key == key && $0.sender == order.sender }
         }
         guard let name = order.name else { return nil }
-        return groups.firstIndex { $0.name == name && $0.sender == order.sender }
+        return server.groups.firstIndex { $0.name == name && $0.sender == order.sender }
     }
 
     func tooMany(_ count: Int) -> GroupOutcome {
@@ -120,8 +120,9 @@ extension DeviceEngine {
 
     /// A notification key: `APA91b` and 134 characters, like a GCM token (never a `:`).
     mutating func nextGroupKey() -> String {
-        messageCounter += 1
-        var rng = SeededGenerator(seed: configuration.device.seed ^ 0x6A09_E667 ^ (messageCounter &* 0x9E37_79B9))
+        server.messageCounter += 1
+        var rng = SeededGenerator(
+            seed: configuration.device.seed ^ 0x6A09_E667 ^ (server.messageCounter &* 0x9E37_79B9))
         return "APA91b" + TokenFactory.randomString(length: TokenFactory.gcmLength - 6, using: &rng)
     }
 

@@ -4,17 +4,17 @@
 extension DeviceEngine {
     mutating func reset(into out: inout [Event]) {
         let time = now
-        let open = links.byID.keys.sorted()
+        let open = server.links.byID.keys.sorted()
         let revision = appServerSendersRevision
         var fresh = DeviceEngine(startConfiguration)
         fresh.configuration.appServer = configuration.appServer
         fresh.startConfiguration = startConfiguration
-        fresh.links.loginTimeout = links.loginTimeout
+        fresh.server.links.loginTimeout = server.links.loginTimeout
         fresh.inputs = inputs
         fresh.silent = silent
         fresh.now = time
         fresh.wallClock = wallClock
-        for id in open { fresh.links.effects.append(.endStream(id)) }
+        for id in open { fresh.server.links.effects.append(.endStream(id)) }
         self = fresh
         // The senders may differ from before the reset whatever the fresh engine counted.
         appServerSendersRevision = revision &+ 1

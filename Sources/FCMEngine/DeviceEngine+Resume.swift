@@ -8,7 +8,7 @@ extension DeviceEngine {
             fields: [
                 .text("state", path), .number("clock", now),
                 .number("pending", devices.reduce(0) { $0 + $1.pending.count }),
-                .number("awaitingAck", awaitingAck.count),
+                .number("awaitingAck", server.awaitingAck.count),
                 .number("stored", devices.reduce(0) { $0 + $1.stored.count }),
             ] + (devices.count > 1 ? [.number("devices", devices.count)] : []))
     }
@@ -34,10 +34,10 @@ extension DeviceEngine {
     /// The app servers connected when the device stopped are gone: their
     /// connections close (what they carried waits for new ones).
     mutating func forgetAppServers(at time: Millis, into out: inout [Event]) {
-        for id in links.byID.keys.sorted() {
+        for id in server.links.byID.keys.sorted() {
             apply(.appServer(.closed(id)), at: time, into: &out)
         }
-        for sender in realAppServers.sorted() {
+        for sender in server.realAppServers.sorted() {
             apply(.setAppServerPresent(sender: sender, present: false), at: time, into: &out)
         }
         _ = takeEffects()

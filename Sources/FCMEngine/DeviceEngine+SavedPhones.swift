@@ -14,7 +14,7 @@ extension DeviceEngine {
         image.devices = []
         image.deviceIndex = [:]
         image.tokenDevices = [:]
-        image.topicIndex = TopicIndex()
+        image.server.topicIndex = TopicIndex()
         image.phoneDeadlines = DeadlineHeap()
         image.inputs = InputRecord()
         return image
@@ -64,7 +64,7 @@ extension DeviceEngine {
         devices = rebuilt.devices
         deviceIndex = rebuilt.deviceIndex
         tokenDevices = rebuilt.tokenDevices
-        topicIndex = rebuilt.topicIndex
+        self.server.topicIndex = rebuilt.server.topicIndex
         phoneDeadlines = rebuilt.phoneDeadlines
         // In the order a reading of every phone first meets them, as `indexDevices` has it.
         countRegisteredSenders()
@@ -75,14 +75,14 @@ extension DeviceEngine {
         if index < devices.count {
             let old = devices[index]
             devices[index] = phone
-            topicIndex.update(phone: index, from: old.topics, to: phone.topics)
+            server.topicIndex.update(phone: index, from: old.topics, to: phone.topics)
             if deviceIndex[old.name] == index, old.name != phone.name { deviceIndex[old.name] = nil }
             old.forEachToken { token in
                 if tokenDevices[token] == index, phone.owner(of: token) == nil { tokenDevices[token] = nil }
             }
         } else if index == devices.count {
             devices.append(phone)
-            topicIndex.update(phone: index, from: [:], to: phone.topics)
+            server.topicIndex.update(phone: index, from: [:], to: phone.topics)
         } else {
             return false
         }

@@ -34,7 +34,7 @@ extension DeviceEngine {
     /// Runs the HTTP APIs' orders on the device, in order. While the service is down
     /// nothing is taken (each refusal is still logged) and the API answers 503.
     mutating func send(_ orders: [SendOrder], into out: inout [Event]) -> SendOutcome {
-        let down = !serviceUp
+        let down = !server.serviceUp
         var results: [Result<String, DownstreamError>] = []
         var deliveries: [GroupDelivery?] = []
         results.reserveCapacity(orders.count)
@@ -64,7 +64,7 @@ extension DeviceEngine {
     mutating func take(_ request: DownstreamRequest, overrides: PlatformOverrides? = nil, into out: inout [Event]) -> (
         Result<String, DownstreamError>, GroupDelivery?
     ) {
-        if let key = request.to, serviceUp, let group = groups.first(where: { $0.key == key }),
+        if let key = request.to, server.serviceUp, let group = server.groups.first(where: { $0.key == key }),
             group.sender == request.sender
         {
             let delivery = sendToGroup(group, request, overrides: overrides, into: &out)

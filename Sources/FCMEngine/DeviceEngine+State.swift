@@ -8,8 +8,8 @@ extension DeviceEngine {
     }
 
     mutating func setService(up: Bool, into out: inout [Event]) {
-        guard up != serviceUp else { return }
-        serviceUp = up
+        guard up != server.serviceUp else { return }
+        server.serviceUp = up
         emit(.server, .serviceChanged, [.text("service", up ? "up" : "down")], on: nil, into: &out)
         for p in devices.indices { connectivityChanged(on: p, into: &out) }
     }

@@ -7,8 +7,8 @@ extension DeviceEngine {
             if earliest.map({ time < $0 }) ?? true { earliest = time }
         }
         if let phone = phoneDeadlines.earliest { consider(phone) }
-        if let held = awaitingDeadlines.earliest { consider(held) }
-        if let link = links.timers.earliest { consider(link) }
+        if let held = server.awaitingDeadlines.earliest { consider(held) }
+        if let link = server.links.timers.earliest { consider(link) }
         return earliest
     }
 
@@ -30,10 +30,10 @@ extension DeviceEngine {
         // the phones' stores and batch windows.
         let phonesDue = phoneDeadlines.due(by: now).sorted()
         for p in phonesDue { expireQueue(on: p, into: &out) }
-        if let due = links.timers.earliest, due <= now {
+        if let due = server.links.timers.earliest, due <= now {
             fireLinkTimers(into: &out)
         }
-        if let held = awaitingDeadlines.earliest, held <= now {
+        if let held = server.awaitingDeadlines.earliest, held <= now {
             retryUpstream(into: &out)
         }
         for index in phonesDue {
@@ -80,7 +80,7 @@ extension DeviceEngine {
 
     mutating func retryUpstream(into out: inout [Event]) {
         var kept: [HeldUpstream] = []
-        for var held in awaitingAck {
+        for var held in server.awaitingAck {
             let message = held.message
             if message.expiresAt <= now {
                 emit(
@@ -104,10 +104,10 @@ extension DeviceEngine {
             }
             kept.append(held)
         }
-        awaitingAck = HeldUpstreams(kept)
-        awaitingDeadlines.rebuild(kept.map { ($0.heapKey, $0.deadline) })
-        links.pruneWaiting()
+        server.awaitingAck = HeldUpstreams(kept)
+        server.awaitingDeadlines.rebuild(kept.map { ($0.heapKey, $0.deadline) })
+        server.links.pruneWaiting()
         // Retries and expiries freed room on connections: what waits goes out.
-        for sender in links.bySender.keys.sorted() { fillWindows(of: sender, into: &out) }
+        for sender in server.links.bySender.keys.sorted() { fillWindows(of: sender, into: &out) }
     }
 }

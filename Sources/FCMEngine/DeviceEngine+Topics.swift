@@ -87,7 +87,7 @@ extension DeviceEngine {
     }
 
     mutating func changeTopics(_ order: TopicOrder, into out: inout [Event]) -> TopicOutcome {
-        guard serviceUp else { return .serviceDown }
+        guard server.serviceUp else { return .serviceDown }
         let name = TopicName.bare(order.topic)
         if let problem = TopicName.problem(name) { return refuseTopicCall(order, problem, into: &out) }
         if order.tokens.isEmpty { return refuseTopicCall(order, "the call names no registration tokens", into: &out) }

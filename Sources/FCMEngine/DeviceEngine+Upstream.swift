@@ -186,7 +186,7 @@ extension DeviceEngine {
                 Field("data", .map(message.data)), .number("ttl", message.timeToLive),
             ], on: p, into: &out)
         addToBatch(message.id, on: p, into: &out)
-        if configuration.appServer == .echo && !realAppServers.contains(message.sender) {
+        if configuration.appServer == .echo && !server.realAppServers.contains(message.sender) {
             emit(
                 .server, .appServerAck,
                 [.text("sender", message.sender), .text("id", message.id), .text("by", "echo")], on: p, into: &out)
@@ -195,8 +195,8 @@ extension DeviceEngine {
             let held = HeldUpstream(message: message, attempts: 1, nextRetryAt: now + delay, retryDelay: delay)
             // An id used again after a reinstall replaces the message still held under it.
             releaseCarrier(held.heapKey)
-            awaitingAck.append(held)
-            awaitingDeadlines.set(held.heapKey, held.deadline)
+            server.awaitingAck.append(held)
+            server.awaitingDeadlines.set(held.heapKey, held.deadline)
             offerUpstream(message, about: p, into: &out)
         }
     }
@@ -222,7 +222,7 @@ extension DeviceEngine {
 
     mutating func ackUpstream(sender: String, id: String, into out: inout [Event]) {
         let key = MessageKey(sender: sender, id: id)
-        guard awaitingAck.remove(key) != nil else {
+        guard server.awaitingAck.remove(key) != nil else {
             return emit(
                 .server, .ackIgnored,
                 [
@@ -230,7 +230,7 @@ extension DeviceEngine {
                     .text("detail", "no upstream message \(id) of sender \(sender) awaits an ack"),
                 ], on: nil, into: &out)
         }
-        awaitingDeadlines.remove(key)
+        server.awaitingDeadlines.remove(key)
         releaseCarrier(key)
         emit(
             .server, .appServerAck, [.text("sender", sender), .text("id", id), .text("by", "app server")], on: nil,

@@ -12,8 +12,6 @@ public struct DeviceEngine: Sendable, Codable {
     var deviceIndex: [String: Int] = [:]
     /// Every token ever issued → the index of the phone it was issued on.
     var tokenDevices: [String: Int] = [:]
-    /// Each topic's subscribed phones (`TopicIndex`), rebuilt with the other maps.
-    var topicIndex = TopicIndex()
     /// Every sender some phone registers with (`appServerSenders`); rebuilt with the
     /// other maps over phones.
     var registeredSenders = AppServerSenders() {
@@ -24,37 +22,18 @@ public struct DeviceEngine: Sendable, Codable {
     public internal(set) var appServerSendersRevision = 0
     /// The time of the last command or timer handled.
     public internal(set) var now: Millis = 0
-    public internal(set) var serviceUp = true
     /// The engine's reading of the UNIX time (`Command.setWallClock`).
     public internal(set) var wallClock = WallClock.replayDefault
 
-    // Upstream held by the connection server.
-    /// Upstream messages the connection server holds until the app server acks.
-    public internal(set) var awaitingAck = HeldUpstreams()
-    /// The earliest retry or expiry among `awaitingAck`, kept without scanning it.
-    var awaitingDeadlines = DeadlineHeap<MessageKey>()
+    /// The connection server: what it holds beside the phones.
+    public internal(set) var server = Server()
     /// Each phone's earliest timer (`Phone.earliestDeadline`), by index, so
     /// that a fleet's next deadline is found without reading every phone. Not saved:
     /// rebuilt with the other maps over phones.
     var phoneDeadlines = DeadlineHeap<Int>()
-    /// Senders with a real app server connected (the echo does not answer for them).
-    public internal(set) var realAppServers: Set<String> = []
-    /// The connection server's app-server connections.
-    public internal(set) var links = AppServerLinks()
 
     public static let inboxLimit = 500
-    /// Delivery receipts no app server has acknowledged yet, oldest first (at most
-    /// `owedReceiptLimit`; past it the oldest is dropped).
-    public internal(set) var owedReceipts: [OwedReceipt] = []
     public static let owedReceiptLimit = 10_000
-    /// Faults added on purpose and not used up yet, oldest first.
-    public internal(set) var faults: [Fault] = []
-    var nextFaultID = 0
-    /// Legacy device groups, oldest first.
-    public internal(set) var groups: [DeviceGroup] = []
-    /// Topic messages whose copies are still going out, oldest first.
-    var fanOuts: [TopicFanOut] = []
-    var messageCounter: UInt64 = 0
     /// The calls made on this engine since a shell last took them, while recording
     /// (`recording(_:)`, `takeRecorded()`).
     var inputs = InputRecord()
@@ -83,7 +62,7 @@ public struct DeviceEngine: Sendable, Codable {
     /// Whether the phone at `p` can talk to the connection server.
     func connected(_ p: Int) -> Bool {
         // A field at a time: work inside `phone`'s closure copies the whole phone.
-        phone(p) { $0.installed } && phone(p) { $0.network } == .online && serviceUp
+        phone(p) { $0.installed } && phone(p) { $0.network } == .online && server.serviceUp
     }
 
     /// Registers every sender on every phone: the first `onNewToken` of each.
@@ -145,14 +124,14 @@ public struct DeviceEngine: Sendable, Codable {
         case .drain: drain(into: &out)
         case .ackReceipt(let sender, let id): ackReceipt(sender: sender, id: id, into: &out)
         case .setAppServerPresent(let sender, let present):
-            if present { realAppServers.insert(sender) } else { realAppServers.remove(sender) }
+            if present { server.realAppServers.insert(sender) } else { server.realAppServers.remove(sender) }
         case .appServer(let input): appServer(input, into: &out)
         case .addFault(let fault): addFault(fault, into: &out)
         case .clearFaults: clearFaults(into: &out)
         case .setWallClock(let unixMillis): setWallClock(unixMillis: unixMillis)
         case .setAppServerMode(let mode): configuration.appServer = mode
         case .setDeviceLimits(let on): configuration.store.deviceLimits = on
-        case .setLoginTimeout(let span): links.loginTimeout = span
+        case .setLoginTimeout(let span): server.links.loginTimeout = span
         case .reset: reset(into: &out)
         }
     }

@@ -43,7 +43,8 @@ extension DeviceEngine {
         }
         var own = Set<String>()
         phone.forEachToken { own.insert($0) }
-        let groups = groups.filter { group in group.members.contains(where: own.contains) }.map { group -> JSONValue in
+        let groups = server.groups.filter { group in group.members.contains(where: own.contains) }.map {
+            group -> JSONValue in
             .members([
                 "name": .string(group.name), "sender": .string(group.sender), "notification_key": .string(group.key),
                 "members": .strings(group.members),
@@ -64,7 +65,7 @@ extension DeviceEngine {
             "sdk": .string(settings.sdk.rawValue), "app": .string(settings.app),
             "installed": .bool(phone.installed), "appState": .string(phone.appState.rawValue),
             "network": .string(phone.network.rawValue), "doze": .bool(phone.doze),
-            "service": .string(serviceUp ? "up" : "down"), "connected": .bool(isConnected(phoneAt: index)),
+            "service": .string(server.serviceUp ? "up" : "down"), "connected": .bool(isConnected(phoneAt: index)),
             "tokens": .object(tokens), "topics": .object(topics), "pending": .strings(phone.pending.map(\.id)),
             "held": .array(held), "deleted": .int(phone.deletedCount), "tray": .array(tray),
             "inbox": .array(inbox), "groups": .array(groups),

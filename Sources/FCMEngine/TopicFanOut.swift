@@ -61,7 +61,7 @@ public struct PendingFanOut: Sendable, Equatable {
 extension DeviceEngine {
     /// The topic messages still going out, oldest first.
     public var pendingFanOuts: [PendingFanOut] {
-        fanOuts.map { fanOut in
+        server.fanOuts.map { fanOut in
             PendingFanOut(
                 id: fanOut.message.id, sender: fanOut.message.request.sender, topic: fanOut.message.request.topic,
                 sent: fanOut.sent, copies: fanOut.phones.count,
@@ -91,19 +91,19 @@ extension DeviceEngine {
 
     /// Whether a topic message still has copies to send (a shell hands the engine
     /// `EngineInput.fanOut` until it has none).
-    public var hasPendingFanOut: Bool { !fanOuts.isEmpty }
+    public var hasPendingFanOut: Bool { !server.fanOuts.isEmpty }
 
     /// Sends the next batch of the oldest topic message still going out.
     mutating func continueFanOut(into out: inout [Event]) {
-        guard var fanOut = fanOuts.first else { return }
+        guard var fanOut = server.fanOuts.first else { return }
         sendBatch(of: &fanOut, into: &out)
         if fanOut.isDone {
-            fanOuts.removeFirst()
+            server.fanOuts.removeFirst()
         } else {
             // A token changed while the batch went (none does today: routing a copy
             // changes no token) is kept.
-            fanOut.tokenChanged.formUnion(fanOuts[0].tokenChanged)
-            fanOuts[0] = fanOut
+            fanOut.tokenChanged.formUnion(server.fanOuts[0].tokenChanged)
+            server.fanOuts[0] = fanOut
         }
     }
 
@@ -111,9 +111,9 @@ extension DeviceEngine {
     /// than `before`: their topic messages taken before get no copy to it.
     mutating func noteTokenChanges(ofPhoneAt index: Int, from before: [String: String]) {
         let now = phone(index) { $0.tokens }
-        for position in fanOuts.indices {
-            let sender = fanOuts[position].message.request.sender
-            if before[sender] != now[sender] { fanOuts[position].tokenChanged.insert(index) }
+        for position in server.fanOuts.indices {
+            let sender = server.fanOuts[position].message.request.sender
+            if before[sender] != now[sender] { server.fanOuts[position].tokenChanged.insert(index) }
         }
     }
 

@@ -85,7 +85,7 @@ extension TUIModel {
         case .character("s"): openCompose()
         case .character("p"): openPush()
         case .character("n"): run(.setNetwork(shown.network == .online ? .offline : .online), at: time)
-        case .character("o"): run(.setService(up: !device.serviceUp), at: time)
+        case .character("o"): run(.setService(up: !device.server.serviceUp), at: time)
         case .character("z"): run(.setDoze(!shown.doze), at: time)
         case .character("f"): run(.setAppState(.foreground), at: time)
         case .character("b"): run(.setAppState(.background), at: time)

@@ -41,7 +41,7 @@ extension View {
         let counts =
             "non-collapsible \(usage.nonCollapsible)/\(usage.nonCollapsibleLimit)   "
             + "collapse keys \(usage.collapseKeys)/\(usage.collapseKeyLimit)   "
-            + "upstream awaiting an ack \(model.device.awaitingAck.count)"
+            + "upstream awaiting an ack \(model.device.server.awaitingAck.count)"
         grid.put(counts, x: inner.x + 1, y: inner.y, style: .bold, limit: inner.width - 2)
         // Columns as wide as what they hold, in the room there is: nothing is cut
         // while blank columns stand beside it.

@@ -29,7 +29,7 @@ extension View {
             // items on screen are formatted (the inbox holds up to a thousand).
             let per = pane.rowsPerItem
             let count = model.itemCount(pane)
-            let total = count * per + (pane == .queue && !model.device.awaitingAck.isEmpty ? 1 : 0)
+            let total = count * per + (pane == .queue && !model.device.server.awaitingAck.isEmpty ? 1 : 0)
             let lastSelectedRow = min((model.selected(pane) + 1) * per - 1, max(0, total - 1))
             start = max(0, min(lastSelectedRow - inner.height + 1, total - inner.height))
             let first = start / per
@@ -127,9 +127,11 @@ extension View {
                 let left = max(0, message.expiresAt - model.now)
                 return Row(text: "\(message.id)  ttl \(countdown(left))  → \(message.sender)")
             }
-            if !model.device.awaitingAck.isEmpty, items.upperBound == engine.pending.count {
+            if !model.device.server.awaitingAck.isEmpty, items.upperBound == engine.pending.count {
                 rows.append(
-                    Row(text: "server holds \(model.device.awaitingAck.count) for the app server's ack", style: .dim))
+                    Row(
+                        text: "server holds \(model.device.server.awaitingAck.count) for the app server's ack",
+                        style: .dim))
             }
             return rows
         case .events, .server:

@@ -106,7 +106,8 @@ public enum View {
         // An iPhone has no Doze: the switch is APNs holding normal-priority pushes.
         let asleep = device.platform.idleNames?.state ?? "dozing"
         segment(engine.doze ? asleep : "awake", engine.doze ? .warning : .ok)
-        segment(model.device.serviceUp ? "service up" : "service DOWN", model.device.serviceUp ? .ok : .error)
+        segment(
+            model.device.server.serviceUp ? "service up" : "service DOWN", model.device.server.serviceUp ? .ok : .error)
         if let listeners = model.networkSummary {
             segment(listeners, .ok)
             segment("app server: \(model.device.configuration.appServer.rawValue)", .dim)

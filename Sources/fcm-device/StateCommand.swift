@@ -48,9 +48,10 @@ struct StateCommand: ParsableCommand {
     /// the control API's `GET devices` answers for each phone.
     static func json(_ engine: DeviceEngine, path: String) -> String {
         JSONValue.members([
-            "state": .string(path), "clock": .int(engine.now), "service": .string(engine.serviceUp ? "up" : "down"),
-            "awaitingAck": .strings(engine.awaitingAck.map(\.message.id)),
-            "owedReceipts": .strings(engine.owedReceipts.map(\.id)),
+            "state": .string(path), "clock": .int(engine.now),
+            "service": .string(engine.server.serviceUp ? "up" : "down"),
+            "awaitingAck": .strings(engine.server.awaitingAck.map(\.message.id)),
+            "owedReceipts": .strings(engine.server.owedReceipts.map(\.id)),
             "fanOuts": engine.pendingFanOutsJSON,
             "devices": .array(engine.devices.indices.map { engine.snapshot(ofPhoneAt: $0) }),
         ]).json
@@ -61,8 +62,8 @@ struct StateCommand: ParsableCommand {
         var lines = [
             "state     \(path)",
             "clock     \(String(format: "%.3f", Double(engine.now) / 1_000)) s",
-            "service   \(engine.serviceUp ? "up" : "down"); \(engine.awaitingAck.count) upstream awaiting an app "
-                + "server's ack, \(engine.owedReceipts.count) receipts owed to app servers",
+            "service   \(engine.server.serviceUp ? "up" : "down"); \(engine.server.awaitingAck.count) upstream awaiting an app "
+                + "server's ack, \(engine.server.owedReceipts.count) receipts owed to app servers",
         ]
         for fanOut in engine.pendingFanOuts {
             lines.append(

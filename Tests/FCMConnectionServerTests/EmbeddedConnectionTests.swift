@@ -128,7 +128,7 @@ struct EmbeddedConnectionTests {
         try ccs.send(
             #"<message><gcm xmlns="google:mobile:data">{"to":"\#(ccs.token)","message_id":"u1","message_type":"ack"}</gcm></message>"#
         )
-        #expect(ccs.host.engine.awaitingAck.isEmpty)
+        #expect(ccs.host.engine.server.awaitingAck.isEmpty)
     }
 
     @Test func malformedXMLEndsTheStreamWithAnError() throws {
@@ -164,11 +164,11 @@ struct FlowControlTests {
         for n in 0..<120 { ccs.host.apply(.on(.send(UpstreamRequest(to: to, messageID: "u\(n)", timeToLive: 600)))) }
         let sent = try ccs.received().components(separatedBy: #"type="normal""#).count - 1
         #expect(sent == 100)
-        #expect(ccs.host.engine.links.byID[ccs.connection.number]?.unacked.count == 100)
+        #expect(ccs.host.engine.server.links.byID[ccs.connection.number]?.unacked.count == 100)
         try ccs.send(
             #"<message><gcm xmlns="google:mobile:data">{"to":"t","message_id":"u0","message_type":"ack"}</gcm></message>"#
         )
-        #expect(ccs.host.engine.links.byID[ccs.connection.number]?.unacked.count == 100)
+        #expect(ccs.host.engine.server.links.byID[ccs.connection.number]?.unacked.count == 100)
         #expect(try ccs.received().contains(#""message_id":"u100""#))
     }
 }

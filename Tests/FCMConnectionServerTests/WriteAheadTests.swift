@@ -119,19 +119,19 @@ struct WriteAheadTests {
         let first = try await start(state)
         let before = try RawClient(port: try #require(first.server.ccsPlainPort))
         before.login()
-        #expect(first.server.host.box.read { $0.realAppServers } == ["555"])
+        #expect(first.server.host.box.read { $0.server.realAppServers } == ["555"])
         let upstream = UpstreamRequest(
             to: "555@fcm.googleapis.com", messageID: "held-1", timeToLive: 3_600, data: [DataItem("k", .string("v"))])
         try await first.server.apply(.on(.send(upstream)))
-        #expect(first.server.host.box.read { $0.awaitingAck.map(\.message.id) } == ["held-1"])
+        #expect(first.server.host.box.read { $0.server.awaitingAck.map(\.message.id) } == ["held-1"])
         // Killed: nothing after this point reaches the file (not the app server leaving).
         first.store.abandon()
         try await first.server.stop()
 
         let second = try await start(state)
-        #expect(second.server.host.box.read { $0.awaitingAck.map(\.message.id) } == ["held-1"])
+        #expect(second.server.host.box.read { $0.server.awaitingAck.map(\.message.id) } == ["held-1"])
         // The app server connected before the stop is not taken to be there now.
-        #expect(second.server.host.box.read { $0.realAppServers.isEmpty })
+        #expect(second.server.host.box.read { $0.server.realAppServers.isEmpty })
         let client = try RawClient(port: try #require(second.server.ccsPlainPort))
         client.login()
         let delivered = client.read(until: "held-1")
@@ -140,7 +140,7 @@ struct WriteAheadTests {
             #"<message><gcm xmlns="google:mobile:data">{"to":"x","message_id":"held-1","message_type":"ack"}</gcm></message>"#
         )
         _ = client.available(within: 300)
-        #expect(second.server.host.box.read { $0.awaitingAck.isEmpty })
+        #expect(second.server.host.box.read { $0.server.awaitingAck.isEmpty })
         try await second.server.stop()
     }
 
@@ -159,7 +159,7 @@ struct WriteAheadTests {
         try await first.server.stop()
 
         let second = try await start(state)
-        #expect(second.server.host.box.read { $0.owedReceipts.map(\.id) } == ["dr2:r1"])
+        #expect(second.server.host.box.read { $0.server.owedReceipts.map(\.id) } == ["dr2:r1"])
         let next = try RawClient(port: try #require(second.server.ccsPlainPort))
         next.login()
         #expect(next.read(until: "MESSAGE_SENT_TO_DEVICE").contains(#""original_message_id":"r1""#))
@@ -167,7 +167,7 @@ struct WriteAheadTests {
             #"<message><gcm xmlns="google:mobile:data">{"to":"x","message_id":"dr2:r1","message_type":"ack"}</gcm></message>"#
         )
         _ = next.available(within: 300)
-        #expect(second.server.host.box.read { $0.owedReceipts.isEmpty })
+        #expect(second.server.host.box.read { $0.server.owedReceipts.isEmpty })
         try await second.server.stop()
 
         let third = try await start(state)

@@ -261,7 +261,7 @@ struct ControlFaultTests {
         #expect(((open.json["error"] as? [String: Any])?["message"] as? String)?.contains("scope") == true)
         let cleared = await device.call("DELETE", "faults")
         #expect(ControlledDevice.names(cleared.json) == ["faultsCleared"])
-        #expect(device.engine.faults.isEmpty)
+        #expect(device.engine.server.faults.isEmpty)
     }
 
     @Test("reset returns the device to its start: the same token, nothing delivered, twice in a row")

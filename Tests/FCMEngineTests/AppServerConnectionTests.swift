@@ -43,7 +43,7 @@ struct AppServerConnectionTests {
         h.connect(1)
         for n in 1...101 { h.send("m-\(n)") }
         #expect(h.upstreamWritten()[1]?.count == 100)
-        #expect(h.engine.links.waitingUpstream(of: Harness.sender) == ["m-101"])
+        #expect(h.engine.server.links.waitingUpstream(of: Harness.sender) == ["m-101"])
         h.link(.received(1, .ack(messageID: "m-1")))
         #expect(h.upstreamWritten() == [1: ["m-101"]])
     }
@@ -77,8 +77,8 @@ struct AppServerConnectionTests {
         h.send("m-1")
         let events = h.link(.received(1, .ack(messageID: "m-1")))
         #expect(events.named("appServerAck").first?.string("by") == "app server")
-        #expect(h.engine.awaitingAck.isEmpty)
-        #expect(h.engine.links.byID[1]?.unacked.isEmpty == true)
+        #expect(h.engine.server.awaitingAck.isEmpty)
+        #expect(h.engine.server.links.byID[1]?.unacked.isEmpty == true)
     }
 
     @Test func anAppServersNackOfAnUpstreamMessageSettlesItAsAnAckWithAWarning() {
@@ -88,8 +88,8 @@ struct AppServerConnectionTests {
         let events = h.link(.received(1, .nack(messageID: "m-1")))
         #expect(events.named("warning").first?.string("detail")?.contains("nacked m-1") == true)
         #expect(events.named("appServerAck").count == 1)
-        #expect(h.engine.awaitingAck.isEmpty)
-        #expect(h.engine.links.byID[1]?.unacked.isEmpty == true)
+        #expect(h.engine.server.awaitingAck.isEmpty)
+        #expect(h.engine.server.links.byID[1]?.unacked.isEmpty == true)
     }
 
     @Test func atMostOneThousandConnectionsPerSender() {
@@ -106,7 +106,7 @@ struct AppServerConnectionTests {
         #expect(
             h.engine.takeEffects() == [.refuseLogin(extra, detail: "too many connections for sender \(Harness.sender)")]
         )
-        #expect(h.engine.links.count(of: Harness.sender) == ConnectionRules.connectionsPerSender)
+        #expect(h.engine.server.links.count(of: Harness.sender) == ConnectionRules.connectionsPerSender)
     }
 
     @Test func aConnectionWithoutASessionInTimeIsClosed() {
@@ -119,7 +119,7 @@ struct AppServerConnectionTests {
             h.engine.takeEffects() == [
                 .streamError(1, condition: "connection-timeout", text: "no session within 30 s of connecting")
             ])
-        #expect(h.engine.links.byID[1] == nil)
+        #expect(h.engine.server.links.byID[1] == nil)
     }
 
     @Test func downstreamIsAckedBeforeTheReceiptItCauses() {
@@ -178,7 +178,7 @@ struct AppServerConnectionTests {
         let events = h.link(.received(2, .downstream(request, messageID: "d-1")))
         #expect(events.names == ["faultInjected", "connectionDraining", "nack"])
         #expect(events.named("nack").first?.string("error") == "CONNECTION_DRAINING")
-        #expect(h.engine.links.byID[1]?.draining == false)
+        #expect(h.engine.server.links.byID[1]?.draining == false)
         let effects = h.engine.takeEffects()
         #expect(effects.first == .write(2, .draining))
         let next = h.link(.received(1, .downstream(request, messageID: "d-2")))
@@ -194,7 +194,7 @@ struct AppServerConnectionTests {
         let events = h.link(.received(1, .downstream(request, messageID: "d-1")))
         #expect(events.names == ["faultInjected", "appServerDisconnected"])
         #expect(h.engine.takeEffects() == [.endStream(1)])
-        #expect(h.engine.links.byID[1] == nil)
+        #expect(h.engine.server.links.byID[1] == nil)
     }
 
     @Test func aDrainingConnectionTakesNoNewUpstream() {
@@ -232,7 +232,7 @@ struct AppServerConnectionTests {
         }
         #expect(receipts == [1, 2])
         h.link(.received(2, .ack(messageID: "dr2:d-1")))
-        #expect(h.engine.owedReceipts.isEmpty)
+        #expect(h.engine.server.owedReceipts.isEmpty)
         h.connect(3)
         #expect(h.engine.takeEffects().isEmpty)
     }
@@ -272,8 +272,8 @@ struct AppServerConnectionTests {
         h.connect(1)
         h.send("m-1")
         h.link(.opened(1))
-        #expect(h.engine.links.byID[1]?.unacked == ["m-1"])
-        #expect(h.engine.links.count(of: Harness.sender) == 1)
+        #expect(h.engine.server.links.byID[1]?.unacked == ["m-1"])
+        #expect(h.engine.server.links.count(of: Harness.sender) == 1)
     }
 
     @Test func aDeviceSavedBeforeConnectionsSendsWhatItHeldOnTheFirstConnection() throws {
@@ -284,7 +284,7 @@ struct AppServerConnectionTests {
         var object = try #require(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])
         object["links"] = nil
         var old = try JSONDecoder().decode(DeviceEngine.self, from: JSONSerialization.data(withJSONObject: object))
-        #expect(old.links.waitingUpstream(of: Harness.sender) == ["m-1"])
+        #expect(old.server.links.waitingUpstream(of: Harness.sender) == ["m-1"])
         var events: [Event] = []
         old.handle(.apply(.appServer(.connected(1, sender: Harness.sender)), at: 1_000), into: &events)
         old.handle(.advance(to: 1_000 + ConnectionRules.settleTime), into: &events)

@@ -8,7 +8,7 @@ struct DeadlineTests {
         var times: [Millis] = []
         if let flush = engine.devices[0].batch?.flushAt { times.append(flush) }
         times += engine.devices[0].pending.map(\.expiresAt)
-        times += engine.awaitingAck.map { min($0.nextRetryAt, $0.message.expiresAt) }
+        times += engine.server.awaitingAck.map { min($0.nextRetryAt, $0.message.expiresAt) }
         times += engine.devices[0].stored.map(\.expiresAt)
         return times.min()
     }

@@ -79,7 +79,7 @@ struct DeviceGroupTests {
             return
         }
         #expect(why.contains("at most 20"))
-        #expect(h.engine.groups.first?.members.count == 20)
+        #expect(h.engine.server.groups.first?.members.count == 20)
     }
 
     @Test func removingTheLastMemberDeletesTheKey() {
@@ -89,7 +89,7 @@ struct DeviceGroupTests {
             return
         }
         #expect(h.group(.remove, key: key, tokens: [h.token]) == .key(key))
-        #expect(h.engine.groups.isEmpty)
+        #expect(h.engine.server.groups.isEmpty)
         #expect(h.group(.add, key: key, tokens: [h.token]) == .refused("notification_key not found"))
     }
 
@@ -101,13 +101,13 @@ struct DeviceGroupTests {
         }
         #expect(why.contains("not a valid registration token"))
         #expect(h.group(.create, tokens: []) == .refused("registration_ids is empty"))
-        #expect(h.engine.groups.isEmpty)
+        #expect(h.engine.server.groups.isEmpty)
     }
 
     @Test func groupsSurviveSavingAndLoading() throws {
         var h = Harness()
         _ = h.group(.create, tokens: [h.token])
         let loaded = try JSONDecoder().decode(DeviceEngine.self, from: try JSONEncoder().encode(h.engine))
-        #expect(loaded.groups == h.engine.groups)
+        #expect(loaded.server.groups == h.engine.server.groups)
     }
 }

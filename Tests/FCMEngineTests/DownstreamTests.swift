@@ -231,21 +231,21 @@ struct StorageTests {
         var h = Harness(senders: [Harness.sender, Harness.other])
         h.push(id: "r1", receipt: true)
         h.push(id: "r2", receipt: true)
-        #expect(h.engine.owedReceipts.map(\.id) == ["dr2:r1", "dr2:r2"])
+        #expect(h.engine.server.owedReceipts.map(\.id) == ["dr2:r1", "dr2:r2"])
         // Another sender's ack, and an unknown id, change nothing.
         #expect(h.run(.ackReceipt(sender: Harness.other, id: "dr2:r1")).isEmpty)
         #expect(h.run(.ackReceipt(sender: Harness.sender, id: "dr2:nope")).isEmpty)
         let acked = h.run(.ackReceipt(sender: Harness.sender, id: "dr2:r1"))
         #expect(acked.names == ["receiptAck"])
-        #expect(h.engine.owedReceipts.map(\.id) == ["dr2:r2"])
+        #expect(h.engine.server.owedReceipts.map(\.id) == ["dr2:r2"])
     }
 
     @Test func owedReceiptsAreBoundedOldestFirst() {
         // Ten thousand messages to one phone: a load test, with production's limits off.
         var h = Harness(store: StorePolicy(deviceLimits: false))
         for n in 0...DeviceEngine.owedReceiptLimit { h.push(id: "r\(n)", receipt: true) }
-        #expect(h.engine.owedReceipts.count == DeviceEngine.owedReceiptLimit)
-        #expect(h.engine.owedReceipts.first?.originalID == "r1")
+        #expect(h.engine.server.owedReceipts.count == DeviceEngine.owedReceiptLimit)
+        #expect(h.engine.server.owedReceipts.first?.originalID == "r1")
     }
 }
 

@@ -21,7 +21,7 @@ struct FaultTests {
         #expect(h.engine.handle(.httpFaults(path: "/fcm/send", at: h.engine.now), into: &events).faultEffects.isEmpty)
         #expect(events.names == ["faultInjected", "faultInjected"])
         #expect(events.last?["left"] == .int(0))
-        #expect(h.engine.faults.isEmpty)
+        #expect(h.engine.server.faults.isEmpty)
     }
 
     @Test func aFaultWithNeitherCountNorDurationIsUsedOnce() {
@@ -112,7 +112,7 @@ struct FaultTests {
         // The window began with the first message, not on the minute.
         h.wait(30_000)
         #expect(h.push().names == ["downstreamAccepted", "onMessageReceived"])
-        #expect(h.engine.faults.count == 1)
+        #expect(h.engine.server.faults.count == 1)
     }
 
     @Test func aRateRuleOnASenderIsTheProjectQuota() {
@@ -158,7 +158,7 @@ struct FaultTests {
         let events = h.run(.addFault(fault))
         #expect(events.names == ["commandRefused"])
         #expect(events.first?.string("detail")?.contains(words) == true, "\(events)")
-        #expect(h.engine.faults.isEmpty)
+        #expect(h.engine.server.faults.isEmpty)
     }
 
     @Test func resetReturnsTheDeviceToItsStartWithTheSameTokens() {
@@ -172,7 +172,8 @@ struct FaultTests {
         let events = h.run(.reset, after: 5_000)
         #expect(events.names == ["deviceReset", "onNewToken"])
         #expect(h.token == first)
-        #expect(h.engine.devices[0].topicCount == 0 && h.engine.devices[0].stored.isEmpty && h.engine.faults.isEmpty)
+        #expect(
+            h.engine.devices[0].topicCount == 0 && h.engine.devices[0].stored.isEmpty && h.engine.server.faults.isEmpty)
         #expect(h.engine.devices[0].network == .online)
         #expect(h.engine.now == 5_000)
         #expect(h.push().names == ["downstreamAccepted", "onMessageReceived"])

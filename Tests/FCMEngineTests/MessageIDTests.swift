@@ -20,7 +20,7 @@ struct MessageIDTests {
             var harness = Harness(seed: seed)
             for step in 0..<300 {
                 harness.wait(Millis(step * 37))
-                let counter = harness.engine.messageCounter + 1
+                let counter = harness.engine.server.messageCounter + 1
                 let id = harness.engine.nextMessageID()
                 #expect(id == Self.expected(seed: seed, counter: counter, now: harness.engine.now))
                 #expect(id.utf8.count == 2 + 16 + 1 + 16)

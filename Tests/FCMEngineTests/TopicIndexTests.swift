@@ -18,7 +18,7 @@ struct TopicIndexTests {
     static func expectIndexMatches(_ engine: DeviceEngine, _ step: String) {
         for sender in senders {
             for topic in topics {
-                let indexed = engine.topicIndex.subscribers(of: topic, sender: sender)?.phones ?? []
+                let indexed = engine.server.topicIndex.subscribers(of: topic, sender: sender)?.phones ?? []
                 #expect(indexed == scanned(engine, topic, sender), "\(step): \(sender)/\(topic)")
             }
         }

@@ -88,7 +88,7 @@ struct UpstreamTests {
         let retries = h.named("upstreamRetry")
         #expect(retries.map(\.at) == [1_000, 3_000, 7_000])
         #expect(h.named("expired").first?.at == 10_000)
-        #expect(h.engine.awaitingAck.isEmpty)
+        #expect(h.engine.server.awaitingAck.isEmpty)
     }
 
     @Test func appServerAckStopsTheRetries() {
@@ -106,7 +106,7 @@ struct UpstreamTests {
         var h = Harness()
         h.run(.setAppServerPresent(sender: Harness.sender, present: true))
         #expect(h.send("m-1").names == ["upstreamForwarded"])
-        #expect(h.engine.awaitingAck.count == 1)
+        #expect(h.engine.server.awaitingAck.count == 1)
         h.run(.setAppServerPresent(sender: Harness.sender, present: false))
         #expect(h.send("m-2").names == ["upstreamForwarded", "appServerAck"])
     }

@@ -36,7 +36,7 @@ struct DeviceStoreTests {
         #expect(inputs > 300)
         StoreFixture.expectSame(driver.engine, restored)
         #expect(!driver.engine.devices[0].inbox.isEmpty && !driver.engine.devices[0].tokens.isEmpty)
-        #expect(!driver.engine.owedReceipts.isEmpty)
+        #expect(!driver.engine.server.owedReceipts.isEmpty)
 
         // Both go on with the same calls: the same events, ids and tokens come out.
         var twin = driver
@@ -326,7 +326,7 @@ struct StateFormatTests {
         try FileManager.default.copyItem(atPath: fixture.path, toPath: state.path)
         let peeked = try #require(try DeviceStore.peek(path: state.path))
         #expect(peeked.devices[0].tokens["123456789012"]?.isEmpty == false)
-        #expect(peeked.links.byID.isEmpty)
+        #expect(peeked.server.links.byID.isEmpty)
         let (store, opening) = try DeviceStore.open(
             path: state.path, configuration: peeked.configuration, seedNamed: true, fresh: false,
             checkpointEvery: 20_000, onFailure: { Issue.record("write failed: \($0)") })
@@ -341,7 +341,7 @@ struct StateFormatTests {
         #expect(inputs == 8)
         #expect(engine.devices[0].tokens == peeked.devices[0].tokens)
         #expect(engine.devices[0].tokens["123456789012"]?.hasPrefix("9NPw3EzNVGy:APA91b") == true)
-        #expect(engine.awaitingAck.map(\.message.id).sorted() == ["m-1", "m-2"])
+        #expect(engine.server.awaitingAck.map(\.message.id).sorted() == ["m-1", "m-2"])
         #expect(engine.devices[0].pending.map(\.id) == ["m-3"])
         #expect(engine.devices[0].stored.map(\.id) == ["d-1"])
         #expect(engine.devices[0].network == .offline)

@@ -432,7 +432,7 @@ struct FormatSixTests {
         let (pixel, iphone, browser) = (engine.devices[0], engine.devices[1], engine.devices[2])
         #expect(pixel.tokens["123456789012"]?.hasPrefix("B4OMHJ62XfM:APA91b") == true)
         #expect(pixel.topics["123456789012"] == ["news"])
-        #expect(engine.awaitingAck.map(\.message.id) == ["m-1"])
+        #expect(engine.server.awaitingAck.map(\.message.id) == ["m-1"])
         #expect(iphone.network == .offline && iphone.stored.count == 1)
         #expect(browser.platform == .web && browser.tray.map(\.title) == ["Web hello"])
         let rows = try store.database.read { db in try Int.fetchAll(db, sql: "SELECT idx FROM phones ORDER BY idx") }
@@ -470,7 +470,7 @@ struct FormatSevenTests {
         #expect(pixel.tokens["123456789012"]?.hasPrefix("B4OMHJ62XfM:APA91b") == true)
         #expect(pixel.topics["123456789012"] == ["news"])
         #expect(pixel.inbox.contains { $0.data.contains(KeyValue("n", "1")) })
-        #expect(engine.awaitingAck.map(\.message.id) == ["m-1"])
+        #expect(engine.server.awaitingAck.map(\.message.id) == ["m-1"])
         #expect(iphone.network == .offline && iphone.deletedCount == 0)
         #expect(browser.platform == .web && browser.tray.map(\.title) == ["Web hello"])
         func rowStarts() throws -> [UInt8] {

@@ -46,7 +46,7 @@ enum StoreFixture {
     static func expectSame(_ a: DeviceEngine, _ b: DeviceEngine, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(a.now == b.now, sourceLocation: sourceLocation)
         #expect(a.configuration == b.configuration, sourceLocation: sourceLocation)
-        #expect(a.serviceUp == b.serviceUp, sourceLocation: sourceLocation)
+        #expect(a.server.serviceUp == b.server.serviceUp, sourceLocation: sourceLocation)
         #expect(a.devices.count == b.devices.count, sourceLocation: sourceLocation)
         for (x, y) in zip(a.devices, b.devices) {
             #expect(
@@ -57,9 +57,9 @@ enum StoreFixture {
             #expect(x.stored == y.stored && x.tray == y.tray && x.inbox == y.inbox, sourceLocation: sourceLocation)
             #expect(x.deletedCount == y.deletedCount, sourceLocation: sourceLocation)
         }
-        #expect(a.awaitingAck == b.awaitingAck, sourceLocation: sourceLocation)
-        #expect(a.realAppServers == b.realAppServers, sourceLocation: sourceLocation)
-        #expect(a.owedReceipts == b.owedReceipts, sourceLocation: sourceLocation)
+        #expect(a.server.awaitingAck == b.server.awaitingAck, sourceLocation: sourceLocation)
+        #expect(a.server.realAppServers == b.server.realAppServers, sourceLocation: sourceLocation)
+        #expect(a.server.owedReceipts == b.server.owedReceipts, sourceLocation: sourceLocation)
         #expect(a.pendingFanOuts == b.pendingFanOuts, sourceLocation: sourceLocation)
         #expect(a.nextDeadline == b.nextDeadline, sourceLocation: sourceLocation)
     }
@@ -123,13 +123,13 @@ struct SessionDriver: EngineDriver {
             } else {
                 // On an app server's connection, opened (or reopened) as needed.
                 let connection = ConnectionID(step / 50 + 1)
-                if engine.links.byID[connection] == nil {
+                if engine.server.links.byID[connection] == nil {
                     engine.handle(.apply(.appServer(.closed(connection - 1)), at: time), into: &events)
                     engine.handle(.apply(.appServer(.connected(connection, sender: sender)), at: time), into: &events)
                 }
                 let message = CCSMessage.downstream(request, messageID: request.messageID ?? "")
                 engine.handle(.apply(.appServer(.received(connection, message)), at: time), into: &events)
-                if let held = engine.links.byID[connection]?.unacked.first {
+                if let held = engine.server.links.byID[connection]?.unacked.first {
                     engine.handle(
                         .apply(.appServer(.received(connection, .ack(messageID: held))), at: time), into: &events)
                 }
@@ -144,7 +144,7 @@ struct SessionDriver: EngineDriver {
             engine.handle(.advance(to: time), into: &events)
             _ = engine.handle(.send(orders, at: engine.now), into: &events).sendOutcome!
         case 5:
-            if let held = engine.awaitingAck.first {
+            if let held = engine.server.awaitingAck.first {
                 engine.handle(
                     .apply(.ackUpstream(sender: held.message.sender, id: held.message.id), at: time), into: &events)
             }
@@ -157,7 +157,7 @@ struct SessionDriver: EngineDriver {
         case 8: engine.handle(.apply(.on(.refreshToken(sender: nil)), at: time), into: &events)
         case 9:
             engine.handle(.apply(.on(.tap(.last)), at: time), into: &events)
-            if random.next() % 4 == 0, let owed = engine.owedReceipts.first {
+            if random.next() % 4 == 0, let owed = engine.server.owedReceipts.first {
                 engine.handle(.apply(.ackReceipt(sender: owed.sender, id: owed.id), at: time), into: &events)
             }
         case 10: engine.handle(.apply(.setService(up: random.next() % 3 != 0), at: time), into: &events)

@@ -33,7 +33,7 @@ struct KeyHandlingTests {
         var model = Scenes.fresh()
         Scenes.press(&model, [.character("n"), .character("o"), .character("z"), .character("b")])
         #expect(model.device.devices[0].network == .offline)
-        #expect(!model.device.serviceUp)
+        #expect(!model.device.server.serviceUp)
         #expect(model.device.devices[0].doze)
         #expect(model.device.devices[0].appState == .background)
         Scenes.press(&model, [.character("x")], from: 5_000)

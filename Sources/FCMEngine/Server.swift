@@ -1,0 +1,31 @@
+/// The connection server beside the phones: its app-server connections, the upstream
+/// it holds until an app server acks, the receipts it owes, topics and their index,
+/// device groups, topic messages going out and faults made on purpose. The engine
+/// (`DeviceEngine`) is the fleet of phones, this server and the clock.
+public struct Server: Sendable {
+    /// Whether the messaging service is up.
+    public internal(set) var serviceUp = true
+    /// Upstream messages the connection server holds until the app server acks.
+    public internal(set) var awaitingAck = HeldUpstreams()
+    /// The earliest retry or expiry among `awaitingAck`, kept without scanning it.
+    var awaitingDeadlines = DeadlineHeap<MessageKey>()
+    /// Senders with a real app server connected (the echo does not answer for them).
+    public internal(set) var realAppServers: Set<String> = []
+    /// The app-server connections.
+    public internal(set) var links = AppServerLinks()
+    /// Delivery receipts no app server has acknowledged yet, oldest first (at most
+    /// `DeviceEngine.owedReceiptLimit`; past it the oldest is dropped).
+    public internal(set) var owedReceipts: [OwedReceipt] = []
+    /// Faults added on purpose and not used up yet, oldest first.
+    public internal(set) var faults: [Fault] = []
+    var nextFaultID = 0
+    /// Legacy device groups, oldest first.
+    public internal(set) var groups: [DeviceGroup] = []
+    /// Topic messages whose copies are still going out, oldest first.
+    var fanOuts: [TopicFanOut] = []
+    /// Each topic's subscribed phones (`TopicIndex`): an index over the phones, made
+    /// again with the engine's other maps over them (not saved).
+    var topicIndex = TopicIndex()
+    /// Messages taken so far: the seed of each message id.
+    var messageCounter: UInt64 = 0
+}
