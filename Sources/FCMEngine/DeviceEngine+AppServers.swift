@@ -61,7 +61,7 @@ extension DeviceEngine {
         switch message {
         case .ack(let messageID):
             if messageID.hasPrefix(OwedReceipt.idPrefix) {
-                ackReceipt(sender: sender, id: messageID, into: &out)
+                server.ackReceipt(sender: sender, id: messageID, stamp, into: &out)
             } else {
                 takeAck(sender: sender, id: messageID, into: &out)
             }
@@ -78,13 +78,13 @@ extension DeviceEngine {
                     ),
                 ], on: nil, into: &out)
             if messageID.hasPrefix(OwedReceipt.idPrefix) {
-                ackReceipt(sender: sender, id: messageID, into: &out)
+                server.ackReceipt(sender: sender, id: messageID, stamp, into: &out)
             } else {
                 takeAck(sender: sender, id: messageID, into: &out)
             }
         case .downstream(let request, let messageID):
             let token = request.to ?? ""
-            switch link.draining ? nil : connectionFault(sender: sender, into: &out) {
+            switch link.draining ? nil : server.connectionFault(sender: sender, stamp, into: &out) {
             case .reset?:
                 server.links.effects.append(.endStream(id))
                 closeLink(id, into: &out)
@@ -136,19 +136,8 @@ extension DeviceEngine {
 
     /// An app server acknowledged upstream on a connection: the window has room again.
     mutating func takeAck(sender: String, id: String, into out: inout [Event]) {
-        ackUpstream(sender: sender, id: id, into: &out)
+        server.ackUpstream(sender: sender, id: id, stamp, into: &out)
         fillWindows(of: sender, into: &out)
-    }
-
-    /// An upstream message no longer held (acknowledged or expired) leaves the
-    /// window of the connection that carried it.
-    mutating func releaseCarrier(_ key: MessageKey) {
-        guard let carrierID = server.links.carrier.removeValue(forKey: key), var carrier = server.links.byID[carrierID]
-        else {
-            return
-        }
-        if let index = carrier.unacked.firstIndex(of: key.id) { carrier.unacked.remove(at: index) }
-        server.links.byID[carrierID] = carrier
     }
 
     mutating func closeLink(_ id: ConnectionID, into out: inout [Event]) {

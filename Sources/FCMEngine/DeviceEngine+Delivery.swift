@@ -200,13 +200,3 @@ extension DeviceEngine {
         setAppState(.foreground, on: p, into: &out)
     }
 }
-
-extension DeviceEngine {
-    /// The app server took a receipt: it is no longer owed.
-    mutating func ackReceipt(sender: String, id: String, into out: inout [Event]) {
-        guard let index = server.owedReceipts.firstIndex(where: { $0.sender == sender && $0.id == id }) else { return }
-        server.owedReceipts.remove(at: index)
-        for link in server.links.bySender[sender] ?? [] { server.links.byID[link]?.receiptsSent.remove(id) }
-        emit(.server, .receiptAck, [.text("sender", sender), .text("id", id)], on: nil, into: &out)
-    }
-}

@@ -12,7 +12,9 @@ extension DeviceEngine {
         _ checked: DownstreamRequest, fanOutShapedBy overrides: PlatformOverrides? = nil, into out: inout [Event]
     ) -> Result<String, DownstreamError> {
         let id = checked.messageID ?? (checked.isTopicSend ? nextTopicMessageID() : nextMessageID())
-        if let problem = validate(checked) ?? rateProblem(checked) ?? injectedError(for: checked, into: &out) {
+        if let problem = validate(checked) ?? rateProblem(checked)
+            ?? server.injectedError(for: checked, stamp, into: &out)
+        {
             // A token's refusal names the phone the token was issued on, if any.
             var fields: [Field] = [
                 .text("sender", checked.sender), .text("id", id), .text("error", problem.legacyName),

@@ -62,7 +62,9 @@ extension DeviceEngine {
             continueFanOut(into: &out)
         case .httpFaults(let path, let time):
             runTimers(to: time, into: &out)
-            guard let effects = httpFaults(path: path, into: &out) else { return .faults([]) }
+            guard let effects = server.httpFaults(path: path, seed: configuration.device.seed, stamp, into: &out) else {
+                return .faults([])
+            }
             inputs.record(.httpFaults(path: path, at: now))
             return .faults(effects)
         }

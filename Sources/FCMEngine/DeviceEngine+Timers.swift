@@ -89,7 +89,7 @@ extension DeviceEngine {
                         .text("id", message.id), .text("sender", message.sender),
                         .text("detail", "the app server never acknowledged it"),
                     ], on: nil, into: &out)
-                releaseCarrier(held.heapKey)
+                server.releaseCarrier(held.heapKey)
                 continue
             }
             if held.nextRetryAt <= now {

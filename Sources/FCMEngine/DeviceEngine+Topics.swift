@@ -134,7 +134,8 @@ extension DeviceEngine {
         // The events name the phone the token was issued on.
         let holder = candidate(holding: token)
         let result =
-            injectedTopicError(token: token, order: order, topic: name, about: holder, into: &out)
+            server.injectedTopicError(
+                token: token, order: order, topic: name, naming: eventName(ofPhone: holder), stamp, into: &out)
             ?? changeSubscription(of: token, order: order, topic: name)
         var fields: [Field] = [
             .text("sender", order.sender), .text("topic", name), .text("token", token),

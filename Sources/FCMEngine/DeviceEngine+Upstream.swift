@@ -194,7 +194,7 @@ extension DeviceEngine {
             let delay = ServiceLimits.firstRetryDelay
             let held = HeldUpstream(message: message, attempts: 1, nextRetryAt: now + delay, retryDelay: delay)
             // An id used again after a reinstall replaces the message still held under it.
-            releaseCarrier(held.heapKey)
+            server.releaseCarrier(held.heapKey)
             server.awaitingAck.append(held)
             server.awaitingDeadlines.set(held.heapKey, held.deadline)
             offerUpstream(message, about: p, into: &out)
@@ -218,23 +218,6 @@ extension DeviceEngine {
         emit(
             .device, self[p].names.messageSent, [Field("ids", .list(open.ids)), .number("count", open.ids.count)],
             on: p, into: &out)
-    }
-
-    mutating func ackUpstream(sender: String, id: String, into out: inout [Event]) {
-        let key = MessageKey(sender: sender, id: id)
-        guard server.awaitingAck.remove(key) != nil else {
-            return emit(
-                .server, .ackIgnored,
-                [
-                    .text("sender", sender), .text("id", id),
-                    .text("detail", "no upstream message \(id) of sender \(sender) awaits an ack"),
-                ], on: nil, into: &out)
-        }
-        server.awaitingDeadlines.remove(key)
-        releaseCarrier(key)
-        emit(
-            .server, .appServerAck, [.text("sender", sender), .text("id", id), .text("by", "app server")], on: nil,
-            into: &out)
     }
 
     /// The connection server asks its app-server connections to drain. The request

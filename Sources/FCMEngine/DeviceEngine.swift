@@ -122,12 +122,15 @@ public struct DeviceEngine: Sendable, Codable {
         case .topics(let order, let phones): changeTopics(order, phones: phones, into: &out)
         case .ackUpstream(let sender, let id): takeAck(sender: sender, id: id, into: &out)
         case .drain: drain(into: &out)
-        case .ackReceipt(let sender, let id): ackReceipt(sender: sender, id: id, into: &out)
+        case .ackReceipt(let sender, let id): server.ackReceipt(sender: sender, id: id, stamp, into: &out)
         case .setAppServerPresent(let sender, let present):
             if present { server.realAppServers.insert(sender) } else { server.realAppServers.remove(sender) }
         case .appServer(let input): appServer(input, into: &out)
-        case .addFault(let fault): addFault(fault, into: &out)
-        case .clearFaults: clearFaults(into: &out)
+        case .addFault(let fault):
+            if let problem = server.addFault(fault, stamp, into: &out) {
+                refuse("fault", problem, side: .server, on: nil, into: &out)
+            }
+        case .clearFaults: server.clearFaults(stamp, into: &out)
         case .setWallClock(let unixMillis): setWallClock(unixMillis: unixMillis)
         case .setAppServerMode(let mode): configuration.appServer = mode
         case .setDeviceLimits(let on): configuration.store.deviceLimits = on
@@ -167,16 +170,17 @@ public struct DeviceEngine: Sendable, Codable {
     /// arguments (`self[p].names…`), and a non-mutating call would copy the whole
     /// engine first to keep it still while they are read.
     mutating func emit(_ side: Side, _ kind: EventName, _ fields: [Field], on p: Int?, into out: inout [Event]) {
-        if silent { return }
-        if let p, devices.count > 1 {
-            var named: [Field] = []
-            named.reserveCapacity(fields.count + 1)
-            named.append(.text("device", phone(p) { $0.name }))
-            named.append(contentsOf: fields)
-            out.append(Event(at: now, side: side, kind: kind, fields: named))
-        } else {
-            out.append(Event(at: now, side: side, kind: kind, fields: fields))
-        }
+        stamp.emit(side, kind, fields, naming: eventName(ofPhone: p), into: &out)
+    }
+
+    /// What the server's own rules stamp their events with: the time, and whether
+    /// anyone hears them.
+    var stamp: EventStamp { EventStamp(now: now, silent: silent) }
+
+    /// The name an event about the phone at `p` carries: none on a device of one.
+    func eventName(ofPhone p: Int?) -> String? {
+        guard let p, devices.count > 1 else { return nil }
+        return phone(p) { $0.name }
     }
 
     /// A command refused, and why (about the phone at `p`, if it was one's).

@@ -29,3 +29,23 @@ public struct Server: Sendable {
     /// Messages taken so far: the seed of each message id.
     var messageCounter: UInt64 = 0
 }
+
+/// The time a rule's events happen at, and whether anyone hears them
+/// (`DeviceEngine.handleSilently`): what a rule outside the engine (the server's own)
+/// needs to make events as the engine makes them.
+struct EventStamp {
+    var now: Millis
+    var silent: Bool
+
+    /// An event now; one about a phone names it first (`device`).
+    func emit(_ side: Side, _ kind: EventName, _ fields: [Field], naming phone: String? = nil, into out: inout [Event])
+    {
+        if silent { return }
+        guard let phone else { return out.append(Event(at: now, side: side, kind: kind, fields: fields)) }
+        var named: [Field] = []
+        named.reserveCapacity(fields.count + 1)
+        named.append(.text("device", phone))
+        named.append(contentsOf: fields)
+        out.append(Event(at: now, side: side, kind: kind, fields: named))
+    }
+}
