@@ -36,19 +36,6 @@ extension DeviceEngine {
         self[p].lastInactiveDropAt = nil
     }
 
-    /// Android shows one notification per tag: a notification whose `tag` is that of one
-    /// in the tray (of the same app server's) takes its place. The id of the one it
-    /// replaced, if any. (Without a tag, the SDK gives each notification its own.)
-    mutating func replaceTagged(_ pairs: [KeyValue], of sender: String, on p: Int) -> String? {
-        // A browser's notifications replace by tag too (the Notifications API's rule).
-        guard self[p].platform != .ios, let tag = pairs.first(where: { $0.key == "tag" })?.value, !tag.isEmpty,
-            let index = self[p].tray.firstIndex(where: { entry in
-                entry.sender == sender && entry.notification.contains { $0.key == "tag" && $0.value == tag }
-            })
-        else { return nil }
-        return self[p].tray.remove(at: index).id
-    }
-
     mutating func deliver(_ message: StoredMessage, on p: Int, into out: inout [Event]) {
         let request = message.request
         let from = message.from ?? request.sender
@@ -91,13 +78,13 @@ extension DeviceEngine {
             {
                 fields.append(.text("link", link))
             }
-            fields += detailFields(of: request, on: p)
+            fields += self[p].detailFields(of: request)
             emit(.device, name, fields, on: p, into: &out)
-            remember(
+            self[p].remember(
                 DeliveredMessage(
                     id: message.id, sender: request.sender, data: request.data, notification: request.notification,
                     collapseKey: request.collapseKey, priority: request.effectivePriority, at: now,
-                    via: name.rawValue, from: message.from), on: p)
+                    via: name.rawValue, from: message.from))
         }
         if request.deliveryReceiptRequested {
             let receipt = OwedReceipt(
@@ -130,7 +117,7 @@ extension DeviceEngine {
         let title = pairs.first { $0.key == "title" }?.value ?? ""
         let body = pairs.first { $0.key == "body" }?.value ?? ""
         let shown: [Field]
-        switch notificationOutcome(pairs, on: p) {
+        switch self[p].notificationOutcome(pairs) {
         case .blocked(let why):
             emit(
                 .device, .notificationBlocked,
@@ -149,23 +136,17 @@ extension DeviceEngine {
                 fields.append(.text(key, value))
             }
         }
-        fields += detailFields(of: request, on: p)
+        fields += self[p].detailFields(of: request)
         fields += shown
-        if let replaced = replaceTagged(pairs, of: request.sender, on: p) { fields.append(.text("replaced", replaced)) }
+        if let replaced = self[p].replaceTagged(pairs, of: request.sender) {
+            fields.append(.text("replaced", replaced))
+        }
         self[p].tray.append(
             TrayNotification(
                 id: message.id, sender: request.sender, title: title, body: body, notification: pairs,
                 data: request.data, postedAt: now))
         emit(.device, .notificationPosted, fields, on: p, into: &out)
         return true
-    }
-
-    mutating func remember(_ message: DeliveredMessage, on p: Int) {
-        self[p].inbox.append(message)
-        // Trimmed in chunks, so a long session does not shift the array on every message.
-        if self[p].inbox.count >= 2 * Self.inboxLimit {
-            self[p].inbox.removeFirst(self[p].inbox.count - Self.inboxLimit)
-        }
     }
 
     mutating func tap(_ target: TapTarget, on p: Int, into out: inout [Event]) {
@@ -193,10 +174,10 @@ extension DeviceEngine {
         }
         if sticky { fields.append(.flag("sticky", true)) }
         emit(.device, .notificationTapped, fields, on: p, into: &out)
-        remember(
+        self[p].remember(
             DeliveredMessage(
                 id: note.id, sender: note.sender, data: note.data, notification: note.notification, collapseKey: nil,
-                priority: .high, at: now, via: "notificationTapped"), on: p)
+                priority: .high, at: now, via: "notificationTapped"))
         setAppState(.foreground, on: p, into: &out)
     }
 }

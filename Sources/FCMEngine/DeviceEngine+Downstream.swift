@@ -281,63 +281,35 @@ extension DeviceEngine {
         }
     }
 
-    /// Why a message cannot be handed to the app now, or nil when it can.
-    func holdReason(_ request: DownstreamRequest, on p: Int) -> String? {
-        if !self[p].installed { return "not installed" }
-        if self[p].network == .offline { return "offline" }
-        if !server.serviceUp { return "service down" }
-        // A swiped-away iPhone app: the system shows alerts at once and drops silent
-        // pushes (`deliver`); the rest waits for the app.
-        if self[p].appState == .stopped,
-            self[p].platform != .ios || !(request.isNotification || request.contentAvailable)
-        {
-            return "app stopped"
-        }
-        // An iPhone has no Doze: asleep, APNs holds its normal-priority (5) pushes.
-        if self[p].doze && request.effectivePriority == .normal { return self[p].platform.idleNames?.reason ?? "doze" }
-        if self[p].platform == .ios && !request.isNotification && !request.contentAvailable
-            && self[p].appState != .foreground
-        {
-            return "ios data waits for foreground"
-        }
-        if isThrottled(request, on: p) { return "throttled" }
-        return nil
-    }
-
-    /// The key a stored message collapses under: its `collapse_key`, or for a
-    /// notification message without one the app's package name (notification
-    /// messages are always collapsible; chosen), or nil when it is not collapsible.
-    func collapseSlot(_ request: DownstreamRequest, on p: Int) -> String? {
-        request.collapseKey ?? (request.isNotification ? self[p].settings.app : nil)
-    }
-
-    /// Whether two stored messages collapse into one: the same collapse key sent to
-    /// the same registration token.
-    func collapses(_ stored: StoredMessage, with message: StoredMessage, key: String, on p: Int) -> Bool {
-        collapseSlot(stored.request, on: p) == key && stored.request.to == message.request.to
+    /// Why a message cannot be handed to the phone at `p` now (`Phone.holdReason`), or
+    /// nil when it can.
+    mutating func holdReason(_ request: DownstreamRequest, on p: Int) -> String? {
+        self[p].holdReason(request, serviceUp: server.serviceUp, limitsOn: deviceLimitsOn, at: now)
     }
 
     mutating func store(_ message: StoredMessage, reason: String, on p: Int, into out: inout [Event]) {
-        if let key = collapseSlot(message.request, on: p) {
-            if let index = self[p].stored.firstIndex(where: { collapses($0, with: message, key: key, on: p) }) {
+        let app = self[p].settings.app
+        if let key = Phone.collapseSlot(message.request, app: app) {
+            if let index = self[p].stored.firstIndex(where: { Phone.collapses($0, with: message, key: key, app: app) })
+            {
                 let old = self[p].stored.remove(at: index)
                 emit(
                     .server, .collapsed,
                     [.text("id", old.id), .text("by", message.id), .text("collapse_key", key)], on: p, into: &out)
-            } else if storedCollapseSlots(on: p) >= configuration.store.collapseKeyLimit {
+            } else if self[p].storedCollapseSlots() >= configuration.store.collapseKeyLimit {
                 let victimIndex: Int? =
                     configuration.store.eviction == .oldest
-                    ? self[p].stored.firstIndex { collapseSlot($0.request, on: p) != nil } : nil
+                    ? self[p].stored.firstIndex { Phone.collapseSlot($0.request, app: app) != nil } : nil
                 let victim = victimIndex.map { self[p].stored.remove(at: $0) } ?? message
                 emit(
                     .server, .discarded,
                     [
                         .text("id", victim.id), .text("reason", "collapse-key-limit"),
-                        .text("collapse_key", collapseSlot(victim.request, on: p) ?? ""),
+                        .text("collapse_key", Phone.collapseSlot(victim.request, app: app) ?? ""),
                     ], on: p, into: &out)
                 if victimIndex == nil { return }
             }
-        } else if self[p].stored.count(where: { collapseSlot($0.request, on: p) == nil })
+        } else if self[p].stored.count(where: { Phone.collapseSlot($0.request, app: app) == nil })
             >= configuration.store.nonCollapsibleLimit
         {
             let ids = self[p].stored.map(\.id) + [message.id]
@@ -356,15 +328,4 @@ extension DeviceEngine {
             on: p, into: &out)
     }
 
-    /// Distinct collapse keys stored now, each counted once per registration token.
-    /// The store holds few messages, so the slots are compared in a list (no hashing).
-    func storedCollapseSlots(on p: Int) -> Int {
-        var slots: [(token: String, key: String)] = []
-        for message in self[p].stored {
-            guard let key = collapseSlot(message.request, on: p) else { continue }
-            let token = message.request.to ?? ""
-            if !slots.contains(where: { $0.key == key && $0.token == token }) { slots.append((token, key)) }
-        }
-        return slots.count
-    }
 }

@@ -30,19 +30,27 @@ public struct StoreUsage: Sendable, Equatable {
 extension DeviceEngine {
     /// What the connection server holds for the phone at `p` now, oldest first.
     func heldMessages(on p: Int) -> [HeldMessage] {
-        self[p].stored.map { message in
+        // A copy of the phone to ask (a view, not a rule on every message).
+        var phone = self[p]
+        let stored = phone.stored
+        return stored.map { message in
             HeldMessage(
-                id: message.id, sender: message.request.sender, reason: holdReason(message.request, on: p),
-                collapseKey: collapseSlot(message.request, on: p), priority: message.request.effectivePriority,
+                id: message.id, sender: message.request.sender,
+                reason: phone.holdReason(
+                    message.request, serviceUp: server.serviceUp, limitsOn: deviceLimitsOn, at: now),
+                collapseKey: Phone.collapseSlot(message.request, app: phone.settings.app),
+                priority: message.request.effectivePriority,
                 expiresAt: message.expiresAt)
         }
     }
 
     /// The store of the phone at `p` counted against its limits.
     func storeUsage(on p: Int) -> StoreUsage {
-        StoreUsage(
-            nonCollapsible: self[p].stored.count { collapseSlot($0.request, on: p) == nil },
-            nonCollapsibleLimit: configuration.store.nonCollapsibleLimit, collapseKeys: storedCollapseSlots(on: p),
+        var phone = self[p]
+        let stored = phone.stored
+        return StoreUsage(
+            nonCollapsible: stored.count { Phone.collapseSlot($0.request, app: phone.settings.app) == nil },
+            nonCollapsibleLimit: configuration.store.nonCollapsibleLimit, collapseKeys: phone.storedCollapseSlots(),
             collapseKeyLimit: configuration.store.collapseKeyLimit)
     }
 }

@@ -31,15 +31,6 @@ extension DeviceEngine {
         self[p].policy.hour.count(per: Span.hour, at: time)
     }
 
-    /// Whether collapsible throttling holds this message on the phone in focus now: a
-    /// message with a `collapse_key` to an Android phone whose burst of 20 is spent.
-    func isThrottled(_ request: DownstreamRequest, on p: Int) -> Bool {
-        guard deviceLimitsOn, self[p].platform == .android, request.collapseKey != nil else { return false }
-        var budget = self[p].policy
-        budget.refill(at: now)
-        return budget.budget == 0
-    }
-
     /// The phone in focus hands a collapsible message to the app: it spends the budget.
     mutating func spendCollapsibleBudget(_ request: DownstreamRequest, on p: Int) {
         guard deviceLimitsOn, self[p].platform == .android, request.collapseKey != nil else { return }
@@ -120,60 +111,6 @@ enum NotificationOutcome {
 }
 
 extension DeviceEngine {
-    /// Notification permission and channels, by platform, for the phone in focus.
-    func notificationOutcome(_ pairs: [KeyValue], on p: Int) -> NotificationOutcome {
-        let permission = self[p].settings.notificationPermission
-        switch self[p].platform {
-        case .android:
-            let level = self[p].settings.androidAPILevel ?? DeviceSettings.defaultAPILevel
-            if permission == .denied {
-                return .blocked(
-                    "notifications are off for \(self[p].settings.app) (POST_NOTIFICATIONS denied): Android drops what the SDK "
-                        + "posts, and the app's code does not run")
-            }
-            if permission == .notAsked, level >= DeviceSettings.runtimePermissionAPILevel {
-                return .blocked(
-                    "\(self[p].settings.app) has not asked for POST_NOTIFICATIONS (API \(level)): Android drops what the SDK "
-                        + "posts, and the app's code does not run")
-            }
-            return .shown(level >= DeviceSettings.channelsAPILevel ? channelFields(pairs, on: p) : [])
-        case .ios:
-            switch permission {
-            case .denied:
-                return .blocked(
-                    "notifications are denied for \(self[p].settings.app) in Settings: no alert, sound or badge")
-            case .notDetermined:
-                return .blocked(
-                    "\(self[p].settings.app) has not asked for notification authorization: no alert, sound or badge")
-            case .provisional:
-                return .shown([.text("delivery", "quiet")])
-            default:
-                return .shown([])
-            }
-        case .web:
-            return .shown([])
-        }
-    }
-
-    /// The channel the Android SDK posts a notification on: the one it names if the
-    /// app created it; else the manifest's default channel if the app created that;
-    /// else the SDK's own "Miscellaneous" channel. A fallback says why.
-    func channelFields(_ pairs: [KeyValue], on p: Int) -> [Field] {
-        let requested = pairs.first { $0.key == "channel_id" || $0.key == "android_channel_id" }?.value
-        let created = self[p].settings.channels ?? []
-        if let requested, created.contains(requested) { return [.text("channel", requested)] }
-        let why =
-            requested.map { "channel \($0) has not been created by the app" } ?? "the notification names no channel"
-        if let manifest = self[p].settings.defaultChannel, created.contains(manifest) {
-            return [
-                .text("channel", manifest), .text("channel_note", "\(why); posted on the manifest's default channel"),
-            ]
-        }
-        return [
-            .text("channel", Self.fallbackChannel),
-            .text("channel_note", "\(why); posted on the SDK's fallback channel \"Miscellaneous\""),
-        ]
-    }
 
     /// The channel the Android SDK makes for notifications with nowhere else to go.
     static let fallbackChannel = "fcm_fallback_notification_channel"

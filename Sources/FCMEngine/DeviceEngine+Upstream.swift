@@ -47,7 +47,7 @@ extension DeviceEngine {
                     ], on: p, into: &out)
             }
         }
-        let size = upstreamSize(data, on: p)
+        let size = self[p].upstreamSize(data)
         guard size <= ServiceLimits.maxPayloadBytes else {
             let unit = self[p].platform == .ios ? "characters" : "bytes"
             sendFailure(
@@ -79,12 +79,6 @@ extension DeviceEngine {
             )
         }
         return true
-    }
-
-    /// The payload size the device's SDK checks: UTF-8 bytes on Android, characters
-    /// (UTF-16 code units, as `NSString` counts) on iOS.
-    func upstreamSize(_ data: [KeyValue], on p: Int) -> Int {
-        self[p].platform == .ios ? ServiceLimits.iosUpstreamSize(data) : ServiceLimits.payloadSize(data)
     }
 
     /// The library took the message (its id is used), and iOS GCM says it will send it.

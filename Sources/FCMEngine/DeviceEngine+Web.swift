@@ -75,7 +75,7 @@ extension DeviceEngine {
         for target in targets {
             // Another VAPID key than the subscription's: the SDK deletes the old token
             // (app servers get UNREGISTERED for it) and makes a new one.
-            if permissionProblem(p) == nil, let token = self[p].tokens[target.id],
+            if self[p].permissionProblem == nil, let token = self[p].tokens[target.id],
                 self[p].policy.vapidKeys[target.id] != vapidKey
             {
                 self[p].tokens[target.id] = nil
@@ -85,8 +85,8 @@ extension DeviceEngine {
                     [.text("sender", target.id), .text("token", token), .text("vapid_key", vapidKey ?? "default")],
                     on: p, into: &out)
             }
-            if permissionProblem(p) == nil { self[p].policy.vapidKeys[target.id] = vapidKey }
-            if permissionProblem(p) == nil, let token = self[p].tokens[target.id],
+            if self[p].permissionProblem == nil { self[p].policy.vapidKeys[target.id] = vapidKey }
+            if self[p].permissionProblem == nil, let token = self[p].tokens[target.id],
                 now - (self[p].tokenIssuedAt[target.id] ?? 0) < Self.webTokenRefreshAge
             {
                 emit(
@@ -137,16 +137,6 @@ extension DeviceEngine {
         }
     }
 
-    /// Whether the phone may hold a token: a web app needs notification permission.
-    func permissionProblem(_ p: Int) -> String? {
-        let settings = phone(p) { $0.settings }
-        guard settings.platform == .web, let permission = settings.permission, permission != .granted else {
-            return nil
-        }
-        return permission == .denied
-            ? "notification permission is denied for \(settings.app)"
-            : "the notification prompt for \(settings.app) was dismissed, not granted"
-    }
 }
 
 /// The host and port of an origin or URL (a scheme's default port left out):

@@ -80,26 +80,4 @@ enum NotificationDisplay {
 }
 
 extension DeviceEngine {
-    /// The fields of a delivery event that say what the message carried besides its
-    /// payload, for the phone in focus: its analytics label, Android's direct-boot
-    /// flag, a Live Activity's token, and what this platform ignores of it.
-    func detailFields(of request: DownstreamRequest, on p: Int) -> [Field] {
-        let ignoredKeys = NotificationDisplay.ignoredKeys(request.notification, on: self[p].platform)
-        guard request.details != nil || !ignoredKeys.isEmpty else { return [] }
-        var fields: [Field] = []
-        let details = request.details ?? MessageDetails()
-        if let label = details.analyticsLabel { fields.append(.text("analytics_label", label)) }
-        if let directBoot = details.directBootOK, self[p].platform == .android {
-            fields.append(.flag("direct_boot_ok", directBoot))
-        }
-        if let token = details.liveActivityToken, self[p].platform == .ios {
-            fields.append(.text("live_activity_token", TokenText.short(token)))
-        }
-        var ignored = (details.ignored ?? []) + ignoredKeys.map { "notification." + $0 }
-        if details.restrictedPackageName != nil, self[p].platform != .android {
-            ignored.append("restricted_package_name")
-        }
-        if !ignored.isEmpty { fields.append(Field("ignored", .list(ignored))) }
-        return fields
-    }
 }
