@@ -541,3 +541,40 @@ struct FormatEightTests {
         #expect(format == "9")
     }
 }
+
+@Suite("A device saved by the release of state format 9")
+struct FormatNineTests {
+    @Test(
+        "a device the release of format 9 journaled and was killed before a checkpoint (phone commands written bare) replays its journal, changes and is saved again"
+    )
+    func formatNineJournalReplays() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        let (peeked, store, opening) = try ReleaseFixture.open("format-9", into: state)
+        guard case .resumed(let engine, let replayed) = opening else {
+            Issue.record("the format 9 file did not resume")
+            store.close(final: peeked)
+            return
+        }
+        // Written by the release of format 9 (`serve --profile Fixtures/format-9-profile.yaml`,
+        // killed with SIGKILL a moment after its timeline): nothing was checkpointed, so
+        // the whole session is its journal, each command for the only phone written bare.
+        #expect(replayed == 12)
+        let sender = "123456789012"
+        let pixel = engine.devices[0]
+        #expect(pixel.network == .online && pixel.appState == .foreground)
+        #expect(pixel.retiredTokens[sender]?.count == 1 && pixel.tokens[sender] != nil)
+        #expect(pixel.topics[sender] == ["news"])
+        #expect(pixel.inbox.map(\.id) == ["held-1", "now-1"])
+        #expect(pixel.stored.isEmpty && pixel.pending.isEmpty)
+
+        var changed = engine.recording(true)
+        var events: [Event] = []
+        changed.handle(.apply(.on(.setNetwork(.offline)), at: engine.now + 10), into: &events)
+        #expect(events.map(\.name) == ["networkChanged"])
+        let taken = changed.takeRecorded()
+        store.waitUntilDurable(store.append(taken.inputs, changedPhones: taken.changedPhones, engine: changed))
+        store.close(final: changed)
+        try ReleaseFixture.expectResumedAsClosed(state, peeked.configuration, changed).close(final: changed)
+    }
+}
