@@ -2,7 +2,7 @@
 extension DeviceEngine {
     mutating func issueToken(for sender: SenderConfig, on p: Int, into out: inout [Event]) {
         // A web app's getToken rejects without notification permission: no token.
-        if let problem = self[p].permissionProblem {
+        if let problem = self[p].permissionProblem() {
             let fields: [Field] = [
                 .text("sender", sender.id), .text("error", "messaging/permission-blocked"), .text("detail", problem),
             ]

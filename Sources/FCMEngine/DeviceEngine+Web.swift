@@ -75,7 +75,7 @@ extension DeviceEngine {
         for target in targets {
             // Another VAPID key than the subscription's: the SDK deletes the old token
             // (app servers get UNREGISTERED for it) and makes a new one.
-            if self[p].permissionProblem == nil, let token = self[p].tokens[target.id],
+            if self[p].permissionProblem() == nil, let token = self[p].tokens[target.id],
                 self[p].policy.vapidKeys[target.id] != vapidKey
             {
                 self[p].tokens[target.id] = nil
@@ -85,8 +85,8 @@ extension DeviceEngine {
                     [.text("sender", target.id), .text("token", token), .text("vapid_key", vapidKey ?? "default")],
                     on: p, into: &out)
             }
-            if self[p].permissionProblem == nil { self[p].policy.vapidKeys[target.id] = vapidKey }
-            if self[p].permissionProblem == nil, let token = self[p].tokens[target.id],
+            if self[p].permissionProblem() == nil { self[p].policy.vapidKeys[target.id] = vapidKey }
+            if self[p].permissionProblem() == nil, let token = self[p].tokens[target.id],
                 now - (self[p].tokenIssuedAt[target.id] ?? 0) < Self.webTokenRefreshAge
             {
                 emit(

@@ -170,6 +170,8 @@ public struct DeviceEngine: Sendable, Codable {
     /// arguments (`self[p].names…`), and a non-mutating call would copy the whole
     /// engine first to keep it still while they are read.
     mutating func emit(_ side: Side, _ kind: EventName, _ fields: [Field], on p: Int?, into out: inout [Event]) {
+        // Nobody hears it (a fleet made again): not even the phone's name is read.
+        if silent { return }
         stamp.emit(side, kind, fields, naming: eventName(ofPhone: p), into: &out)
     }
 

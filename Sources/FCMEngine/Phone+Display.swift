@@ -108,7 +108,7 @@ extension Phone {
     }
 
     /// Whether the phone may hold a token: a web app needs notification permission.
-    var permissionProblem: String? {
+    mutating func permissionProblem() -> String? {
         guard settings.platform == .web, let permission = settings.permission, permission != .granted else {
             return nil
         }

@@ -96,10 +96,13 @@ public struct Phone: Sendable, Codable {
 
     /// A token that left the current ones (refreshed, deleted, uninstalled) is kept
     /// among the retired: with the current ones, every token issued here.
+    /// The tokens as they were are kept (`before`) only when one left: a token issued
+    /// where there was none (a start, a million phones) changes no topic message going
+    /// out, whose phones all had theirs.
     private mutating func tokensChanged(from before: [String: String]) {
-        if self.before?.tokens == nil { self.before = Before(tokens: before, topics: self.before?.topics) }
         changes.insert(.tokens)
         for (sender, token) in before where tokens[sender] != token {
+            if self.before?.tokens == nil { self.before = Before(tokens: before, topics: self.before?.topics) }
             retiredTokens[sender, default: []].append(token)
         }
     }
@@ -113,10 +116,10 @@ public struct Phone: Sendable, Codable {
         standing.doze = doze
         return standing
     }
-    public var platform: Platform { settings.platform }
+    @inline(__always) public var platform: Platform { settings.platform }
 
     /// Every topic this app instance is subscribed to, over all senders.
-    public var topicCount: Int { topics.values.reduce(0) { $0 + $1.count } }
+    @inline(__always) public var topicCount: Int { topics.values.reduce(0) { $0 + $1.count } }
 
     /// The topics of one sender, sorted.
     public func topics(of sender: String) -> [String] { (topics[sender] ?? []).sorted() }
