@@ -2,7 +2,16 @@
 /// (insertions, deletions, substitutions, ignoring case), or one a prefix of the other.
 public enum CloseNames {
     public static func among(_ names: [String], to typed: String) -> [String] {
-        names.filter { distance($0, typed) <= 2 || $0.hasPrefix(typed) || typed.hasPrefix($0) }
+        names.filter {
+            distance($0, typed) <= 2 || $0.hasPrefix(typed) || typed.hasPrefix($0)
+                // A word cut and finished another way (`deny` for `denied`).
+                || commonPrefix($0, typed) >= max(3, typed.count - 1)
+        }
+    }
+
+    /// How many characters two names share from their start.
+    static func commonPrefix(_ a: String, _ b: String) -> Int {
+        zip(a, b).prefix { $0 == $1 }.count
     }
 
     /// `; did you mean a or b?` with the (at most three) names close to `typed`, or

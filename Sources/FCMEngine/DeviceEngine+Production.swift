@@ -1,4 +1,4 @@
-/// What production does to a message beyond the protocol (production-policies.md):
+/// What production does to a message beyond the protocol (docs/RULES.md, Production policies):
 /// the per-device message rate, collapsible throttling, expired tokens, and what the
 /// system of each platform does with a notification (permission, channels).
 extension DeviceEngine {

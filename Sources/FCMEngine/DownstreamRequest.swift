@@ -200,7 +200,7 @@ public enum DownstreamError: Sendable, Equatable, Error {
     }
 
     /// The message of v1's error body: Google's own words where app servers and SDK
-    /// wrappers match on them (production-policies.md, Google's texts on v1), else
+    /// wrappers match on them (Google's texts on v1), else
     /// `detail`.
     public var v1Message: String {
         switch self {

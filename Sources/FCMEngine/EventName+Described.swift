@@ -182,7 +182,8 @@ extension EventName {
                         + "(POST_NOTIFICATIONS not granted), iOS gives no alert, sound or badge; the app's code does "
                         + "not "
                         + "run for it.",
-                    "docs/RULES.md Production policies · production-policies.md Notification permission"))
+                    "docs/RULES.md Production policies · developer.android.com/develop/ui/views/notifications/notification-permission; "
+                        + "Apple, UNUserNotificationCenter requestAuthorization"))
         case .networkChanged:
             EventDescription(
                 fields: ["network"],
@@ -348,7 +349,7 @@ extension EventName {
                         + "days has its "
                         + "tokens expired: sends "
                         + "to them are refused as unregistered, and the app gets a new token when it is opened again.",
-                    "docs/RULES.md Production policies · production-policies.md Stale and expired tokens"))
+                    "docs/RULES.md Production policies · firebase.google.com/docs/cloud-messaging/manage-tokens"))
         case .receipt:
             EventDescription(
                 fields: ["id", "original_id", "sender", "token", "status", "category"],
@@ -618,7 +619,7 @@ extension EventRule {
             "throttled": RuleNote(
                 "Collapsible messages to one Android device come in a burst of 20, then one every 3 minutes: the "
                     + "excess waits (and collapses by its key) until the budget grows.",
-                "docs/RULES.md Production policies · production-policies.md Per-device limits"),
+                "docs/RULES.md Production policies · firebase.google.com/docs/cloud-messaging/throttling-and-quotas"),
         ],
         otherwise: RuleNote(
             "The device cannot take the message now (offline, outage or uninstalled), so the connection server "
@@ -640,7 +641,7 @@ extension EventRule {
             "force-quit": RuleNote(
                 "iOS does not launch an app the user swiped away for a background (content-available) push: it is "
                     + "dropped, not handed over later. Alerts are still shown.",
-                "docs/RULES.md Production policies · production-policies.md iOS force-quit"),
+                "docs/RULES.md Production policies · Apple, Pushing background updates to your app"),
             "inactive": RuleNote(
                 "A device unreachable for over a month loses what the server held for it.",
                 "docs/RULES.md Delivery, storage and lifetime"),

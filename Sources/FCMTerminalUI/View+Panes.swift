@@ -9,15 +9,19 @@ extension View {
         // A log pane's title counts the newer lines hidden below, as drawn.
         let log =
             pane == .events || pane == .server ? logRows(pane, model, height: inner.height, width: inner.width) : nil
-        grid.box(
-            x: rect.x, y: rect.y, width: rect.width, height: rect.height,
-            title: title(pane, model, hidden: log?.skipped ?? 0), focused: focused)
-        guard inner.height > 0 else { return }
         let rows: [Row]
         var start = 0
         // Rows before the first one formatted (items scrolled past).
         var skippedRows = 0
         var cursorRow: Int?
+        // A list pane's title counts the items below what it shows.
+        var itemsBelow = 0
+        defer {
+            grid.box(
+                x: rect.x, y: rect.y, width: rect.width, height: rect.height,
+                title: title(pane, model, hidden: log?.skipped ?? itemsBelow), focused: focused)
+        }
+        guard inner.height > 0 else { return }
         if let log {
             rows = log.rows
             // The events pane's cursor: the event Enter opens.
@@ -36,6 +40,8 @@ extension View {
             let items = first..<min(count, (start + inner.height) / per + 1)
             rows = self.rows(pane, model, width: inner.width, items: items)
             skippedRows = first * per
+            let lastShown = (start + inner.height - 1) / per
+            itemsBelow = max(0, count - 1 - lastShown)
         }
         for (offset, row) in rows.dropFirst(start - skippedRows).prefix(inner.height).enumerated() {
             let y = inner.y + offset
@@ -65,9 +71,11 @@ extension View {
         switch pane {
         case .senders:
             let topics = engine.topicCount == 0 ? "" : " · topics \(engine.topicCount)"
-            return "Senders \(engine.senders.count)/\(ServiceLimits.maxSenders)" + topics
+            return "Senders \(engine.senders.count)/\(ServiceLimits.maxSenders)" + topics + more(hidden)
         case .queue:
-            return "Pending upstream \(engine.pending.count)/\(ServiceLimits.pendingQueueLimit)"
+            // A browser has no upstream: the pane says so rather than count to 20.
+            guard engine.platform != .web else { return "No upstream in a browser" }
+            return "Pending upstream \(engine.pending.count)/\(ServiceLimits.pendingQueueLimit)" + more(hidden)
         case .events:
             // Scrolled back, the newest events are below: how many, and where.
             let scroll = hidden > 0 ? " ↓\(hidden) newer" : ""
@@ -83,8 +91,8 @@ extension View {
             // Without permission the system shows nothing: the title says so.
             let permission = engine.settings.notificationPermission
             return "\(name) \(engine.tray.count)"
-                + (permission.allowsNotifications ? "" : " · permission \(permission.rawValue)")
-        case .inbox: return "Inbox \(engine.inbox.count)"
+                + (permission.allowsNotifications ? "" : " · permission \(permission.rawValue)") + more(hidden)
+        case .inbox: return "Inbox \(engine.inbox.count)" + more(hidden)
         case .held:
             let usage = model.device.storeUsage(ofPhoneAt: model.shownIndex)
             return "Held on the server \(engine.stored.count) · non-collapsible \(usage.nonCollapsible)/"
@@ -95,10 +103,15 @@ extension View {
         }
     }
 
+    /// A list pane's mark for the items below what it shows, short enough for a title at
+    /// 80 columns (the events pane has its own).
+    static func more(_ hidden: Int) -> String { hidden > 0 ? " ↓\(hidden)" : "" }
+
     static func emptyText(_ pane: Pane, _ model: TUIModel) -> String {
         switch pane {
         case .senders: return model.shown.installed ? "no senders: a adds one" : "app uninstalled: u reinstalls"
         case .queue:
+            if model.shown.platform == .web { return "the FCM JavaScript SDK has no send API" }
             return model.device.isConnected(phoneAt: model.shownIndex) ? "empty: the device is connected" : "empty"
         case .events: return model.eventFilter.isEmpty ? "no events yet" : "no event matches the filter"
         case .tray:

@@ -62,8 +62,11 @@ struct ExecCommand: AsyncParsableCommand {
     func validate() throws {
         // Passthrough would take a leading --help as the command to run.
         if let first = command.first, ["--help", "-h"].contains(first) { throw CleanExit.helpRequest(self) }
+        // `exec --` alone names no command either (said here, so exec's usage follows).
+        if command.isEmpty || command == ["--"] {
+            throw ValidationError("name the command to run after --, e.g. exec -- pytest")
+        }
         if command.first == "--" { return }
-        if command.isEmpty { throw ValidationError("name the command to run after --, e.g. exec -- pytest") }
         // An option of exec's own misspelt before `--` would otherwise be run as the command.
         if let first = command.first, first.hasPrefix("-") {
             let name = String(first.prefix { $0 != "=" })

@@ -29,10 +29,10 @@ struct ReportOptions: ParsableArguments {
             let parent = folder.isEmpty ? "." : folder
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: parent, isDirectory: &isFolder), isFolder.boolValue else {
-                throw ValidationError("cannot write the report to \(path): there is no folder \(parent)")
+                throw Self.unwritable("cannot write the report to \(path): there is no folder \(parent)")
             }
             guard FileManager.default.isWritableFile(atPath: parent) else {
-                throw ValidationError("cannot write the report to \(path): the folder \(parent) is not writable")
+                throw Self.unwritable("cannot write the report to \(path): the folder \(parent) is not writable")
             }
         }
         guard let failOn else { return }
@@ -55,8 +55,15 @@ struct ReportOptions: ParsableArguments {
 
     static func save(_ text: String, to path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
-            throw ValidationError("cannot write the report to \(path)")
+            throw unwritable("cannot write the report to \(path)")
         }
+    }
+
+    /// A report file that cannot be written: said on stderr, and exit status 2 (as
+    /// docs/report.md says), whether found before the suite or after it.
+    static func unwritable(_ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
+        return ExitCode(2)
     }
 
     /// Whether the report fails the run (`--fail-on`).

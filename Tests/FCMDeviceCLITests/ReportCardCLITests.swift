@@ -41,6 +41,26 @@ struct ReportCardCLITests {
         #expect(!plain.stderr.contains("app server report") && !plain.stdout.contains("app server report"))
     }
 
+    @Test func aReportFileThatCannotBeWrittenExitsTwoAsTheGuideSays() throws {
+        for command in [
+            ["exec", "--report", "/nonexistent/r.json", "--", "true"],
+            ["replay", Self.profile, "--report", "/nonexistent/r.json"],
+        ] {
+            let outcome = try CLI.run(command)
+            #expect(outcome.status == 2, "\(command)")
+            #expect(
+                outcome.stderr.contains(
+                    "cannot write the report to /nonexistent/r.json: there is no folder /nonexistent"))
+        }
+    }
+
+    @Test func execWithNothingAfterTheDashesSaysSoWithExecsUsage() throws {
+        let outcome = try CLI.run(["exec", "--"])
+        #expect(outcome.status == 64)
+        #expect(outcome.stderr.contains("name the command to run after --"))
+        #expect(outcome.stderr.contains("Usage: fcm-device exec"), "\(outcome.stderr)")
+    }
+
     @Test func execRefusesAnOptionItDoesNotKnowInsteadOfRunningIt() throws {
         let outcome = try CLI.run(["exec", "--reprot", "x.json", "--", "true"])
         #expect(outcome.status == 64)

@@ -47,3 +47,14 @@ struct ExpectedFieldTests {
         }
     }
 }
+
+@Suite("Did you mean")
+struct CloseNameTests {
+    @Test("a word cut and finished another way is suggested, as a misspelling is")
+    func aWordFinishedAnotherWayIsSuggested() {
+        #expect(CloseNames.suggestion(among: ["granted", "denied", "default"], to: "deny") == "; did you mean denied?")
+        #expect(
+            CloseNames.suggestion(among: ["online", "offline"], to: "ofline") == "; did you mean online or offline?")
+        #expect(CloseNames.suggestion(among: ["granted", "denied", "default"], to: "maybe") == "")
+    }
+}

@@ -15,6 +15,24 @@ struct FirstHourTests {
         return nil
     }
 
+    @Test func aListPaneSaysHowManyItemsAreBelowWhatItShows() {
+        var model = Scenes.fresh()
+        // Offline, six upstream messages wait: 80x24 shows four of them.
+        Scenes.press(
+            &model, [.character("n")] + Array(repeating: [Key.character("s"), .enter], count: 6).flatMap { $0 })
+        #expect(model.shown.pending.count == 6)
+        let title = screen(model).first { $0.contains("Pending upstream 6/20") } ?? ""
+        #expect(title.contains("Pending upstream 6/20 ↓2 ─"), "\(title)")
+        // Tall enough for all of them: no mark.
+        #expect(screen(model, width: 200, height: 50).contains { $0.contains("Pending upstream 6/20 ─") })
+    }
+
+    @Test func aBrowsersUpstreamPaneSaysItHasNone() {
+        let lines = screen(Scenes.fresh(Scenes.web))
+        #expect(lines.contains { $0.contains("No upstream in a browser") })
+        #expect(!lines.contains { $0.contains("Pending upstream") })
+    }
+
     @Test func theFirstKeyTypedReplacesAPrefilledValueAndEditingKeysEditIt() throws {
         var model = PlayModeTests.playing()
         Scenes.press(&model, [.character("g")] + Scenes.type("8:40"))
