@@ -18,6 +18,17 @@ public struct Expectation: Sendable {
         (negated ? "expect_none " : "expect ") + summary
     }
 
+    /// The fields an event of the right name has otherwise, or lacks, each as
+    /// `name=value (wanted …)`: what a failure says differed.
+    public func differences(from candidate: Event) -> [String] {
+        fields.compactMap { field in
+            guard let actual = candidate[field.name] else {
+                return "\(field.name) missing (wanted \(field.value.text))"
+            }
+            return field.value.matches(actual) ? nil : "\(field.name)=\(actual.text) (wanted \(field.value.text))"
+        }
+    }
+
     public func matches(_ candidate: Event) -> Bool {
         guard candidate.name == event, side.map({ $0 == candidate.side }) ?? true else { return false }
         return fields.allSatisfy { field in

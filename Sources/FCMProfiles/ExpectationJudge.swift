@@ -64,8 +64,13 @@ public struct ExpectationJudge: Sendable {
         if verdict.sameName.isEmpty {
             return "no \(expectation.event) event happened" + (deadline.map { " by \($0)" } ?? "")
         }
+        // Each event of the name, and the fields in which it differs from what was wanted.
         return "what happened instead: "
-            + verdict.sameName.suffix(3).map { "\(label($0.key, $0.event)) \(TranscriptFormatter.summary($0.event))" }
+            + verdict.sameName.suffix(3).map { entry in
+                let differs = expectation.differences(from: entry.event)
+                return "\(label(entry.key, entry.event)) \(TranscriptFormatter.summary(entry.event))"
+                    + (differs.isEmpty ? "" : " (differs: \(differs.joined(separator: ", ")))")
+            }
             .joined(separator: "; ")
     }
 }

@@ -112,7 +112,8 @@ struct ExecCommand: AsyncParsableCommand {
         for line in card.lines { Diagnostics.write("fcm-device exec: " + line) }
         if !card.isClean, report.failOn == nil {
             Diagnostics.write(
-                "fcm-device exec: the exit status is \(argv[0])'s; --fail-on error (or warning) makes these fail the run"
+                "fcm-device exec: the report card does not change the exit status; --fail-on error (or warning) "
+                    + "makes these fail the run"
             )
         }
         do {

@@ -37,7 +37,8 @@ struct ReplayCommand: ParsableCommand {
             for line in TranscriptFormatter.human(result) { output.write(line + "\n") }
             let passed = result.checks.count - result.failures.count
             output.write(
-                "\n\(loaded.file): \(result.events.count) events, \(result.checks.count) expectations, \(passed) held\n"
+                "\n\(loaded.file): \(result.events.count) events, \(result.checks.count) "
+                    + (result.checks.count == 1 ? "expectation" : "expectations") + ", \(passed) held\n"
             )
             for failure in result.failures {
                 output.write("\(failure.step.location): expect failed: \(failure.expectation.summary)\n")

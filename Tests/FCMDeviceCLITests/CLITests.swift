@@ -134,6 +134,25 @@ struct CLITests {
         #expect(outcome.status == 1)
         #expect(outcome.stdout.contains("\(path):4:5: expect failed: onMessageReceived"))
         #expect(outcome.stdout.contains("no onMessageReceived event happened"))
+        #expect(outcome.stdout.contains("1 expectation, 0 held"))
+    }
+
+    @Test func aFailedExpectSaysWhichFieldDiffered() throws {
+        let path = try CLI.temporaryProfile(
+            """
+            version: 1
+            device: { state: background }
+            senders: [{ id: "1", key: k }]
+            timeline:
+              - at: 1s
+                push: { sender: "1", id: m-1, notification: { title: Hello } }
+              - at: 2s
+                expect: { event: notificationPosted, id: m-1, title: Goodbye, body: Hi }
+            """)
+        let outcome = try CLI.run(["replay", path])
+        #expect(outcome.status == 1)
+        #expect(
+            outcome.stdout.contains("(differs: title=Hello (wanted Goodbye), body= (wanted Hi))"), "\(outcome.stdout)")
     }
 
     @Test func invalidProfileExitsTwoWithFileLineColumn() throws {
