@@ -18,6 +18,7 @@ struct ExpectationCall {
     static func read(_ text: String, query: HTTPRequestParts, engine: DeviceEngine) -> Result<
         ExpectationCall, ControlProblem
     > {
+        if let problem = shapeProblem(text) { return .failure(ControlProblem(problem)) }
         let action: StepAction
         do {
             action = try ProfileParser.action(text, on: engine, source: "request body")
@@ -46,6 +47,26 @@ struct ExpectationCall {
             }
         }
         return .success(call)
+    }
+
+    /// What is wrong with the body's shape before its expectation is read: anything
+    /// but `expect` or `expect_none` at its top (an action is not checked as one first),
+    /// or the call's options (`wait`, `after`), which go in the query.
+    static func shapeProblem(_ text: String) -> String? {
+        guard case .object(let body)? = try? JSONParser.parse(Array(text.utf8)) else { return nil }
+        let options = ["wait", "after"]
+        var inner: [String] = []
+        for key in ["expect", "expect_none"] {
+            if case .object(let fields)? = body[key] { inner += fields.keys }
+        }
+        if let option = (body.keys + inner).first(where: options.contains) {
+            return "\(option) goes in the query, not the body: POST expectations?\(option)=…"
+        }
+        if let other = body.keys.first(where: { !["expect", "expect_none"].contains($0) }) {
+            return "the body must be {\"expect\": {…}} or {\"expect_none\": {…}}, not \(other); "
+                + "actions go to devices/NAME/actions"
+        }
+        return nil
     }
 
     /// Takes the one judge's verdict; a failure says what happened instead.

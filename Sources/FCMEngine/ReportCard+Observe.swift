@@ -10,8 +10,12 @@ extension ReportCard {
             self = ReportCard()
             eventCount = count
             earlierRequests = kept.requests
+            earlierMessages = kept.messages
             for finding in kept.findings { earlier[finding.rule] = finding }
-        case .downstreamAccepted, .downstreamRejected: observeSend(event)
+        case .downstreamAccepted:
+            messages += 1
+            observeSend(event)
+        case .downstreamRejected: observeSend(event)
         case .requestRejected: observeRefusedRequest(event)
         case .topicSubscribed, .topicUnsubscribed, .topicRefused: observeTopicCall(event)
         case .stored:

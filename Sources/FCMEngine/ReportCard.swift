@@ -22,6 +22,10 @@ public struct ReportCard: Sendable {
     /// App-server requests read since the last reset, and before it.
     var requests = 0
     var earlierRequests = 0
+    /// Downstream messages the device took (an app server's or a profile's push),
+    /// since the last reset and before it: the device-side rules judge every one.
+    var messages = 0
+    var earlierMessages = 0
     /// Events read so far.
     public internal(set) var eventCount = 0
 
@@ -106,7 +110,9 @@ public struct ReportCard: Sendable {
     }
 
     /// The report as the events since the last reset stand (what `GET report` gives).
-    public var report: AppServerReport { AppServerReport(findings: Array(sinceReset.values), requests: requests) }
+    public var report: AppServerReport {
+        AppServerReport(findings: Array(sinceReset.values), requests: requests, messages: messages)
+    }
 
     /// The report of the whole run, resets and all (what `exec` and `serve` give at
     /// the end: a test suite that resets the device before each test is judged whole).
@@ -120,7 +126,9 @@ public struct ReportCard: Sendable {
             }
             findings[rule] = merged
         }
-        return AppServerReport(findings: Array(findings.values), requests: requests + earlierRequests)
+        return AppServerReport(
+            findings: Array(findings.values), requests: requests + earlierRequests,
+            messages: messages + earlierMessages)
     }
 
     /// The findings since the last reset, the rules judged at the end included.

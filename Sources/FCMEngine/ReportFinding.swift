@@ -51,9 +51,13 @@ public struct AppServerReport: Sendable, Equatable {
     /// How many app-server requests (sends, refused requests, topic calls, XMPP logins)
     /// the card read: none means there was nothing to judge.
     public var requests = 0
+    /// How many downstream messages the device took (an app server's or a profile's
+    /// push): the rules about what the device saw judge them all.
+    public var messages = 0
 
-    public init(findings: [ReportFinding], requests: Int = 0) {
+    public init(findings: [ReportFinding], requests: Int = 0, messages: Int = 0) {
         self.requests = requests
+        self.messages = messages
         self.findings = findings.sorted {
             $0.severity != $1.severity
                 ? $0.severity < $1.severity

@@ -11,10 +11,12 @@ extension View {
         guard !report.isClean else {
             grid.put(
                 TextWidth.fit(
-                    report.requests == 0
-                        ? "Nothing to judge yet: no app server has sent anything."
-                        : "Nothing to report: the app servers kept every practice the card judges "
-                            + "(\(report.requests) requests read).", width: width),
+                    report.requests == 0 && report.messages == 0
+                        ? "Nothing to judge yet: nothing has been sent to the device."
+                        : "Nothing to report: every practice the card judges was kept ("
+                            + counted(report.requests, "app-server request") + ", "
+                            + counted(report.messages, "message") + " read; "
+                            + "a profile's pushes are judged as an app server's).", width: width),
                 x: inner.x + 1, y: inner.y, limit: width)
             grid.put(
                 TextWidth.fit("docs/report.md lists the rules · R or Esc close", width: width), x: inner.x + 1,
@@ -57,4 +59,7 @@ extension View {
             TextWidth.fit("↑↓ select evidence · Enter go to its event · R or Esc close", width: width),
             x: inner.x + 1, y: inner.y + inner.height - 1, style: .dim, limit: width)
     }
+
+    /// `1 message`, `2 messages`.
+    static func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 }

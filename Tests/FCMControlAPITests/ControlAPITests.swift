@@ -136,6 +136,20 @@ struct ControlAPITests {
         #expect(none.json["held"] as? Bool == true)
     }
 
+    @Test("an expectation's body is told what it must be: wait goes in the query, an action goes to a phone")
+    func expectationBodiesAreToldWhatTheyMustBe() async {
+        let device = ControlledDevice()
+        func message(_ body: String) async -> (Int, String) {
+            let reply = await device.call("POST", "expectations", body: body)
+            return (reply.status, (reply.json["error"] as? [String: Any])?["message"] as? String ?? "")
+        }
+        let waiting = await message(#"{"expect": {"event": "onNewToken", "wait": "5s"}}"#)
+        #expect(waiting.0 == 400 && waiting.1.contains("wait goes in the query"), "\(waiting)")
+        let pushed = await message(#"{"push": {"id": "n-1"}}"#)
+        #expect(pushed.0 == 400 && pushed.1.contains("must be {\"expect\""), "\(pushed)")
+        #expect(pushed.1.contains("not push") && !pushed.1.contains("sender"))
+    }
+
     @Test("a malformed JSON body is reported as JSON, with where it broke; YAML is still taken")
     func malformedJSONIsCalledJSON() async {
         let device = ControlledDevice()

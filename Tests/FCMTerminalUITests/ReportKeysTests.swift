@@ -64,6 +64,14 @@ struct ReportKeysTests {
         #expect(model.overlay == nil)
     }
 
+    @Test func aProfilesOwnPushesAreJudgedNotNothing() {
+        var model = Scenes.fresh()
+        Scenes.press(&model, [.character("p"), .enter, .character("R")])
+        let screen = View.render(model, width: 200, height: 50).lines.joined(separator: "\n")
+        #expect(screen.contains("0 app-server requests, 1 message read"), "\(screen)")
+        #expect(!screen.contains("Nothing to judge yet"))
+    }
+
     @Test func theReportScreen() {
         Snapshot.checkSizes(Self.played(), "report")
         var clean = Scenes.fresh()
