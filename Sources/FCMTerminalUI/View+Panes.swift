@@ -272,11 +272,15 @@ extension View {
         }
 
         /// The line with values longer than `longest` cut in the middle, and only
-        /// the first `fields` fields.
+        /// the first `fields` fields. An error stays whole and comes first, its name
+        /// alone (`downstreamRejected NotRegistered`): it is the part a reader needs, so
+        /// the other fields are shortened, and cut at the end, before it is.
         func line(longest: Int = .max, fields count: Int = .max) -> String {
             var text = head
             for field in fields.prefix(count) {
-                text += " " + field.name + "=" + TextWidth.middle(field.value, width: longest)
+                text +=
+                    field.name == "error"
+                    ? " " + field.value : " " + field.name + "=" + TextWidth.middle(field.value, width: longest)
             }
             return count == .max ? text + tail : text
         }

@@ -27,6 +27,15 @@ struct FirstHourTests {
         #expect(screen(model, width: 200, height: 50).contains { $0.contains("Pending upstream 6/20 ─") })
     }
 
+    @Test func anErrorIsShownWholeAndOtherFieldsAreShortenedFirst() {
+        var model = Scenes.fresh()
+        // Uninstalled, a push to the token it had is refused NotRegistered.
+        Scenes.press(&model, [.character("u"), .character("p"), .enter])
+        #expect(model.log.contains { $0.string("error") == "NotRegistered" })
+        let lines = screen(model)
+        #expect(lines.contains { $0.contains("downstreamRejected NotRegistered") }, "\(lines.joined(separator: "\n"))")
+    }
+
     @Test func aBrowsersUpstreamPaneSaysItHasNone() {
         let lines = screen(Scenes.fresh(Scenes.web))
         #expect(lines.contains { $0.contains("No upstream in a browser") })
