@@ -57,9 +57,11 @@ public final class EventLog: @unchecked Sendable {
     /// The report of the whole run, resets and all (`exec` and `serve` at the end).
     public var runReport: AppServerReport { lock.withLock { card.runReport } }
 
-    public func append(_ event: Event) {
+    /// Adds an event; its sequence number (what serve's and exec's log lines say).
+    @discardableResult
+    public func append(_ event: Event) -> Int64 {
         var woken: [(CheckedContinuation<[Entry], Never>, Entry)] = []
-        lock.withLock {
+        let seq: Int64 = lock.withLock {
             card.observe(event)
             let entry = Entry(seq: nextSeq, event: event)
             nextSeq += 1
@@ -70,8 +72,10 @@ public final class EventLog: @unchecked Sendable {
                 waiters[id] = nil
                 woken.append((waiter.continuation, entry))
             }
+            return entry.seq
         }
         for (continuation, entry) in woken { continuation.resume(returning: [entry]) }
+        return seq
     }
 
     /// The events after `after` that match, oldest first, at most `limit`.

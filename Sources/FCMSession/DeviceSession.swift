@@ -95,7 +95,7 @@ public final class DeviceSession: Sendable {
     /// Opens the device's state and the listeners. Events go to `log`, or to the
     /// TUI's link when `log` is nil. Throws a `SessionError` saying what is wrong.
     public static func open(
-        _ profile: Profile, settings: Settings, log: (@Sendable (Event) -> Void)? = nil
+        _ profile: Profile, settings: Settings, log: (@Sendable (Event, Int64) -> Void)? = nil
     ) async throws(SessionError) -> DeviceSession {
         let configuration = profile.configuration.switched(
             noEcho: settings.noEcho, noDeviceLimits: settings.noDeviceLimits)
@@ -135,7 +135,7 @@ public final class DeviceSession: Sendable {
                         "warning: no PKCS12 trust store for JVM clients: cannot read \(identity.trustPath): \(error)\n"
                             .utf8))
             }
-            let server = try await ConnectionServer.start(engine: engine, options: options, log: log ?? inbox.add)
+            let server = try await ConnectionServer.start(engine: engine, options: options, log: log ?? { event, _ in inbox.add(event) })
             let session = DeviceSession(
                 server: server, identity: identity, inbox: inbox, trustStore: trustStore,
                 runningFile: StateFolder.runningPath(folder, profilePath: settings.profilePath),

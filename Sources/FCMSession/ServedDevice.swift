@@ -28,14 +28,14 @@ extension ConnectionServer {
     /// bearer tokens kept in the state), and the policy for the control API; then the
     /// connection server serves them.
     public static func start(
-        engine: DeviceEngine, options: ServerOptions, log: @escaping @Sendable (Event) -> Void
+        engine: DeviceEngine, options: ServerOptions, log: @escaping @Sendable (Event, Int64) -> Void
     ) async throws -> ConnectionServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let events = EventLog()
         let host = DeviceHost(engine: engine, loop: group.next(), store: options.store, resumed: options.resumed) {
             event in
-            events.append(event)
-            log(event)
+            // The log's line names the event's place in the event log (`seq`).
+            log(event, events.append(event))
         }
         if let timeout = options.loginTimeout {
             host.apply(.setLoginTimeout(Millis(timeout.nanoseconds / 1_000_000)))

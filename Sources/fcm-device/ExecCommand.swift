@@ -87,7 +87,7 @@ struct ExecCommand: AsyncParsableCommand {
         if let temporary { options.state = temporary }
         defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
         let recorder = ExecRecorder(path: log)
-        let session = try await options.openSession(loaded, profilePath: profile) { event in recorder.record(event) }
+        let session = try await options.openSession(loaded, profilePath: profile) { event, seq in recorder.record(event, seq: seq) }
         try await session.start(timeline: profile == nil || noTimeline ? [] : loaded.steps)
         let environment: [String: String]
         do {
@@ -298,10 +298,10 @@ final class ExecRecorder: @unchecked Sendable {
     /// Every `expectationFailed` event, in order.
     var failures: [Event] { lock.withLock { failed } }
 
-    func record(_ event: Event) {
+    func record(_ event: Event, seq: Int64) {
         lock.withLock {
             if event.kind == .expectationFailed { failed.append(event) }
-            handle?.write(Data((TranscriptFormatter.json(event) + "\n").utf8))
+            handle?.write(Data((TranscriptFormatter.json(event, seq: seq) + "\n").utf8))
         }
     }
 

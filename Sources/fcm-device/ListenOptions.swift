@@ -144,7 +144,7 @@ struct ListenOptions: ParsableArguments {
     /// on standard error and exits 2. `profilePath` names the state file (nil: the
     /// built-in device); events go to `log`, or to the TUI's link.
     func openSession(
-        _ profile: Profile, profilePath: String?, log: (@Sendable (Event) -> Void)? = nil
+        _ profile: Profile, profilePath: String?, log: (@Sendable (Event, Int64) -> Void)? = nil
     ) async throws -> DeviceSession {
         if !BindPolicy.isLoopback(bind) {
             Diagnostics.write(

@@ -32,8 +32,8 @@ struct ServeCommand: AsyncParsableCommand {
         var loaded = try ProfileLoading.load(profile)
         if profile == nil { loaded.steps = [] }
         let output = LineWriter()
-        let session = try await listen.openSession(loaded, profilePath: profile) { event in
-            output.write(event)
+        let session = try await listen.openSession(loaded, profilePath: profile) { event, seq in
+            output.write(event, seq: seq)
         }
         output.write(session.listening.json)
         output.flush()
@@ -64,7 +64,7 @@ struct ServeCommand: AsyncParsableCommand {
 final class LineWriter: @unchecked Sendable {
     enum Line {
         case text(String)
-        case event(Event)
+        case event(Event, seq: Int64)
     }
 
     private let lock = NSLock()
@@ -89,9 +89,10 @@ final class LineWriter: @unchecked Sendable {
         add(.text(line))
     }
 
-    /// An event, as a JSON line.
-    func write(_ event: Event) {
-        add(.event(event))
+    /// An event, as a JSON line led by its place in the event log (`seq`, as the
+    /// control API and the report card's evidence number it).
+    func write(_ event: Event, seq: Int64) {
+        add(.event(event, seq: seq))
     }
 
     private func add(_ line: Line) {
@@ -139,7 +140,7 @@ final class LineWriter: @unchecked Sendable {
         for line in lines {
             switch line {
             case .text(let text): bytes += text.utf8
-            case .event(let event): TranscriptFormatter.appendJSON(event, to: &bytes)
+            case .event(let event, let seq): TranscriptFormatter.appendJSON(event, seq: seq, to: &bytes)
             }
             bytes.append(UInt8(ascii: "\n"))
         }

@@ -24,7 +24,7 @@ struct FanOutTurnTests {
         options.httpPort = 0
         options.serviceAccountKey = LiveHTTPTests.key
         let server = try await ConnectionServer.start(engine: DeviceEngine(configuration), options: options) {
-            log.add($0)
+            event, _ in log.add(event)
         }
         try await server.startDevice()
         let lastToken = try await server.host.loop.submit { [host = server.host] in

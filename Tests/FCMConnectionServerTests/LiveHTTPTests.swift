@@ -28,7 +28,7 @@ struct LiveHTTPTests {
         options.tls = tls
         options.serviceAccountKey = Self.key
         let server = try await ConnectionServer.start(engine: DeviceEngine(configuration), options: options) {
-            log.add($0)
+            event, _ in log.add(event)
         }
         try await server.startDevice()
         let token = try await server.host.loop.submit { [host = server.host] in host.engine.devices[0].tokens["777"]! }

@@ -29,7 +29,7 @@ struct LiveHostileTests {
         options.loginTimeout = loginTimeout
         options.httpPort = 0
         options.serviceAccountKey = LiveHTTPTests.key
-        let server = try await ConnectionServer.start(engine: DeviceEngine(configuration), options: options) { _ in }
+        let server = try await ConnectionServer.start(engine: DeviceEngine(configuration), options: options) { _, _ in }
         try await server.startDevice()
         let tokens = server.host.box.read { $0.devices[0].tokens }
         return Running(server: server, port: try #require(server.ccsPlainPort), tokens: tokens)

@@ -103,7 +103,7 @@ struct LiveServerTests {
         var options = ServerOptions()
         options.ccsPort = nil
         options.ccsPlainPort = 0
-        let server = try await ConnectionServer.start(engine: DeviceEngine(configuration), options: options) { _ in }
+        let server = try await ConnectionServer.start(engine: DeviceEngine(configuration), options: options) { _, _ in }
         try await server.startDevice()
         return server
     }

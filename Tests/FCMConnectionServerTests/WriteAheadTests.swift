@@ -38,7 +38,7 @@ struct WriteAheadTests {
             engine = saved
             options.resumed = true
         }
-        let server = try await ConnectionServer.start(engine: engine, options: options) { log.add($0) }
+        let server = try await ConnectionServer.start(engine: engine, options: options) { event, _ in log.add(event) }
         try await server.startDevice()
         let token = server.host.box.read { $0.devices[0].tokens["555"] ?? "" }
         return Running(server: server, store: store, token: token)

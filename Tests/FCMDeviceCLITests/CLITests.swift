@@ -282,6 +282,30 @@ struct CLITests {
         #expect(object?["https"] == nil, "a closed listener is left out, not 0: \(line)")
     }
 
+    @Test func serveLogLinesCarryTheSequenceNumbersOfTheEventLog() throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let (process, out) = try CLI.serve(state: state)
+        // Started (its listening line), then stopped: the log is written whole by the stop.
+        var text = ""
+        while !text.contains("\n") {
+            let chunk = out.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        Thread.sleep(forTimeInterval: 1)
+        process.interrupt()
+        text += String(decoding: out.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        // The listening line first, then each event led by its place in the event log
+        // (what GET events and the report card's evidence number it).
+        let events = text.split(separator: "\n").dropFirst().compactMap { line in
+            try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        }.filter { $0["event"] as? String == "onNewToken" }
+        #expect(events.map { $0["seq"] as? Int } == [1], "\(text)")
+        #expect(text.contains(#"{"seq":1,"at":0,"side":"device","event":"onNewToken""#))
+    }
+
     @Test func profileCheckAcceptsEveryShippedProfile() throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: CLI.profiles.path).filter {
             $0.hasSuffix(".yaml")
