@@ -135,7 +135,8 @@ public final class DeviceSession: Sendable {
                         "warning: no PKCS12 trust store for JVM clients: cannot read \(identity.trustPath): \(error)\n"
                             .utf8))
             }
-            let server = try await ConnectionServer.start(engine: engine, options: options, log: log ?? { event, _ in inbox.add(event) })
+            let server = try await ConnectionServer.start(
+                engine: engine, options: options, log: log ?? { event, _ in inbox.add(event) })
             let session = DeviceSession(
                 server: server, identity: identity, inbox: inbox, trustStore: trustStore,
                 runningFile: StateFolder.runningPath(folder, profilePath: settings.profilePath),

@@ -87,7 +87,9 @@ struct ExecCommand: AsyncParsableCommand {
         if let temporary { options.state = temporary }
         defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
         let recorder = ExecRecorder(path: log)
-        let session = try await options.openSession(loaded, profilePath: profile) { event, seq in recorder.record(event, seq: seq) }
+        let session = try await options.openSession(loaded, profilePath: profile) { event, seq in
+            recorder.record(event, seq: seq)
+        }
         try await session.start(timeline: profile == nil || noTimeline ? [] : loaded.steps)
         let environment: [String: String]
         do {
