@@ -50,7 +50,9 @@ struct ReportOptions: ParsableArguments {
     /// Writes the files asked for; a file that cannot be written is named.
     func write(_ report: AppServerReport) throws {
         if let jsonFile { try Self.save(report.json.json + "\n", to: jsonFile) }
-        if let junitFile { try Self.save(report.junit, to: junitFile) }
+        if let junitFile {
+            try Self.save(report.junit(failingAt: failOn.flatMap(ReportSeverity.init(rawValue:))), to: junitFile)
+        }
     }
 
     static func save(_ text: String, to path: String) throws {
