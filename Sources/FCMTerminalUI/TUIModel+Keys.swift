@@ -55,6 +55,9 @@ extension TUIModel {
 
     mutating func handleMain(_ key: Key, at time: Millis) -> [Effect] {
         status = nil
+        // A removal asked about holds for the next key only.
+        let asked = removalAsked
+        removalAsked = nil
         if let effects = handlePlayKey(key) { return effects }
         if fork != nil, key == .home {
             replayProfile()
@@ -100,7 +103,14 @@ extension TUIModel {
         case .character("]"): stepDevice(1)
         case .character("["): stepDevice(-1)
         case .character("d"):
-            if let sender = selectedSender { run(.removeSender(sender.id), at: time) }
+            guard let sender = selectedSender else { break }
+            // The only sender leaves the app registered with none: asked first.
+            if shown.senders.count == 1, asked != sender.id {
+                removalAsked = sender.id
+                status = "d again removes \(sender.id), the only sender: the app would have no token at all"
+                break
+            }
+            run(.removeSender(sender.id), at: time)
         case .character("t"): tapSelected(at: time)
         case .character("D"): run(.drain, at: time)
         case .character("P"): run(.setPermission(nextPermission), at: time)

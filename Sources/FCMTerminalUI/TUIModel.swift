@@ -56,6 +56,8 @@ public struct TUIModel: Sendable {
     public internal(set) var saveFolder = "."
     /// The path the user agreed to replace (asked when a save found a file there).
     var replaceConfirmed: String?
+    /// The only sender `d` was pressed on once: the next key, `d` again, removes it.
+    var removalAsked: String?
     /// The step play mode showed last (the panes follow a step's phone when it moves).
     var shownStep = -1
     /// The app server's report card over every event the TUI has seen (`R`).

@@ -36,6 +36,21 @@ struct FirstHourTests {
         #expect(lines.contains { $0.contains("downstreamRejected NotRegistered") }, "\(lines.joined(separator: "\n"))")
     }
 
+    @Test func removingTheOnlySenderIsAskedFirst() {
+        var model = Scenes.fresh()
+        // Two senders: d removes the selected one at once.
+        Scenes.press(&model, [.character("d")])
+        #expect(model.shown.senders.count == 1)
+        Scenes.press(&model, [.character("d")])
+        #expect(model.shown.senders.count == 1)
+        #expect(model.status?.contains("d again removes") == true, "\(model.status ?? "")")
+        // Another key between: asked again.
+        Scenes.press(&model, [.character("f"), .character("d")])
+        #expect(model.shown.senders.count == 1)
+        Scenes.press(&model, [.character("d")])
+        #expect(model.shown.senders.isEmpty)
+    }
+
     @Test func aBrowsersUpstreamPaneSaysItHasNone() {
         let lines = screen(Scenes.fresh(Scenes.web))
         #expect(lines.contains { $0.contains("No upstream in a browser") })
