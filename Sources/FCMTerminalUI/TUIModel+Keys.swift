@@ -107,7 +107,7 @@ extension TUIModel {
             // The only sender leaves the app registered with none: asked first.
             if shown.senders.count == 1, asked != sender.id {
                 removalAsked = sender.id
-                status = "d again removes \(sender.id), the only sender: the app would have no token at all"
+                status = "d again removes \(sender.id), the only sender (no token left)"
                 break
             }
             run(.removeSender(sender.id), at: time)
