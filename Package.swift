@@ -174,7 +174,7 @@ let package = Package(
             ]
         ),
         // Runs the built executable as a user would.
-        .testTarget(name: "FCMDeviceCLITests", dependencies: ["fcm-device"]),
+        .testTarget(name: "FCMDeviceCLITests", dependencies: ["fcm-device", "FCMEngine"]),
     ],
     swiftLanguageModes: [.v6]
 )

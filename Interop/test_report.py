@@ -49,7 +49,7 @@ def broken_example(binary):
     # Run with --fail-on error: the errors fail their cases, as they fail the run; the
     # warnings and notes are passed cases carrying their text.
     errors = [rule for rule, finding in found.items() if finding["severity"] == "error"]
-    assert junit.count("<testcase ") == 15 and junit.count("<failure ") == len(errors), junit
+    assert junit.count("<testcase ") == 18 and junit.count("<failure ") == len(errors), junit
     assert 'failures="%d"' % len(errors) in junit and "<skipped" not in junit, junit
     assert junit.count("<system-out>") == len(BROKEN) - len(errors), junit
     # The evidence points at the requests that broke each practice.
@@ -66,7 +66,7 @@ def mended_example(binary):
     assert card == {"findings": []}, card
     assert done.returncode == 0, done.stderr[-2000:]
     assert "app server report" not in done.stderr, done.stderr[-2000:]
-    assert junit.count("<testcase ") == 15 and "<failure" not in junit, junit
+    assert junit.count("<testcase ") == 18 and "<failure" not in junit, junit
 
 
 def findings(serve, project):
@@ -118,6 +118,41 @@ def pyfcm_good(device):
     assert findings(device.serve, PROJECT) == []
 
 
+def fast_mistakes(device):
+    """The commonest mistakes, made as fast as a test suite makes them: a dead token sent
+    to three more times at once, with firebase-admin (one keep-alive session) and with
+    plain requests (a new connection each), and an access token refused 401 used three
+    more times. Each is judged, with no second to hide in."""
+    from firebase_admin import messaging
+
+    from serve_harness import firebase_app
+
+    app = firebase_app(device.base, device.credentials)
+    dead = messaging.Message(token=device.old_token, data={"n": "1"})
+    for _ in range(4):
+        try:
+            messaging.send(dead, app=app)
+        except messaging.UnregisteredError:
+            pass
+    found = {finding["rule"]: finding for finding in findings(device.serve, PROJECT)}
+    assert found.get("unregistered-token-reused", {}).get("count") == 3, found
+    url = device.base + "/v1/projects/%s/messages:send" % PROJECT
+    for _ in range(3):
+        reply = requests.post(url, json={"message": {"token": device.old_token, "data": {"n": "2"}}}, timeout=10,
+                              headers={"Authorization": "Bearer " + app.credential.get_access_token().access_token})
+        assert reply.status_code == 404, reply.text
+    found = {finding["rule"]: finding for finding in findings(device.serve, PROJECT)}
+    assert found["unregistered-token-reused"]["count"] >= 5, found["unregistered-token-reused"]
+    session = requests.Session()
+    for _ in range(4):
+        reply = session.post(url, json={"message": {"token": device.token, "data": {"n": "3"}}}, timeout=10,
+                             headers={"Authorization": "Bearer ya29.not-issued-here"})
+        assert reply.status_code == 401, reply.text
+    found = {finding["rule"]: finding for finding in findings(device.serve, PROJECT)}
+    assert found.get("rejected-access-token-reused", {}).get("count") == 3, found
+    assert "access-token-per-request" not in found, found
+
+
 def slixmpp_good(binary):
     """An XMPP app server that acks every upstream message and receipt: the one note
     that XMPP is shut down, nothing else."""
@@ -147,7 +182,9 @@ def run(binary):
             results.append((name, repr(error)))
     results += run_each([("report card: firebase-admin with its own retries gets no error or warning",
                           firebase_admin_good),
-                         ("report card: a good pyfcm app server gets an empty report", pyfcm_good)],
+                         ("report card: a good pyfcm app server gets an empty report", pyfcm_good),
+                         ("report card: a dead token and a refused access token reused within milliseconds are "
+                          "judged", fast_mistakes)],
                         lambda: HTTPDevice(binary))
     return results
 

@@ -88,7 +88,8 @@ extension DeviceHost {
             },
             groupKey: { [box] sender, name in box.read { $0.groupKey(sender: sender, name: name) } },
             hasFaults: { [box] in box.hasFaults },
-            appServers: { [box] in box.appServerSenders }, findSender: { [box] in box.findSender($0) })
+            appServers: { [box] in box.appServerSenders }, findSender: { [box] in box.findSender($0) },
+            now: { [clock] in clock.now })
     }
 }
 

@@ -3,6 +3,7 @@ import FCMHTTPAPI
 import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -60,6 +61,15 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var isStream = false
     /// The `Date` header, formatted once a second.
     private var date = (second: 0, text: "")
+    /// This connection's (or stream's) number, and how many requests it has begun.
+    private var connection: Int64 = 0
+    private var requestsBegun: Int64 = 0
+    /// When the send being read or answered began (its head was read).
+    private var started: Millis = 0
+    /// The send read whose reply is not written yet: abandoned if the client goes.
+    private var unanswered: HTTPRequestParts?
+    /// Connections and HTTP/2 streams, numbered as they come.
+    private static let connectionsAccepted = Atomic<Int64>(0)
 
     private enum Inbound {
         case part(HTTPRequestPart)
@@ -76,6 +86,21 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
         loopReleases = releases.queue(on: context.eventLoop)
         // A stream's parent is its HTTP/2 connection, whose own parent is the listener.
         isStream = context.channel.parent?.parent != nil
+        connection = Self.connectionsAccepted.add(1, ordering: .relaxed).newValue
+    }
+
+    /// A client that goes away before a send's reply abandons it.
+    func channelInactive(context: ChannelHandlerContext) {
+        noteAbandoned()
+        context.fireChannelInactive()
+    }
+
+    /// The send waiting for its reply is abandoned (the client closed or reset the
+    /// connection): reported, with how long it had waited.
+    private func noteAbandoned() {
+        guard let request = unanswered else { return }
+        unanswered = nil
+        service.reportAbandoned(request, waited: service.now() - started)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -88,6 +113,8 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // A client that closes its end while its send waits has given up on it.
+        if case ChannelEvent.inputClosed = event { noteAbandoned() }
         if isBusy { waiting.append(.event(event)) } else { context.fireUserInboundEventTriggered(event) }
     }
 
@@ -138,6 +165,8 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 waiting.prepend(.part(part))
                 return
             }
+            requestsBegun += 1
+            started = service.now()
             start(head, context: context)
         case (.reading(let head, var body), .body(var chunk)):
             guard body.readableBytes + chunk.readableBytes <= HTTPSendService.maxBodyBytes else {
@@ -150,7 +179,7 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
             answer(head, body: body, context: context)
         case (.discarding(let head), .end):
             state = .answering
-            reply(service.refuseTooLarge(Self.parts(head)), closing: Self.asksToClose(head), context: context)
+            reply(service.refuseTooLarge(stamped(Self.parts(head))), closing: Self.asksToClose(head), context: context)
         case (.discarding, _):
             break
         case (.passing(let closes), .end):
@@ -170,11 +199,11 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if let expectation = head.headerFields[.expect] {
             let refusal: HTTPReply?
             if expectation.lowercased() != "100-continue" {
-                refusal = service.refuseExpectation(Self.parts(head), expectation)
+                refusal = service.refuseExpectation(stamped(Self.parts(head)), expectation)
             } else if let length = head.headerFields[.contentLength].flatMap({ Int($0) }),
                 length > HTTPSendService.maxBodyBytes
             {
-                refusal = service.refuseTooLarge(Self.parts(head))
+                refusal = service.refuseTooLarge(stamped(Self.parts(head)))
             } else {
                 refusal = nil
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
@@ -214,10 +243,20 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
             method: head.method.rawValue, path: path, query: query, fields: head.headerFields, body: body)
     }
 
+    /// A request with where and when it began (an HTTP/2 stream's one request has no
+    /// place on its connection).
+    private func stamped(_ request: HTTPRequestParts) -> HTTPRequestParts {
+        var request = request
+        request.exchange = HTTPExchange(
+            connection: connection, request: isStream ? nil : requestsBegun, started: started)
+        return request
+    }
+
     /// A whole send: it meets the faults in scope first, then the service answers it.
     private func answer(_ head: HTTPRequest, body: ByteBuffer, context: ChannelHandlerContext) {
         state = .answering
-        let request = Self.parts(head, body: body)
+        let request = stamped(Self.parts(head, body: body))
+        unanswered = request
         let closing = Self.asksToClose(head)
         let faults = service.faultsNow(request.path)
         if faults.value.isEmpty, faults.point == 0 {
@@ -242,7 +281,10 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
     ) {
         guard context.channel.isActive else { return }
         guard let answer = plan.answer else { return send(request, closing: closing, context: context) }
-        if let ending = answer.endsConnection { return FaultedConnection.end(context.channel, ending) }
+        if let ending = answer.endsConnection {
+            unanswered = nil
+            return FaultedConnection.end(context.channel, ending)
+        }
         service.reportRejected(request, answer)
         reply(answer, closing: closing, context: context)
     }
@@ -255,6 +297,7 @@ final class DirectSendHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func reply(_ reply: HTTPReply, closing: Bool, context: ChannelHandlerContext) {
         guard context.channel.isActive else { return }
+        unanswered = nil
         var fields = HTTPFields()
         for header in reply.headers {
             if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }

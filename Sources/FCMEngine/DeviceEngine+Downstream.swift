@@ -116,7 +116,10 @@ extension DeviceEngine {
         acceptedFields(request, ttl: message.timeToLive, into: &fields)
         // The report card counts an app server's sends to each Android phone.
         if let arriving, !arriving.toGroup, self[p].installed {
-            fields.append(.text("platform", self[p].platform.rawValue))
+            let platform = self[p].platform
+            fields.append(.text("platform", platform.rawValue))
+            // Whether an iPhone's message has an alert (the report card's APNs priority rule).
+            if platform == .ios { fields.append(.flag("notification", request.notification != nil)) }
         }
         emit(.server, .downstreamAccepted, fields, on: p, into: &out)
         countTowardRate(request, on: p)

@@ -271,16 +271,20 @@ extension EventName {
             EventDescription(
                 fields: [
                     "id", "sender", "token", "topic", "condition", "subscribers", "other_package", "priority", "ttl",
-                    "collapse_key", "dry_run", "api", "request", "connection", "platform", "group",
+                    "collapse_key", "dry_run", "api", "request", "connection", "http_connection", "http_request",
+                    "started", "bearer", "platform", "notification", "group",
                 ],
                 meaning:
                     "a downstream message passed validation (for a topic or condition: `topic` or `condition`, "
                     + "and `subscribers`, how many app instances here match; `other_package`, how many more were "
                     + "left out by `restricted_package_name`). A message an app server sent (not a profile's or "
                     + "the TUI's push) also says how: `api` (`legacy`, `v1`, `ccs`), `request` (a digest of the "
-                    + "request as sent: a resend of the same request has the same one), `connection` (CCS) and, "
-                    + "to one token, the `platform` of the phone holding it; the [report card](report.md) reads "
-                    + "them",
+                    + "request as sent: a resend of the same request has the same one), `connection` (CCS), "
+                    + "where and when an HTTP request started (`http_connection`, the connection or HTTP/2 "
+                    + "stream, numbered from 1; `http_request`, its place on an HTTP/1.1 connection; `started`, "
+                    + "the engine time its head was read), `bearer` (v1: a digest of the access token) and, "
+                    + "to one token, the `platform` of the phone holding it (an iPhone's also `notification`: "
+                    + "whether it has an alert); the [report card](report.md) reads them",
                 rule: .byPresence(
                     of: "subscribers",
                     present: RuleNote(
@@ -297,12 +301,14 @@ extension EventName {
             EventDescription(
                 fields: [
                     "id", "sender", "topic", "condition", "subscribers", "error", "ccs", "detail", "token", "api",
-                    "request", "connection", "retry_after", "handling", "group",
+                    "request", "connection", "http_connection", "http_request", "started", "bearer", "retry_after",
+                    "handling", "group",
                 ],
                 meaning:
                     "a downstream message was refused (`error` = legacy HTTP name, `ccs` = XMPP nack code); "
                     + "from an app server, also `token` (not for a device group's member copies, which carry "
-                    + "`group`), `api`, `request`, `connection`, `handling` (what Google asks the app server to "
+                    + "`group`), `api`, `request`, `connection` (or `http_connection`, `http_request`, `started` "
+                    + "and `bearer`), `handling` (what Google asks the app server to "
                     + "do: `drop-token`, `fix`, `retry`, `slow-down`) and `retry_after` (the seconds the answer's "
                     + "`Retry-After` asks for: a 503 on HTTP; never a CCS nack)",
                 rule: .rejected)
@@ -490,7 +496,10 @@ extension EventName {
                 rule: RuleNote.resumed)
         case .requestRejected:
             EventDescription(
-                fields: ["method", "path", "status", "reason", "api", "request", "bearer", "retry_after", "fault"],
+                fields: [
+                    "method", "path", "status", "reason", "api", "request", "bearer", "retry_after", "fault",
+                    "http_connection", "http_request", "started",
+                ],
                 meaning:
                     "an HTTP request refused before it reached the device (`method`, `path`, `status`, "
                     + "`reason`): a wrong key or bearer token, a refused service-account assertion, a malformed "
@@ -498,11 +507,24 @@ extension EventName {
                     + "`CONNECT` (method `CONNECT`, the target as `path`) or a failed TLS handshake (method "
                     + "`TLS`). A send's refusal also has `api` and `request` (as `downstreamAccepted`: a digest "
                     + "of the path and body), `bearer` (a digest of the access token it carried, never the "
-                    + "token), `retry_after`, and `fault` when a status fault made the answer",
+                    + "token), `retry_after`, `fault` when a status fault made the answer, and where and when "
+                    + "it started (`http_connection`, `http_request`, `started`, as `downstreamAccepted`'s)",
                 rule: RuleNote(
                     "The HTTP API refused the request before it reached the device: the reason field says what was "
                         + "wrong (credentials, the body, the route, or the service down).",
                     "reference §3.3, §4.3 · docs/app-servers.md"))
+        case .requestAbandoned:
+            EventDescription(
+                fields: ["method", "path", "api", "request", "http_connection", "http_request", "started", "waited"],
+                meaning:
+                    "an app server closed the connection (or reset the HTTP/2 stream) of a send before it was "
+                    + "answered: `waited`, the milliseconds from its start to then; `api` and `request` as "
+                    + "`downstreamAccepted`'s. The device may have taken it already",
+                rule: RuleNote(
+                    "The app server gave up on a send before the answer came: a latency fault or a slow answer "
+                        + "outlasted its timeout. Google asks for at least 10 s; the message may still be "
+                        + "delivered, and a resend can reach the user twice.",
+                    "docs/report.md · Google: scale-fcm, Timeouts"))
         case .credentialsUnverified:
             EventDescription(
                 fields: ["account", "key", "project"],

@@ -42,6 +42,9 @@ public enum EventName: String, Sendable, CaseIterable, Codable {
     case nack, stanzaError, serviceChanged, stateResumed
     /// An HTTP request the send APIs refused before it reached the device.
     case requestRejected
+    /// The app server went away from a send before it was answered (it closed the
+    /// connection or reset the HTTP/2 stream).
+    case requestAbandoned
     /// The token endpoint took a service-account assertion signed by a key the
     /// emulator did not make (it cannot know Google's keys).
     case credentialsUnverified

@@ -17,6 +17,13 @@ extension ReportCard {
             observeSend(event)
         case .downstreamRejected: observeSend(event)
         case .requestRejected: observeRefusedRequest(event)
+        case .requestAbandoned:
+            guard let api = event.string("api"), let digest = event.string("request") else { break }
+            let waited = event.int("waited") ?? 0
+            let detail = "abandoned after \(DurationText.span(waited))"
+            abandoned[api + "/" + digest] = Abandoned(
+                evidence: evidence(event, api: api, subject: event.string("path") ?? "", detail), waited: waited,
+                exchange: HTTPExchange(of: event))
         case .topicSubscribed, .topicUnsubscribed, .topicRefused: observeTopicCall(event)
         case .stored:
             if event.string("reason") == "throttled" {
@@ -57,8 +64,10 @@ extension ReportCard {
         case .connectionDraining:
             if case .int(let connection)? = event["connection"] { drainingSince[connection] = event.at }
         case .nack:
+            // The engine nacks so only a message it read after CONNECTION_DRAINING was
+            // written on that connection.
             if event.string("error") == "CONNECTION_DRAINING", case .int(let connection)? = event["connection"],
-                let since = drainingSince[connection], event.at > since + grace(at: event.at)
+                let since = drainingSince[connection]
             {
                 let detail = "sent \(DurationText.span(event.at - since)) after CONNECTION_DRAINING; nacked"
                 add(.drainingConnectionUsed, evidence(event, api: "ccs", subject: "connection \(connection)", detail))
@@ -87,8 +96,17 @@ extension ReportCard {
             lastLegacy = (event.at, digest)
             if found[.legacyHTTPAPI] == nil { add(.legacyHTTPAPI, here()) } else { found[.legacyHTTPAPI]?.count += 1 }
         }
-        if let token, !deadTokens.isEmpty, let dead = deadTokens[token], event.at > dead.at + grace(at: event.at) {
-            add(.unregisteredTokenReused, Self.later(here(), after: dead))
+        if api == "v1", let bearer = event.string("bearer") { noteBearer(bearer, event) }
+        if !abandoned.isEmpty { noteResend(api + "/" + digest, event, here) }
+        if api == "v1", event.kind == .downstreamAccepted, event.string("platform") == Platform.ios.rawValue,
+            event.string("priority") == "high", event["notification"] == .bool(false)
+        {
+            var data = here()
+            data.detail += "; a data message (no alert) at apns-priority 10, which FCM refuses: send it at 5"
+            add(.apnsHighPriorityData, data)
+        }
+        if let token, !deadTokens.isEmpty, let dead = deadTokens[token], startedAfter(dead, event) {
+            add(.unregisteredTokenReused, Self.later(here(), after: dead.evidence))
         }
         let key = refused.isEmpty && retrying.isEmpty && error == nil ? "" : api + "/" + digest
         if !key.isEmpty { attempt(key, accepted: error == nil, here) }
@@ -99,7 +117,9 @@ extension ReportCard {
                 countSend(to: token, at: event.at, here)
             }
         case .dropToken?:
-            if let token, deadTokens[token] == nil { deadTokens[token] = here() }
+            if let token, deadTokens[token] == nil {
+                deadTokens[token] = Answer(evidence: here(), exchange: .init(of: event))
+            }
             settle(key, at: event.at)
         case .slowDown?:
             // Refused for the device's rate: only an Android phone is refused so.
@@ -132,16 +152,18 @@ extension ReportCard {
         // An access token refused for itself (not a fault, not the APNs or web-push
         // credentials) is condemned; a later request refused for it again reused it.
         let reason = event.string("reason") ?? ""
+        if let bearer = event.string("bearer") { noteBearer(bearer, event) }
         if status == 401, !byFault, !reason.contains("THIRD_PARTY"), let bearer = event.string("bearer") {
-            if let first = rejectedBearers[bearer], event.at > first.at + grace(at: event.at) {
-                add(.rejectedAccessTokenReused, Self.later(here, after: first))
+            if let first = rejectedBearers[bearer], startedAfter(first, event) {
+                add(.rejectedAccessTokenReused, Self.later(here, after: first.evidence))
             } else if rejectedBearers[bearer] == nil {
-                rejectedBearers[bearer] = here
+                rejectedBearers[bearer] = Answer(evidence: here, exchange: .init(of: event))
             }
         }
         guard let digest = event.string("request"), let api = event.string("api") else { return }
         if api == "legacy" { add(.legacyHTTPAPI, here) }
         let key = api + "/" + digest
+        if !abandoned.isEmpty { noteResend(key, event) { here } }
         attempt(key, accepted: false) { here }
         switch status {
         case 400, 403, 404:
@@ -259,22 +281,59 @@ extension ReportCard {
             let topic = "subscribe to topic \(event.string("topic") ?? "")"
             return evidence(event, api: event.string("by"), subject: TokenText.short(token), topic)
         }
-        if let dead = deadTokens[token], event.at > dead.at + grace(at: event.at) {
-            add(.unregisteredTokenReused, Self.later(here(), after: dead))
+        if let dead = deadTokens[token], startedAfter(dead, event) {
+            add(.unregisteredTokenReused, Self.later(here(), after: dead.evidence))
         }
         if event.kind == .topicRefused, ["NOT_FOUND", "INVALID_ARGUMENT"].contains(event.string("error") ?? ""),
             deadTokens[token] == nil
         {
             var answer = here()
             answer.detail += " refused \(event.string("error") ?? "")"
-            deadTokens[token] = answer
+            deadTokens[token] = Answer(evidence: answer, exchange: .init(of: event))
         }
     }
 
-    /// How long after an answer a request may still have been in flight: a second,
-    /// and as long as a latency fault held requests, while it did.
-    func grace(at time: Millis) -> Millis {
-        time <= heldUntil + Self.inFlight ? Self.inFlight + heldLongest : Self.inFlight
+    /// Whether the request of `event` started after `answer` was written, so that it
+    /// should have heeded it. An HTTP send says where and when it started (see
+    /// `HTTPExchange`); any other request is taken to have started when the device
+    /// took it, less as long as a latency fault held requests, while one did.
+    func startedAfter(_ answer: Answer, _ event: Event) -> Bool {
+        if let exchange = HTTPExchange(of: event) {
+            return exchange.started(after: answer.exchange, answeredAt: answer.evidence.at, tolerance: Self.loopback)
+        }
+        let held = event.at <= heldUntil + Self.loopback ? heldLongest : 0
+        return event.at > answer.evidence.at + Self.loopback + held
+    }
+
+    /// A request with an access token: a token first used while the one before was
+    /// still valid (and not refused) was minted for it.
+    mutating func noteBearer(_ bearer: String, _ event: Event) {
+        bearerRequests += 1
+        guard lastBearer?.digest != bearer else { return }
+        if let last = lastBearer, event.at - last.firstUsed < Self.accessTokenLifetime,
+            rejectedBearers[last.digest] == nil
+        {
+            freshBearers.add(
+                evidence(
+                    event, api: event.string("api"), subject: "access token " + String(bearer.prefix(8)),
+                    "a new access token, while the one before (first used at \(DurationText.stamp(last.firstUsed))) "
+                        + "was still valid"))
+        }
+        lastBearer = (bearer, event.at)
+    }
+
+    /// A request again that the app server abandoned before: judged when it gave the
+    /// abandoned one less than `sendTimeout`.
+    mutating func noteResend(_ key: String, _ event: Event, _ here: () -> ReportEvidence) {
+        guard let gaveUp = abandoned[key], gaveUp.exchange == nil || gaveUp.exchange != HTTPExchange(of: event)
+        else { return }
+        abandoned[key] = nil
+        guard gaveUp.waited < Self.sendTimeout else { return }
+        var resend = here()
+        resend.detail +=
+            "; sent again after the same request was abandoned at \(DurationText.stamp(gaveUp.evidence.at)), "
+            + "\(DurationText.span(gaveUp.waited)) after it started"
+        add(.sendAbandonedTooSoon, resend)
     }
 
     /// Counts for a phone's high-priority rule (at most `phonesFollowed` phones).

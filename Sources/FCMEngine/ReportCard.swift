@@ -4,11 +4,20 @@
 /// the report of the live run it came from. A rule that has not seen enough says
 /// nothing. The thresholds left open by Google are chosen in docs/RULES.md.
 public struct ReportCard: Sendable {
-    /// A request sent within this long of an answer that condemned its token or its
-    /// access token was already in flight (a `send_each` fan-out): not evidence.
-    public static let inFlight: Millis = Span.second
+    /// A request on another connection (or an HTTP/2 stream) that started within
+    /// this long of an answer that condemned its token or its access token is taken
+    /// to have been in flight when the answer left (loopback scheduling: the answer is
+    /// written a moment after the device decided it). On the same HTTP/1.1 connection
+    /// any later request started after the answer.
+    public static let loopback: Millis = 2
     /// How long a 429 without `Retry-After` asks the app server to wait.
     public static let quotaWait: Millis = Span.minute
+    /// The least time a send is given before the app server treats it as failed.
+    public static let sendTimeout: Millis = 10 * Span.second
+    /// How long an access token is valid (the emulator's tokens, as Google's).
+    public static let accessTokenLifetime: Millis = Span.hour
+    /// At least this many requests with access tokens before a token per request is judged.
+    public static let tokenRequestsJudged = 5
     /// The least wait before a first retry of a 500 or 503 without `Retry-After`.
     public static let firstRetryWait: Millis = 10 * Span.second
     /// A retry's wait is growing when it is at least this many times the one before.
@@ -33,9 +42,9 @@ public struct ReportCard: Sendable {
     /// million phones must not grow the card by a million entries).
     public static let phonesFollowed = 10_000
     /// Tokens FCM called unregistered or invalid: the answer that said so.
-    var deadTokens: [String: ReportEvidence] = [:]
+    var deadTokens: [String: Answer] = [:]
     /// Access tokens (their digest) answered 401: the answer.
-    var rejectedBearers: [String: ReportEvidence] = [:]
+    var rejectedBearers: [String: Answer] = [:]
     /// Requests (`api/digest`) refused for good: the first answer.
     var refused: [String: ReportEvidence] = [:]
     /// Requests whose last answer asked for a retry.
@@ -58,8 +67,31 @@ public struct ReportCard: Sendable {
     var drainingSince: [Int64: Millis] = [:]
     /// The last legacy request counted (its time and digest).
     var lastLegacy: (Millis, String)?
+    /// Requests that carried an access token (v1 sends).
+    var bearerRequests = 0
+    /// Access tokens first used while the one before was still valid and not refused:
+    /// one minted for each request (counted, with examples).
+    var freshBearers = ReportFinding(rule: .accessTokenPerRequest)
+    /// The last access token used (its digest) and when it was first used.
+    var lastBearer: (digest: String, firstUsed: Millis)?
+    /// Sends the app server went away from before their answer, by request
+    /// (`api/digest`): the event, how long it waited, and where it started.
+    var abandoned: [String: Abandoned] = [:]
 
     public init() {}
+
+    /// An answer that condemned a token or an access token, and the request it
+    /// answered (where and when it started, for an HTTP request).
+    struct Answer {
+        var evidence: ReportEvidence
+        var exchange: HTTPExchange?
+    }
+
+    struct Abandoned {
+        var evidence: ReportEvidence
+        var waited: Millis
+        var exchange: HTTPExchange?
+    }
 
     struct RetryChain {
         var lastAttempt: Millis
@@ -143,6 +175,9 @@ public struct ReportCard: Sendable {
             }
             finding.count += unseen.count
             findings[.highPriorityUnseen] = finding
+        }
+        if bearerRequests >= Self.tokenRequestsJudged, freshBearers.count * 2 >= bearerRequests {
+            findings[.accessTokenPerRequest] = freshBearers
         }
         for key in unacked.keys.sorted() {
             guard let held = unacked[key], held.retried || held.closed else { continue }

@@ -33,6 +33,9 @@ public enum ReportRule: String, Sendable, CaseIterable {
     case collapsibleThrottled = "collapsible-throttled"
     case highPriorityUnseen = "high-priority-unseen"
     case rejectedAccessTokenReused = "rejected-access-token-reused"
+    case accessTokenPerRequest = "access-token-per-request"
+    case apnsHighPriorityData = "apns-high-priority-data"
+    case sendAbandonedTooSoon = "send-abandoned-too-soon"
     case batchEndpoint = "batch-endpoint"
     case upstreamNotAcked = "upstream-not-acked"
     case drainingConnectionUsed = "draining-connection-used"
@@ -42,10 +45,13 @@ public enum ReportRule: String, Sendable, CaseIterable {
     public var severity: ReportSeverity {
         switch self {
         case .unregisteredTokenReused, .permanentErrorResent, .deviceRateExceeded, .collapseKeyLimit,
-            .rejectedAccessTokenReused, .batchEndpoint, .upstreamNotAcked, .drainingConnectionUsed:
+            .rejectedAccessTokenReused, .batchEndpoint, .upstreamNotAcked, .drainingConnectionUsed,
+            .apnsHighPriorityData:
             .error
-        case .retryAfterIgnored, .retryWithoutBackoff, .collapsibleThrottled, .highPriorityUnseen: .warning
-        case .retryTooSoon, .legacyHTTPAPI, .legacyXMPPAPI: .note
+        case .retryAfterIgnored, .retryWithoutBackoff, .collapsibleThrottled, .highPriorityUnseen,
+            .sendAbandonedTooSoon:
+            .warning
+        case .retryTooSoon, .legacyHTTPAPI, .legacyXMPPAPI, .accessTokenPerRequest: .note
         }
     }
 
@@ -69,6 +75,12 @@ public enum ReportRule: String, Sendable, CaseIterable {
             "Use high priority only for messages that show the user something; send background data at normal priority"
         case .rejectedAccessTokenReused:
             "On a 401 for the access token, get a new token before sending again; never reuse a rejected one"
+        case .accessTokenPerRequest:
+            "Reuse an OAuth2 access token until it nears its expiry (an hour): do not mint one for each request"
+        case .apnsHighPriorityData:
+            "Send data messages to Apple devices at apns-priority 5: FCM refuses priority 10 without an alert"
+        case .sendAbandonedTooSoon:
+            "Give a send at least 10 seconds before treating it as failed and sending it again"
         case .batchEndpoint: "The batch send endpoint (send_all, sendMulticast) is gone: send with send_each"
         case .upstreamNotAcked: "Ack every upstream message and delivery receipt on the connection it came on"
         case .drainingConnectionUsed:
@@ -87,8 +99,10 @@ public enum ReportRule: String, Sendable, CaseIterable {
         case .deviceRateExceeded, .collapsibleThrottled: docs + "throttling-and-quotas"
         case .collapseKeyLimit: docs + "customize-messages/collapsible-message-types"
         case .highPriorityUnseen: docs + "android/message-priority"
-        case .rejectedAccessTokenReused:
+        case .rejectedAccessTokenReused, .accessTokenPerRequest:
             "https://developers.google.com/identity/protocols/oauth2/service-account#expiration"
+        case .apnsHighPriorityData: docs + "customize-messages/setting-message-priority"
+        case .sendAbandonedTooSoon: docs + "scale-fcm#timeouts"
         case .batchEndpoint, .legacyHTTPAPI, .legacyXMPPAPI: docs + "migrate-v1"
         case .upstreamNotAcked, .drainingConnectionUsed: docs + "xmpp-server-ref"
         }

@@ -18,16 +18,25 @@ public struct WireOrigin: Sendable, Equatable, Codable {
     /// `RequestDigest` of the request's body (HTTP) or of its message (CCS).
     public var digest: String
     public var connection: ConnectionID?
+    /// The HTTP connection the request came on and when it started (HTTP sends).
+    public var exchange: HTTPExchange?
+    /// A digest of the OAuth2 access token a v1 request carried (never the token).
+    public var bearer: String?
     /// A copy for a member of a device group the app server sent to (set while the
     /// engine fans it out; not saved).
     var toGroup = false
 
-    enum CodingKeys: String, CodingKey { case api, digest, connection }
+    enum CodingKeys: String, CodingKey { case api, digest, connection, exchange, bearer }
 
-    public init(api: AppServerAPI, digest: String, connection: ConnectionID? = nil) {
+    public init(
+        api: AppServerAPI, digest: String, connection: ConnectionID? = nil, exchange: HTTPExchange? = nil,
+        bearer: String? = nil
+    ) {
         self.api = api
         self.digest = digest
         self.connection = connection
+        self.exchange = exchange
+        self.bearer = bearer
     }
 
     /// The fields an event of this message carries.
@@ -35,6 +44,8 @@ public struct WireOrigin: Sendable, Equatable, Codable {
         fields.append(.text("api", api.rawValue))
         fields.append(.text("request", digest))
         if let connection { fields.append(.number("connection", connection)) }
+        exchange?.append(to: &fields)
+        if let bearer { fields.append(.text("bearer", bearer)) }
         if toGroup { fields.append(.flag("group", true)) }
     }
 }

@@ -26,6 +26,8 @@ public struct DeviceGateway: Sendable {
     /// The sender a request names, among those app servers may act for now (asked at
     /// every request).
     public var findSender: @Sendable (SenderLookup) -> SenderConfig?
+    /// The device's time now (when a request started, in the events of its send).
+    public var now: @Sendable () -> Millis
 
     public init(
         sendNow: @escaping @Sendable ([SendOrder]) -> Durable<SendOutcome>,
@@ -40,8 +42,10 @@ public struct DeviceGateway: Sendable {
         groupKey: @escaping @Sendable (_ sender: String, _ name: String) async -> String?,
         hasFaults: @escaping @Sendable () -> Bool = { true },
         appServers: @escaping @Sendable () -> AppServerSenders,
-        findSender: (@Sendable (SenderLookup) -> SenderConfig?)? = nil
+        findSender: (@Sendable (SenderLookup) -> SenderConfig?)? = nil,
+        now: @escaping @Sendable () -> Millis = { 0 }
     ) {
+        self.now = now
         self.appServers = appServers
         self.findSender = findSender ?? { lookup in appServers().find(lookup) }
         self.sendNow = sendNow

@@ -1,3 +1,5 @@
+import FCMEngine
+
 /// An HTTP request as the send APIs see it: no server types, so the routes can be
 /// tested in-process and served by any HTTP stack.
 public struct HTTPRequestParts: Sendable {
@@ -9,6 +11,9 @@ public struct HTTPRequestParts: Sendable {
     /// Header names in lower case; a repeated header keeps its first value.
     public var headers: [String: String]
     public var body: [UInt8]
+    /// Where and when the server read it (the send path sets it; the report card
+    /// reads it).
+    public var exchange: HTTPExchange?
 
     public init(
         method: String, path: String, query: String = "", headers: [String: String] = [:], body: [UInt8] = []
@@ -20,6 +25,14 @@ public struct HTTPRequestParts: Sendable {
         for (name, value) in headers where lowered[name.lowercased()] == nil { lowered[name.lowercased()] = value }
         self.headers = lowered
         self.body = body
+    }
+
+    /// A digest of the OAuth2 access token it carries, if it carries one (never the token).
+    public var bearer: String? {
+        guard let authorization = headers["authorization"], authorization.lowercased().hasPrefix("bearer ") else {
+            return nil
+        }
+        return RequestDigest.of(authorization.dropFirst(7).utf8)
     }
 
     public func header(_ name: String) -> String? { headers[name.lowercased()] }

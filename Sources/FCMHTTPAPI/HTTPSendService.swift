@@ -142,6 +142,21 @@ public final class HTTPSendService: Sendable {
         return reply
     }
 
+    /// The device's time now (when a request started).
+    public func now() -> Millis { device.now() }
+
+    /// Reports a send the app server went away from before its answer, `waited`
+    /// milliseconds after it started.
+    public func reportAbandoned(_ request: HTTPRequestParts, waited: Millis) {
+        var fields = [Field("method", .string(request.method)), Field("path", .string(request.path))]
+        if let origin = RejectedRequest.origin(of: request) {
+            fields += [Field("api", .string(origin.api.rawValue)), Field("request", .string(origin.digest))]
+        }
+        request.exchange?.append(to: &fields)
+        fields.append(Field("waited", .int(waited)))
+        notice(Event(at: 0, side: .server, kind: .requestAbandoned, fields: fields))
+    }
+
     /// Reports a connection refused before any request (a tunnel, a TLS failure).
     public func reportRejected(_ refusal: RejectedRequest) {
         rejected(refusal)

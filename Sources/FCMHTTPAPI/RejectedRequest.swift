@@ -19,6 +19,8 @@ public struct RejectedRequest: Sendable, Equatable {
     public var retryAfter: Int?
     /// A status fault made the answer.
     public var byFault = false
+    /// Where and when the request started.
+    public var exchange: HTTPExchange?
 
     public init(_ request: HTTPRequestParts, _ reply: HTTPReply) {
         method = request.method
@@ -26,15 +28,15 @@ public struct RejectedRequest: Sendable, Equatable {
         status = reply.status
         reason = Self.reason(of: reply)
         origin = Self.origin(of: request)
-        if let authorization = request.headers["authorization"], authorization.lowercased().hasPrefix("bearer ") {
-            bearer = RequestDigest.of(authorization.dropFirst(7).utf8)
-        }
+        bearer = request.bearer
+        exchange = request.exchange
         retryAfter = reply.headers.first { $0.name.lowercased() == "retry-after" }.flatMap { Int($0.value) }
         byFault = reply.byFault
     }
 
     /// A send's API and the digest of its path and body: the same request is the same
-    /// body to the same project (nil for any other request).
+    /// body to the same project (nil for any other request); where and when it
+    /// started, and (v1) a digest of its access token.
     public static func origin(of request: HTTPRequestParts) -> WireOrigin? {
         guard request.method == "POST" else { return nil }
         let api: AppServerAPI
@@ -43,7 +45,9 @@ public struct RejectedRequest: Sendable, Equatable {
         case .v1?: api = .v1
         default: return nil
         }
-        return WireOrigin(api: api, digest: RequestDigest.of(path: request.path, body: request.body))
+        return WireOrigin(
+            api: api, digest: RequestDigest.of(path: request.path, body: request.body), exchange: request.exchange,
+            bearer: api == .v1 ? request.bearer : nil)
     }
 
     /// What the reply says went wrong: the message of a JSON error, else its text.
@@ -76,6 +80,7 @@ public struct RejectedRequest: Sendable, Equatable {
             fields.append(Field("request", .string(origin.digest)))
         }
         if let bearer { fields.append(Field("bearer", .string(bearer))) }
+        exchange?.append(to: &fields)
         if let retryAfter { fields.append(Field("retry_after", .int(Int64(retryAfter)))) }
         if byFault { fields.append(Field("fault", .bool(true))) }
         return fields

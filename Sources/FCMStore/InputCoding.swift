@@ -28,9 +28,13 @@ enum InputCoding {
             writer.int(Int64(orders.count))
             for order in orders {
                 // Bit 0: by installation; bit 1: platform blocks follow the request (as JSON);
-                // bit 2: the app server's API and the request's digest follow.
+                // bit 2: the app server's API and the request's digest follow; bit 3: where
+                // and when the HTTP request started; bit 4: its access token's digest.
+                let exchange = order.origin?.exchange
+                let bearer = order.origin?.bearer
                 writer.byte(
-                    (order.byInstallation ? 1 : 0) | (order.overrides != nil ? 2 : 0) | (order.origin != nil ? 4 : 0))
+                    (order.byInstallation ? 1 : 0) | (order.overrides != nil ? 2 : 0) | (order.origin != nil ? 4 : 0)
+                        | (exchange != nil ? 8 : 0) | (bearer != nil ? 16 : 0))
                 writer.request(order.request)
                 if let overrides = order.overrides {
                     writer.string(String(decoding: try json.encode(overrides), as: UTF8.self))
@@ -39,6 +43,12 @@ enum InputCoding {
                     writer.string(origin.api.rawValue)
                     writer.string(origin.digest)
                 }
+                if let exchange {
+                    writer.int(exchange.connection)
+                    writer.int(exchange.request ?? -1)
+                    writer.int(exchange.started)
+                }
+                if let bearer { writer.string(bearer) }
             }
         case .apply(.ackUpstream(let sender, let id), let time):
             writer.byte(ackTag)
@@ -86,6 +96,13 @@ enum InputCoding {
                     guard let api = AppServerAPI(rawValue: try reader.string()) else { throw ByteReader.Malformed() }
                     origin = WireOrigin(api: api, digest: try reader.string())
                 }
+                if flags & 8 != 0 {
+                    let connection = try reader.int()
+                    let request = try reader.int()
+                    origin?.exchange = HTTPExchange(
+                        connection: connection, request: request < 0 ? nil : request, started: try reader.int())
+                }
+                if flags & 16 != 0 { origin?.bearer = try reader.string() }
                 orders.append(
                     SendOrder(request, byInstallation: flags & 1 != 0, overrides: overrides, origin: origin))
             }

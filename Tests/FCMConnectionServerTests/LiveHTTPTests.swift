@@ -15,6 +15,7 @@ struct LiveHTTPTests {
         private var events: [Event] = []
         func add(_ event: Event) { lock.withLock { events.append(event) } }
         func named(_ name: String) -> [Event] { lock.withLock { events.filter { $0.name == name } } }
+        var all: [Event] { lock.withLock { events } }
     }
 
     /// A server with the HTTP port only (`tls`: its HTTPS proxy too).

@@ -43,6 +43,11 @@ final class RawClient: @unchecked Sendable {
         }
     }
 
+    /// Ends the connection from this side, as a client that gives up does.
+    func hangUp() {
+        shutdown(socket, Int32(SHUT_RDWR))
+    }
+
     /// Whether the server has closed the connection (a read finds its end, not data).
     func closedByServer() -> Bool {
         var byte: UInt8 = 0

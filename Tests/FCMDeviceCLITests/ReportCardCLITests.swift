@@ -1,3 +1,4 @@
+import FCMEngine
 import Foundation
 import Testing
 
@@ -30,7 +31,7 @@ struct ReportCardCLITests {
         let warned = try CLI.run(["replay", Self.profile, "--report-junit", junit, "--fail-on", "warning"])
         #expect(warned.status == 1)
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
-        #expect(xml.components(separatedBy: "<testcase ").count - 1 == 15)
+        #expect(xml.components(separatedBy: "<testcase ").count - 1 == ReportRule.allCases.count)
         #expect(xml.contains("<failure type=\"warning\""))
         let wrong = try CLI.run(["replay", Self.profile, "--fail-on", "warnings"])
         #expect(wrong.status == 64)

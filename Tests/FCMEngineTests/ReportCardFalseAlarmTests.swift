@@ -80,7 +80,7 @@ struct ReportCardFalseAlarmTests {
         h.refusedRequest(status: 401, digest: nil, bearer: "old", after: 100)
         h.refusedRequest(status: 401, digest: nil, bearer: "old", after: 2_000)
         #expect(h.report.isClean, "\(h.report.lines)")
-        h.refusedRequest(status: 401, digest: nil, bearer: "old", after: 10_000)
+        h.refusedRequest(status: 401, digest: nil, bearer: "old", after: 3_000)
         #expect(h.finding(.rejectedAccessTokenReused)?.count == 1)
     }
 

@@ -5,10 +5,12 @@ import Testing
 extension Harness {
     @discardableResult
     mutating func serverSend(
-        _ request: DownstreamRequest, api: AppServerAPI = .v1, after: Millis = 0
+        _ request: DownstreamRequest, api: AppServerAPI = .v1, after: Millis = 0, exchange: HTTPExchange? = nil,
+        bearer: String? = nil
     ) -> [Event] {
         time += after
-        let order = SendOrder(request, origin: WireOrigin(api: api, digest: RequestDigest.of(request)))
+        let origin = WireOrigin(api: api, digest: RequestDigest.of(request), exchange: exchange, bearer: bearer)
+        let order = SendOrder(request, origin: origin)
         let new = engine.handle(.send([order], at: time))
         events += new
         Self.checkDeclared(new)
@@ -18,7 +20,7 @@ extension Harness {
     /// A request the HTTP shell refused before the device saw it, as it logs it.
     mutating func refusedRequest(
         status: Int, path: String = "/v1/projects/p/messages:send", digest: String? = "body-1", bearer: String? = nil,
-        retryAfter: Int? = nil, after: Millis = 0
+        retryAfter: Int? = nil, after: Millis = 0, exchange: HTTPExchange? = nil
     ) {
         time += after
         var fields = [
@@ -28,6 +30,7 @@ extension Harness {
         if let digest { fields += [Field("api", .string("v1")), Field("request", .string(digest))] }
         if let bearer { fields.append(Field("bearer", .string(bearer))) }
         if let retryAfter { fields.append(Field("retry_after", .int(Int64(retryAfter)))) }
+        exchange?.append(to: &fields)
         events.append(Event(at: time, side: .server, kind: .requestRejected, fields: fields))
     }
 
@@ -56,10 +59,10 @@ struct ReportCardTests {
         let token = h.token
         h.run(.uninstall)
         h.serverSend(h.message("1", to: token))
-        // A request in flight when the answer came is not evidence.
-        h.serverSend(h.message("2", to: token), after: 300)
+        // A request the device took within a moment of the answer was in flight.
+        h.serverSend(h.message("2", to: token), after: ReportCard.loopback)
         #expect(h.finding(.unregisteredTokenReused) == nil)
-        h.serverSend(h.message("3", to: token), after: 2_000)
+        h.serverSend(h.message("3", to: token), after: 20)
         let finding = h.finding(.unregisteredTokenReused)
         #expect(finding?.count == 1)
         #expect(finding?.examples.first?.detail.contains("earlier refused NotRegistered") == true)
@@ -180,9 +183,9 @@ struct ReportCardTests {
         var h = Harness()
         h.refusedRequest(status: 401, digest: nil, bearer: "old")
         // Requests in flight with the same token, and a new token, are fine.
-        h.refusedRequest(status: 401, digest: nil, bearer: "old", after: 200)
+        h.refusedRequest(status: 401, digest: nil, bearer: "old", after: 2)
         #expect(h.report.isClean)
-        h.refusedRequest(status: 401, digest: nil, bearer: "old", after: 2_000)
+        h.refusedRequest(status: 401, digest: nil, bearer: "old", after: 20)
         #expect(h.finding(.rejectedAccessTokenReused)?.count == 1)
     }
 
@@ -206,14 +209,18 @@ struct ReportCardTests {
         #expect(h.finding(.legacyXMPPAPI)?.count == 1)
     }
 
-    @Test func sendingOnADrainingConnectionIsAnErrorOnceTheDrainWasSeen() {
+    @Test func anyMessageReadOnAConnectionAfterItsDrainIsAnError() {
         var h = Harness(appServer: .none)
         h.connect(1)
+        h.connect(2)
+        h.link(.received(2, .downstream(h.message("0"), messageID: "d-0")))
         h.run(.drain)
-        h.link(.received(1, .downstream(h.message("1"), messageID: "d-1")), after: 100)
         #expect(h.finding(.drainingConnectionUsed) == nil)
-        h.link(.received(1, .downstream(h.message("2"), messageID: "d-2")), after: 2_000)
+        // Read in the same millisecond as the drain was written: still after it.
+        h.link(.received(1, .downstream(h.message("1"), messageID: "d-1")))
         #expect(h.finding(.drainingConnectionUsed)?.count == 1)
+        h.link(.received(1, .downstream(h.message("2"), messageID: "d-2")), after: 2_000)
+        #expect(h.finding(.drainingConnectionUsed)?.count == 2)
     }
 
     @Test func theLegacyAPIIsNotedOnceWithItsCount() {

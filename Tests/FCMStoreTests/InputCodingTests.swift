@@ -64,6 +64,21 @@ struct InputCodingTests {
             // ignored) and androidV2's and webpush's blocks too.
             .send([SendOrder(detailed(9), overrides: Self.v2AndWebpush)], at: 19),
             .push(detailed(10), at: 20),
+            // An app server's sends keep where and when they started, and the access
+            // token's digest (the report card's evidence).
+            .send(
+                [
+                    SendOrder(
+                        request(11, full: false),
+                        origin: WireOrigin(
+                            api: .v1, digest: "d-11", exchange: HTTPExchange(connection: 3, request: 2, started: 21),
+                            bearer: "b-11")),
+                    SendOrder(
+                        request(12, full: false),
+                        origin: WireOrigin(
+                            api: .v1, digest: "d-12", exchange: HTTPExchange(connection: 4, request: nil, started: 0))),
+                    SendOrder(request(13, full: false), origin: WireOrigin(api: .legacy, digest: "d-13")),
+                ], at: 22),
         ]
         for input in inputs {
             let bytes = try InputCoding.encode(input, json: JSONEncoder())
