@@ -8,6 +8,9 @@ public struct HeldMessage: Sendable, Equatable {
     public var reason: String?
     /// The key it collapses under, when it is collapsible.
     public var collapseKey: String?
+    /// The key is not the app server's: a notification without a `collapse_key`
+    /// collapses under the app's package name.
+    public var collapseKeyIsDefault = false
     public var priority: Priority
     public var expiresAt: Millis
 }
@@ -39,6 +42,7 @@ extension DeviceEngine {
                 reason: phone.holdReason(
                     message.request, serviceUp: server.serviceUp, limitsOn: deviceLimitsOn, at: now),
                 collapseKey: Phone.collapseSlot(message.request, app: phone.settings.app),
+                collapseKeyIsDefault: message.request.collapseKey == nil && message.request.isNotification,
                 priority: message.request.effectivePriority,
                 expiresAt: message.expiresAt)
         }

@@ -63,6 +63,11 @@ extension View {
         if held.isEmpty {
             grid.put(nothingHeld(model), x: inner.x + 1, y: inner.y + 3, style: .dim, limit: inner.width - 2)
         }
+        if shown.contains(where: \.collapseKeyIsDefault) {
+            grid.put(
+                "* no collapse_key: a notification collapses under the app's package name", x: inner.x + 1,
+                y: inner.y + inner.height - 2, style: .dim, limit: inner.width - 2)
+        }
         grid.put(
             "↑↓ select · Enter or j the message's journey · Esc close", x: inner.x + 1,
             y: inner.y + inner.height - 1, style: .dim, limit: inner.width - 2)
@@ -81,7 +86,9 @@ extension View {
     static func heldCells(_ message: HeldMessage, now: Millis) -> [String] {
         let reason = (message.reason ?? "goes out at the next chance") + (message.priority == .high ? " (high)" : "")
         return [
-            message.id, message.sender, reason, message.collapseKey ?? "-", countdown(max(0, message.expiresAt - now)),
+            message.id, message.sender, reason,
+            message.collapseKey.map { $0 + (message.collapseKeyIsDefault ? "*" : "") } ?? "-",
+            countdown(max(0, message.expiresAt - now)),
         ]
     }
 

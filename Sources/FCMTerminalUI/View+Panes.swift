@@ -236,7 +236,8 @@ extension View {
         var tail = ""
 
         init(_ event: Event, showSender: Bool, seconds: Bool) {
-            let stamp = String(DurationText.stamp(event.at).dropFirst().dropLast(seconds ? 4 : 0))
+            // Times read as everywhere else: `+HH:MM:SS.mmm`, to the second in a narrow pane.
+            let stamp = String(DurationText.stamp(event.at).dropLast(seconds ? 4 : 0))
             // With several phones, whose event it is comes first.
             head = stamp + " " + (event.string("device").map { "[\($0)] " } ?? "") + event.name
             // A new token is the news: shown by its start and end, which tell tokens apart.

@@ -79,11 +79,11 @@ struct NewUserDefectTests {
     @Test func scrollingUpWithRoomToSpareKeepsTheNewestLineInView() {
         var model = Scenes.fresh()
         Scenes.press(&model, [.character("s"), .enter])
-        let before = screen(model).filter { $0.contains("│00:00:") }
+        let before = screen(model).filter { $0.contains("│+00:00:") }
         #expect(before.count == model.log.count)
         Scenes.press(&model, [.up])
         #expect(model.eventScroll == 1)
-        #expect(screen(model).filter { $0.contains("│00:00:") } == before)
+        #expect(screen(model).filter { $0.contains("│+00:00:") } == before)
     }
 
     @Test func iReinstallsTheAppAsIOSAndSaysSo() {
