@@ -74,7 +74,7 @@ extension DeviceHost {
             },
             durable: { [box] point in await box.durable(point) },
             topics: { [self] order in
-                let reply = submit { _, time in [.topics(order, at: time)] }.reply
+                let reply = submit { _, time in [.apply(.topics(order), at: time)] }.reply
                 await box.durable()
                 return reply.topicOutcome ?? .serviceDown
             },
@@ -82,7 +82,7 @@ extension DeviceHost {
                 box.read { $0.subscriptions(ofRegistration: registration, sender: sender) }
             },
             groups: { [self] order in
-                let reply = submit { _, time in [.group(order, at: time)] }.reply
+                let reply = submit { _, time in [.apply(.group(order), at: time)] }.reply
                 await box.durable()
                 return reply.groupOutcome ?? .serviceDown
             },

@@ -26,13 +26,15 @@ public indirect enum Command: Sendable, Equatable, Codable {
     case setAppServerPresent(sender: String, present: Bool)
     /// Something happened on an app server's CCS connection.
     case appServer(AppServerInput)
-    /// An app server's device-group call (a profile's `group:` step); the current
-    /// token of each phone named in `phones` joins `order.tokens`.
-    case group(GroupOrder, phones: [String])
+    /// An app server's device-group call (the HTTP API's, or a profile's `group:`
+    /// step); the current token of each phone named in `phones` joins `order.tokens`.
+    /// Its reply is the group's outcome.
+    case group(GroupOrder, phones: [String] = [])
     /// An app server's topic-management call (IID or v1 `topicSubscriptions`, a
     /// profile's `topics:` step); the current token of each phone named in `phones`
-    /// joins `order.tokens`. The only way a web app joins a topic.
-    case topics(TopicOrder, phones: [String])
+    /// joins `order.tokens`. The only way a web app joins a topic. Its reply is each
+    /// token's outcome.
+    case topics(TopicOrder, phones: [String] = [])
     /// A test suite or a profile makes the service fail on purpose.
     case addFault(Fault)
     case clearFaults

@@ -2,17 +2,13 @@
 /// a notification key, which reach every member by its own rules.
 extension DeviceEngine {
     /// An app server's group call.
-    mutating func manageGroup(_ order: GroupOrder, into out: inout [Event]) -> GroupOutcome {
-        return changeGroup(order, into: &out)
-    }
-
-    /// A group call whose members are named as phones: each phone's current token for
-    /// the sender (a phone without one is refused by name).
-    mutating func changeGroup(_ order: GroupOrder, phones: [String], into out: inout [Event]) {
+    /// A group call, its members named as tokens and as phones: each phone's current
+    /// token for the sender; nil, the call refused by name, when a phone has none.
+    mutating func changeGroup(_ order: GroupOrder, phones: [String], into out: inout [Event]) -> GroupOutcome? {
         var order = order
-        guard let tokens = currentTokens(of: phones, sender: order.sender, for: "group", into: &out) else { return }
+        guard let tokens = currentTokens(of: phones, sender: order.sender, for: "group", into: &out) else { return nil }
         order.tokens += tokens
-        _ = changeGroup(order, into: &out)
+        return changeGroup(order, into: &out)
     }
 
     /// The current token of `sender` on each phone named, for an app server's call

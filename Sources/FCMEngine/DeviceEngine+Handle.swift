@@ -13,7 +13,8 @@ extension DeviceEngine {
         case .apply(let command, let time):
             if inputs.isOn { inputs.record(.apply(command, at: max(time, now))) }
             let before = refusals
-            apply(command, at: time, into: &out)
+            let reply = apply(command, at: time, into: &out)
+            guard case .done = reply else { return reply }
             return refusals == before ? .done : .refused
         case .advance(let time):
             // Time that fires nothing need not be kept: the next input carries its own time.
@@ -36,24 +37,12 @@ extension DeviceEngine {
         case .resume(let time):
             inputs.record(input)
             forgetAppServers(at: time, into: &out)
-        case .push(let request, let time):
-            runTimers(to: time, into: &out)
-            inputs.record(.push(request, at: now))
-            admit(request, into: &out)
         case .send(let orders, let time):
             runTimers(to: time, into: &out)
             // Kept at the engine's time: a door that read the clock a moment before
             // another door moved it on replays where it ran.
             inputs.record(.send(orders, at: now))
             return .sent(send(orders, into: &out))
-        case .topics(let order, let time):
-            runTimers(to: time, into: &out)
-            inputs.record(.topics(order, at: now))
-            return .topics(manageTopics(order, into: &out))
-        case .group(let order, let time):
-            runTimers(to: time, into: &out)
-            inputs.record(.group(order, at: now))
-            return .group(manageGroup(order, into: &out))
         case .fanOut(let time):
             // Nothing going out (another door's input finished it): time passing, as ever.
             guard hasPendingFanOut else { return handle(.advance(to: time), into: &out) }

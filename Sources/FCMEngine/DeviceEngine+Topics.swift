@@ -73,17 +73,15 @@ extension DeviceEngine {
     }
 
     /// An app server's topic call, one result per token in order.
-    mutating func manageTopics(_ order: TopicOrder, into out: inout [Event]) -> TopicOutcome {
-        return changeTopics(order, into: &out)
-    }
-
     /// A topic call naming phones (a profile's `topics:` step): their tokens of the
     /// order's sender join it.
-    mutating func changeTopics(_ order: TopicOrder, phones: [String], into out: inout [Event]) {
+    mutating func changeTopics(_ order: TopicOrder, phones: [String], into out: inout [Event]) -> TopicOutcome? {
         var order = order
-        guard let tokens = currentTokens(of: phones, sender: order.sender, for: "topics", into: &out) else { return }
+        guard let tokens = currentTokens(of: phones, sender: order.sender, for: "topics", into: &out) else {
+            return nil
+        }
         order.tokens += tokens
-        _ = changeTopics(order, into: &out)
+        return changeTopics(order, into: &out)
     }
 
     mutating func changeTopics(_ order: TopicOrder, into out: inout [Event]) -> TopicOutcome {

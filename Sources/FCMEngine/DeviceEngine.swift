@@ -86,26 +86,33 @@ public struct DeviceEngine: Sendable, Codable {
 
     /// Handles one command at `time` (clamped so time never runs backwards), after
     /// every timer due by then.
-    mutating func apply(_ command: Command, at time: Millis, into out: inout [Event]) {
+    mutating func apply(_ command: Command, at time: Millis, into out: inout [Event]) -> EngineReply {
         runTimers(to: time, into: &out)
-        perform(command, into: &out)
+        let reply = perform(command, into: &out)
         runTimers(to: now, into: &out)
+        return reply
     }
 
     /// A command for the fleet or its connection server; a phone's command runs on the
-    /// phone it names.
-    mutating func perform(_ command: Command, into out: inout [Event]) {
+    /// phone it names. The reply of a topic or group call is its outcome; any other
+    /// command's is `done` (whether it was refused, its events say).
+    mutating func perform(_ command: Command, into out: inout [Event]) -> EngineReply {
         switch command {
         case .on(let name, let command):
             let index: Int
             if let name {
                 switch phoneIndex(named: name) {
                 case .success(let found): index = found
-                case .failure(let error): return refuse(command.stepName, error.description, on: nil, into: &out)
+                case .failure(let error):
+                    refuse(command.stepName, error.description, on: nil, into: &out)
+                    return .done
                 }
             } else {
                 // A command that names no phone: the only one, or refused.
-                guard let only = unnamedPhone else { return refuse(command.stepName, nameAPhone, on: nil, into: &out) }
+                guard let only = unnamedPhone else {
+                    refuse(command.stepName, nameAPhone, on: nil, into: &out)
+                    return .done
+                }
                 index = only
             }
             perform(command, on: index, into: &out)
@@ -118,8 +125,10 @@ public struct DeviceEngine: Sendable, Codable {
             // Named since: the step's token was read before the phone was there.
             case .success: refuse("push", "\(name) had no token when the step was read", on: nil, into: &out)
             }
-        case .group(let order, let phones): changeGroup(order, phones: phones, into: &out)
-        case .topics(let order, let phones): changeTopics(order, phones: phones, into: &out)
+        case .group(let order, let phones):
+            return changeGroup(order, phones: phones, into: &out).map { .group($0) } ?? .done
+        case .topics(let order, let phones):
+            return changeTopics(order, phones: phones, into: &out).map { .topics($0) } ?? .done
         case .ackUpstream(let sender, let id): takeAck(sender: sender, id: id, into: &out)
         case .drain: drain(into: &out)
         case .ackReceipt(let sender, let id): server.ackReceipt(sender: sender, id: id, stamp, into: &out)
@@ -137,6 +146,7 @@ public struct DeviceEngine: Sendable, Codable {
         case .setLoginTimeout(let span): server.links.loginTimeout = span
         case .reset: reset(into: &out)
         }
+        return .done
     }
 
     /// A command for the phone at `p`.

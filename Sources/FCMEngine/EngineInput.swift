@@ -7,17 +7,9 @@ public enum EngineInput: Sendable, Equatable, Codable {
     /// Time passing that fired a timer (time passing that fires none is not kept:
     /// the next input carries its own time).
     case advance(to: Millis)
-    /// A downstream message, at the engine time it came in: how journals of state
-    /// format 2 recorded CCS downstream (now `.apply(.appServer(.received(…)))`);
-    /// read, no longer written.
-    // The large payloads are boxed (`indirect`): an input is made and passed for every
-    // call, and one as large as a downstream request cost replay its speed.
-    indirect case push(DownstreamRequest, at: Millis)
+    /// An HTTP API's downstream messages (their platform blocks and where they came
+    /// from), answered together.
     case send([SendOrder], at: Millis)
-    /// An app server's topic-management call.
-    indirect case topics(TopicOrder, at: Millis)
-    /// An app server's device-group call.
-    indirect case group(GroupOrder, at: Millis)
     /// An HTTP request on `path` that faults were in scope for (they were used).
     case httpFaults(path: String, at: Millis)
     /// A device resumed from its state: the app servers it had are gone.
@@ -70,9 +62,8 @@ extension EngineInput {
     /// When the input happened, in engine time.
     public var time: Millis? {
         switch self {
-        case .start(let time), .apply(_, let time), .advance(let time), .push(_, let time), .send(_, let time),
-            .topics(_, let time), .group(_, let time), .httpFaults(_, let time), .resume(let time), .stop(let time),
-            .fanOut(let time):
+        case .start(let time), .apply(_, let time), .advance(let time), .send(_, let time),
+            .httpFaults(_, let time), .resume(let time), .stop(let time), .fanOut(let time):
             time
         }
     }

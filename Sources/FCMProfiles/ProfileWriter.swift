@@ -96,7 +96,6 @@ public enum ProfileWriter {
         case .apply(let command, _) where command.isPushWithoutTarget:
             return ["# a push that named no token (there was none to name) is not saved"]
         case .apply(let command, _): return step(command).map { [$0] } ?? []
-        case .push(let request, _): return step(.push(request)).map { [$0] } ?? []
         case .send(let orders, _):
             return orders.map { order in
                 guard !order.byInstallation else {
@@ -112,8 +111,6 @@ public enum ProfileWriter {
                 push.overrides = overrides
                 return step(.push(push)) ?? ""
             }
-        case .topics(let order, _): return step(.topics(order, phones: [])).map { [$0] } ?? []
-        case .group(let order, _): return step(.group(order, phones: [])).map { [$0] } ?? []
         case .start, .advance, .httpFaults, .resume, .stop, .fanOut: return []
         }
     }

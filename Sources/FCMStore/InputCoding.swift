@@ -18,7 +18,7 @@ enum InputCoding {
     static func encode(_ input: EngineInput, json: JSONEncoder) throws -> [UInt8] {
         var writer = ByteWriter()
         switch input {
-        case .push(let request, let time):
+        case .apply(.push(let request), let time):
             writer.byte(pushTag)
             writer.int(time)
             writer.request(request)
@@ -79,8 +79,9 @@ enum InputCoding {
         var reader = ByteReader(bytes: bytes)
         switch try reader.byte() {
         case pushTag:
+            // A push; journals of state format 2 wrote a CCS downstream message so too.
             let time = try reader.int()
-            return .push(try reader.request(), at: time)
+            return .apply(.push(try reader.request()), at: time)
         case sendTag:
             let time = try reader.int()
             let count = try reader.int()
@@ -133,6 +134,10 @@ enum InputCoding {
                 if let aimed = try? json.decode(PushAimedAtAPhone.self, from: data) {
                     return .apply(
                         .pushToUnknownPhone(aimed.apply.command.on.device), at: aimed.apply.at)
+                }
+                if let call = try? json.decode(AppServerCallOfFormatNine.self, from: data) {
+                    if let topics = call.topics { return .apply(.topics(topics.order), at: topics.at) }
+                    if let group = call.group { return .apply(.group(group.order), at: group.at) }
                 }
                 throw error
             }
@@ -343,4 +348,20 @@ struct ByteReader {
         details.readNote = try optional()
         return details
     }
+}
+
+/// An app server's topic or group call as journals of state format 9 wrote
+/// it, an input of its own (`{"topics":{"_0":…,"at":…}}`), before it was a command with
+/// its reply; read, no longer written.
+private struct AppServerCallOfFormatNine: Decodable {
+    struct Call<Order: Decodable>: Decodable {
+        let order: Order
+        let at: Millis
+        enum CodingKeys: String, CodingKey {
+            case order = "_0"
+            case at
+        }
+    }
+    let topics: Call<TopicOrder>?
+    let group: Call<GroupOrder>?
 }

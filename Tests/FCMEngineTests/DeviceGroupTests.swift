@@ -8,8 +8,10 @@ extension Harness {
         sender: String = Harness.sender
     ) -> GroupOutcome {
         engine.handle(
-            .group(
-                GroupOrder(sender: sender, operation: operation, name: name, key: key, tokens: tokens), at: engine.now),
+            .apply(
+                .group(
+                    GroupOrder(sender: sender, operation: operation, name: name, key: key, tokens: tokens)),
+                at: engine.now),
             into: &events
         ).groupOutcome!
     }

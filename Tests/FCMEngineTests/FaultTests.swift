@@ -88,12 +88,12 @@ struct FaultTests {
         let order = TopicOrder(
             sender: Harness.sender, topic: "news", tokens: [h.token, "garbage"], change: .add, api: .iid)
         #expect(
-            h.engine.handle(.topics(order, at: h.engine.now), into: &events).topicOutcome!
+            h.engine.handle(.apply(.topics(order), at: h.engine.now), into: &events).topicOutcome!
                 == .results([.resourceExhausted, .invalidArgument]))
         #expect(events.names == ["faultInjected", "topicRefused", "topicRefused"])
         // Used up: the next call subscribes; messages were never affected.
         #expect(
-            h.engine.handle(.topics(order, at: h.engine.now), into: &events).topicOutcome!
+            h.engine.handle(.apply(.topics(order), at: h.engine.now), into: &events).topicOutcome!
                 == .results([nil, .invalidArgument]))
         #expect(h.push().names == ["downstreamAccepted", "onMessageReceived"])
     }

@@ -7,8 +7,9 @@ struct ReportCardFalseAlarmTests {
     func topicCall(_ h: inout Harness, _ token: String, _ change: TopicOrder.Change, api: TopicOrder.API = .iid) {
         h.time += 2_000
         h.events += h.engine.handle(
-            .topics(
-                TopicOrder(sender: Harness.sender, topic: "news", tokens: [token], change: change, api: api),
+            .apply(
+                .topics(
+                    TopicOrder(sender: Harness.sender, topic: "news", tokens: [token], change: change, api: api)),
                 at: h.time))
     }
 

@@ -76,8 +76,10 @@ struct ReportCardTests {
         h.serverSend(h.message("1", to: token))
         h.time += 5_000
         h.events += h.engine.handle(
-            .topics(
-                TopicOrder(sender: Harness.sender, topic: "news", tokens: [token], change: .add, api: .iid), at: h.time)
+            .apply(
+                .topics(
+                    TopicOrder(sender: Harness.sender, topic: "news", tokens: [token], change: .add, api: .iid)),
+                at: h.time)
         )
         #expect(h.finding(.unregisteredTokenReused)?.count == 1)
     }

@@ -151,8 +151,9 @@ struct SeveralDevicesTests {
         var fleet = Fleet(Self.pair)
         let tokens = [fleet.token(of: "pixel")!, "unknown-token", fleet.token(of: "iphone")!]
         let outcome = fleet.engine.handle(
-            .topics(
-                TopicOrder(sender: Harness.sender, topic: "news", tokens: tokens, change: .add, api: .iid),
+            .apply(
+                .topics(
+                    TopicOrder(sender: Harness.sender, topic: "news", tokens: tokens, change: .add, api: .iid)),
                 at: fleet.engine.now), into: &fleet.events
         ).topicOutcome!
         #expect(outcome == .results([nil, .invalidArgument, nil]))
@@ -189,8 +190,9 @@ struct SeveralDevicesTests {
         var fleet = Fleet(Self.pair)
         let members = [fleet.token(of: "pixel")!, fleet.token(of: "iphone")!]
         let made = fleet.engine.handle(
-            .group(
-                GroupOrder(sender: Harness.sender, operation: .create, name: "family", key: nil, tokens: members),
+            .apply(
+                .group(
+                    GroupOrder(sender: Harness.sender, operation: .create, name: "family", key: nil, tokens: members)),
                 at: fleet.engine.now), into: &fleet.events
         ).groupOutcome!
         guard case .key(let key) = made else {

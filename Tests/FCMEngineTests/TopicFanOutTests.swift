@@ -27,7 +27,7 @@ struct TopicFanOutTests {
             let order = TopicOrder(
                 sender: sender, topic: "news", tokens: Array(tokens[start..<min(start + 1_000, tokens.count)]),
                 change: .add, api: .iid)
-            engine.handle(.topics(order, at: 10), into: &events)
+            engine.handle(.apply(.topics(order), at: 10), into: &events)
         }
         return (engine, events)
     }
@@ -116,7 +116,9 @@ struct TopicFanOutTests {
         engine.handle(.start(at: 0), into: &events)
         let tokens = engine.devices.compactMap { $0.tokens[Self.sender] }
         engine.handle(
-            .topics(TopicOrder(sender: Self.sender, topic: "news", tokens: tokens, change: .add, api: .iid), at: 10),
+            .apply(
+                .topics(TopicOrder(sender: Self.sender, topic: "news", tokens: tokens, change: .add, api: .iid)), at: 10
+            ),
             into: &events)
         var sent: [Event] = []
         engine.handle(.send([Self.topicMessage()], at: 100), into: &sent)

@@ -19,10 +19,11 @@ extension Harness {
         sender: String = Harness.sender, allowMissing: Bool = false
     ) -> TopicOutcome {
         engine.handle(
-            .topics(
-                TopicOrder(
-                    sender: sender, topic: topic, tokens: tokens, change: change, api: api, allowMissing: allowMissing),
-                at: engine.now), into: &events
+            .apply(
+                .topics(
+                    TopicOrder(
+                        sender: sender, topic: topic, tokens: tokens, change: change, api: api,
+                        allowMissing: allowMissing)), at: engine.now), into: &events
         ).topicOutcome!
     }
 }

@@ -122,8 +122,9 @@ struct WebPlatformTests {
         let token = fleet.token(of: "browser")!
         var events: [Event] = []
         _ = fleet.engine.handle(
-            .topics(
-                TopicOrder(sender: Harness.sender, topic: "news", tokens: [token], change: .add, api: .v1),
+            .apply(
+                .topics(
+                    TopicOrder(sender: Harness.sender, topic: "news", tokens: [token], change: .add, api: .v1)),
                 at: fleet.engine.now), into: &events
         ).topicOutcome!
         #expect(events.named("topicSubscribed").count == 1)

@@ -54,13 +54,13 @@ final class TestDevice: @unchecked Sendable {
                         }, point: 0)
                 },
                 topics: { [unowned self] order in
-                    lock.withLock { engine.handle(.topics(order, at: engine.now), into: &events).topicOutcome! }
+                    lock.withLock { engine.handle(.apply(.topics(order), at: engine.now), into: &events).topicOutcome! }
                 },
                 subscriptions: { [unowned self] registration, sender in
                     lock.withLock { engine.subscriptions(ofRegistration: registration, sender: sender) }
                 },
                 groups: { [unowned self] order in
-                    lock.withLock { engine.handle(.group(order, at: engine.now), into: &events).groupOutcome! }
+                    lock.withLock { engine.handle(.apply(.group(order), at: engine.now), into: &events).groupOutcome! }
                 },
                 groupKey: { [unowned self] sender, name in
                     lock.withLock { engine.groupKey(sender: sender, name: name) }

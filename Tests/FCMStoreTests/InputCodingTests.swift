@@ -33,8 +33,8 @@ struct InputCodingTests {
     @Test("every input comes back as it went in, binary or JSON")
     func roundTrip() throws {
         let inputs: [EngineInput] = [
-            .push(request(1, full: true), at: 42),
-            .push(request(2, full: false), at: Int64.max),
+            .apply(.push(request(1, full: true)), at: 42),
+            .apply(.push(request(2, full: false)), at: Int64.max),
             .send(
                 [SendOrder(request(3, full: true), byInstallation: true), SendOrder(request(4, full: false))], at: 7),
             .send([], at: 0),
@@ -46,7 +46,9 @@ struct InputCodingTests {
             .apply(.appServer(.received(4, .downstream(request(6, full: true), messageID: "d-1"))), at: 13),
             .apply(.appServer(.opened(5)), at: 14),
             .send([SendOrder(DownstreamRequest(sender: "12345", to: nil, condition: "'a' in topics"))], at: 15),
-            .topics(TopicOrder(sender: "12345", topic: "news", tokens: ["t1", "t2"], change: .add, api: .iid), at: 16),
+            .apply(
+                .topics(TopicOrder(sender: "12345", topic: "news", tokens: ["t1", "t2"], change: .add, api: .iid)),
+                at: 16),
             .apply(.on(.subscribe(topic: "news", sender: nil)), at: 17),
             // A v1 send keeps its platform blocks through the journal.
             .send(
@@ -63,7 +65,7 @@ struct InputCodingTests {
             // A message's details (package, label, direct boot, Live Activity, what is
             // ignored) and androidV2's and webpush's blocks too.
             .send([SendOrder(detailed(9), overrides: Self.v2AndWebpush)], at: 19),
-            .push(detailed(10), at: 20),
+            .apply(.push(detailed(10)), at: 20),
             // An app server's sends keep where and when they started, and the access
             // token's digest (the report card's evidence).
             .send(
@@ -95,7 +97,7 @@ struct InputCodingTests {
 
     @Test("a cut-short entry is an error, never a wrong message")
     func truncatedEntriesThrow() throws {
-        let bytes = try InputCoding.encode(.push(request(5, full: true), at: 1), json: JSONEncoder())
+        let bytes = try InputCoding.encode(.apply(.push(request(5, full: true)), at: 1), json: JSONEncoder())
         for length in 1..<bytes.count {
             #expect(throws: (any Error).self) {
                 _ = try InputCoding.decode(Array(bytes[0..<length]), json: JSONDecoder())
@@ -106,7 +108,8 @@ struct InputCodingTests {
     /// Journal lines as state format 9 wrote them, before a phone's commands had a type
     /// of their own: a command for the only phone was bare, and a push aimed at a phone
     /// that was not there was wrapped as a command on that phone.
-    @Test("journal entries written before phone commands had a type of their own are read")
+    @Test(
+        "journal entries written before phone commands had a type of their own, or topic calls were commands, are read")
     func entriesOfFormatNineAreRead() throws {
         func read(_ line: String) throws -> EngineInput {
             try InputCoding.decode(Array(line.utf8), json: JSONDecoder())
@@ -120,6 +123,13 @@ struct InputCodingTests {
         let requestJSON = String(decoding: try JSONEncoder().encode(request(1, full: false)), as: UTF8.self)
         let aimed = #"{"apply":{"_0":{"on":{"device":"gone","_1":{"push":{"_0":"# + requestJSON + #"}}}},"at":7}}"#
         #expect(try read(aimed) == .apply(.pushToUnknownPhone("gone"), at: 7))
+        // An app server's topic and group calls were inputs of their own.
+        let topics = TopicOrder(sender: "12345", topic: "news", tokens: ["t1"], change: .add, api: .iid)
+        let topicsJSON = String(decoding: try JSONEncoder().encode(topics), as: UTF8.self)
+        #expect(try read(#"{"topics":{"_0":"# + topicsJSON + #","at":8}}"#) == .apply(.topics(topics), at: 8))
+        let group = GroupOrder(sender: "12345", operation: .create, name: "family", key: nil, tokens: ["t1"])
+        let groupJSON = String(decoding: try JSONEncoder().encode(group), as: UTF8.self)
+        #expect(try read(#"{"group":{"_0":"# + groupJSON + #","at":9}}"#) == .apply(.group(group), at: 9))
         // Still an error: a phone command's name the vocabulary does not have.
         #expect(throws: (any Error).self) { _ = try read(#"{"apply":{"_0":{"setNetwrok":{"_0":"offline"}},"at":5}}"#) }
     }
