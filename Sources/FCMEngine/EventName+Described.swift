@@ -15,7 +15,7 @@ extension EventName {
                 rule: RuleNote(
                     "Each sender the app registers with gets a token of its own; a refresh or a reinstall "
                         + "issues a new "
-                        + "one, and the old one stops working at once.", "docs/RULES.md Registration · reference §1.1"))
+                        + "one, and the old one stops working at once.", "docs/RULES.md Registration"))
         case .onMessageSent, .sendDataMessageSuccess, .didSendDataMessageWithID:
             EventDescription(
                 fields: ["ids", "count"],
@@ -26,7 +26,7 @@ extension EventName {
                 rule: RuleNote(
                     "The SDK reports upstream success in batches: the ids the connection server took within the "
                         + "batch "
-                        + "window, or as soon as the batch is full.", "docs/RULES.md Upstream · reference §6.5"))
+                        + "window, or as soon as the batch is full.", "docs/RULES.md Upstream"))
         case .onSendError, .sendDataMessageFailure, .willSendDataMessageWithID:
             EventDescription(
                 fields: ["id", "error", "detail"],
@@ -58,7 +58,7 @@ extension EventName {
                 rule: RuleNote(
                     "The connection server discarded messages it held for the device (over the store limit, or the "
                         + "device away too long): the app hears it once, when it reconnects, and should sync.",
-                    "docs/RULES.md Delivery, storage and lifetime · reference §5.4"))
+                    "docs/RULES.md Delivery, storage and lifetime"))
         case .getToken:
             EventDescription(
                 fields: ["sender", "token", "error", "detail", "cached"],
@@ -71,12 +71,12 @@ extension EventName {
                         "getToken rejects without notification permission (denied, or a prompt dismissed): the web "
                             + "app "
                             + "has no token, and app servers have nothing to send to.",
-                        "docs/RULES.md A web app instance · web-client reference §1"),
+                        "docs/RULES.md A web app instance"),
                     absent: RuleNote(
                         "getToken resolved: with notification permission, the web SDK subscribed the browser to "
                             + "push and "
                             + "FCM gave the web app a token.",
-                        "docs/RULES.md A web app instance · web-client reference §1")))
+                        "docs/RULES.md A web app instance")))
         case .onMessage:
             EventDescription(
                 fields: ["id", "from", "data", "notification", "collapse_key", "priority", "background", "link"]
@@ -88,7 +88,7 @@ extension EventName {
                     "A tab of the web app is visible: every message goes to onMessage in the page and nothing "
                         + "is shown; "
                         + "the page shows it if it wants to.",
-                    "docs/RULES.md A web app instance · web-client reference §2"))
+                    "docs/RULES.md A web app instance"))
         case .onBackgroundMessage:
             EventDescription(
                 fields: ["id", "from", "data", "notification", "collapse_key", "priority", "background", "link"]
@@ -99,7 +99,7 @@ extension EventName {
                 rule: RuleNote(
                     "No tab of the web app is visible: the service worker gets the message in onBackgroundMessage, "
                         + "after the SDK showed its notification part itself (showing it again shows it twice).",
-                    "docs/RULES.md A web app instance · web-client reference §2"))
+                    "docs/RULES.md A web app instance"))
         case .deleteToken:
             EventDescription(
                 fields: ["sender", "token", "had_token", "vapid_key"],
@@ -111,7 +111,7 @@ extension EventName {
                     "deleteToken: the web SDK deleted the registration and unsubscribed from push; app servers "
                         + "that send "
                         + "to the token get NotRegistered (UNREGISTERED), and getToken makes a new one.",
-                    "docs/RULES.md A web app instance · web-client reference §1"))
+                    "docs/RULES.md A web app instance"))
         case .permissionChanged:
             EventDescription(
                 fields: ["permission"],
@@ -123,7 +123,7 @@ extension EventName {
                     "The user answered the notification prompt: without permission getToken rejects and the "
                         + "browser's "
                         + "push subscription, with its tokens, is gone; granted, getToken works again.",
-                    "docs/RULES.md A web app instance · web-client reference §1"))
+                    "docs/RULES.md A web app instance"))
         case .notificationPosted:
             EventDescription(
                 fields: ["id", "from", "title", "body"] + NotificationDisplay.shownFields + Self.detailFields + [
@@ -143,7 +143,7 @@ extension EventName {
                     "A notification message for an app in the background is shown by the system, not the app: "
                         + "the app "
                         + "sees its data only when the user taps it.",
-                    "docs/RULES.md Delivery, storage and lifetime · reference §5.6"))
+                    "docs/RULES.md Delivery, storage and lifetime"))
         case .notificationTapped:
             EventDescription(
                 fields: ["id", "from", "data", "click_action", "sticky", "link", "window", "detail"],
@@ -155,7 +155,7 @@ extension EventName {
                     + "host, with `detail`)",
                 rule: RuleNote(
                     "Tapping a notification opens the app and hands it the notification's data.",
-                    "docs/RULES.md Delivery, storage and lifetime · reference §5.6"))
+                    "docs/RULES.md Delivery, storage and lifetime"))
         case .upstreamQueued:
             EventDescription(
                 fields: ["id", "sender", "pending"],
@@ -164,7 +164,7 @@ extension EventName {
                     "The device cannot reach the connection server (offline, outage or uninstalled), so the SDK "
                         + "keeps "
                         + "the message in its pending queue: at most 20, each until its TTL runs out.",
-                    "docs/RULES.md Upstream · reference §6.5"))
+                    "docs/RULES.md Upstream"))
         case .warning:
             EventDescription(
                 fields: ["id", "sender", "key", "detail", "connection", "pending"],
@@ -251,7 +251,7 @@ extension EventName {
                 meaning: "an app server (or the echo, `by`) acknowledged it",
                 rule: RuleNote(
                     "The app server acknowledged the upstream message: the connection server stops resending it.",
-                    "docs/RULES.md Upstream · reference §2.9"))
+                    "docs/RULES.md Upstream"))
         case .upstreamRetry:
             EventDescription(
                 fields: ["id", "sender", "attempt"],
@@ -291,12 +291,12 @@ extension EventName {
                         "The connection server took the message for a topic or condition: every subscribed app "
                             + "instance "
                             + "gets a copy by its own delivery rules (subscribers: how many phones).",
-                        "docs/RULES.md Topics · topics reference §1.6"),
+                        "docs/RULES.md Topics"),
                     absent: RuleNote(
                         "The connection server took the message for this token: handed over now if the device can "
                             + "take "
                             + "it, stored for it otherwise (until its time to live runs out).",
-                        "docs/RULES.md Downstream acceptance · reference §2.2, §3")))
+                        "docs/RULES.md Downstream acceptance")))
         case .downstreamRejected:
             EventDescription(
                 fields: [
@@ -326,7 +326,7 @@ extension EventName {
                 rule: RuleNote(
                     "A newer message with the same collapse key for the same token replaces the stored one: only the "
                         + "latest is delivered.",
-                    "docs/RULES.md Delivery, storage and lifetime · reference §5.4 (seed 003)"
+                    "docs/RULES.md Delivery, storage and lifetime"
                 ))
         case .expired:
             EventDescription(
@@ -335,7 +335,7 @@ extension EventName {
                 rule: RuleNote(
                     "The message's time to live ran out before it could be delivered or acknowledged, so it is "
                         + "dropped.",
-                    "docs/RULES.md Delivery, storage and lifetime · reference §5.4"))
+                    "docs/RULES.md Delivery, storage and lifetime"))
         case .discarded:
             EventDescription(
                 fields: ["id", "ids", "count", "reason", "collapse_key", "detail"],
@@ -383,7 +383,7 @@ extension EventName {
                 rule: RuleNote(
                     "A token's topic subscriptions change when the app asks (subscribeToTopic) or an app server does "
                         + "(IID batchAdd, v1 topicSubscriptions); a message to the topic reaches every subscriber.",
-                    "docs/RULES.md Topics · topics reference §1"))
+                    "docs/RULES.md Topics"))
         case .topicQueued:
             EventDescription(
                 fields: ["topic", "sender", "change"],
@@ -402,7 +402,7 @@ extension EventName {
                 rule: RuleNote(
                     "A topic change was refused: an unknown or deleted token, a bad topic name, or an app instance "
                         + "already at 2,000 topics (the error field says which).",
-                    "docs/RULES.md Topics · topics reference §1.2, §1.4"))
+                    "docs/RULES.md Topics"))
         case .groupChanged:
             EventDescription(
                 fields: ["sender", "operation", "name", "notification_key", "members"],
@@ -413,7 +413,7 @@ extension EventName {
                     "A device group (legacy) names up to 20 tokens of one sender under a notification key; a "
                         + "message to "
                         + "the key goes to every member, and removing the last member deletes the key.",
-                    "docs/RULES.md Device groups · topics reference §2"))
+                    "docs/RULES.md Device groups"))
         case .groupRefused:
             EventDescription(
                 fields: ["sender", "operation", "name", "notification_key", "error"],
@@ -476,14 +476,14 @@ extension EventName {
                 meaning: "a downstream message on a connection was refused (`error`, the CCS code)",
                 rule: RuleNote(
                     "The connection server refused a downstream stanza from an app server, with the error code "
-                        + "saying why.", "docs/RULES.md App-server connections · reference §2.4"))
+                        + "saying why.", "docs/RULES.md App-server connections"))
         case .stanzaError:
             EventDescription(
                 fields: ["id", "sender", "connection", "detail"],
                 meaning: "a stanza that could not even be nacked",
                 rule: RuleNote(
                     "A stanza the connection server could not read at all is answered with an XMPP stanza error.",
-                    "reference §2.5"))
+                    "docs/RULES.md XMPP session"))
         case .serviceChanged:
             EventDescription(
                 fields: ["service"],
@@ -512,7 +512,7 @@ extension EventName {
                 rule: RuleNote(
                     "The HTTP API refused the request before it reached the device: the reason field says what was "
                         + "wrong (credentials, the body, the route, or the service down).",
-                    "reference §3.3, §4.3 · docs/app-servers.md"))
+                    "docs/app-servers.md"))
         case .requestAbandoned:
             EventDescription(
                 fields: ["method", "path", "api", "request", "http_connection", "http_request", "started", "waited"],
@@ -536,7 +536,7 @@ extension EventName {
                         + "never saw: "
                         + "the claims were valid, the signature could not be checked (--verify-credentials refuses "
                         + "it).",
-                    "DECISIONS.md The HTTPS proxy · reference interop §4.1"))
+                    "docs/DECISIONS.md The HTTPS proxy"))
         case .expectationHeld, .expectationFailed:
             EventDescription(
                 fields: ["expect", "detail", "step_at"],
@@ -557,11 +557,11 @@ extension RuleNote {
     static let receivedOnIOS = RuleNote(
         "On iOS the app gets data in the foreground, or in the background when the message says "
             + "content_available; other data waits until the app comes to the foreground.",
-        "docs/RULES.md Delivery, storage and lifetime · reference §5.6")
+        "docs/RULES.md Delivery, storage and lifetime")
     static let receivedOnAndroid = RuleNote(
         "A data message reaches onMessageReceived in the foreground and the background; a notification message "
             + "only in the foreground (in the background it goes to the tray).",
-        "docs/RULES.md Delivery, storage and lifetime · reference §5.6")
+        "docs/RULES.md Delivery, storage and lifetime")
     static let saidWhy = RuleNote(
         "The emulator says what it did not do, or did differently, and why (the detail field).",
         "docs/RULES.md")
@@ -574,21 +574,21 @@ extension RuleNote {
     static let upstreamForwarded = RuleNote(
         "The connection server passes an upstream message to an app server of its sender (taking turns "
             + "among its connections) and holds it until that app server acks.",
-        "docs/RULES.md App-server connections · reference §2.8")
+        "docs/RULES.md App-server connections")
     static let receiptOwed = RuleNote(
         "The app server asked for a delivery receipt: once the device has the message, the connection "
             + "server sends one (id dr2:…) and resends it until the app server acks it.",
-        "docs/RULES.md App-server connections · reference §2.6")
+        "docs/RULES.md App-server connections")
     static let fault = RuleNote(
         "A fault made on purpose by a test suite or a profile: requests and messages in its scope fail as "
             + "the real service fails (a status, an error, a delay), for as many uses or as long as it says.",
-        "docs/control-api.md Faults · topics reference §3.3")
+        "docs/control-api.md Faults")
     static let appServerLogin = RuleNote(
         "App servers log in over XMPP with their sender ID and server key: at most 1,000 connections per "
-            + "sender.", "docs/RULES.md App-server connections · reference §1.3, §2.10")
+            + "sender.", "docs/RULES.md App-server connections")
     static let draining = RuleNote(
         "A draining connection takes no new downstream (CONNECTION_DRAINING): the app server opens another "
-            + "and closes this one; what it carried goes out on the others.", "reference §2.7")
+            + "and closes this one; what it carried goes out on the others.", "docs/RULES.md App-server connections")
 }
 
 /// Rules picked by what an event says.
@@ -598,13 +598,13 @@ extension EventRule {
         [
             "TooManyMessages": RuleNote(
                 "The SDK keeps at most 20 upstream messages while it cannot reach the service: the 21st fails at "
-                    + "once.", "docs/RULES.md Upstream · reference §6.5"),
+                    + "once.", "docs/RULES.md Upstream"),
             "SERVICE_NOT_AVAILABLE": RuleNote(
                 "A message waiting for the service ran out of time to live (TTL 0 fails at once when it cannot go "
-                    + "out now).", "docs/RULES.md Upstream · reference §6.5"),
+                    + "out now).", "docs/RULES.md Upstream"),
             "MessageTooBig": RuleNote(
                 "Upstream payloads are at most 4,096: bytes of keys and values on Android, characters on iOS.",
-                "docs/RULES.md Upstream · reference §6.3"),
+                "docs/RULES.md Upstream"),
         ],
         otherwise: RuleNote(
             "The SDK refused the upstream message before sending it (the error says why).", "docs/RULES.md Upstream"
@@ -614,29 +614,29 @@ extension EventRule {
         [
             "NotRegistered": RuleNote(
                 "The token was refreshed or the app uninstalled: the old token is no longer registered.",
-                "docs/RULES.md Registration · reference §3.4"),
-            "InvalidRegistration": RuleNote("The token is not one the service issued.", "reference §3.4"),
+                "docs/RULES.md Registration"),
+            "InvalidRegistration": RuleNote("The token is not one the service issued.", "docs/RULES.md Registration"),
             "MismatchSenderId": RuleNote(
                 "A token belongs to the sender it was issued for: another sender cannot push to it.",
-                "docs/RULES.md Registration · reference §3.4"),
+                "docs/RULES.md Registration"),
         ],
         otherwise: RuleNote(
             "The service refused the message before taking it (the error names the rule).",
-            "docs/RULES.md Downstream acceptance · reference §3.4, §4.3"))
+            "docs/RULES.md Downstream acceptance"))
     static let stored = EventRule.byValue(
         of: "reason",
         [
             "doze": RuleNote(
                 "The device dozes: a normal-priority message waits for a maintenance window or for the device to "
                     + "wake; a high-priority one would be delivered at once.",
-                "docs/RULES.md Delivery, storage and lifetime · reference §5.5"),
+                "docs/RULES.md Delivery, storage and lifetime"),
             "asleep": RuleNote(
                 "The iPhone is asleep: APNs holds a normal-priority (5) push until it wakes, and delivers a "
                     + "high-priority (10) one at once. (An iPhone has no Doze; the switch plays this.)",
-                "docs/RULES.md Delivery, storage and lifetime · reference §5.5"),
+                "docs/RULES.md Delivery, storage and lifetime"),
             "app stopped": RuleNote(
                 "A force-stopped Android app receives nothing until the user starts it again.",
-                "docs/RULES.md Delivery, storage and lifetime · reference §5.6"),
+                "docs/RULES.md Delivery, storage and lifetime"),
             "ios data waits for foreground": RuleNote.receivedOnIOS,
             "throttled": RuleNote(
                 "Collapsible messages to one Android device come in a burst of 20, then one every 3 minutes: the "
@@ -646,20 +646,20 @@ extension EventRule {
         otherwise: RuleNote(
             "The device cannot take the message now (offline, outage or uninstalled), so the connection server "
                 + "stores it: at most 100 non-collapsible messages and 4 collapse keys, each until its TTL.",
-            "docs/RULES.md Delivery, storage and lifetime · reference §5.4"))
+            "docs/RULES.md Delivery, storage and lifetime"))
     static let discarded = EventRule.byValue(
         of: "reason",
         [
             "store-limit": RuleNote(
                 "More non-collapsible messages were stored for the device than the store keeps (100): the server "
                     + "discards everything stored, and the app hears onDeletedMessages when it reconnects.",
-                "docs/RULES.md Delivery, storage and lifetime · reference §5.4 (seed 003)"),
+                "docs/RULES.md Delivery, storage and lifetime"),
             "ttl-zero": RuleNote(
                 "A message with time to live 0 is delivered now or never: the device cannot take it now.",
-                "docs/RULES.md Delivery, storage and lifetime · reference §5.4"),
+                "docs/RULES.md Delivery, storage and lifetime"),
             "collapse-key-limit": RuleNote(
                 "At most 4 collapse keys are stored per device: a fifth evicts the oldest (or the newcomer, as the "
-                    + "profile chooses).", "docs/RULES.md Delivery, storage and lifetime · reference §5.4"),
+                    + "profile chooses).", "docs/RULES.md Delivery, storage and lifetime"),
             "force-quit": RuleNote(
                 "iOS does not launch an app the user swiped away for a background (content-available) push: it is "
                     + "dropped, not handed over later. Alerts are still shown.",

@@ -15,7 +15,10 @@ extension ReportCard {
         case .downstreamAccepted:
             messages += 1
             observeSend(event)
-        case .downstreamRejected: observeSend(event)
+        case .downstreamRejected:
+            // A refused message was sent all the same: the card read it.
+            messages += 1
+            observeSend(event)
         case .requestRejected: observeRefusedRequest(event)
         case .requestAbandoned:
             guard let api = event.string("api"), let digest = event.string("request") else { break }

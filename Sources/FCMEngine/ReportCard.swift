@@ -31,8 +31,9 @@ public struct ReportCard: Sendable {
     /// App-server requests read since the last reset, and before it.
     var requests = 0
     var earlierRequests = 0
-    /// Downstream messages the device took (an app server's or a profile's push),
-    /// since the last reset and before it: the device-side rules judge every one.
+    /// Downstream messages sent to the device (an app server's or a profile's push,
+    /// taken or refused), since the last reset and before it: the device-side rules
+    /// judge every one.
     var messages = 0
     var earlierMessages = 0
     /// Events read so far.

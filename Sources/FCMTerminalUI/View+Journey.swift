@@ -94,7 +94,7 @@ extension View {
         }
         let hops = hops(events, id: id)
         // Lanes spread over the left part, as narrow as the labels to their right need.
-        let stampWidth = 10
+        let stampWidth = TextWidth.columns(of: stamp(0, paneWidth: inner.width)) + 1
         let longest = hops.map { TextWidth.columns(of: $0.hop.label) }.max() ?? 0
         let laneSpan = max(8, min(15, (inner.width - stampWidth - 3 - longest) / 4))
         let laneX = Lane.allCases.map { inner.x + 1 + stampWidth + $0.rawValue * laneSpan + laneSpan / 2 }
@@ -117,7 +117,7 @@ extension View {
                 ? TextWidth.wrap(event.ruleNote.rule, width: whyWidth, maxLines: perHop) : whys[index]
             guard y + why.count < bottom else { break }
             for x in laneX { grid.put("│", x: x, y: y, style: .dim) }
-            grid.put(String(DurationText.stamp(event.at).dropLast(4)), x: inner.x + 1, y: y, style: .dim)
+            grid.put(stamp(event.at, paneWidth: inner.width), x: inner.x + 1, y: y, style: .dim)
             drawArrow(hop, laneX: laneX, y: y, into: &grid)
             grid.put(
                 TextWidth.fit(hop.label, width: inner.x + inner.width - 1 - labelX), x: labelX, y: y,

@@ -68,12 +68,14 @@ extension View {
         ("Home  End", "play the profile again from +0 / play to the end"),
         ("w", "save what played (and what you did) as a profile"),
         ("Enter  h  j", "details with why, held on the server, a journey"),
+        ("R  /", "the app server's report card / filter the events"),
+        ("Tab  v  [  ]", "next pane; the devices list, previous / next device"),
         ("?  q", "this help / quit"),
     ]
 
     static let playHelpNote =
         "Any other key acts on the device as in a live session (s send, p push, n network, o outage, z doze, "
-        + "f/b/x app state, u uninstall, r refresh, a/d senders, T topics, t tap, D drain, 1/2/3 clock): the timeline then "
+        + "f/b/x app state, P permission, u uninstall, r refresh, a/d senders, T topics, t tap, D drain, 1/2/3 clock): the timeline then "
         + "stops and the session is yours from that step on (a fork); w saves it, Home plays the profile again."
 
     /// Help in play mode: the play keys, then what the live keys do there.

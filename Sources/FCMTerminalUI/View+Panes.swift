@@ -167,7 +167,8 @@ extension View {
                 if let note = message.notification { payload.append("notification " + pairs(note)) }
                 return [
                     Row(
-                        text: "\(DurationText.stamp(message.at)) \(message.via) from \(message.from ?? message.sender)",
+                        text:
+                            "\(stamp(message.at, paneWidth: width)) \(message.via) from \(message.from ?? message.sender)",
                         style: .accent),
                     Row(text: "  " + (payload.isEmpty ? "(empty)" : payload.joined(separator: "  "))),
                 ]
@@ -215,31 +216,46 @@ extension View {
     /// and end, until at least the first field (the id a person scans for) fits; a
     /// narrow pane also drops the milliseconds.
     static func compact(_ event: Event, showSender: Bool, width: Int) -> String {
-        let parts = CompactParts(event, showSender: showSender, seconds: width < 60)
+        let parts = CompactParts(event, showSender: showSender, paneWidth: width)
         var line = parts.line()
         for longest in [32, 20, 12] where TextWidth.columns(of: line) > width {
             line = parts.line(longest: longest)
             if TextWidth.columns(of: parts.line(longest: longest, fields: 1)) <= width { break }
+        }
+        // An error that still does not fit whole: the event's name gives way, cut in
+        // its middle (`downs…Rejected InvalidRegistration`), so the error is read.
+        if let error = parts.fields.first, error.name == "error",
+            TextWidth.columns(of: parts.line(fields: 1)) > width
+        {
+            var shorter = parts
+            shorter.head =
+                parts.stamp + " "
+                + TextWidth.middle(
+                    parts.name, width: max(6, width - TextWidth.columns(of: parts.stamp + " " + error.value) - 2))
+            return shorter.line(fields: 1)
         }
         return line
     }
 
     /// An event on one short line: time, name, and the fields a person scans for.
     static func compact(_ event: Event, showSender: Bool) -> String {
-        CompactParts(event, showSender: showSender, seconds: false).line()
+        CompactParts(event, showSender: showSender, paneWidth: .max).line()
     }
 
     /// An event's line in pieces, so it can be put together again with shorter values.
     struct CompactParts {
         var head: String
+        /// The time and the rest of the head (the phone and the event's name).
+        var stamp: String
+        var name: String
         var fields: [(name: String, value: String)] = []
         var tail = ""
 
-        init(_ event: Event, showSender: Bool, seconds: Bool) {
-            // Times read as everywhere else: `+HH:MM:SS.mmm`, to the second in a narrow pane.
-            let stamp = String(DurationText.stamp(event.at).dropLast(seconds ? 4 : 0))
+        init(_ event: Event, showSender: Bool, paneWidth: Int) {
+            stamp = View.stamp(event.at, paneWidth: paneWidth)
             // With several phones, whose event it is comes first.
-            head = stamp + " " + (event.string("device").map { "[\($0)] " } ?? "") + event.name
+            name = (event.string("device").map { "[\($0)] " } ?? "") + event.name
+            head = stamp + " " + name
             // A new token is the news: shown by its start and end, which tell tokens apart.
             if [.onNewToken, .didReceiveRegistrationToken, .tokenResumed, .getToken].contains(event.kind),
                 let token = event.string("token")
@@ -286,6 +302,15 @@ extension View {
             return count == .max ? text + tail : text
         }
     }
+
+    /// A time as every pane writes it: `+HH:MM:SS.mmm`, to the second in a pane
+    /// narrower than `wideEnoughForMillis` columns.
+    static func stamp(_ millis: Millis, paneWidth: Int) -> String {
+        let stamp = DurationText.stamp(millis)
+        return paneWidth < wideEnoughForMillis ? String(stamp.dropLast(4)) : stamp
+    }
+
+    static let wideEnoughForMillis = 60
 
     static func pairs(_ pairs: [KeyValue]) -> String {
         "{" + pairs.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"

@@ -9,15 +9,16 @@ extension View {
             width: 120, height: grid.height - 2, title: "App server report · \(report.summary)", into: &grid)
         let width = inner.width - 2
         guard !report.isClean else {
-            grid.put(
-                TextWidth.fit(
-                    report.requests == 0 && report.messages == 0
-                        ? "Nothing to judge yet: nothing has been sent to the device."
-                        : "Nothing to report: every practice the card judges was kept ("
-                            + counted(report.requests, "app-server request") + ", "
-                            + counted(report.messages, "message") + " read; "
-                            + "a profile's pushes are judged as an app server's).", width: width),
-                x: inner.x + 1, y: inner.y, limit: width)
+            let text =
+                report.requests == 0 && report.messages == 0
+                ? "Nothing to judge yet: nothing has been sent to the device."
+                : "Nothing to report: every practice the card judges was kept ("
+                    + counted(report.requests, "app-server request") + ", " + counted(report.messages, "message")
+                    + " read; a profile's pushes are judged as an app server's)."
+            // Wrapped, not cut: the counts say why the card is empty.
+            for (offset, line) in TextWidth.wrap(text, width: width, maxLines: 4).enumerated() {
+                grid.put(line, x: inner.x + 1, y: inner.y + offset, limit: width)
+            }
             grid.put(
                 TextWidth.fit("docs/report.md lists the rules · R or Esc close", width: width), x: inner.x + 1,
                 y: inner.y + inner.height - 1, style: .dim, limit: width)

@@ -9,7 +9,7 @@ struct ExplanationTests {
         h.run(.setDoze(true))
         let stored = try #require(h.push(priority: "normal", id: "m-7").named("stored").first)
         #expect(stored.ruleNote.rule.contains("dozes"))
-        #expect(stored.ruleNote.source.contains("§5.5"))
+        #expect(stored.ruleNote.source == "docs/RULES.md Delivery, storage and lifetime")
     }
 
     @Test func theTwentyFirstQueuedMessageIsExplainedByTheQueueLimit() throws {

@@ -36,6 +36,26 @@ struct FirstHourTests {
         #expect(lines.contains { $0.contains("downstreamRejected NotRegistered") }, "\(lines.joined(separator: "\n"))")
     }
 
+    @Test func aLongErrorNameStaysWholeAndTheEventsNameGivesWay() {
+        // A push to a token no app holds: refused InvalidRegistration, longer than the
+        // events pane at 80x24 has room for beside the event's name.
+        var model = TUIModel(
+            playing: Scenes.profile(
+                """
+                version: 1
+                device: { name: Pixel 8, platform: android, seed: 3 }
+                senders:
+                  - { id: "123456789012", key: k1 }
+                timeline:
+                  - at: 1s
+                    push: { sender: "123456789012", to: not-a-token, data: { x: "1" } }
+                """))
+        Scenes.press(&model, [.character(".")])
+        #expect(model.log.contains { $0.string("error") == "InvalidRegistration" })
+        let lines = screen(model)
+        #expect(lines.contains { $0.contains("downstr") && $0.contains("ejected InvalidRegistration") }, "\(lines.joined(separator: "\n"))")
+    }
+
     @Test func removingTheOnlySenderIsAskedFirst() {
         var model = Scenes.fresh()
         // Two senders: d removes the selected one at once.
