@@ -184,7 +184,7 @@ public final class ConnectionServer: @unchecked Sendable {
     }
 
     /// Runs a command on the device, through its front door.
-    public func apply(_ command: Command) async throws {
+    public func apply(_ command: Input) async throws {
         host.apply(command)
         await host.box.durable()
     }

@@ -10,7 +10,7 @@ extension DeviceHost {
     /// Hands the engine something that happened on a connection.
     func input(_ input: AppServerInput) {
         loop.preconditionInEventLoop()
-        submit { _, time in [.apply(.appServer(input), at: time)] }
+        submit { _, time in [.input(.appServer(input), at: time)] }
     }
 
     func opened(_ connection: CCSConnection) {
@@ -47,7 +47,7 @@ extension DeviceHost {
     /// Downstream messages from the HTTP APIs, through the front door on the calling
     /// thread (no hop to the loop and back per request).
     public func send(_ orders: [SendOrder]) -> SendOutcome {
-        submit { _, time in [.send(orders, at: time)] }.reply.sendOutcome ?? .serviceDown
+        submit { _, time in [.input(.send(orders), at: time)] }.reply.sendOutcome ?? .serviceDown
     }
 
     /// The control API's way to the engine: an action becomes its inputs against the
@@ -69,12 +69,12 @@ extension DeviceHost {
         DeviceGateway(
             sendNow: { [self] orders in Durable(send(orders), point: box.durablePoint) },
             faultsNow: { [self] path in
-                let effects = submit { _, time in [.httpFaults(path: path, at: time)] }.reply.faultEffects
+                let effects = submit { _, time in [.input(.httpFaults(path: path), at: time)] }.reply.faultEffects
                 return Durable(effects, point: box.durablePoint)
             },
             durable: { [box] point in await box.durable(point) },
             topics: { [self] order in
-                let reply = submit { _, time in [.apply(.topics(order), at: time)] }.reply
+                let reply = submit { _, time in [.input(.topics(order), at: time)] }.reply
                 await box.durable()
                 return reply.topicOutcome ?? .serviceDown
             },
@@ -82,7 +82,7 @@ extension DeviceHost {
                 box.read { $0.subscriptions(ofRegistration: registration, sender: sender) }
             },
             groups: { [self] order in
-                let reply = submit { _, time in [.apply(.group(order), at: time)] }.reply
+                let reply = submit { _, time in [.input(.group(order), at: time)] }.reply
                 await box.durable()
                 return reply.groupOutcome ?? .serviceDown
             },

@@ -71,7 +71,7 @@ public final class DeviceHost: @unchecked Sendable {
             }
             // This session runs on the real clock: the engine reads app servers'
             // absolute times (`apns-expiration`) against it.
-            engine.handle(.apply(.setWallClock(unixMillis: Self.unixMillisNow), at: time), into: &events)
+            engine.handle(.input(.setWallClock(unixMillis: Self.unixMillisNow), at: time), into: &events)
         }
     }
 
@@ -94,7 +94,7 @@ public final class DeviceHost: @unchecked Sendable {
     /// subscriber sees the events in engine order, and what needs the loop (stanzas
     /// to app servers, the timer, a playing profile) is handed to it.
     @discardableResult
-    public func submit(_ make: (DeviceEngine, Millis) -> [EngineInput]) -> Submission {
+    public func submit(_ make: (DeviceEngine, Millis) -> [JournalEntry]) -> Submission {
         var replies: [EngineReply] = []
         let events = transact { engine, events in
             // The time is read under the lock: inputs are stamped in the order they run.
@@ -111,8 +111,8 @@ public final class DeviceHost: @unchecked Sendable {
 
     /// Submits one command at the session's time (on any thread).
     @discardableResult
-    public func apply(_ command: Command) -> [Event] {
-        submit { _, time in [.apply(command, at: time)] }.events
+    public func apply(_ command: Input) -> [Event] {
+        submit { _, time in [.input(command, at: time)] }.events
     }
 
     /// The one way the host works on the engine: `body` runs under the engine's lock,

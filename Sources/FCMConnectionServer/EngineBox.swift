@@ -54,10 +54,10 @@ public final class EngineBox: @unchecked Sendable {
     }
 
     /// The inputs submitted since recording started, oldest first.
-    public var recorded: [EngineInput] { lock.withLock { recording?.inputs ?? [] } }
+    public var recorded: [JournalEntry] { lock.withLock { recording?.inputs ?? [] } }
 
     /// Keeps one input the engine handled, by its reply (under the lock).
-    func record(_ input: EngineInput, _ reply: EngineReply) {
+    func record(_ input: JournalEntry, _ reply: EngineReply) {
         recording?.note(input, reply)
     }
 

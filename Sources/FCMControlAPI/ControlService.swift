@@ -204,7 +204,7 @@ public final class ControlService: Sendable {
     }
 
     /// Runs one command and answers the events it caused.
-    func run(_ command: Command) async -> HTTPReply {
+    func run(_ command: Input) async -> HTTPReply {
         let before = log.lastSeq
         let produced = await device.perform(.command(command))
         let entries = log.entries(after: before, limit: 10_000) { event in produced.contains(event) }

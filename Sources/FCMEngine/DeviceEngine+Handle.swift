@@ -3,59 +3,41 @@
 /// answers with events (and effects to take) and a reply for the door that asked.
 /// The input is recorded here, so the journal is every input by construction.
 extension DeviceEngine {
-    /// Runs one input at its time (clamped, so time never runs backwards), after
-    /// every timer due by then.
+    /// Runs one entry at its time (clamped, so time never runs backwards), after
+    /// every timer due by then: an input a door made, or the session's clock.
     @discardableResult
-    public mutating func handle(_ input: EngineInput, into out: inout [Event]) -> EngineReply {
-        // The two inputs replay makes for every step, first and with nothing else in
-        // the way (the rest are rarer and larger).
-        switch input {
-        case .apply(let command, let time):
-            if inputs.isOn { inputs.record(.apply(command, at: max(time, now))) }
+    public mutating func handle(_ entry: JournalEntry, into out: inout [Event]) -> EngineReply {
+        // The two entries replay makes for every step first (the rest are rarer).
+        switch entry {
+        case .input(let input, let time):
+            // Kept at the engine's time: a door that read the clock a moment before
+            // another door moved it on replays where it ran.
+            let at = max(time, now)
             let before = refusals
-            let reply = apply(command, at: time, into: &out)
+            let reply = apply(input, at: time, into: &out)
+            if case .unchanged = reply { return reply }
+            if inputs.isOn { inputs.record(.input(input, at: at)) }
             guard case .done = reply else { return reply }
             return refusals == before ? .done : .refused
         case .advance(let time):
             // Time that fires nothing need not be kept: the next input carries its own time.
-            if inputs.isOn, let deadline = nextDeadline, deadline <= time { inputs.record(input) }
+            if inputs.isOn, let deadline = nextDeadline, deadline <= time { inputs.record(entry) }
             runTimers(to: time, into: &out)
-            return .done
-        default: return handleRest(input, into: &out)
-        }
-    }
-
-    private mutating func handleRest(_ input: EngineInput, into out: inout [Event]) -> EngineReply {
-        switch input {
         case .start(let time):
-            inputs.record(input)
+            inputs.record(entry)
             start(at: time, into: &out)
-        case .apply, .advance: return handle(input, into: &out)
         case .stop(let time):
             if inputs.isOn { inputs.record(.advance(to: max(time, now))) }
             runTimers(to: time, into: &out)
         case .resume(let time):
-            inputs.record(input)
+            inputs.record(entry)
             forgetAppServers(at: time, into: &out)
-        case .send(let orders, let time):
-            runTimers(to: time, into: &out)
-            // Kept at the engine's time: a door that read the clock a moment before
-            // another door moved it on replays where it ran.
-            inputs.record(.send(orders, at: now))
-            return .sent(send(orders, into: &out))
         case .fanOut(let time):
             // Nothing going out (another door's input finished it): time passing, as ever.
             guard hasPendingFanOut else { return handle(.advance(to: time), into: &out) }
             runTimers(to: time, into: &out)
             inputs.record(.fanOut(at: now))
             continueFanOut(into: &out)
-        case .httpFaults(let path, let time):
-            runTimers(to: time, into: &out)
-            guard let effects = server.httpFaults(path: path, seed: configuration.device.seed, stamp, into: &out) else {
-                return .faults([])
-            }
-            inputs.record(.httpFaults(path: path, at: now))
-            return .faults(effects)
         }
         return .done
     }
@@ -63,7 +45,7 @@ extension DeviceEngine {
     /// Handles an input whose events nobody reads (a saved fleet made again from its
     /// journal): the rules run as ever, and no event is made.
     @discardableResult
-    public mutating func handleSilently(_ input: EngineInput) -> EngineReply {
+    public mutating func handleSilently(_ input: JournalEntry) -> EngineReply {
         var none: [Event] = []
         silent = true
         defer { silent = false }
@@ -71,7 +53,7 @@ extension DeviceEngine {
     }
 
     /// The events one input makes (for tests and small shells).
-    public mutating func handle(_ input: EngineInput) -> [Event] {
+    public mutating func handle(_ input: JournalEntry) -> [Event] {
         var out: [Event] = []
         handle(input, into: &out)
         return out
@@ -93,6 +75,9 @@ public enum EngineReply: Sendable, Equatable {
     case group(GroupOutcome)
     /// What the faults in scope do to an HTTP request (a delay, a status).
     case faults([FaultEffect])
+    /// The input found nothing to do and changed nothing (a fault check with no
+    /// fault in scope): the journal does not keep it.
+    case unchanged
 
     public var sendOutcome: SendOutcome? { if case .sent(let outcome) = self { outcome } else { nil } }
     public var topicOutcome: TopicOutcome? { if case .topics(let outcome) = self { outcome } else { nil } }
@@ -118,7 +103,7 @@ extension DeviceEngine {
     /// The inputs handled and the phones changed since the last call, oldest first;
     /// the record starts empty again.
     public mutating func takeRecorded() -> (
-        inputs: [EngineInput], changedPhones: [(index: Int, fields: Phone.Fields)]
+        inputs: [JournalEntry], changedPhones: [(index: Int, fields: Phone.Fields)]
     ) {
         (inputs.take(), inputs.changedPhones.take())
     }

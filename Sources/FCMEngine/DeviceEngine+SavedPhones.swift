@@ -35,7 +35,7 @@ public struct SavedFleet: Sendable {
     }
 
     /// An input of the journal that made the fleet as saved (its events are not made).
-    public mutating func handle(_ input: EngineInput) { engine.handleSilently(input) }
+    public mutating func handle(_ input: JournalEntry) { engine.handleSilently(input) }
 
     /// How many phones the fleet holds.
     public var count: Int { engine.devices.count }

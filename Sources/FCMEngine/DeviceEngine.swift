@@ -22,7 +22,7 @@ public struct DeviceEngine: Sendable, Codable {
     public internal(set) var appServerSendersRevision = 0
     /// The time of the last command or timer handled.
     public internal(set) var now: Millis = 0
-    /// The engine's reading of the UNIX time (`Command.setWallClock`).
+    /// The engine's reading of the UNIX time (`Input.setWallClock`).
     public internal(set) var wallClock = WallClock.replayDefault
 
     /// The connection server: what it holds beside the phones.
@@ -86,7 +86,7 @@ public struct DeviceEngine: Sendable, Codable {
 
     /// Handles one command at `time` (clamped so time never runs backwards), after
     /// every timer due by then.
-    mutating func apply(_ command: Command, at time: Millis, into out: inout [Event]) -> EngineReply {
+    mutating func apply(_ command: Input, at time: Millis, into out: inout [Event]) -> EngineReply {
         runTimers(to: time, into: &out)
         let reply = perform(command, into: &out)
         runTimers(to: now, into: &out)
@@ -96,7 +96,7 @@ public struct DeviceEngine: Sendable, Codable {
     /// A command for the fleet or its connection server; a phone's command runs on the
     /// phone it names. The reply of a topic or group call is its outcome; any other
     /// command's is `done` (whether it was refused, its events say).
-    mutating func perform(_ command: Command, into out: inout [Event]) -> EngineReply {
+    mutating func perform(_ command: Input, into out: inout [Event]) -> EngineReply {
         switch command {
         case .on(let name, let command):
             let index: Int
@@ -119,6 +119,12 @@ public struct DeviceEngine: Sendable, Codable {
         case .addDevice(let spec): addDevice(spec, into: &out)
         case .setService(let up): setService(up: up, into: &out)
         case .push(let request): _ = take(request, into: &out)
+        case .send(let orders): return .sent(send(orders, into: &out))
+        case .httpFaults(let path):
+            guard let effects = server.httpFaults(path: path, seed: configuration.device.seed, stamp, into: &out) else {
+                return .unchanged
+            }
+            return .faults(effects)
         case .pushToUnknownPhone(let name):
             switch phoneIndex(named: name) {
             case .failure(let error): refuse("push", error.description, on: nil, into: &out)

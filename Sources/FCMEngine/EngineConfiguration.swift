@@ -69,8 +69,8 @@ extension EngineConfiguration {
 
     /// The commands that bring a device running on this configuration to `wanted`'s
     /// run switches.
-    public func switchCommands(to wanted: EngineConfiguration) -> [Command] {
-        var commands: [Command] = []
+    public func switchCommands(to wanted: EngineConfiguration) -> [Input] {
+        var commands: [Input] = []
         if appServer != wanted.appServer { commands.append(.setAppServerMode(wanted.appServer)) }
         if store.deviceLimits != wanted.store.deviceLimits {
             commands.append(.setDeviceLimits(wanted.store.deviceLimits))

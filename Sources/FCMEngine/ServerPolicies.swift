@@ -29,7 +29,7 @@ public struct StorePolicy: Sendable, Equatable, Codable {
     /// load test turns them off).
     public var deviceLimits: Bool
     /// The copies of a topic or condition message that go out in one input: the first
-    /// batch with the message, before its answer, the rest in `EngineInput.fanOut`s
+    /// batch with the message, before its answer, the rest in `JournalEntry.fanOut`s
     /// (`TopicFanOut`).
     public var fanOutBatch: Int
 

@@ -4,7 +4,7 @@ import FCMJSON
 /// copies (`StorePolicy.fanOutBatch`, 10,000 unless a profile says otherwise) goes with
 /// the message, the rest in batches as big, so that a topic with a million subscribers
 /// is answered when it is taken, and other requests are handled between its batches
-/// (`EngineInput.fanOut`).
+/// (`JournalEntry.fanOut`).
 /// Deterministic: the batches are inputs of their own, journaled and replayed where
 /// they ran.
 public struct TopicFanOut: Sendable, Equatable, Codable {
@@ -90,7 +90,7 @@ extension DeviceEngine {
     }
 
     /// Whether a topic message still has copies to send (a shell hands the engine
-    /// `EngineInput.fanOut` until it has none).
+    /// `JournalEntry.fanOut` until it has none).
     public var hasPendingFanOut: Bool { !server.fanOuts.isEmpty }
 
     /// Sends the next batch of the oldest topic message still going out.

@@ -11,7 +11,7 @@ public protocol DeviceDoor: AnyObject, Sendable {
     /// Hands the session one command at the session's time; answers the events it
     /// made (which reach every subscriber, the TUI's feed among them).
     @discardableResult
-    func submit(_ command: Command) -> [Event]
+    func submit(_ command: Input) -> [Event]
     /// The device as it stands.
     func view() -> DeviceView
     /// The events every door caused since the last call, oldest first.
@@ -33,7 +33,7 @@ public protocol DeviceDoor: AnyObject, Sendable {
     var resumed: Bool { get }
     /// What every door did since the TUI opened, as the inputs the device took
     /// (`w` saves them as a profile).
-    func recording() -> [EngineInput]
+    func recording() -> [JournalEntry]
 }
 
 /// A door whose session keeps its own clock, which the TUI's header and keys read.

@@ -69,7 +69,7 @@ public struct Step: Sendable {
 
 /// What a step does. Boxed, so a step is cheap to copy as the runner reads it.
 public indirect enum StepAction: Sendable {
-    case command(Command)
+    case command(Input)
     /// A downstream message; its target token is resolved when it runs.
     case push(PushStep)
     case expect(Expectation)
@@ -95,9 +95,9 @@ extension StepAction {
     /// API alike: the engine inputs it makes at `time` against the device as it
     /// stands (a command is applied; a push becomes its messages, `PushStep.commands`).
     /// Expectations make none (`ExpectationJudge` judges them).
-    public func inputs(on engine: DeviceEngine, at time: Millis) -> [EngineInput] {
+    public func inputs(on engine: DeviceEngine, at time: Millis) -> [JournalEntry] {
         switch self {
-        case .command(let command): [.apply(command, at: time)]
+        case .command(let command): [.input(command, at: time)]
         case .push(let push): push.inputs(on: engine, at: time)
         case .expect, .expectNone: []
         }
@@ -134,30 +134,30 @@ public struct PushStep: Sendable {
     }
 
     /// The inputs this step makes at `time`: one message per phone it names.
-    public func inputs(on engine: DeviceEngine, at time: Millis) -> [EngineInput] {
+    public func inputs(on engine: DeviceEngine, at time: Millis) -> [JournalEntry] {
         commands(on: engine).map { input($0, at: time) }
     }
 
     /// The input one of this step's commands is: the command, or with platform blocks
     /// the HTTP v1 message it was.
-    func input(_ command: Command, at time: Millis) -> EngineInput {
+    func input(_ command: Input, at time: Millis) -> JournalEntry {
         // Asked of the box: the blocks themselves are large, and most pushes have none.
-        guard let blocks, case .push(let request) = command else { return .apply(command, at: time) }
-        return .send([SendOrder(request, overrides: blocks.value)], at: time)
+        guard let blocks, case .push(let request) = command else { return .input(command, at: time) }
+        return .input(.send([SendOrder(request, overrides: blocks.value)]), at: time)
     }
 
     /// Plays the step on `engine` at `time`: its inputs, handled in order. A push to
     /// one phone (nearly every one) makes no list: replay plays this for every push.
     func play(on engine: inout DeviceEngine, at time: Millis, into out: inout [Event]) {
         if devices.isEmpty, blocks == nil, let only = engine.unnamedPhone {
-            engine.handle(.apply(command(on: engine, phoneAt: only), at: time), into: &out)
+            engine.handle(.input(command(on: engine, phoneAt: only), at: time), into: &out)
             return
         }
         guard devices.count <= 1 else {
             for input in inputs(on: engine, at: time) { engine.handle(input, into: &out) }
             return
         }
-        let made: Command
+        let made: Input
         switch target {
         case .latest, .previous:
             let index = devices.first.map { try? engine.phoneIndex(named: $0).get() } ?? engine.unnamedPhone
@@ -174,7 +174,7 @@ public struct PushStep: Sendable {
     /// phone picks the only phone's (`DeviceEngine.onlyPhoneName`); a phone that is
     /// not there (a fleet's, or one a reset took away) makes a command the engine
     /// refuses, naming the phones there are.
-    public func commands(on engine: DeviceEngine) -> [Command] {
+    public func commands(on engine: DeviceEngine) -> [Input] {
         switch target {
         case .latest, .previous: break
         case .literal, .topic, .condition, .group: return [command(on: engine, phoneAt: nil)]
@@ -189,7 +189,7 @@ public struct PushStep: Sendable {
 
     /// The push with its target resolved; `index` is the phone whose token it picks.
     @inline(__always)
-    func command(on engine: DeviceEngine, phoneAt index: Int?) -> Command {
+    func command(on engine: DeviceEngine, phoneAt index: Int?) -> Input {
         var request = request
         switch target {
         case .latest: request.to = index.flatMap { engine.issuedToken(of: tokenOwner, onPhoneAt: $0) }
@@ -232,10 +232,10 @@ public enum PushTarget: Sendable, Equatable {
     case group(String)
 }
 
-extension Command {
+extension Input {
     /// A push aimed at the token of a phone no phone's name names: the engine refuses
     /// it, naming the phones there are (on a connection or not, it is refused alike).
-    fileprivate func aimed(at phone: String) -> Command {
+    fileprivate func aimed(at phone: String) -> Input {
         switch self {
         case .push, .appServer(.received(_, .downstream)): .pushToUnknownPhone(phone)
         default: self

@@ -80,7 +80,7 @@ extension ProfileParser {
     /// `group: { sender: S, operation: create, name: family, devices: [a, b] }`: an
     /// app server's device-group call, its members named as phones (their current
     /// tokens) or as `tokens`.
-    static func parseGroup(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> Command {
+    static func parseGroup(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> Input {
         let map = try node.mapping(allowed: ["sender", "operation", "name", "key", "devices", "tokens"])
         let sender = try knownSender(try map.required("sender"), context: context)
         let operation = try map.required("operation").oneOf(GroupOrder.Operation.self)
@@ -96,7 +96,7 @@ extension ProfileParser {
     /// `topics: { sender: S, topic: news, devices: [browser], change: add, api: v1 }`: an
     /// app server subscribes phones to a topic (or unsubscribes them: `change: remove`)
     /// with the IID or v1 API, as a web app's server must.
-    static func parseTopics(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> Command {
+    static func parseTopics(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> Input {
         let map = try node.mapping(allowed: ["sender", "topic", "devices", "tokens", "change", "api"])
         let sender = try knownSender(try map.required("sender"), context: context)
         let topicNode = try map.required("topic")

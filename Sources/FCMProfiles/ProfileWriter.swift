@@ -14,7 +14,7 @@ public enum ProfileWriter {
     /// `inputs` are what the device took, through every door, in order: keys,
     /// control-API actions, app servers' messages and topic and group calls.
     public static func yaml(
-        profile: Profile, played: [Step] = [], inputs: [EngineInput], resumedFrom: Phone? = nil
+        profile: Profile, played: [Step] = [], inputs: [JournalEntry], resumedFrom: Phone? = nil
     ) -> String {
         let config = profile.configuration
         let device = config.devices.isEmpty ? resumedFrom?.standing ?? config.device : config.device
@@ -83,20 +83,19 @@ public enum ProfileWriter {
     /// The steps one input is saved as: a command as its step, an app server's
     /// message as a push to the token it named, a topic or group call as its step.
     /// What a profile cannot say is left out, with a comment (`# …`) where it matters.
-    static func steps(_ input: EngineInput) -> [String] {
+    static func steps(_ input: JournalEntry) -> [String] {
         switch input {
-        case .apply(.appServer(.received(let id, .downstream(var request, let messageID))), _)
+        case .input(.appServer(.received(let id, .downstream(var request, let messageID))), _)
         where !ConnectionRules.scenarioConnections.contains(id):
             // A real app server's connection is not the profile's: its message is saved
             // as the message it was.
             request.messageID = messageID
             return step(.push(request)).map { [$0] } ?? []
-        case .apply(.appServer(let connectionInput), _) where !connectionInput.isOnScenarioConnection:
+        case .input(.appServer(let connectionInput), _) where !connectionInput.isOnScenarioConnection:
             return []
-        case .apply(let command, _) where command.isPushWithoutTarget:
+        case .input(let command, _) where command.isPushWithoutTarget:
             return ["# a push that named no token (there was none to name) is not saved"]
-        case .apply(let command, _): return step(command).map { [$0] } ?? []
-        case .send(let orders, _):
+        case .input(.send(let orders), _):
             return orders.map { order in
                 guard !order.byInstallation else {
                     return "# a message to installation \(order.request.to ?? "") is not saved: a profile names tokens"
@@ -111,7 +110,8 @@ public enum ProfileWriter {
                 push.overrides = overrides
                 return step(.push(push)) ?? ""
             }
-        case .start, .advance, .httpFaults, .resume, .stop, .fanOut: return []
+        case .input(let command, _): return step(command).map { [$0] } ?? []
+        case .start, .advance, .resume, .stop, .fanOut: return []
         }
     }
 
@@ -127,7 +127,7 @@ public enum ProfileWriter {
     public static func step(_ action: StepAction) -> String? { StepVocabulary.text(action) }
 
     /// One command as a profile step, or nil for commands a profile cannot express.
-    static func step(_ command: Command) -> String? { StepVocabulary.text(.command(command)) }
+    static func step(_ command: Input) -> String? { StepVocabulary.text(.command(command)) }
 
     /// A push step's value: a profile's push with its target, or the message a
     /// command or a scenario connection carries.
@@ -255,7 +255,7 @@ public enum ProfileWriter {
     }
 }
 
-extension Command {
+extension Input {
     /// A push that names neither a token nor a condition (a form sent with no token
     /// to send to): a profile's push without a target means "the newest token".
     var isPushWithoutTarget: Bool {

@@ -88,7 +88,7 @@ public struct ScenarioRunner: Sendable {
         // `PushStep.inputs`, the one mapping `StepAction.inputs` uses too.
         switch steps[index].action {
         case .command(let command):
-            engine.handle(.apply(command, at: at), into: &out)
+            engine.handle(.input(command, at: at), into: &out)
         case .push(let push):
             push.play(on: &engine, at: at, into: &out)
             // A profile's topic push reaches every subscriber before its next step.

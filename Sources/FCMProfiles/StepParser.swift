@@ -275,7 +275,7 @@ extension ProfileParser {
     /// `ack: { sender: S, id: I }` acks without a connection (an app server the
     /// profile does not model); `ack: { connection: N, id: I }` acks on connection N
     /// (`dr2:…` ids ack receipts).
-    static func parseAck(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> Command {
+    static func parseAck(_ node: YAMLNode, context: StepContext) throws(ProfileError) -> Input {
         let fields = try node.mapping(allowed: ["sender", "id", "connection"])
         let id = try fields.required("id").scalarText()
         if let connectionNode = fields["connection"] {
@@ -382,7 +382,7 @@ extension ProfileParser {
         return name
     }
 
-    static func flagCommand(_ node: YAMLNode, _ command: Command) throws(ProfileError) -> StepAction {
+    static func flagCommand(_ node: YAMLNode, _ command: Input) throws(ProfileError) -> StepAction {
         guard try node.bool() else { throw node.error("write true, or leave the step out") }
         return .command(command)
     }

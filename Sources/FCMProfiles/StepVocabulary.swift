@@ -290,7 +290,7 @@ enum StepVocabulary {
     ]
 
     /// `KEY: true`: a command that takes no value.
-    static func flag(_ key: String, _ command: Command) -> StepKind {
+    static func flag(_ key: String, _ command: Input) -> StepKind {
         StepKind(
             key: key,
             read: { node, _ throws(ProfileError) in

@@ -41,7 +41,7 @@ public final class TUILink: DeviceDoor, SessionClocked, @unchecked Sendable {
     }
 
     @discardableResult
-    public func submit(_ command: Command) -> [Event] {
+    public func submit(_ command: Input) -> [Event] {
         let host = server.host
         let produced = host.apply(command)
         // What the screen is about to show is on disk first.
@@ -64,7 +64,7 @@ public final class TUILink: DeviceDoor, SessionClocked, @unchecked Sendable {
 
     public var now: Millis { server.host.now }
 
-    public func recording() -> [EngineInput] { server.host.box.recorded }
+    public func recording() -> [JournalEntry] { server.host.box.recorded }
 
     public var clock: SessionClock { server.host.clock }
 }

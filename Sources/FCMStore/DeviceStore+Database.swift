@@ -11,7 +11,8 @@ extension DeviceStore {
     /// 7: each phone in a row of its own, beside the connection server's part.
     /// 8: phones saved in the compact coding (rows in JSON are still read).
     /// 9: a phone keeps its retired tokens, not every token issued and their owners.
-    static let format = 9
+    /// 10: an app server's send, topic, group and fault calls journaled as inputs.
+    static let format = 10
     /// The oldest format this version migrates from.
     static let oldestMigratable = 2
 
@@ -99,6 +100,11 @@ extension DeviceStore {
                 try db.execute(sql: "UPDATE phones SET fields = ? WHERE idx = ?", arguments: [fields, index])
             }
             try db.execute(sql: "UPDATE meta SET value = '9' WHERE key = 'format'")
+        }
+        // Journal lines of format 9 are read as they are (`InputCoding`); an older
+        // version is told this one is newer.
+        migrator.registerMigration("format 10: calls journaled as inputs") { db in
+            try db.execute(sql: "UPDATE meta SET value = '10' WHERE key = 'format'")
         }
         return migrator
     }

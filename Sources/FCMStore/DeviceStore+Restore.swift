@@ -122,7 +122,7 @@ extension DeviceStore {
     @discardableResult
     static func replayJournal(
         after seq: Int64, through last: Int64?, in db: Database, path: String,
-        onStart: (Int64) -> Void = { _ in }, handle: (EngineInput) -> Void
+        onStart: (Int64) -> Void = { _ in }, handle: (JournalEntry) -> Void
     ) throws -> (Int, Int64) {
         let decoder = JSONDecoder()
         var lastSeq = seq
@@ -132,7 +132,7 @@ extension DeviceStore {
         var replayed = 0
         while let entry = try rows.next() {
             let entrySeq: Int64 = entry["seq"]
-            let input: EngineInput
+            let input: JournalEntry
             do {
                 input = try InputCoding.decode(Array(entry["input"] as Data), json: decoder)
             } catch {

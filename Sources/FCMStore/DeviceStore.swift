@@ -138,7 +138,7 @@ public final class DeviceStore: @unchecked Sendable {
     /// to) is read when a checkpoint is due.
     @discardableResult
     public func append(
-        _ inputs: [EngineInput], changedPhones: [(index: Int, fields: Phone.Fields)] = [],
+        _ inputs: [JournalEntry], changedPhones: [(index: Int, fields: Phone.Fields)] = [],
         engine: @autoclosure () -> DeviceEngine
     ) -> Int64 {
         writer.append(inputs, changedPhones: changedPhones, engine: engine)

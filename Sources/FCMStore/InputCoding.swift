@@ -15,14 +15,14 @@ enum InputCoding {
     static let linkAckTag: UInt8 = 5
     static let linkDownstreamTag: UInt8 = 6
 
-    static func encode(_ input: EngineInput, json: JSONEncoder) throws -> [UInt8] {
+    static func encode(_ input: JournalEntry, json: JSONEncoder) throws -> [UInt8] {
         var writer = ByteWriter()
         switch input {
-        case .apply(.push(let request), let time):
+        case .input(.push(let request), let time):
             writer.byte(pushTag)
             writer.int(time)
             writer.request(request)
-        case .send(let orders, let time):
+        case .input(.send(let orders), let time):
             writer.byte(sendTag)
             writer.int(time)
             writer.int(Int64(orders.count))
@@ -50,7 +50,7 @@ enum InputCoding {
                 }
                 if let bearer { writer.string(bearer) }
             }
-        case .apply(.ackUpstream(let sender, let id), let time):
+        case .input(.ackUpstream(let sender, let id), let time):
             writer.byte(ackTag)
             writer.int(time)
             writer.string(sender)
@@ -58,12 +58,12 @@ enum InputCoding {
         case .advance(let time):
             writer.byte(advanceTag)
             writer.int(time)
-        case .apply(.appServer(.received(let connection, .ack(let id))), let time):
+        case .input(.appServer(.received(let connection, .ack(let id))), let time):
             writer.byte(linkAckTag)
             writer.int(time)
             writer.int(Int64(connection))
             writer.string(id)
-        case .apply(.appServer(.received(let connection, .downstream(let request, let id))), let time):
+        case .input(.appServer(.received(let connection, .downstream(let request, let id))), let time):
             writer.byte(linkDownstreamTag)
             writer.int(time)
             writer.int(Int64(connection))
@@ -75,13 +75,13 @@ enum InputCoding {
         return writer.bytes
     }
 
-    static func decode(_ bytes: [UInt8], json: JSONDecoder) throws -> EngineInput {
+    static func decode(_ bytes: [UInt8], json: JSONDecoder) throws -> JournalEntry {
         var reader = ByteReader(bytes: bytes)
         switch try reader.byte() {
         case pushTag:
             // A push; journals of state format 2 wrote a CCS downstream message so too.
             let time = try reader.int()
-            return .apply(.push(try reader.request()), at: time)
+            return .input(.push(try reader.request()), at: time)
         case sendTag:
             let time = try reader.int()
             let count = try reader.int()
@@ -107,37 +107,39 @@ enum InputCoding {
                 orders.append(
                     SendOrder(request, byInstallation: flags & 1 != 0, overrides: overrides, origin: origin))
             }
-            return .send(orders, at: time)
+            return .input(.send(orders), at: time)
         case ackTag:
             let time = try reader.int()
-            return .apply(.ackUpstream(sender: try reader.string(), id: try reader.string()), at: time)
+            return .input(.ackUpstream(sender: try reader.string(), id: try reader.string()), at: time)
         case advanceTag:
             return .advance(to: try reader.int())
         case linkAckTag:
             let time = try reader.int()
             let connection = try reader.connection()
-            return .apply(.appServer(.received(connection, .ack(messageID: try reader.string()))), at: time)
+            return .input(.appServer(.received(connection, .ack(messageID: try reader.string()))), at: time)
         case linkDownstreamTag:
             let time = try reader.int()
             let connection = try reader.connection()
             let id = try reader.string()
-            return .apply(
+            return .input(
                 .appServer(.received(connection, .downstream(try reader.request(), messageID: id))), at: time)
         default:
             let data = Data(bytes)
             do {
-                return try json.decode(EngineInput.self, from: data)
+                return try json.decode(JournalEntry.self, from: data)
             } catch {
                 if let bare = try? json.decode(BarePhoneCommand.self, from: data) {
-                    return .apply(.on(bare.apply.command), at: bare.apply.at)
+                    return .input(.on(bare.apply.command), at: bare.apply.at)
                 }
                 if let aimed = try? json.decode(PushAimedAtAPhone.self, from: data) {
-                    return .apply(
+                    return .input(
                         .pushToUnknownPhone(aimed.apply.command.on.device), at: aimed.apply.at)
                 }
                 if let call = try? json.decode(AppServerCallOfFormatNine.self, from: data) {
-                    if let topics = call.topics { return .apply(.topics(topics.order), at: topics.at) }
-                    if let group = call.group { return .apply(.group(group.order), at: group.at) }
+                    if let topics = call.topics { return .input(.topics(topics.order), at: topics.at) }
+                    if let group = call.group { return .input(.group(group.order), at: group.at) }
+                    if let send = call.send { return .input(.send(send.order), at: send.at) }
+                    if let faults = call.httpFaults { return .input(.httpFaults(path: faults.path), at: faults.at) }
                 }
                 throw error
             }
@@ -162,7 +164,7 @@ private struct BarePhoneCommand: Decodable {
 
 /// A profile's push to the token of a phone that was not there, as journals of state
 /// format 9 and before wrote it (`{"on":{"device":NAME,"_1":{"push":…}}}`), before a
-/// push to a phone no name names had a case of its own (`Command.pushToUnknownPhone`);
+/// push to a phone no name names had a case of its own (`Input.pushToUnknownPhone`);
 /// read, no longer written.
 private struct PushAimedAtAPhone: Decodable {
     struct Apply: Decodable {
@@ -350,10 +352,14 @@ struct ByteReader {
     }
 }
 
-/// An app server's topic or group call as journals of state format 9 wrote
-/// it, an input of its own (`{"topics":{"_0":…,"at":…}}`), before it was a command with
-/// its reply; read, no longer written.
+/// An app server's call as journals of state format 9 wrote it, an entry of its own
+/// (`{"topics":{"_0":…,"at":…}}`, `{"httpFaults":{"path":…,"at":…}}`) before it was an
+/// input with its reply; read, no longer written.
 private struct AppServerCallOfFormatNine: Decodable {
+    struct FaultCheck: Decodable {
+        let path: String
+        let at: Millis
+    }
     struct Call<Order: Decodable>: Decodable {
         let order: Order
         let at: Millis
@@ -364,4 +370,6 @@ private struct AppServerCallOfFormatNine: Decodable {
     }
     let topics: Call<TopicOrder>?
     let group: Call<GroupOrder>?
+    let send: Call<[SendOrder]>?
+    let httpFaults: FaultCheck?
 }

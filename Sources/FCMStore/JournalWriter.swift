@@ -10,7 +10,7 @@ final class JournalWriter: @unchecked Sendable {
     private let database: DatabaseQueue
     private let path: String
     private let condition = NSCondition()
-    private var queued: [(seq: Int64, input: EngineInput)] = []
+    private var queued: [(seq: Int64, input: JournalEntry)] = []
     private var checkpoint: Checkpoint?
     /// Phones changed since the last checkpoint was made.
     private var changedPhones = ChangedPhones()
@@ -80,7 +80,7 @@ final class JournalWriter: @unchecked Sendable {
     /// Queues inputs and notes the phones they changed (`engine`, the engine they led
     /// to, is read for the next checkpoint); returns the sequence number of the last.
     func append(
-        _ inputs: [EngineInput], changedPhones changed: [(index: Int, fields: Phone.Fields)],
+        _ inputs: [JournalEntry], changedPhones changed: [(index: Int, fields: Phone.Fields)],
         engine: () -> DeviceEngine
     ) -> Int64 {
         condition.lock()
@@ -250,7 +250,7 @@ final class JournalWriter: @unchecked Sendable {
     }
 
     private func write(
-        _ batch: [(seq: Int64, input: EngineInput)], _ image: Checkpoint?, encoder: JSONEncoder
+        _ batch: [(seq: Int64, input: JournalEntry)], _ image: Checkpoint?, encoder: JSONEncoder
     ) throws {
         // The transaction's statements are prepared once, like the insert: GRDB's
         // `write` parses BEGIN and COMMIT anew for every commit, and with one commit

@@ -39,14 +39,14 @@ public final class LocalSession: DeviceDoor, @unchecked Sendable {
     public var keepsItsOwnClock: Bool { false }
 
     @discardableResult
-    public func submit(_ command: Command) -> [Event] {
+    public func submit(_ command: Input) -> [Event] {
         lock.withLock {
-            let input = EngineInput.apply(command, at: engine.now)
+            let input = JournalEntry.input(command, at: engine.now)
             var events: [Event] = []
             recorded.note(input, engine.handle(input, into: &events))
             // A topic's copies all go out before the key's answer shows.
             while engine.hasPendingFanOut {
-                let batch = EngineInput.fanOut(at: engine.now)
+                let batch = JournalEntry.fanOut(at: engine.now)
                 recorded.note(batch, engine.handle(batch, into: &events))
             }
             feed += events
@@ -86,7 +86,7 @@ public final class LocalSession: DeviceDoor, @unchecked Sendable {
 
     public var nextWake: Millis? { lock.withLock { engine.nextDeadline } }
 
-    public func recording() -> [EngineInput] { lock.withLock { recorded.inputs } }
+    public func recording() -> [JournalEntry] { lock.withLock { recorded.inputs } }
 
     /// The session's time now.
     public var now: Millis { lock.withLock { engine.now } }

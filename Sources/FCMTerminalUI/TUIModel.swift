@@ -96,7 +96,7 @@ public struct TUIModel: Sendable {
     }
 
     /// What every door did since the TUI opened, as the inputs the device took.
-    public var recording: [EngineInput] { door?.recording() ?? [] }
+    public var recording: [JournalEntry] { door?.recording() ?? [] }
 
     /// The session's door, outside play mode.
     var door: (any DeviceDoor)? {
@@ -189,14 +189,14 @@ public struct TUIModel: Sendable {
 
     /// Hands a command to the session through its front door, at its time; the
     /// status line says why when the device refused it or an error came of it.
-    mutating func run(_ command: Command, at time: Millis) {
+    mutating func run(_ command: Input, at time: Millis) {
         // In play mode a key the device refuses (a tap on an empty tray) says why and
         // leaves the profile playing: only an action that happens makes a fork.
         if let playback = play?.playback {
             var trial = playback.engine
             var tried: [Event] = []
             // A refused command does nothing (what else happened is the clock's).
-            if trial.handle(.apply(command, at: max(time, trial.now)), into: &tried) == .refused,
+            if trial.handle(.input(command, at: max(time, trial.now)), into: &tried) == .refused,
                 let refusal = tried.first(where: { $0.kind == .commandRefused })
             {
                 status = "commandRefused: " + (refusal.string("detail") ?? "") + " (the profile plays on)"

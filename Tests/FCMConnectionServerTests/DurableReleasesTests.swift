@@ -124,11 +124,11 @@ struct FaultFlagTests {
         var started = DeviceEngine(WriteAheadTests.configuration)
         let box = EngineBox(started, store: nil)
         #expect(!box.hasFaults)
-        box.withEngine { _ = $0.handle(.apply(.addFault(Fault(path: "/fcm/send", kind: .reset, count: 1)), at: 0)) }
+        box.withEngine { _ = $0.handle(.input(.addFault(Fault(path: "/fcm/send", kind: .reset, count: 1)), at: 0)) }
         #expect(box.hasFaults)
-        box.withEngine { _ = $0.handle(.apply(.clearFaults, at: 1)) }
+        box.withEngine { _ = $0.handle(.input(.clearFaults, at: 1)) }
         #expect(!box.hasFaults)
-        _ = started.handle(.apply(.addFault(Fault(path: "/fcm/send", kind: .reset, count: 1)), at: 0))
+        _ = started.handle(.input(.addFault(Fault(path: "/fcm/send", kind: .reset, count: 1)), at: 0))
         #expect(EngineBox(started, store: nil).hasFaults, "an engine that comes with faults starts with the flag up")
     }
 }
@@ -145,9 +145,9 @@ struct PublishedSendersTests {
         let first = box.appServerSenders.all.map(\.id)
         #expect(!first.isEmpty)
         #expect(box.appServerSenders.sender(key: "late-key") == nil)
-        box.withEngine { _ = $0.handle(.apply(.on(.addSender(SenderConfig(id: "777", key: "late-key"))), at: 1)) }
+        box.withEngine { _ = $0.handle(.input(.on(.addSender(SenderConfig(id: "777", key: "late-key"))), at: 1)) }
         #expect(box.appServerSenders.sender(key: "late-key")?.id == "777")
-        box.withEngine { _ = $0.handle(.apply(.on(.removeSender("777")), at: 2)) }
+        box.withEngine { _ = $0.handle(.input(.on(.removeSender("777")), at: 2)) }
         #expect(box.appServerSenders.sender(key: "late-key") == nil)
         #expect(box.appServerSenders.all.map(\.id) == first)
     }

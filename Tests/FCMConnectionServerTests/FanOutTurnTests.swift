@@ -29,7 +29,7 @@ struct FanOutTurnTests {
         try await server.startDevice()
         let lastToken = try await server.host.loop.submit { [host = server.host] in
             host.submit { engine, time in
-                engine.devices.map { .apply(.on(device: $0.name, .subscribe(topic: "news", sender: "777")), at: time) }
+                engine.devices.map { .input(.on(device: $0.name, .subscribe(topic: "news", sender: "777")), at: time) }
             }
             return host.engine.devices[Self.phones - 1].tokens["777"]!
         }.get()

@@ -47,7 +47,7 @@ struct LiveProductionTests {
         let invalid = await client.reply(until: "]}}")
         #expect(invalid.hasPrefix("HTTP/1.1 400"))
         #expect(invalid.contains("The registration token is not a valid FCM registration token"), "\(invalid)")
-        _ = server.host.submit { _, time in [.apply(.on(.refreshToken(sender: nil)), at: time)] }
+        _ = server.host.submit { _, time in [.input(.on(.refreshToken(sender: nil)), at: time)] }
         client.write(v1(token, bearer: bearer))
         let gone = await client.reply(until: "]}}")
         #expect(gone.hasPrefix("HTTP/1.1 404"))

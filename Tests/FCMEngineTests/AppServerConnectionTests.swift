@@ -286,7 +286,7 @@ struct AppServerConnectionTests {
         var old = try JSONDecoder().decode(DeviceEngine.self, from: JSONSerialization.data(withJSONObject: object))
         #expect(old.server.links.waitingUpstream(of: Harness.sender) == ["m-1"])
         var events: [Event] = []
-        old.handle(.apply(.appServer(.connected(1, sender: Harness.sender)), at: 1_000), into: &events)
+        old.handle(.input(.appServer(.connected(1, sender: Harness.sender)), at: 1_000), into: &events)
         old.handle(.advance(to: 1_000 + ConnectionRules.settleTime), into: &events)
         #expect(events.named("upstreamToAppServer").first?.string("id") == "m-1")
     }

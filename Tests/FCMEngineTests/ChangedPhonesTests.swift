@@ -21,7 +21,7 @@ struct ChangedPhonesTests {
         #expect(fleet.engine.devices.allSatisfy { !$0.tokens.isEmpty })
         // The journal up to the start makes the fleet as started: a store asks the input.
         #expect(fleet.engine.inputs.take().map(\.startsFleet) == [true])
-        #expect(!EngineInput.advance(to: 5).startsFleet && !EngineInput.apply(.reset, at: 5).startsFleet)
+        #expect(!JournalEntry.advance(to: 5).startsFleet && !JournalEntry.input(.reset, at: 5).startsFleet)
     }
 
     @Test("a door's call is kept at the engine's time when another door moved the clock on first")
@@ -33,7 +33,7 @@ struct ChangedPhonesTests {
         fleet.engine.handle(.advance(to: Span.hour), into: &events)
         let token = fleet.engine.devices[0].tokens.values.first
         fleet.engine.handle(
-            .send([SendOrder(DownstreamRequest(sender: Harness.sender, to: token))], at: 5), into: &events)
+            .input(.send([SendOrder(DownstreamRequest(sender: Harness.sender, to: token))]), at: 5), into: &events)
         #expect(fleet.engine.inputs.take().map(\.time) == [Span.hour])
     }
 

@@ -8,7 +8,7 @@ extension Harness {
         sender: String = Harness.sender
     ) -> GroupOutcome {
         engine.handle(
-            .apply(
+            .input(
                 .group(
                     GroupOrder(sender: sender, operation: operation, name: name, key: key, tokens: tokens)),
                 at: engine.now),
@@ -18,8 +18,9 @@ extension Harness {
 
     mutating func sendTo(_ key: String) -> SendOutcome {
         engine.handle(
-            .send(
-                [SendOrder(DownstreamRequest(sender: Harness.sender, to: key, data: [KeyValue("k", "v")]))],
+            .input(
+                .send(
+                    [SendOrder(DownstreamRequest(sender: Harness.sender, to: key, data: [KeyValue("k", "v")]))]),
                 at: engine.now), into: &events
         ).sendOutcome!
     }

@@ -8,17 +8,19 @@ struct FaultTests {
         h.run(.addFault(Fault(path: "/fcm/send", kind: .status(503, retryAfter: 2), count: 2)))
         var events: [Event] = []
         #expect(
-            h.engine.handle(.httpFaults(path: "/v1/projects/p/messages:send", at: h.engine.now), into: &events)
+            h.engine.handle(.input(.httpFaults(path: "/v1/projects/p/messages:send"), at: h.engine.now), into: &events)
                 .faultEffects.isEmpty)
         #expect(
-            h.engine.handle(.httpFaults(path: "/fcm/send", at: h.engine.now), into: &events).faultEffects == [
+            h.engine.handle(.input(.httpFaults(path: "/fcm/send"), at: h.engine.now), into: &events).faultEffects == [
                 .status(503, retryAfter: 2)
             ])
         #expect(
-            h.engine.handle(.httpFaults(path: "/fcm/send", at: h.engine.now), into: &events).faultEffects == [
+            h.engine.handle(.input(.httpFaults(path: "/fcm/send"), at: h.engine.now), into: &events).faultEffects == [
                 .status(503, retryAfter: 2)
             ])
-        #expect(h.engine.handle(.httpFaults(path: "/fcm/send", at: h.engine.now), into: &events).faultEffects.isEmpty)
+        #expect(
+            h.engine.handle(.input(.httpFaults(path: "/fcm/send"), at: h.engine.now), into: &events).faultEffects
+                .isEmpty)
         #expect(events.names == ["faultInjected", "faultInjected"])
         #expect(events.last?["left"] == .int(0))
         #expect(h.engine.server.faults.isEmpty)
@@ -35,11 +37,11 @@ struct FaultTests {
         h.run(.addFault(Fault(path: "/v1", kind: .latency(200, jitter: 0), duration: 10_000)))
         var events: [Event] = []
         #expect(
-            h.engine.handle(.httpFaults(path: "/v1/projects/p/messages:send", at: h.engine.now), into: &events)
+            h.engine.handle(.input(.httpFaults(path: "/v1/projects/p/messages:send"), at: h.engine.now), into: &events)
                 .faultEffects == [.delay(200)])
         h.wait(10_000)
         #expect(
-            h.engine.handle(.httpFaults(path: "/v1/projects/p/messages:send", at: h.engine.now), into: &events)
+            h.engine.handle(.input(.httpFaults(path: "/v1/projects/p/messages:send"), at: h.engine.now), into: &events)
                 .faultEffects.isEmpty)
     }
 
@@ -58,11 +60,11 @@ struct FaultTests {
         h.run(.addFault(Fault(path: "/v1", kind: .reset, count: 1)))
         var events: [Event] = []
         #expect(
-            h.engine.handle(.httpFaults(path: "/v1/projects/p/messages:send", at: h.engine.now), into: &events)
+            h.engine.handle(.input(.httpFaults(path: "/v1/projects/p/messages:send"), at: h.engine.now), into: &events)
                 .faultEffects == [.reset])
         #expect(events.first?.string("does") == "connection reset")
         #expect(
-            h.engine.handle(.httpFaults(path: "/v1/projects/p/messages:send", at: h.engine.now), into: &events)
+            h.engine.handle(.input(.httpFaults(path: "/v1/projects/p/messages:send"), at: h.engine.now), into: &events)
                 .faultEffects.isEmpty)
     }
 
@@ -72,12 +74,12 @@ struct FaultTests {
         h.run(.addFault(Fault(path: "/v1", kind: .status(503, retryAfter: nil), count: 1)))
         var events: [Event] = []
         #expect(
-            h.engine.handle(.httpFaults(path: "/v1/projects/p/messages:send", at: h.engine.now), into: &events)
+            h.engine.handle(.input(.httpFaults(path: "/v1/projects/p/messages:send"), at: h.engine.now), into: &events)
                 .faultEffects == [.goaway])
         #expect(events.first?.string("does") == "HTTP/2 GOAWAY")
         // The status fault waits for the next request: one request, one answer.
         #expect(
-            h.engine.handle(.httpFaults(path: "/v1/projects/p/messages:send", at: h.engine.now), into: &events)
+            h.engine.handle(.input(.httpFaults(path: "/v1/projects/p/messages:send"), at: h.engine.now), into: &events)
                 .faultEffects == [.status(503, retryAfter: nil)])
     }
 
@@ -88,12 +90,12 @@ struct FaultTests {
         let order = TopicOrder(
             sender: Harness.sender, topic: "news", tokens: [h.token, "garbage"], change: .add, api: .iid)
         #expect(
-            h.engine.handle(.apply(.topics(order), at: h.engine.now), into: &events).topicOutcome!
+            h.engine.handle(.input(.topics(order), at: h.engine.now), into: &events).topicOutcome!
                 == .results([.resourceExhausted, .invalidArgument]))
         #expect(events.names == ["faultInjected", "topicRefused", "topicRefused"])
         // Used up: the next call subscribes; messages were never affected.
         #expect(
-            h.engine.handle(.apply(.topics(order), at: h.engine.now), into: &events).topicOutcome!
+            h.engine.handle(.input(.topics(order), at: h.engine.now), into: &events).topicOutcome!
                 == .results([nil, .invalidArgument]))
         #expect(h.push().names == ["downstreamAccepted", "onMessageReceived"])
     }

@@ -25,7 +25,7 @@ struct FleetDeadlineTests {
         var checked = 0
         for step in 0..<400 {
             let phone = names.randomElement(using: &random)!
-            let command: Command
+            let command: Input
             switch Int.random(in: 0..<8, using: &random) {
             case 0: command = .on(device: phone, .setNetwork(Bool.random(using: &random) ? .offline : .online))
             case 1: command = .on(device: phone, .setDoze(Bool.random(using: &random)))

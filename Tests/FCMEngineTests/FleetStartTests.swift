@@ -56,15 +56,15 @@ struct FleetStartTests {
         spoken.handle(.start(at: 0), into: &events)
         #expect(events.count == 1_002)
         quiet.handleSilently(.start(at: 0))
-        quiet.handleSilently(.apply(.on(device: "phone-9", .refreshToken(sender: nil)), at: 10))
-        spoken.handle(.apply(.on(device: "phone-9", .refreshToken(sender: nil)), at: 10), into: &events)
+        quiet.handleSilently(.input(.on(device: "phone-9", .refreshToken(sender: nil)), at: 10))
+        spoken.handle(.input(.on(device: "phone-9", .refreshToken(sender: nil)), at: 10), into: &events)
         for name in ["a", "phone-9", "b"] {
             #expect(quiet.phone(named: name)?.tokens == spoken.phone(named: name)?.tokens)
         }
         let old = spoken.phone(named: "phone-9")?.issuedTokens["123456789012"]?.first ?? ""
-        let push = Command.push(DownstreamRequest(sender: "123456789012", to: old, data: [KeyValue("n", "1")]))
-        let answer = quiet.handle(.apply(push, at: 20))
-        #expect(!answer.isEmpty && answer == spoken.handle(.apply(push, at: 20)))
+        let push = Input.push(DownstreamRequest(sender: "123456789012", to: old, data: [KeyValue("n", "1")]))
+        let answer = quiet.handle(.input(push, at: 20))
+        #expect(!answer.isEmpty && answer == spoken.handle(.input(push, at: 20)))
         #expect(quiet.device(holding: old) == quiet.deviceNumber(named: "phone-9"), "a refreshed token is still known")
     }
 }

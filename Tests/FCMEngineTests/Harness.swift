@@ -36,9 +36,9 @@ struct Harness {
 
     /// Applies a command at the current time (after moving it on by `after` ms).
     @discardableResult
-    mutating func run(_ command: Command, after: Millis = 0) -> [Event] {
+    mutating func run(_ command: Input, after: Millis = 0) -> [Event] {
         time += after
-        let new = engine.handle(.apply(command, at: time))
+        let new = engine.handle(.input(command, at: time))
         events += new
         Self.checkDeclared(new)
         return new

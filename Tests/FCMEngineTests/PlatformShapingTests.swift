@@ -88,7 +88,7 @@ extension Fleet {
     @discardableResult
     mutating func send(_ order: SendOrder) -> [Event] {
         var new: [Event] = []
-        _ = engine.handle(.send([order], at: engine.now), into: &new).sendOutcome!
+        _ = engine.handle(.input(.send([order]), at: engine.now), into: &new).sendOutcome!
         events += new
         return new
     }

@@ -224,7 +224,7 @@ struct ProductionPolicyTests {
         h.run(.setNetwork(.offline))
         h.wait(DeviceLimits.tokenExpiry + Span.day)
         let order = TopicOrder(sender: Harness.sender, topic: "news", tokens: [token], change: .add, api: .iid)
-        let topic = h.engine.handle(.apply(.topics(order), at: h.time))
+        let topic = h.engine.handle(.input(.topics(order), at: h.time))
         #expect(topic.named("topicRefused").first?.string("error") == "NOT_FOUND")
         guard case .refused(let why) = h.group(.create, tokens: [token]) else {
             Issue.record("an expired token joined a group")

@@ -7,7 +7,7 @@ struct ReportCardFalseAlarmTests {
     func topicCall(_ h: inout Harness, _ token: String, _ change: TopicOrder.Change, api: TopicOrder.API = .iid) {
         h.time += 2_000
         h.events += h.engine.handle(
-            .apply(
+            .input(
                 .topics(
                     TopicOrder(sender: Harness.sender, topic: "news", tokens: [token], change: change, api: api)),
                 at: h.time))
@@ -112,7 +112,7 @@ struct ReportCardFalseAlarmTests {
                 SendOrder(h.message("x", to: "not-a-token"), origin: WireOrigin(api: .legacy, digest: body)),
                 SendOrder(h.message("x", to: token), origin: WireOrigin(api: .legacy, digest: body)),
             ]
-            h.events += h.engine.handle(.send(orders, at: h.time))
+            h.events += h.engine.handle(.input(.send(orders), at: h.time))
         }
         #expect(h.finding(.retryWithoutBackoff)?.count == 1, "\(h.report.lines)")
     }
@@ -120,7 +120,7 @@ struct ReportCardFalseAlarmTests {
     @Test func theRunsReportKeepsWhatWasFoundBeforeAReset() {
         var h = Harness()
         h.refusedRequest(status: 404, path: "/batch", digest: nil)
-        h.events += h.engine.handle(.apply(.reset, at: h.time + 1))
+        h.events += h.engine.handle(.input(.reset, at: h.time + 1))
         var card = ReportCard()
         for event in h.events { card.observe(event) }
         #expect(card.report.isClean)

@@ -11,7 +11,7 @@ extension Harness {
         time += after
         let origin = WireOrigin(api: api, digest: RequestDigest.of(request), exchange: exchange, bearer: bearer)
         let order = SendOrder(request, origin: origin)
-        let new = engine.handle(.send([order], at: time))
+        let new = engine.handle(.input(.send([order]), at: time))
         events += new
         Self.checkDeclared(new)
         return new
@@ -76,7 +76,7 @@ struct ReportCardTests {
         h.serverSend(h.message("1", to: token))
         h.time += 5_000
         h.events += h.engine.handle(
-            .apply(
+            .input(
                 .topics(
                     TopicOrder(sender: Harness.sender, topic: "news", tokens: [token], change: .add, api: .iid)),
                 at: h.time)
@@ -254,7 +254,7 @@ struct ReportCardTests {
         h.refusedRequest(status: 404, path: "/batch", digest: nil)
         #expect(h.report == h.report)
         #expect(h.report.findings.map(\.rule) == [.batchEndpoint, .highPriorityUnseen])
-        h.events += h.engine.handle(.apply(.reset, at: h.time))
+        h.events += h.engine.handle(.input(.reset, at: h.time))
         #expect(h.report.isClean)
     }
 

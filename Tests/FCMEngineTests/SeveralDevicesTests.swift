@@ -26,9 +26,9 @@ struct Fleet {
     }
 
     @discardableResult
-    mutating func run(_ command: Command, after: Millis = 0) -> [Event] {
+    mutating func run(_ command: Input, after: Millis = 0) -> [Event] {
         time += after
-        let new = engine.handle(.apply(command, at: time))
+        let new = engine.handle(.input(command, at: time))
         events += new
         return new
     }
@@ -151,7 +151,7 @@ struct SeveralDevicesTests {
         var fleet = Fleet(Self.pair)
         let tokens = [fleet.token(of: "pixel")!, "unknown-token", fleet.token(of: "iphone")!]
         let outcome = fleet.engine.handle(
-            .apply(
+            .input(
                 .topics(
                     TopicOrder(sender: Harness.sender, topic: "news", tokens: tokens, change: .add, api: .iid)),
                 at: fleet.engine.now), into: &fleet.events
@@ -173,7 +173,7 @@ struct SeveralDevicesTests {
         }
         guard
             case .results(let results, _) = fleet.engine.handle(
-                .send(orders, at: fleet.engine.now), into: &fleet.events
+                .input(.send(orders), at: fleet.engine.now), into: &fleet.events
             ).sendOutcome!
         else {
             Issue.record("the service is up; the orders should have results")
@@ -190,7 +190,7 @@ struct SeveralDevicesTests {
         var fleet = Fleet(Self.pair)
         let members = [fleet.token(of: "pixel")!, fleet.token(of: "iphone")!]
         let made = fleet.engine.handle(
-            .apply(
+            .input(
                 .group(
                     GroupOrder(sender: Harness.sender, operation: .create, name: "family", key: nil, tokens: members)),
                 at: fleet.engine.now), into: &fleet.events
@@ -202,8 +202,10 @@ struct SeveralDevicesTests {
         fleet.run(.setNetwork(.offline), on: "iphone")
         let orders = [SendOrder(DownstreamRequest(sender: Harness.sender, to: key, data: [KeyValue("k", "v")]))]
         guard
-            case .results(_, let groups) = fleet.engine.handle(.send(orders, at: fleet.engine.now), into: &fleet.events)
-                .sendOutcome!
+            case .results(_, let groups) = fleet.engine.handle(
+                .input(.send(orders), at: fleet.engine.now), into: &fleet.events
+            )
+            .sendOutcome!
         else {
             Issue.record("the service is up")
             return
@@ -298,7 +300,7 @@ struct SeveralDevicesTests {
         #expect(restored.phone(named: "iphone")?.topics(of: Harness.sender) == ["news"])
         #expect(restored.phone(named: "pixel")?.stored.count == 1)
         // Tokens still find their phones after decoding.
-        let events = restored.handle(.apply(.on(device: "pixel", .setNetwork(.online)), at: 10))
+        let events = restored.handle(.input(.on(device: "pixel", .setNetwork(.online)), at: 10))
         #expect(events.named("onMessageReceived").first?.device == "pixel")
     }
 
@@ -319,9 +321,9 @@ struct CommandReplyTests {
     func theReplySaysWhetherTheCommandWasTaken() {
         var fleet = Fleet(SeveralDevicesTests.pair)
         var events: [Event] = []
-        #expect(fleet.engine.handle(.apply(.on(device: "nokia", .setDoze(true)), at: 1), into: &events) == .refused)
-        #expect(fleet.engine.handle(.apply(.on(device: "pixel", .setDoze(true)), at: 2), into: &events) == .done)
+        #expect(fleet.engine.handle(.input(.on(device: "nokia", .setDoze(true)), at: 1), into: &events) == .refused)
+        #expect(fleet.engine.handle(.input(.on(device: "pixel", .setDoze(true)), at: 2), into: &events) == .done)
         // Silent (a replay nobody reads): no event, and the reply still says.
-        #expect(fleet.engine.handleSilently(.apply(.on(.setDoze(true)), at: 3)) == .refused)
+        #expect(fleet.engine.handleSilently(.input(.on(.setDoze(true)), at: 3)) == .refused)
     }
 }

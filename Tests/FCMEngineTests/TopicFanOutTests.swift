@@ -27,7 +27,7 @@ struct TopicFanOutTests {
             let order = TopicOrder(
                 sender: sender, topic: "news", tokens: Array(tokens[start..<min(start + 1_000, tokens.count)]),
                 change: .add, api: .iid)
-            engine.handle(.apply(.topics(order), at: 10), into: &events)
+            engine.handle(.input(.topics(order), at: 10), into: &events)
         }
         return (engine, events)
     }
@@ -39,7 +39,7 @@ struct TopicFanOutTests {
     @Test func aBigTopicIsAnsweredWithItsFirstBatchAndTheRestGoesOutInInputsOfTheirOwn() {
         var (engine, _) = Self.subscribedFleet()
         var events: [Event] = []
-        let reply = engine.handle(.send([Self.topicMessage()], at: 100), into: &events)
+        let reply = engine.handle(.input(.send([Self.topicMessage()]), at: 100), into: &events)
         #expect(reply.sendOutcome != nil)
         #expect(events.filter { $0.kind == .onMessageReceived }.count == Self.batch)
         #expect(engine.hasPendingFanOut)
@@ -47,7 +47,7 @@ struct TopicFanOutTests {
         let last = engine.devices[Self.phones - 1].tokens[Self.sender]!
         var between: [Event] = []
         let direct = DownstreamRequest(sender: Self.sender, to: last, data: [KeyValue("direct", "1")])
-        engine.handle(.send([SendOrder(direct)], at: 101), into: &between)
+        engine.handle(.input(.send([SendOrder(direct)]), at: 101), into: &between)
         #expect(between.filter { $0.kind == .onMessageReceived }.count == 1)
         var rest: [Event] = []
         engine.handle(.fanOut(at: 102), into: &rest)
@@ -62,9 +62,9 @@ struct TopicFanOutTests {
         var (engine, _) = Self.subscribedFleet()
         let start = engine
         var live: [Event] = []
-        engine.handle(.send([Self.topicMessage()], at: 100), into: &live)
+        engine.handle(.input(.send([Self.topicMessage()]), at: 100), into: &live)
         let name = engine.devices[Self.phones - 1].name
-        engine.handle(.apply(.on(device: name, .refreshToken(sender: nil)), at: 101), into: &live)
+        engine.handle(.input(.on(device: name, .refreshToken(sender: nil)), at: 101), into: &live)
         engine.sendEveryCopy(into: &live)
         #expect(live.filter { $0.kind == .onMessageReceived }.count == Self.phones - 1)
         // The journal of those inputs, replayed on the fleet as it was, gives the same.
@@ -79,7 +79,7 @@ struct TopicFanOutTests {
     @Test func aShellThatNeedNotLetOthersInFinishesItAtOnce() {
         var (engine, _) = Self.subscribedFleet()
         var events: [Event] = []
-        engine.handle(.send([Self.topicMessage()], at: 100), into: &events)
+        engine.handle(.input(.send([Self.topicMessage()]), at: 100), into: &events)
         engine.sendEveryCopy(into: &events)
         #expect(events.filter { $0.kind == .onMessageReceived }.count == Self.phones)
         #expect(!engine.hasPendingFanOut)
@@ -88,7 +88,7 @@ struct TopicFanOutTests {
     @Test func aSavedDeviceBetweenBatchesShowsWhatIsStillGoingOutAndSendsItWhenItRunsAgain() throws {
         var (engine, _) = Self.subscribedFleet()
         var events: [Event] = []
-        engine.handle(.send([Self.topicMessage()], at: 100), into: &events)
+        engine.handle(.input(.send([Self.topicMessage()]), at: 100), into: &events)
         let id = try #require(engine.pendingFanOuts.first?.id)
         #expect(engine.pendingFanOuts.first?.sent == Self.batch)
         #expect(engine.pendingFanOuts.first?.copies == Self.phones)
@@ -116,16 +116,16 @@ struct TopicFanOutTests {
         engine.handle(.start(at: 0), into: &events)
         let tokens = engine.devices.compactMap { $0.tokens[Self.sender] }
         engine.handle(
-            .apply(
+            .input(
                 .topics(TopicOrder(sender: Self.sender, topic: "news", tokens: tokens, change: .add, api: .iid)), at: 10
             ),
             into: &events)
         var sent: [Event] = []
-        engine.handle(.send([Self.topicMessage()], at: 100), into: &sent)
+        engine.handle(.input(.send([Self.topicMessage()]), at: 100), into: &sent)
         // Between batches: phone-2 gets a new token for the other sender only, phone-3
         // for this one.
-        engine.handle(.apply(.on(device: "phone-2", .refreshToken(sender: other)), at: 101), into: &events)
-        engine.handle(.apply(.on(device: "phone-3", .refreshToken(sender: Self.sender)), at: 102), into: &events)
+        engine.handle(.input(.on(device: "phone-2", .refreshToken(sender: other)), at: 101), into: &events)
+        engine.handle(.input(.on(device: "phone-3", .refreshToken(sender: Self.sender)), at: 102), into: &events)
         engine.sendEveryCopy(into: &sent)
         let received = sent.filter { $0.kind == .onMessageReceived }.compactMap { $0.string("device") }
         #expect(received == ["phone-1", "phone-2"])
@@ -134,7 +134,7 @@ struct TopicFanOutTests {
     @Test func aBatchOfNoCopiesFromASavedFileStillMovesOn() throws {
         var (engine, _) = Self.subscribedFleet()
         var events: [Event] = []
-        engine.handle(.send([Self.topicMessage()], at: 100), into: &events)
+        engine.handle(.input(.send([Self.topicMessage()]), at: 100), into: &events)
         let saved = String(decoding: try JSONEncoder().encode(engine), as: UTF8.self)
         #expect(saved.contains("\"fanOutBatch\":\(Self.batch)"))
         let edited = saved.replacingOccurrences(of: "\"fanOutBatch\":\(Self.batch)", with: "\"fanOutBatch\":0")

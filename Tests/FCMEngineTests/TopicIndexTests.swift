@@ -38,7 +38,7 @@ struct TopicIndexTests {
             let name = engine.devices[pick(engine.devices.count)].name
             let topic = Self.topics[pick(Self.topics.count)]
             let sender = Self.senders[pick(Self.senders.count)]
-            let command: Command
+            let command: Input
             switch pick(20) {
             case 0..<9: command = .on(device: name, .subscribe(topic: topic, sender: sender))
             case 9..<13: command = .on(device: name, .unsubscribe(topic: topic, sender: sender))
@@ -50,7 +50,7 @@ struct TopicIndexTests {
             case 18 where pick(10) == 0: command = .reset
             default: command = .on(device: name, .setNetwork(pick(2) == 0 ? .offline : .online))
             }
-            engine.handle(.apply(command, at: Millis(step)), into: &events)
+            engine.handle(.input(command, at: Millis(step)), into: &events)
             Self.expectIndexMatches(engine, "step \(step)")
         }
         // Saved and read back, the index is made again from the phones.

@@ -19,7 +19,7 @@ extension Harness {
         sender: String = Harness.sender, allowMissing: Bool = false
     ) -> TopicOutcome {
         engine.handle(
-            .apply(
+            .input(
                 .topics(
                     TopicOrder(
                         sender: sender, topic: topic, tokens: tokens, change: change, api: api,

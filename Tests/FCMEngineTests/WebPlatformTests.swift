@@ -122,7 +122,7 @@ struct WebPlatformTests {
         let token = fleet.token(of: "browser")!
         var events: [Event] = []
         _ = fleet.engine.handle(
-            .apply(
+            .input(
                 .topics(
                     TopicOrder(sender: Harness.sender, topic: "news", tokens: [token], change: .add, api: .v1)),
                 at: fleet.engine.now), into: &events
@@ -156,9 +156,9 @@ struct WebPlatformTests {
         engine.handle(.start(at: 0), into: &events)
         let token = engine.devices[0].tokens[Harness.sender]
         for n in 0..<3 {
-            engine.handle(.apply(.push(Self.message(to: token, data: [KeyValue("n", "\(n)")])), at: 10), into: &events)
+            engine.handle(.input(.push(Self.message(to: token, data: [KeyValue("n", "\(n)")])), at: 10), into: &events)
         }
-        engine.handle(.apply(.on(device: "browser", .setAppState(.foreground)), at: 20), into: &events)
+        engine.handle(.input(.on(device: "browser", .setAppState(.foreground)), at: 20), into: &events)
         #expect(events.named("onDeletedMessages").isEmpty && events.named("messagesDeleted").isEmpty)
     }
 

@@ -35,7 +35,7 @@ final class TestDevice: @unchecked Sendable {
         engine = DeviceEngine(config)
         engine.handle(.start(at: 0), into: &events)
         engine.handle(
-            .apply(.setWallClock(unixMillis: Int64(clock.timeIntervalSince1970 * 1_000)), at: 0), into: &events)
+            .input(.setWallClock(unixMillis: Int64(clock.timeIntervalSince1970 * 1_000)), at: 0), into: &events)
         service = HTTPSendService(
             key: Self.accountKey, verifyCredentials: verifyCredentials,
             clock: { [unowned self] in lock.withLock { clock } },
@@ -44,23 +44,25 @@ final class TestDevice: @unchecked Sendable {
             device: DeviceGateway(
                 sendNow: { [unowned self] orders in
                     Durable(
-                        lock.withLock { engine.handle(.send(orders, at: engine.now), into: &events).sendOutcome! },
+                        lock.withLock {
+                            engine.handle(.input(.send(orders), at: engine.now), into: &events).sendOutcome!
+                        },
                         point: 0)
                 },
                 faultsNow: { [unowned self] path in
                     Durable(
                         lock.withLock {
-                            engine.handle(.httpFaults(path: path, at: engine.now), into: &events).faultEffects
+                            engine.handle(.input(.httpFaults(path: path), at: engine.now), into: &events).faultEffects
                         }, point: 0)
                 },
                 topics: { [unowned self] order in
-                    lock.withLock { engine.handle(.apply(.topics(order), at: engine.now), into: &events).topicOutcome! }
+                    lock.withLock { engine.handle(.input(.topics(order), at: engine.now), into: &events).topicOutcome! }
                 },
                 subscriptions: { [unowned self] registration, sender in
                     lock.withLock { engine.subscriptions(ofRegistration: registration, sender: sender) }
                 },
                 groups: { [unowned self] order in
-                    lock.withLock { engine.handle(.apply(.group(order), at: engine.now), into: &events).groupOutcome! }
+                    lock.withLock { engine.handle(.input(.group(order), at: engine.now), into: &events).groupOutcome! }
                 },
                 groupKey: { [unowned self] sender, name in
                     lock.withLock { engine.groupKey(sender: sender, name: name) }
@@ -85,8 +87,8 @@ final class TestDevice: @unchecked Sendable {
 
     func apply(_ command: PhoneCommand) { apply(.on(command)) }
 
-    func apply(_ command: Command) {
-        lock.withLock { _ = engine.handle(.apply(command, at: 0), into: &events) }
+    func apply(_ command: Input) {
+        lock.withLock { _ = engine.handle(.input(command, at: 0), into: &events) }
     }
 
     func advanceClock(seconds: TimeInterval) {

@@ -131,9 +131,9 @@ struct DeviceStepTests {
         let yaml = ProfileWriter.yaml(
             profile: profile,
             inputs: [
-                .apply(.on(device: "b", .setNetwork(.offline)), at: 5),
-                .apply(.addDevice(DeviceSpec(DeviceSettings(name: "c"), senders: ["111"])), at: 6),
-                .apply(.on(device: "c", .subscribe(topic: "news", sender: nil)), at: 7),
+                .input(.on(device: "b", .setNetwork(.offline)), at: 5),
+                .input(.addDevice(DeviceSpec(DeviceSettings(name: "c"), senders: ["111"])), at: 6),
+                .input(.on(device: "c", .subscribe(topic: "news", sender: nil)), at: 7),
             ])
         let again = try parse(yaml)
         #expect(again.configuration.devices == profile.configuration.devices)

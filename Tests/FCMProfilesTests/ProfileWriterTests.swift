@@ -11,7 +11,7 @@ struct ProfileWriterTests {
             sender: "1", to: "tok", messageID: "id-1", data: [KeyValue("k\"ey", awkward)],
             notification: [KeyValue("title", awkward)])
         let yaml = ProfileWriter.yaml(
-            profile: profile, inputs: [.apply(.push(push), at: 1_500), .apply(.on(.setNetwork(.offline)), at: 2_000)])
+            profile: profile, inputs: [.input(.push(push), at: 1_500), .input(.on(.setNetwork(.offline)), at: 2_000)])
         let back = try ProfileParser.parse(yaml, file: "saved.yaml")
         #expect(back.steps.count == 2)
         #expect(back.steps[0].at == 1_500)
@@ -44,7 +44,7 @@ struct ProfileWriterTests {
             """
         let profile = try ProfileParser.parse(source, file: "source.yaml")
         let yaml = ProfileWriter.yaml(
-            profile: profile, played: profile.steps, inputs: [.apply(.on(.setNetwork(.offline)), at: 4_000)])
+            profile: profile, played: profile.steps, inputs: [.input(.on(.setNetwork(.offline)), at: 4_000)])
         let back = try ProfileParser.parse(yaml, file: "saved.yaml")
         #expect(back.steps.count == 4)
         #expect(back.steps.map(\.note) == profile.steps.map(\.note) + [nil])
@@ -68,9 +68,9 @@ struct ProfileWriterTests {
     func whatNoStepCanSayIsLeftOutAndTheFileStillParses() throws {
         let profile = try ProfileParser.parse(
             "version: 1\nsenders: [{ id: \"111\", key: k }]\n", file: "p.yaml")
-        let inputs: [EngineInput] = [
-            .send([SendOrder(DownstreamRequest(sender: "111", to: "fid-1"), byInstallation: true)], at: 5),
-            .apply(.push(DownstreamRequest(sender: "111", to: nil)), at: 6),
+        let inputs: [JournalEntry] = [
+            .input(.send([SendOrder(DownstreamRequest(sender: "111", to: "fid-1"), byInstallation: true)]), at: 5),
+            .input(.push(DownstreamRequest(sender: "111", to: nil)), at: 6),
             .advance(to: 7),
         ]
         let yaml = ProfileWriter.yaml(profile: profile, inputs: inputs)

@@ -82,7 +82,7 @@ struct TopicStepTests {
             """)
         let yaml = ProfileWriter.yaml(
             profile: source, played: source.steps,
-            inputs: [.apply(.on(.unsubscribe(topic: "news", sender: nil)), at: 3_000)]
+            inputs: [.input(.on(.unsubscribe(topic: "news", sender: nil)), at: 3_000)]
         )
         let back = try ProfileParser.parse(yaml, file: "saved.yaml")
         #expect(back.steps.count == 5)

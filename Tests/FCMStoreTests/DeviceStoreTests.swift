@@ -22,7 +22,7 @@ struct DeviceStoreTests {
         for _ in 0..<400 { _ = driver.next(into: store) }
         // Time passing that fires no timer is not journaled; the last call carries its time.
         var events: [Event] = []
-        driver.engine.handle(.apply(.on(.setDoze(false)), at: driver.time), into: &events)
+        driver.engine.handle(.input(.on(.setDoze(false)), at: driver.time), into: &events)
         seq = driver.hand(to: store)
         store.waitUntilDurable(max(seq, store.appendedSeq))
         store.abandon()

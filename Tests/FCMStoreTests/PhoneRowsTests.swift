@@ -33,8 +33,8 @@ struct FleetDriver: EngineDriver {
         let sender = StoreFixture.sender
         let index = Int(random.next() % UInt64(engine.devices.count))
         let name = engine.devices[index].name
-        func on(_ command: PhoneCommand) { engine.handle(.apply(.on(device: name, command), at: time), into: &events) }
-        func apply(_ command: Command) { engine.handle(.apply(command, at: time), into: &events) }
+        func on(_ command: PhoneCommand) { engine.handle(.input(.on(device: name, command), at: time), into: &events) }
+        func apply(_ command: Input) { engine.handle(.input(command, at: time), into: &events) }
         switch random.next() % 18 {
         case 0, 1, 2:
             apply(
@@ -47,7 +47,7 @@ struct FleetDriver: EngineDriver {
         case 3: on(.subscribe(topic: "news", sender: sender))
         case 4:
             engine.handle(
-                .apply(
+                .input(
                     .push(DownstreamRequest(sender: sender, to: "/topics/news", data: [KeyValue("all", String(step))])),
                     at: time), into: &events)
         case 5: on(.setNetwork(random.next() % 2 == 0 ? .offline : .online))
@@ -61,10 +61,10 @@ struct FleetDriver: EngineDriver {
             on(.send(request))
         case 10 where random.next() % 4 == 0:
             engine.handle(
-                .apply(.addDevice(DeviceSpec(DeviceSettings(name: "joined-\(step)", seed: 9))), at: time), into: &events
+                .input(.addDevice(DeviceSpec(DeviceSettings(name: "joined-\(step)", seed: 9))), at: time), into: &events
             )
         case 11 where random.next() % 25 == 0:
-            engine.handle(.apply(.reset, at: time), into: &events)
+            engine.handle(.input(.reset, at: time), into: &events)
         case 12: on(.uninstall)
         case 13: on(.reinstall)
         case 15:
@@ -75,7 +75,7 @@ struct FleetDriver: EngineDriver {
             // map must still know whose it was.
             let first = engine.devices[index].issuedTokens[sender]?.first ?? "unknown"
             engine.handle(
-                .apply(
+                .input(
                     .push(
                         DownstreamRequest(
                             sender: sender, to: first, messageID: "old-\(step)", data: [KeyValue("n", "1")])), at: time),
@@ -112,21 +112,21 @@ struct PhoneRowsTests {
         var events: [Event] = []
         for phone in driver.engine.devices.map(\.name) {
             driver.engine.handle(
-                .apply(.on(device: phone, .subscribe(topic: "news", sender: nil)), at: 10), into: &events)
+                .input(.on(device: phone, .subscribe(topic: "news", sender: nil)), at: 10), into: &events)
             driver.hand(to: store)
         }
     }
 
     /// A fleet started, `command` run on it, and closed: the driver as it stopped.
     @discardableResult
-    static func saved(_ state: TemporaryState, _ configuration: EngineConfiguration, after command: Command) throws
+    static func saved(_ state: TemporaryState, _ configuration: EngineConfiguration, after command: Input) throws
         -> FleetDriver
     {
         let (store, opening) = try StoreFixture.open(state, configuration: configuration)
         var driver = FleetDriver(engine: try #require(opening.newEngine), seed: 6)
         driver.start(into: store)
         var events: [Event] = []
-        driver.engine.handle(.apply(command, at: 50), into: &events)
+        driver.engine.handle(.input(command, at: 50), into: &events)
         driver.hand(to: store)
         store.close(final: driver.engine)
         return driver
@@ -152,7 +152,7 @@ struct PhoneRowsTests {
         driver.engine = engine
         driver.engine = driver.engine.recording(true)
         var events: [Event] = []
-        driver.engine.handle(.apply(.on(device: "phone-7", .setNetwork(.offline)), at: 10), into: &events)
+        driver.engine.handle(.input(.on(device: "phone-7", .setNetwork(.offline)), at: 10), into: &events)
         driver.hand(to: second)
         second.close(final: driver.engine)
         #expect(try Self.rows(second) == [6], "phone-7 is the seventh phone; it alone was written")
@@ -187,7 +187,7 @@ struct PhoneRowsTests {
             for _ in 0..<(60 + round * 13) { _ = driver.next(into: store) }
             // Time passing that fires no timer is not journaled; the last call carries its time.
             var events: [Event] = []
-            driver.engine.handle(.apply(.on(.setDoze(false)), at: driver.time), into: &events)
+            driver.engine.handle(.input(.on(.setDoze(false)), at: driver.time), into: &events)
             driver.hand(to: store)
             store.waitUntilDurable(store.appendedSeq)
             store.abandon()
@@ -229,7 +229,7 @@ struct PhoneRowsTests {
         Self.subscribeAll(&driver, into: store)
         var events: [Event] = []
         let news = DownstreamRequest(sender: StoreFixture.sender, to: "/topics/news", data: [KeyValue("n", "1")])
-        driver.engine.handle(.apply(.push(news), at: 20), into: &events)
+        driver.engine.handle(.input(.push(news), at: 20), into: &events)
         driver.hand(to: store)
         // Time passes with no timer due, then the session stops: the clock must come back.
         driver.engine.handle(.stop(at: 90_000), into: &events)
@@ -248,7 +248,7 @@ struct PhoneRowsTests {
         #expect(engine.devices.allSatisfy { $0.inbox.count == 1 })
         driver.engine = engine
         driver.engine = driver.engine.recording(true)
-        driver.engine.handle(.apply(.on(device: "phone-4", .setNetwork(.offline)), at: 90_030), into: &events)
+        driver.engine.handle(.input(.on(device: "phone-4", .setNetwork(.offline)), at: 90_030), into: &events)
         driver.engine.handle(.stop(at: 90_030), into: &events)
         driver.hand(to: second)
         second.close(final: driver.engine)
@@ -286,12 +286,12 @@ struct PhoneRowsTests {
         Self.subscribeAll(&driver, into: store)
         var events: [Event] = []
         let first = DownstreamRequest(sender: StoreFixture.sender, to: "/topics/news", data: [KeyValue("n", "1")])
-        driver.engine.handle(.apply(.push(first), at: 20), into: &events)
+        driver.engine.handle(.input(.push(first), at: 20), into: &events)
         store.waitUntilDurable(driver.hand(to: store))
         // 12 subscriptions and 12 deliveries: 24 phone changes, under 30.
         #expect(try Self.rows(store).isEmpty)
         let second = DownstreamRequest(sender: StoreFixture.sender, to: "/topics/news", data: [KeyValue("n", "2")])
-        driver.engine.handle(.apply(.push(second), at: 30), into: &events)
+        driver.engine.handle(.input(.push(second), at: 30), into: &events)
         store.waitUntilDurable(driver.hand(to: store))
         #expect(try Self.rows(store).count == 12, "36 phone changes: a checkpoint wrote every phone")
         store.close(final: driver.engine)
@@ -315,13 +315,13 @@ struct PhoneRowsTests {
         store.writer.pause()
         var events: [Event] = []
         driver.engine.handle(
-            .apply(.addDevice(DeviceSpec(DeviceSettings(name: "tablet", seed: 1))), at: 10), into: &events)
+            .input(.addDevice(DeviceSpec(DeviceSettings(name: "tablet", seed: 1))), at: 10), into: &events)
         driver.hand(to: store)
-        driver.engine.handle(.apply(.on(device: "phone-2", .setNetwork(.offline)), at: 20), into: &events)
+        driver.engine.handle(.input(.on(device: "phone-2", .setNetwork(.offline)), at: 20), into: &events)
         driver.hand(to: store)
-        driver.engine.handle(.apply(.reset, at: 30), into: &events)
+        driver.engine.handle(.input(.reset, at: 30), into: &events)
         driver.hand(to: store)
-        driver.engine.handle(.apply(.on(device: "phone-3", .setAppState(.background)), at: 40), into: &events)
+        driver.engine.handle(.input(.on(device: "phone-3", .setAppState(.background)), at: 40), into: &events)
         let last = driver.hand(to: store)
         store.writer.resume()
         store.waitUntilDurable(last)
@@ -386,6 +386,21 @@ enum ReleaseFixture {
         let peeked = try #require(try DeviceStore.peek(path: state.path))
         let (store, opening) = try reopen(state, peeked.configuration)
         return (peeked, store, opening)
+    }
+
+    /// `engine` changed by `entry` and saved, then opened again after a clean close:
+    /// the events, the store opened again, and the engine changed.
+    static func change(
+        _ engine: DeviceEngine, _ entry: JournalEntry, store: DeviceStore, state: TemporaryState,
+        configuration: EngineConfiguration
+    ) throws -> (events: [Event], store: DeviceStore, changed: DeviceEngine) {
+        var changed = engine.recording(true)
+        var events: [Event] = []
+        changed.handle(entry, into: &events)
+        let taken = changed.takeRecorded()
+        store.waitUntilDurable(store.append(taken.inputs, changedPhones: taken.changedPhones, engine: changed))
+        store.close(final: changed)
+        return (events, try expectResumedAsClosed(state, configuration, changed), changed)
     }
 
     /// Opened again after a clean close: the fleet `engine` was, with nothing to replay.
@@ -490,7 +505,7 @@ struct FormatSevenTests {
 @Suite("A fleet saved by the release of state format 8")
 struct FormatEightTests {
     @Test(
-        "a fleet saved in state format 8 (every token issued kept) opens with its old tokens retired, keeps them when its phones change, and is saved in format 9"
+        "a fleet saved in state format 8 (every token issued kept) opens with its old tokens retired, keeps them when its phones change, and is saved in the current format"
     )
     func formatEightRetiresOldTokens() throws {
         let state = TemporaryState()
@@ -527,7 +542,7 @@ struct FormatEightTests {
         var changed = engine
         changed = changed.recording(true)
         var events: [Event] = []
-        changed.handle(.apply(.on(device: "pixel", .setAppState(.foreground)), at: engine.now + 10), into: &events)
+        changed.handle(.input(.on(device: "pixel", .setAppState(.foreground)), at: engine.now + 10), into: &events)
         let taken = changed.takeRecorded()
         store.waitUntilDurable(store.append(taken.inputs, changedPhones: taken.changedPhones, engine: changed))
         store.close(final: changed)
@@ -538,7 +553,7 @@ struct FormatEightTests {
         let format = try again.database.read { db in
             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'format'")
         }
-        #expect(format == "9")
+        #expect(format == "10")
     }
 }
 
@@ -568,13 +583,48 @@ struct FormatNineTests {
         #expect(pixel.inbox.map(\.id) == ["held-1", "now-1"])
         #expect(pixel.stored.isEmpty && pixel.pending.isEmpty)
 
-        var changed = engine.recording(true)
-        var events: [Event] = []
-        changed.handle(.apply(.on(.setNetwork(.offline)), at: engine.now + 10), into: &events)
+        let (events, again, changed) = try ReleaseFixture.change(
+            engine, .input(.on(.setNetwork(.offline)), at: engine.now + 10), store: store, state: state,
+            configuration: peeked.configuration)
+        again.close(final: changed)
         #expect(events.map(\.name) == ["networkChanged"])
-        let taken = changed.takeRecorded()
-        store.waitUntilDurable(store.append(taken.inputs, changedPhones: taken.changedPhones, engine: changed))
-        store.close(final: changed)
-        try ReleaseFixture.expectResumedAsClosed(state, peeked.configuration, changed).close(final: changed)
+    }
+
+    @Test(
+        "an app server's topic, group and fault calls, each an entry of its own in format 9, replay as inputs; the file changes and is saved in the current format"
+    )
+    func formatNineCallsReplay() throws {
+        let state = TemporaryState()
+        defer { state.clean() }
+        let (peeked, store, opening) = try ReleaseFixture.open("format-9-calls", into: state)
+        guard case .resumed(let engine, let replayed) = opening else {
+            Issue.record("the format 9 file did not resume")
+            store.close(final: peeked)
+            return
+        }
+        // Written by the release of format 9 (`serve --profile Fixtures/format-9-calls-profile.yaml`,
+        // then over HTTP: an IID topic add, a group create, a 503 fault and the send it
+        // answered, a send, a topic send and a group send; killed with SIGKILL).
+        #expect(replayed == 9)
+        let sender = "123456789012"
+        let pixel = engine.devices[0]
+        #expect(pixel.topics[sender] == ["news"])
+        #expect(engine.server.groups.map(\.name) == ["family"])
+        #expect(engine.server.groups.first?.members.count == 1)
+        // The faulted send never reached the phone; the fault was used up.
+        #expect(pixel.inbox.compactMap { $0.data.first?.value } == ["2", "3", "4"])
+        #expect(engine.server.faults.isEmpty)
+
+        let order = TopicOrder(
+            sender: sender, topic: "sport", tokens: [pixel.tokens[sender] ?? ""], change: .add, api: .iid)
+        let (events, again, changed) = try ReleaseFixture.change(
+            engine, .input(.topics(order), at: engine.now + 10), store: store, state: state,
+            configuration: peeked.configuration)
+        defer { again.close(final: changed) }
+        #expect(events.map(\.name) == ["topicSubscribed"])
+        let format = try again.database.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'format'")
+        }
+        #expect(format == "10")
     }
 }

@@ -110,7 +110,7 @@ struct SessionDriver: EngineDriver {
             let request = UpstreamRequest(
                 to: to, messageID: "up-\(step)", timeToLive: Int64(random.next() % 20),
                 data: [DataItem("n", .string(String(step)))])
-            engine.handle(.apply(.on(.send(request)), at: time), into: &events)
+            engine.handle(.input(.on(.send(request)), at: time), into: &events)
         case 2, 3:
             let request = DownstreamRequest(
                 sender: sender, to: engine.devices[0].tokens[sender], messageID: "down-\(step)",
@@ -119,19 +119,19 @@ struct SessionDriver: EngineDriver {
                 collapseKey: random.next() % 4 == 0 ? "score" : nil, timeToLive: Int64(random.next() % 30),
                 deliveryReceiptRequested: random.next() % 2 == 0)
             if random.next() % 2 == 0 {
-                engine.handle(.apply(.push(request), at: time), into: &events)
+                engine.handle(.input(.push(request), at: time), into: &events)
             } else {
                 // On an app server's connection, opened (or reopened) as needed.
                 let connection = ConnectionID(step / 50 + 1)
                 if engine.server.links.byID[connection] == nil {
-                    engine.handle(.apply(.appServer(.closed(connection - 1)), at: time), into: &events)
-                    engine.handle(.apply(.appServer(.connected(connection, sender: sender)), at: time), into: &events)
+                    engine.handle(.input(.appServer(.closed(connection - 1)), at: time), into: &events)
+                    engine.handle(.input(.appServer(.connected(connection, sender: sender)), at: time), into: &events)
                 }
                 let message = CCSMessage.downstream(request, messageID: request.messageID ?? "")
-                engine.handle(.apply(.appServer(.received(connection, message)), at: time), into: &events)
+                engine.handle(.input(.appServer(.received(connection, message)), at: time), into: &events)
                 if let held = engine.server.links.byID[connection]?.unacked.first {
                     engine.handle(
-                        .apply(.appServer(.received(connection, .ack(messageID: held))), at: time), into: &events)
+                        .input(.appServer(.received(connection, .ack(messageID: held))), at: time), into: &events)
                 }
                 _ = engine.takeEffects()
             }
@@ -142,25 +142,25 @@ struct SessionDriver: EngineDriver {
                 SendOrder(DownstreamRequest(sender: sender, to: "not-a-token", data: [KeyValue("h", "2")])),
             ]
             engine.handle(.advance(to: time), into: &events)
-            _ = engine.handle(.send(orders, at: engine.now), into: &events).sendOutcome!
+            _ = engine.handle(.input(.send(orders), at: engine.now), into: &events).sendOutcome!
         case 5:
             if let held = engine.server.awaitingAck.first {
                 engine.handle(
-                    .apply(.ackUpstream(sender: held.message.sender, id: held.message.id), at: time), into: &events)
+                    .input(.ackUpstream(sender: held.message.sender, id: held.message.id), at: time), into: &events)
             }
         case 6:
             engine.handle(
-                .apply(.on(.setNetwork(random.next() % 2 == 0 ? .offline : .online)), at: time), into: &events)
+                .input(.on(.setNetwork(random.next() % 2 == 0 ? .offline : .online)), at: time), into: &events)
         case 7:
             engine.handle(
-                .apply(.on(.setAppState(random.next() % 2 == 0 ? .background : .foreground)), at: time), into: &events)
-        case 8: engine.handle(.apply(.on(.refreshToken(sender: nil)), at: time), into: &events)
+                .input(.on(.setAppState(random.next() % 2 == 0 ? .background : .foreground)), at: time), into: &events)
+        case 8: engine.handle(.input(.on(.refreshToken(sender: nil)), at: time), into: &events)
         case 9:
-            engine.handle(.apply(.on(.tap(.last)), at: time), into: &events)
+            engine.handle(.input(.on(.tap(.last)), at: time), into: &events)
             if random.next() % 4 == 0, let owed = engine.server.owedReceipts.first {
-                engine.handle(.apply(.ackReceipt(sender: owed.sender, id: owed.id), at: time), into: &events)
+                engine.handle(.input(.ackReceipt(sender: owed.sender, id: owed.id), at: time), into: &events)
             }
-        case 10: engine.handle(.apply(.setService(up: random.next() % 3 != 0), at: time), into: &events)
+        case 10: engine.handle(.input(.setService(up: random.next() % 3 != 0), at: time), into: &events)
         default: engine.handle(.advance(to: time + 3_000), into: &events)
         }
         hand(to: store)

@@ -24,7 +24,7 @@ struct DevicesKeysTests {
         Scenes.press(&model, [.character("n")], from: 2_000)
         #expect(model.device.phone(named: "iphone")?.network == .offline)
         #expect(model.device.phone(named: "pixel")?.network == .online)
-        #expect(model.recording.last == .apply(.on(device: "iphone", .setNetwork(.offline)), at: 2_000))
+        #expect(model.recording.last == .input(.on(device: "iphone", .setNetwork(.offline)), at: 2_000))
     }
 
     @Test func bracketsStepBetweenPhonesAndWrapAround() {
@@ -140,7 +140,7 @@ struct PermissionKeyTests {
         #expect(model.shown.settings.name == "iphone")
         Scenes.press(&model, [.character("P")], from: 2_000)
         #expect(model.device.phone(named: "iphone")?.settings.permission == .denied)
-        #expect(model.recording.last == .apply(.on(device: "iphone", .setPermission(.denied)), at: 2_000))
+        #expect(model.recording.last == .input(.on(device: "iphone", .setPermission(.denied)), at: 2_000))
         #expect(View.render(model, width: 200, height: 50).lines[1].contains("notifications denied"))
         // At 80 columns the ports come first in the header; the tray says it.
         let narrow = View.render(model, width: 80, height: 24).lines

@@ -53,7 +53,9 @@ struct FirstHourTests {
         Scenes.press(&model, [.character(".")])
         #expect(model.log.contains { $0.string("error") == "InvalidRegistration" })
         let lines = screen(model)
-        #expect(lines.contains { $0.contains("downstr") && $0.contains("ejected InvalidRegistration") }, "\(lines.joined(separator: "\n"))")
+        #expect(
+            lines.contains { $0.contains("downstr") && $0.contains("ejected InvalidRegistration") },
+            "\(lines.joined(separator: "\n"))")
     }
 
     @Test func removingTheOnlySenderIsAskedFirst() {

@@ -209,7 +209,7 @@ struct KeyHandlingTests {
         var earlier = DeviceEngine(Scenes.android.configuration)
         var ignored: [Event] = []
         earlier.handle(.start(at: 0), into: &ignored)
-        earlier.handle(.apply(.on(.refreshToken(sender: "123456789012")), at: 60_000), into: &ignored)
+        earlier.handle(.input(.on(.refreshToken(sender: "123456789012")), at: 60_000), into: &ignored)
         var model = TUIModel(profile: Scenes.android, door: LocalSession(engine: earlier))
         Scenes.press(&model, [.character("p"), .enter], from: 90_000)
         #expect(model.log.contains { $0.name == "onMessageReceived" })
@@ -230,8 +230,8 @@ struct KeyHandlingTests {
         var earlier = DeviceEngine(Scenes.android.configuration)
         var ignored: [Event] = []
         earlier.handle(.start(at: 0), into: &ignored)
-        earlier.handle(.apply(.on(.setAppState(.background)), at: 10_000), into: &ignored)
-        earlier.handle(.apply(.on(.setPermission(.denied)), at: 20_000), into: &ignored)
+        earlier.handle(.input(.on(.setAppState(.background)), at: 10_000), into: &ignored)
+        earlier.handle(.input(.on(.setPermission(.denied)), at: 20_000), into: &ignored)
         var model = TUIModel(profile: Scenes.android, door: LocalSession(engine: earlier))
         Scenes.press(&model, [.character("p"), .enter], from: 90_000)
         #expect(model.log.contains { $0.name == "notificationBlocked" })

@@ -49,11 +49,11 @@ final class BusyDevice: @unchecked Sendable {
             EngineConfiguration(device: DeviceSettings(network: .offline, seed: 1), senders: [sender]))
         var events: [Event] = []
         engine.handle(.start(at: 0), into: &events)
-        for n in 0..<50 { engine.handle(.apply(.on(.subscribe(topic: "t\(n)", sender: nil)), at: 0), into: &events) }
+        for n in 0..<50 { engine.handle(.input(.on(.subscribe(topic: "t\(n)", sender: nil)), at: 0), into: &events) }
         for n in 0..<100 {
             let request = DownstreamRequest(
                 sender: sender.id, to: engine.devices[0].tokens[sender.id], data: [KeyValue("n", "\(n)")])
-            engine.handle(.apply(.push(request), at: 0), into: &events)
+            engine.handle(.input(.push(request), at: 0), into: &events)
         }
         service = ControlService(
             log: log, token: nil,
@@ -63,7 +63,7 @@ final class BusyDevice: @unchecked Sendable {
                     var produced: [Event] = []
                     lock.withLock {
                         if case .command(let command) = action {
-                            engine.handle(.apply(command, at: 1), into: &produced)
+                            engine.handle(.input(command, at: 1), into: &produced)
                         }
                     }
                     for event in produced { log.append(event) }

@@ -18,7 +18,7 @@ func fleet(_ count: Int, subscribed: Bool) -> DeviceEngine {
     if subscribed {
         for phone in engine.devices.map(\.name) {
             events.removeAll(keepingCapacity: true)
-            engine.handle(.apply(.on(device: phone, .subscribe(topic: "news", sender: nil)), at: 1), into: &events)
+            engine.handle(.input(.on(device: phone, .subscribe(topic: "news", sender: nil)), at: 1), into: &events)
         }
     }
     return engine
@@ -29,11 +29,11 @@ func fleet(_ count: Int, subscribed: Bool) -> DeviceEngine {
 func timedPushes(_ engine: inout DeviceEngine, _ request: DownstreamRequest, count: Int) -> Duration {
     var events: [Event] = []
     events.reserveCapacity(2 * count + 100)
-    engine.handle(.apply(.push(request), at: 2), into: &events)
+    engine.handle(.input(.push(request), at: 2), into: &events)
     events.removeAll(keepingCapacity: true)
     let clock = ContinuousClock()
     let started = clock.now
-    for _ in 0..<count { engine.handle(.apply(.push(request), at: 2), into: &events) }
+    for _ in 0..<count { engine.handle(.input(.push(request), at: 2), into: &events) }
     return clock.now - started
 }
 
@@ -57,11 +57,11 @@ nonisolated(unsafe) let benchmarks = {
         events.reserveCapacity(200_100)
         // One message to one phone first, untimed: the engine shares its phones with
         // `subscribed` until it changes one, and that copy is this loop's, not the rule's.
-        engine.handle(.apply(.push(firstPhonePush), at: 2), into: &events)
+        engine.handle(.input(.push(firstPhonePush), at: 2), into: &events)
         events.removeAll(keepingCapacity: true)
         let clock = ContinuousClock()
         let started = clock.now
-        engine.handle(.apply(.push(topicPush), at: 2), into: &events)
+        engine.handle(.input(.push(topicPush), at: 2), into: &events)
         let elapsed = clock.now - started
         precondition(events.count > 100_000, "every subscriber gets a copy")
         benchmark.measurement(deliveries, Int(100_000 / seconds(elapsed)))

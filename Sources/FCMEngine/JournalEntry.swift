@@ -1,17 +1,15 @@
-/// One call a shell made on the engine. The engine is deterministic, so replaying
-/// the calls in order on the engine they started from gives the same engine: this
+/// What the engine handles, in time order: an input a door made (`Input`, the one
+/// vocabulary), at its time, or the session's own clock (the start, time passing, a
+/// resume, the stop, a topic's next batch). The engine is deterministic, so handling
+/// the entries in order on the engine they started from gives the same engine: this
 /// is what a persistent store writes ahead.
-public enum EngineInput: Sendable, Equatable, Codable {
+public enum JournalEntry: Sendable, Equatable, Codable {
     case start(at: Millis)
-    case apply(Command, at: Millis)
+    /// An input a door made, at the engine time it came.
+    case input(Input, at: Millis)
     /// Time passing that fired a timer (time passing that fires none is not kept:
     /// the next input carries its own time).
     case advance(to: Millis)
-    /// An HTTP API's downstream messages (their platform blocks and where they came
-    /// from), answered together.
-    case send([SendOrder], at: Millis)
-    /// An HTTP request on `path` that faults were in scope for (they were used).
-    case httpFaults(path: String, at: Millis)
     /// A device resumed from its state: the app servers it had are gone.
     case resume(at: Millis)
     /// The session stops: what is due fires, and the clock is kept as it stands
@@ -19,6 +17,11 @@ public enum EngineInput: Sendable, Equatable, Codable {
     case stop(at: Millis)
     /// The next batch of a topic message's copies (`TopicFanOut`).
     case fanOut(at: Millis)
+
+    /// Journals keep the name an input's entry had when inputs were commands (`apply`).
+    enum CodingKeys: String, CodingKey {
+        case start, input = "apply", advance, resume, stop, fanOut
+    }
 }
 
 /// The calls made on an engine since a shell last took them, and the phones they
@@ -26,7 +29,7 @@ public enum EngineInput: Sendable, Equatable, Codable {
 /// nothing).
 public struct InputRecord: Sendable, Codable {
     var isOn = false
-    private(set) var inputs: [EngineInput] = []
+    private(set) var inputs: [JournalEntry] = []
     /// The phones changed since a shell last took them (while on). A fleet's start
     /// forgets them: what `start` makes is made again from the configuration.
     var changedPhones = ChangedPhones()
@@ -35,7 +38,7 @@ public struct InputRecord: Sendable, Codable {
         self.isOn = isOn
     }
 
-    mutating func record(_ input: EngineInput) {
+    mutating func record(_ input: JournalEntry) {
         if isOn { inputs.append(input) }
     }
 
@@ -46,7 +49,7 @@ public struct InputRecord: Sendable, Codable {
     }
 
     /// The recorded calls, oldest first; the record starts empty again.
-    mutating func take() -> [EngineInput] {
+    mutating func take() -> [JournalEntry] {
         defer { inputs.removeAll(keepingCapacity: true) }
         return inputs
     }
@@ -58,12 +61,12 @@ public struct InputRecord: Sendable, Codable {
     }
 }
 
-extension EngineInput {
+extension JournalEntry {
     /// When the input happened, in engine time.
     public var time: Millis? {
         switch self {
-        case .start(let time), .apply(_, let time), .advance(let time), .send(_, let time),
-            .httpFaults(_, let time), .resume(let time), .stop(let time), .fanOut(let time):
+        case .start(let time), .input(_, let time), .advance(let time), .resume(let time), .stop(let time),
+            .fanOut(let time):
             time
         }
     }

@@ -1,15 +1,26 @@
-/// Everything that can happen to the fleet or its connection server from outside: a
-/// key in the TUI, a step of a profile, a stanza or HTTP request. What happens to one
+/// Everything that can happen to the fleet, its connection server or one phone from
+/// outside: the one vocabulary every door speaks (a key in the TUI, a step of a
+/// profile, a stanza, an HTTP request, a control-API action). What happens to one
 /// phone is a `PhoneCommand`, carried by `on(device:_:)`: it cannot hold another
-/// phone's command or a fleet's, and it cannot nest.
-public indirect enum Command: Sendable, Equatable, Codable {
+/// phone's command or a fleet's, and it cannot nest. The engine takes an input at
+/// its time (`JournalEntry.input`).
+public indirect enum Input: Sendable, Equatable, Codable {
     /// A command for the phone with this name (`DeviceEngine.phoneIndex(named:)`);
     /// without one, the only phone of a device of one (a fleet refuses it).
     case on(device: String? = nil, PhoneCommand)
     /// A phone joins: a new installation that registers with its senders.
     case addDevice(DeviceSpec)
     case setService(up: Bool)
+    /// A profile's or the TUI's downstream message (to a token, a topic, a condition
+    /// or a device group's key).
     case push(DownstreamRequest)
+    /// An HTTP API's downstream messages (their platform blocks and where they came
+    /// from), answered together: the reply is what became of each (`sent`).
+    case send([SendOrder])
+    /// What the faults in scope do to an HTTP request on `path` (each use counted):
+    /// the reply is their effects (`faults`). A check that found no fault in scope
+    /// changed nothing, and is not kept.
+    case httpFaults(path: String)
     /// A profile's push aimed at the token of a phone that no phone's name names (a
     /// reset took it away, say): refused, naming the phones there are. (A push's own
     /// case stays lean: replay makes one for every message.)
@@ -56,8 +67,8 @@ public indirect enum Command: Sendable, Equatable, Codable {
 }
 
 /// What happens to one phone: its user, its app and its SDK. Made by a door for the
-/// phone it names (`Command.on(device:_:)`); the engine runs it on that phone alone.
-/// Encoded as it was when these were `Command`s of their own, so journals read alike.
+/// phone it names (`Input.on(device:_:)`); the engine runs it on that phone alone.
+/// Encoded as it was when these were `Input`s of their own, so journals read alike.
 public enum PhoneCommand: Sendable, Equatable, Codable {
     case setNetwork(Network)
     case setDoze(Bool)
@@ -115,7 +126,7 @@ extension PhoneCommand {
     }
 }
 
-extension Command {
+extension Input {
     /// The command's name in refusals: its step's key in a profile.
     var stepName: String {
         switch self {
