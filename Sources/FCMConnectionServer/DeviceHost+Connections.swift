@@ -57,9 +57,9 @@ extension DeviceHost {
         ControlGateway(
             engine: { [box] in box.read { $0 } },
             perform: { [self] action in
-                let produced = submit { engine, time in action.inputs(on: engine, at: time) }.events
+                let produced = submit { engine, time in action.inputs(on: engine, at: time) }
                 await box.durable()
-                return produced
+                return produced.events.enumerated().map { EventLog.Entry(seq: produced.firstSeq + Int64($0), event: $1) }
             },
             appServers: { [box] in box.appServerSenders })
     }

@@ -19,7 +19,9 @@ public final class DeviceHost: @unchecked Sendable {
     /// time the TUI's clock keys moved it on.
     public let clock: SessionClock
     /// Every event the emulator produces, for the `serve` log and the TUI.
-    let log: @Sendable (Event) -> Void
+    /// Logs an event to every subscriber: its sequence number in the session's event
+    /// log (0 without one).
+    let log: @Sendable (Event) -> Int64
     /// The open connections, by the id the engine knows them by.
     var connections: [ConnectionID: CCSConnection] = [:]
     var timer: Scheduled<Void>?
@@ -39,7 +41,7 @@ public final class DeviceHost: @unchecked Sendable {
 
     public init(
         engine: DeviceEngine, loop: any EventLoop, store: DeviceStore? = nil, resumed: Bool = false,
-        log: @escaping @Sendable (Event) -> Void
+        log: @escaping @Sendable (Event) -> Int64
     ) {
         box = EngineBox(engine, store: store)
         releases = DurableReleases(store: store)
@@ -82,6 +84,9 @@ public final class DeviceHost: @unchecked Sendable {
     public struct Submission: Sendable {
         public var events: [Event]
         public var replies: [EngineReply]
+        /// The sequence number of the first event in the session's event log: the
+        /// events follow it one by one (nothing else is logged between them).
+        public var firstSeq: Int64
         /// The reply to the first input.
         public var reply: EngineReply { replies.first ?? .done }
     }
@@ -96,7 +101,7 @@ public final class DeviceHost: @unchecked Sendable {
     @discardableResult
     public func submit(_ make: (DeviceEngine, Millis) -> [JournalEntry]) -> Submission {
         var replies: [EngineReply] = []
-        let events = transact { engine, events in
+        let (events, firstSeq) = transact { engine, events in
             // The time is read under the lock: inputs are stamped in the order they run.
             let time = now
             for input in make(engine, time) {
@@ -106,7 +111,7 @@ public final class DeviceHost: @unchecked Sendable {
             }
             return events
         }
-        return Submission(events: events, replies: replies)
+        return Submission(events: events, replies: replies, firstSeq: firstSeq)
     }
 
     /// Submits one command at the session's time (on any thread).
@@ -120,14 +125,22 @@ public final class DeviceHost: @unchecked Sendable {
     /// all before the lock is let go (so every subscriber sees engine order). Then,
     /// on the loop, a playing scenario sees the events (unless it saw them itself),
     /// the effects are written and the timer follows the engine.
+    /// Answers what `body` returned and the sequence number its first event got in
+    /// the event log.
     @discardableResult
-    func transact<T>(seenByScenario: Bool = false, _ body: (inout DeviceEngine, inout [Event]) -> T) -> T {
+    func transact<T>(seenByScenario: Bool = false, _ body: (inout DeviceEngine, inout [Event]) -> T) -> (
+        T, firstSeq: Int64
+    ) {
         box.lock.lock()
         defer { box.lock.unlock() }
         var events: [Event] = []
         let result = body(&box.engine, &events)
         box.settle()
-        for event in events { log(event) }
+        var firstSeq: Int64 = 0
+        for (index, event) in events.enumerated() {
+            let seq = log(event)
+            if index == 0 { firstSeq = seq }
+        }
         if !seenByScenario { scenario?.observe(events) }
         // The scenario's own accesses (its timer, its start) run on the loop and always
         // re-arm: its next step may have moved.
@@ -141,7 +154,7 @@ public final class DeviceHost: @unchecked Sendable {
                 loop.execute { [self] in afterwards() }
             }
         }
-        return result
+        return (result, firstSeq)
     }
 
     /// What follows an engine access on the loop: the effects go out and the timer is
@@ -186,7 +199,8 @@ public final class DeviceHost: @unchecked Sendable {
 
     /// Logs an event that changes nothing on the device (a refused HTTP request).
     public func report(_ event: Event) {
-        log(event)
+        // Under the engine's lock: a submission's events stay together in the log.
+        box.lock.withLock { _ = log(event) }
     }
 
     /// Stops the timers before the loop shuts down.

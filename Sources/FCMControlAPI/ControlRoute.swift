@@ -14,6 +14,7 @@ enum ControlRoute: Equatable {
     case reset
     case report
     case action(device: String)
+    case fleetAction
 
     /// Every route: its method, its path as a person writes it, and how it is read
     /// from the path's segments after the project.
@@ -26,6 +27,7 @@ enum ControlRoute: Equatable {
             "POST", "devices/NAME/actions",
             { $0.count == 3 && $0[0] == "devices" && $0[2] == "actions" ? .action(device: $0[1]) : nil }
         ),
+        ("POST", "actions", { $0 == ["actions"] ? .fleetAction : nil }),
         ("POST", "expectations", { $0 == ["expectations"] ? .expectations : nil }),
         ("POST", "faults", { $0 == ["faults"] ? .addFault : nil }),
         ("GET", "faults", { $0 == ["faults"] ? .faults : nil }),

@@ -12,14 +12,15 @@ public struct ControlGateway: Sendable {
     /// taken for that request and dropped).
     public var engine: @Sendable () async -> DeviceEngine
     /// Runs a profile action (a command or a push) at the session's current time and
-    /// answers the events it produced, once they are on disk.
-    public var perform: @Sendable (StepAction) async -> [Event]
+    /// answers the events it produced, numbered as the event log numbers them, once
+    /// they are on disk.
+    public var perform: @Sendable (StepAction) async -> [EventLog.Entry]
     /// The senders app servers may act for now (asked at every request).
     public var appServers: @Sendable () -> AppServerSenders
 
     public init(
         engine: @escaping @Sendable () async -> DeviceEngine,
-        perform: @escaping @Sendable (StepAction) async -> [Event],
+        perform: @escaping @Sendable (StepAction) async -> [EventLog.Entry],
         appServers: @escaping @Sendable () -> AppServerSenders
     ) {
         self.engine = engine
@@ -125,6 +126,7 @@ public final class ControlService: Sendable {
             return await run(.reset)
         case .report: return .json(200, log.report.json.json)
         case .action(let name): return await action(request, device: name)
+        case .fleetAction: return await action(request, device: nil)
         }
     }
 
@@ -178,12 +180,17 @@ public final class ControlService: Sendable {
 
     // MARK: Actions and expectations
 
-    func action(_ request: HTTPRequestParts, device name: String) async -> HTTPReply {
+    /// An action at a phone's door (`devices/NAME/actions`), or at the fleet's
+    /// (`actions`, `name` nil): each door takes its own steps (`StepAction.door`) and
+    /// names the other for the rest.
+    func action(_ request: HTTPRequestParts, device name: String?) async -> HTTPReply {
         let engine = await device.engine()
-        let phone: String
-        switch engine.phoneIndex(named: name) {
-        case .success(let index): phone = engine.devices[index].name
-        case .failure(let problem): return Self.error(404, problem.description)
+        var phone: String?
+        if let name {
+            switch engine.phoneIndex(named: name) {
+            case .success(let index): phone = engine.devices[index].name
+            case .failure(let problem): return Self.error(404, problem.description)
+            }
         }
         let text = String(decoding: request.body, as: UTF8.self)
         let action: StepAction
@@ -196,19 +203,39 @@ public final class ControlService: Sendable {
         case .expect, .expectNone:
             return Self.error(400, "an expectation goes to POST expectations, not to a device's actions")
         case .command, .push:
-            let before = log.lastSeq
-            let produced = await device.perform(action)
-            let entries = log.entries(after: before, limit: 10_000) { event in produced.contains(event) }
-            return Self.eventsReply(entries, last: log.lastSeq)
+            if let refusal = Self.wrongDoor(action, phone: phone, phones: engine.devices.map(\.name)) {
+                return Self.error(400, refusal)
+            }
+            return Self.eventsReply(await device.perform(action), last: log.lastSeq)
+        }
+    }
+
+    /// Why an action is not this door's, naming the door that takes it; nil when it is.
+    static func wrongDoor(_ action: StepAction, phone: String?, phones: [String]) -> String? {
+        let key: String
+        switch action {
+        case .command(let input): key = input.stepName
+        case .push, .expect, .expectNone: key = "push"
+        }
+        switch (action.door, phone) {
+        // At the fleet's door a push names the phones it goes to itself.
+        case (.phone, nil) where key == "push": return nil
+        case (.phone, nil):
+            let names = phones.count == 1 ? "default, or \(phones[0])" : phones.joined(separator: ", ")
+            return "\(key) is a phone's step: POST devices/NAME/actions, NAME one of \(names)"
+        case (.fleet, let phone?):
+            let what =
+                key == "push"
+                ? "a push to a topic, a condition, a group, a token named outright or a list of devices"
+                : key
+            return "\(what) is the fleet's step, not \(phone)'s: POST actions"
+        default: return nil
         }
     }
 
     /// Runs one command and answers the events it caused.
     func run(_ command: Input) async -> HTTPReply {
-        let before = log.lastSeq
-        let produced = await device.perform(.command(command))
-        let entries = log.entries(after: before, limit: 10_000) { event in produced.contains(event) }
-        return Self.eventsReply(entries, last: log.lastSeq)
+        Self.eventsReply(await device.perform(.command(command)), last: log.lastSeq)
     }
 
     /// `POST faults` with a fault in the profile's `fault:` syntax, as JSON.

@@ -8,6 +8,11 @@ public final class EventLog: @unchecked Sendable {
     public struct Entry: Sendable, Equatable {
         public var seq: Int64
         public var event: Event
+
+        public init(seq: Int64, event: Event) {
+            self.seq = seq
+            self.event = event
+        }
     }
 
     public let capacity: Int

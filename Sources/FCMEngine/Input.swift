@@ -127,8 +127,8 @@ extension PhoneCommand {
 }
 
 extension Input {
-    /// The command's name in refusals: its step's key in a profile.
-    var stepName: String {
+    /// The input's name in refusals: its step's key in a profile.
+    public var stepName: String {
         switch self {
         case .on(_, let command): command.stepName
         case .addDevice: "add_device"

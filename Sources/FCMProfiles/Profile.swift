@@ -91,6 +91,25 @@ extension StepAction {
         }
     }
 
+    /// The control API's door for the step: a phone's (`devices/NAME/actions`) for what
+    /// happens to one phone (its network, its app, its senders, a push to its own
+    /// token), the fleet's (`actions`) for the rest (a phone joining, the service, a
+    /// drain, an app server's topic or group call, a push to a topic, a condition, a
+    /// group, a token named outright, or a list of phones).
+    public var door: StepDoor {
+        switch self {
+        case .command(.on): .phone
+        case .command: .fleet
+        case .push(let push):
+            switch push.target {
+            // Aimed at one phone's token (its door, or a step's `device:`), or at several.
+            case .latest, .previous: push.devices.count <= 1 ? .phone : .fleet
+            case .literal, .topic, .condition, .group: .fleet
+            }
+        case .expect, .expectNone: .fleet
+        }
+    }
+
     /// The one way a step acts on the device, for a profile's runner and the control
     /// API alike: the engine inputs it makes at `time` against the device as it
     /// stands (a command is applied; a push becomes its messages, `PushStep.commands`).
@@ -102,6 +121,14 @@ extension StepAction {
         case .expect, .expectNone: []
         }
     }
+}
+
+/// Which of the control API's doors takes a step (`StepAction.door`).
+public enum StepDoor: Sendable, Equatable {
+    /// `POST devices/NAME/actions`: what happens to that phone.
+    case phone
+    /// `POST actions`: the fleet's and its connection server's steps.
+    case fleet
 }
 
 /// A downstream message from a profile, before its target is known.

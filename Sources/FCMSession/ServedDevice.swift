@@ -35,7 +35,9 @@ extension ConnectionServer {
         let host = DeviceHost(engine: engine, loop: group.next(), store: options.store, resumed: options.resumed) {
             event in
             // The log's line names the event's place in the event log (`seq`).
-            log(event, events.append(event))
+            let seq = events.append(event)
+            log(event, seq)
+            return seq
         }
         if let timeout = options.loginTimeout {
             host.apply(.setLoginTimeout(Millis(timeout.nanoseconds / 1_000_000)))

@@ -24,7 +24,7 @@ final class EmbeddedCCS {
 
     /// A device started from `configuration`, and a first connection to it.
     convenience init(_ configuration: EngineConfiguration) throws {
-        let host = DeviceHost(engine: DeviceEngine(configuration), loop: EmbeddedEventLoop()) { _ in }
+        let host = DeviceHost(engine: DeviceEngine(configuration), loop: EmbeddedEventLoop()) { _ in 0 }
         host.start()
         try self.init(host: host, number: 1)
     }

@@ -32,14 +32,13 @@ final class ControlledDevice: @unchecked Sendable {
                 appServers: { [unowned self] in lock.withLock { engine.appServerSenders } }))
     }
 
-    func perform(_ action: StepAction) -> [Event] {
+    func perform(_ action: StepAction) -> [EventLog.Entry] {
         var events: [Event] = []
         lock.withLock {
             time += 1_000
             for input in action.inputs(on: engine, at: time) { engine.handle(input, into: &events) }
         }
-        for event in events { log.append(event) }
-        return events
+        return events.map { EventLog.Entry(seq: log.append($0), event: $0) }
     }
 
     func call(
@@ -84,7 +83,7 @@ struct ControlAPITests {
         let start = device.log.lastSeq
         for id in ["a", "b"] {
             _ = await device.call(
-                "POST", "devices/default/actions",
+                "POST", "actions",
                 body: #"{"push": {"sender": "123456789012", "topic": "news", "id": "\#(id)"}}"#)
         }
         let all = await device.call("GET", "events", query: "after=\(start)")
@@ -200,8 +199,7 @@ struct ControlAPITests {
         let device = ControlledDevice()
         _ = await device.call("POST", "devices/default/actions", body: #"{"subscribe": "news"}"#)
         _ = await device.call(
-            "POST", "devices/default/actions",
-            body: #"{"push": {"sender": "123456789012", "topic": "news", "id": "t-1"}}"#)
+            "POST", "actions", body: #"{"push": {"sender": "123456789012", "topic": "news", "id": "t-1"}}"#)
         let report = await device.call("GET", "devices")
         let first = (report.json["devices"] as? [[String: Any]])?.first ?? [:]
         #expect(first["name"] as? String == "Pixel 8")
@@ -220,7 +218,7 @@ struct ControlAPITests {
             (
                 "GET", "nope", "", "", 404,
                 "no such control route: GET /emulator/v1/projects/demo-project/nope; there are GET devices, "
-                    + "GET devices/NAME, GET events, GET events:stream, POST devices/NAME/actions, POST expectations, "
+                    + "GET devices/NAME, GET events, GET events:stream, POST devices/NAME/actions, POST actions, POST expectations, "
                     + "POST faults, GET faults, DELETE faults, POST reset, GET report under /emulator/v1/projects/demo-project/"
             ),
             (

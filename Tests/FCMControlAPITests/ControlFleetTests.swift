@@ -72,7 +72,7 @@ struct ControlFleetTests {
             #expect(await device.call("POST", "devices/\(name)/actions", body: #"{"subscribe": "news"}"#).status == 200)
         }
         let pushed = await device.call(
-            "POST", "devices/a/actions",
+            "POST", "actions",
             body: #"{"push": {"sender": "\#(ControlledDevice.sender)", "topic": "news", "id": "t-1"}}"#)
         #expect(pushed.status == 200)
         func fanOuts() async -> [[String: Any]] {

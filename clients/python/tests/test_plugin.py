@@ -187,3 +187,19 @@ def test_the_environment_names_the_control_api():
         "FCM_EMULATOR_CONTROL": "http://127.0.0.1:1/emulator/v1/projects/p",
         "FCM_EMULATOR_TOKENS": json.dumps({"1": "t"}), "OTHER": "x"})
     assert full.tokens == {"1": "t"} and "OTHER" not in full.env
+
+
+def test_the_fleets_steps_have_their_own_door_and_a_phones_door_names_it(pytester, run):
+    pytester.makepyfile("""
+        import pytest
+        from pytest_fcm_device.client import ControlError
+
+        def test_doors(fcm):
+            events = fcm.act_on_fleet({"add_device": {"name": "tablet"}})
+            assert [e["event"] for e in events][:1] == ["deviceAdded"], events
+            assert [d["name"] for d in fcm.devices()][-1] == "tablet"
+            with pytest.raises(ControlError) as refused:
+                fcm.act("tablet", {"add_device": {"name": "watch"}})
+            assert "add_device is the fleet's step, not tablet's: POST actions" in str(refused.value)
+    """)
+    run().assert_outcomes(passed=1)

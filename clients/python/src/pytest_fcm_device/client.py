@@ -235,14 +235,21 @@ class FCM:
         return tokens[sender]
 
     def act(self, device, action=None):
-        """One action in the profile's step syntax on a phone: `act("pixel", {"network":
+        """One of a phone's steps, in the profile's step syntax: `act("pixel", {"network":
         "offline"})`, or `act({"state": "background"})` on a device of one phone. The
-        events it caused."""
+        events it caused. The fleet's steps go to `act_on_fleet`."""
         __tracebackhide__ = True
         if action is None:
             device, action = "default", device
         route = "devices/%s/actions" % urllib.parse.quote(device or "default", safe="")
         return self.control.post(route, action)["events"]
+
+    def act_on_fleet(self, action):
+        """One of the fleet's steps (`POST actions`), in the profile's step syntax: a
+        phone joining (`{"add_device": {"name": "tablet"}}`), the service, a fault, a
+        push to a topic or a list of devices. The events it caused."""
+        __tracebackhide__ = True
+        return self.control.post("actions", action)["events"]
 
     def fault(self, fault=None, **fields):
         """`POST faults`: `fault(path="/fcm/send", status=503, retry_after=1, count=1)`
