@@ -59,7 +59,9 @@ extension DeviceHost {
             perform: { [self] action in
                 let produced = submit { engine, time in action.inputs(on: engine, at: time) }
                 await box.durable()
-                return produced.events.enumerated().map { EventLog.Entry(seq: produced.firstSeq + Int64($0), event: $1) }
+                return produced.events.enumerated().map {
+                    EventLog.Entry(seq: produced.firstSeq + Int64($0), event: $1)
+                }
             },
             appServers: { [box] in box.appServerSenders })
     }
