@@ -1,3 +1,4 @@
+import FCMEngine
 import FCMHTTPAPI
 import NIOCore
 

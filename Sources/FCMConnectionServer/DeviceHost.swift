@@ -197,12 +197,6 @@ public final class DeviceHost: @unchecked Sendable {
         }
     }
 
-    /// Logs an event that changes nothing on the device (a refused HTTP request).
-    public func report(_ event: Event) {
-        // Under the engine's lock: a submission's events stay together in the log.
-        box.lock.withLock { _ = log(event) }
-    }
-
     /// Stops the timers before the loop shuts down.
     public func stop() {
         loop.preconditionInEventLoop()

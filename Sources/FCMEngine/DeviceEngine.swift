@@ -120,6 +120,12 @@ public struct DeviceEngine: Sendable, Codable {
         case .setService(let up): setService(up: up, into: &out)
         case .push(let request): _ = take(request, into: &out)
         case .send(let orders): return .sent(send(orders, into: &out))
+        case .requestRejected(let request): emit(.server, .requestRejected, request.fields, on: nil, into: &out)
+        case .requestAbandoned(let request): emit(.server, .requestAbandoned, request.fields, on: nil, into: &out)
+        case .credentialsUnverified(let account, let key, let project):
+            emit(
+                .server, .credentialsUnverified,
+                [.text("account", account), .text("key", key), .text("project", project)], on: nil, into: &out)
         case .httpFaults(let path):
             guard let effects = server.httpFaults(path: path, seed: configuration.device.seed, stamp, into: &out) else {
                 return .unchanged

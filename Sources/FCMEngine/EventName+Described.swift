@@ -1,8 +1,8 @@
 /// Every event described once: its fields, what it means and the rule behind it
 /// (`EventDescription`). The fields are read off the places that make each kind (the
-/// engine's `emit` calls, and the shells' `requestRejected`, `credentialsUnverified`
-/// and checks); a test replays every shipped profile and finds no event carrying
-/// another, and another holds docs/events.md to `guideList`.
+/// engine's `emit` calls, `RejectedRequest` and `AbandonedRequest`, and a profile's
+/// checks); a test replays every shipped profile and finds no event carrying another,
+/// and another holds docs/events.md to `guideList`.
 extension EventName {
     public var described: EventDescription {
         switch self {

@@ -21,6 +21,14 @@ public indirect enum Input: Sendable, Equatable, Codable {
     /// the reply is their effects (`faults`). A check that found no fault in scope
     /// changed nothing, and is not kept.
     case httpFaults(path: String)
+    /// An HTTP request the send APIs refused before it reached the device: logged
+    /// (`requestRejected`), so a profile's `expect` and the report card see it.
+    case requestRejected(RejectedRequest)
+    /// A send the app server went away from before its answer (`requestAbandoned`).
+    case requestAbandoned(AbandonedRequest)
+    /// The token endpoint took a service-account assertion signed by a key the
+    /// emulator did not make (`credentialsUnverified`).
+    case credentialsUnverified(account: String, key: String, project: String)
     /// A profile's push aimed at the token of a phone that no phone's name names (a
     /// reset took it away, say): refused, naming the phones there are. (A push's own
     /// case stays lean: replay makes one for every message.)

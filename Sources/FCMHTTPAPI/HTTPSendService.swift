@@ -22,8 +22,8 @@ public final class HTTPSendService: Sendable {
     /// Told of every request refused before it reached the device.
     let rejected: @Sendable (RejectedRequest) -> Void
     /// Told of what the service let through that a person should know of (an
-    /// assertion it could not verify), as events; the shell sets their time.
-    let notice: @Sendable (Event) -> Void
+    /// assertion it could not verify, a send abandoned), as inputs for the device.
+    let notice: @Sendable (Input) -> Void
     /// Refuse assertions signed by keys the emulator did not make.
     let verifyCredentials: Bool
     let multicastIDs = MulticastIDs()
@@ -32,7 +32,7 @@ public final class HTTPSendService: Sendable {
         key: ServiceAccountKey, tokens: AccessTokens = AccessTokens(),
         verifyCredentials: Bool = false, clock: @escaping @Sendable () -> Date = { Date() },
         rejected: @escaping @Sendable (RejectedRequest) -> Void = { _ in },
-        notice: @escaping @Sendable (Event) -> Void = { _ in },
+        notice: @escaping @Sendable (Input) -> Void = { _ in },
         controlToken: String? = nil, controlClosedBecause: String? = nil,
         device: DeviceGateway
     ) {
@@ -148,13 +148,11 @@ public final class HTTPSendService: Sendable {
     /// Reports a send the app server went away from before its answer, `waited`
     /// milliseconds after it started.
     public func reportAbandoned(_ request: HTTPRequestParts, waited: Millis) {
-        var fields = [Field("method", .string(request.method)), Field("path", .string(request.path))]
-        if let origin = RejectedRequest.origin(of: request) {
-            fields += [Field("api", .string(origin.api.rawValue)), Field("request", .string(origin.digest))]
-        }
-        request.exchange?.append(to: &fields)
-        fields.append(Field("waited", .int(waited)))
-        notice(Event(at: 0, side: .server, kind: .requestAbandoned, fields: fields))
+        notice(
+            .requestAbandoned(
+                AbandonedRequest(
+                    method: request.method, path: request.path, origin: RejectedRequest.origin(of: request),
+                    exchange: request.exchange, waited: waited)))
     }
 
     /// Reports a connection refused before any request (a tunnel, a TLS failure).
@@ -306,12 +304,7 @@ public final class HTTPSendService: Sendable {
             }
             if let unverified = verified.unverifiedKey {
                 notice(
-                    Event(
-                        at: 0, side: .server, kind: .credentialsUnverified,
-                        fields: [
-                            Field("account", .string(verified.account)), Field("key", .string(unverified)),
-                            Field("project", .string(verified.project)),
-                        ]))
+                    .credentialsUnverified(account: verified.account, key: unverified, project: verified.project))
             }
             let token = tokens.issue(project: verified.project, now: now)
             let body = JSONValue.members([

@@ -2,36 +2,14 @@ import FCMEngine
 import FCMJSON
 import Foundation
 
-/// An HTTP request the send APIs refused before it reached the device (bad
-/// credentials, a malformed body, an unknown route, the service down): logged as a
-/// `requestRejected` event so a person sees why their app server got an error.
-public struct RejectedRequest: Sendable, Equatable {
-    public var method: String
-    public var path: String
-    public var status: Int
-    public var reason: String
-    /// For a send (legacy or v1): its API and the digest of its body, so that the
-    /// report card knows a resend of it.
-    public var origin: WireOrigin?
-    /// A digest of the OAuth2 access token it carried (never the token itself).
-    public var bearer: String?
-    /// The seconds its answer's `Retry-After` asked for.
-    public var retryAfter: Int?
-    /// A status fault made the answer.
-    public var byFault = false
-    /// Where and when the request started.
-    public var exchange: HTTPExchange?
-
+/// A request the send APIs refused, read off the request and its reply.
+extension RejectedRequest {
     public init(_ request: HTTPRequestParts, _ reply: HTTPReply) {
-        method = request.method
-        path = request.path
-        status = reply.status
-        reason = Self.reason(of: reply)
-        origin = Self.origin(of: request)
-        bearer = request.bearer
-        exchange = request.exchange
-        retryAfter = reply.headers.first { $0.name.lowercased() == "retry-after" }.flatMap { Int($0.value) }
-        byFault = reply.byFault
+        self.init(
+            method: request.method, path: request.path, status: reply.status, reason: Self.reason(of: reply),
+            origin: Self.origin(of: request), bearer: request.bearer,
+            retryAfter: reply.headers.first { $0.name.lowercased() == "retry-after" }.flatMap { Int($0.value) },
+            byFault: reply.byFault, exchange: request.exchange)
     }
 
     /// A send's API and the digest of its path and body: the same request is the same
@@ -61,28 +39,5 @@ public struct RejectedRequest: Sendable, Equatable {
         }
         let text = reply.body.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
         return text.count > 300 ? String(text.prefix(299)) + "…" : text
-    }
-
-    /// The event a log shows.
-    public func event(at time: Millis) -> Event {
-        Event(
-            at: time, side: .server, kind: .requestRejected,
-            fields: [
-                Field("method", .string(method)), Field("path", .string(path)), Field("status", .int(Int64(status))),
-                Field("reason", .string(reason)),
-            ] + extraFields)
-    }
-
-    var extraFields: [Field] {
-        var fields: [Field] = []
-        if let origin {
-            fields.append(Field("api", .string(origin.api.rawValue)))
-            fields.append(Field("request", .string(origin.digest)))
-        }
-        if let bearer { fields.append(Field("bearer", .string(bearer))) }
-        exchange?.append(to: &fields)
-        if let retryAfter { fields.append(Field("retry_after", .int(Int64(retryAfter)))) }
-        if byFault { fields.append(Field("fault", .bool(true))) }
-        return fields
     }
 }

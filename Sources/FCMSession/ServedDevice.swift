@@ -48,12 +48,8 @@ extension ConnectionServer {
                 let send = HTTPSendService(
                     key: key, tokens: try accessTokens(kept: options.store),
                     verifyCredentials: options.verifyCredentials,
-                    rejected: { [host] refusal in host.report(refusal.event(at: host.now)) },
-                    notice: { [host] event in
-                        var event = event
-                        event.at = host.now
-                        host.report(event)
-                    },
+                    rejected: { [host] refusal in host.apply(.requestRejected(refusal)) },
+                    notice: { [host] input in host.apply(input) },
                     controlToken: options.controlToken,
                     controlClosedBecause: BindPolicy.controlClosedReason(
                         bind: options.bind, controlToken: options.controlToken),

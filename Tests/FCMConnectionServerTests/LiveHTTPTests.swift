@@ -1,6 +1,7 @@
 import FCMConnectionServer
 import FCMCredentials
 import FCMEngine
+import FCMProfiles
 import FCMHTTPAPI
 import FCMSession
 import Foundation
@@ -18,8 +19,10 @@ struct LiveHTTPTests {
         var all: [Event] { lock.withLock { events } }
     }
 
-    /// A server with the HTTP port only (`tls`: its HTTPS proxy too).
-    func start(log: Log, tls: TLSIdentity? = nil) async throws -> (ConnectionServer, port: Int, token: String) {
+    /// A server with the HTTP port only (`tls`: its HTTPS proxy too), playing `timeline`.
+    func start(log: Log, tls: TLSIdentity? = nil, timeline: [Step] = []) async throws -> (
+        ConnectionServer, port: Int, token: String
+    ) {
         let configuration = EngineConfiguration(
             device: DeviceSettings(seed: 4), senders: [SenderConfig(id: "777", key: "k7", project: "p7")])
         var options = ServerOptions()
@@ -31,7 +34,7 @@ struct LiveHTTPTests {
         let server = try await ConnectionServer.start(engine: DeviceEngine(configuration), options: options) {
             event, _ in log.add(event)
         }
-        try await server.startDevice()
+        try await server.startDevice(timeline: timeline)
         let token = try await server.host.loop.submit { [host = server.host] in host.engine.devices[0].tokens["777"]! }
             .get()
         return (server, try #require(server.httpPort), token)

@@ -1,5 +1,6 @@
 import FCMConnectionServer
 import FCMEngine
+import FCMProfiles
 import Foundation
 import Testing
 
@@ -85,5 +86,39 @@ struct LiveRequestStartTests {
         // As in production, the send the client gave up on was delivered all the same:
         // the user got the message twice.
         #expect(log.named("onMessageReceived").count == 2)
+    }
+}
+
+/// A request the HTTP door refused before the device saw it is the device's event
+/// like any other: a profile's timeline `expect` sees it.
+@Suite("Live: refused requests through the front door", .serialized)
+struct LiveRefusedRequestTests {
+    @Test("a timeline's expect of requestRejected holds when the HTTP door refused a request with a wrong key")
+    func aTimelineSeesTheRefusal() async throws {
+        let log = LiveHTTPTests.Log()
+        // Judged a few seconds in: the request comes first however busy the machine.
+        let profile = try ProfileParser.parse(
+            """
+            version: 1
+            senders: [{ id: "777", key: k7 }]
+            timeline:
+              - at: 3s
+                expect: { event: requestRejected, status: 401, path: /fcm/send }
+            """, file: "timeline.yaml")
+        let (server, port, _) = try await LiveHTTPTests().start(log: log, timeline: profile.steps)
+        let client = try RawClient(port: port)
+        client.write(
+            LiveHTTPTests.request(
+                "POST", "/fcm/send", headers: ["Authorization: key=wrong", "Content-Type: application/json"],
+                body: #"{"to":"x","data":{"k":"v"}}"#))
+        #expect(await client.reply(until: "\r\n\r\n").hasPrefix("HTTP/1.1 401"))
+        var waited = 0
+        while log.named("expectationHeld").isEmpty, log.named("expectationFailed").isEmpty, waited < 500 {
+            try await Task.sleep(for: .milliseconds(20))
+            waited += 1
+        }
+        try await server.stop()
+        #expect(log.named("expectationHeld").count == 1, "\(log.named("expectationFailed"))")
+        #expect(log.named("requestRejected").first?.string("reason")?.isEmpty == false)
     }
 }

@@ -40,7 +40,9 @@ final class TestDevice: @unchecked Sendable {
             key: Self.accountKey, verifyCredentials: verifyCredentials,
             clock: { [unowned self] in lock.withLock { clock } },
             rejected: { [unowned self] refusal in lock.withLock { refusals.append(refusal) } },
-            notice: { [unowned self] event in lock.withLock { events.append(event) } },
+            notice: { [unowned self] input in
+                lock.withLock { _ = engine.handle(.input(input, at: engine.now), into: &events) }
+            },
             device: DeviceGateway(
                 sendNow: { [unowned self] orders in
                     Durable(
