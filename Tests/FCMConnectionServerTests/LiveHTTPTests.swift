@@ -1,8 +1,8 @@
 import FCMConnectionServer
 import FCMCredentials
 import FCMEngine
-import FCMProfiles
 import FCMHTTPAPI
+import FCMProfiles
 import FCMSession
 import Foundation
 import Testing
