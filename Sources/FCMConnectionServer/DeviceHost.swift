@@ -105,9 +105,7 @@ public final class DeviceHost: @unchecked Sendable {
             // The time is read under the lock: inputs are stamped in the order they run.
             let time = now
             for input in make(engine, time) {
-                let reply = engine.handle(input, into: &events)
-                replies.append(reply)
-                box.record(input, reply)
+                replies.append(engine.handle(input, into: &events))
             }
             return events
         }

@@ -48,18 +48,18 @@ public final class EngineBox: @unchecked Sendable {
         sendersRevision = engine.appServerSendersRevision
     }
 
-    /// Keeps every input submitted from now on, whichever door it came through.
+    /// Keeps every input the engine takes from now on, whichever door it came through
+    /// (the timeline's too): the engine records them, `settle` takes them.
     public func startRecording() {
-        lock.withLock { if recording == nil { recording = SessionRecording() } }
+        lock.withLock {
+            guard recording == nil else { return }
+            recording = SessionRecording()
+            if !engine.isRecording { engine = engine.recording(true) }
+        }
     }
 
     /// The inputs submitted since recording started, oldest first.
     public var recorded: [JournalEntry] { lock.withLock { recording?.inputs ?? [] } }
-
-    /// Keeps one input the engine handled, by its reply (under the lock).
-    func record(_ input: JournalEntry, _ reply: EngineReply) {
-        recording?.note(input, reply)
-    }
 
     /// Ends an access to the engine (under the lock): hands the calls recorded since
     /// the last one to the store, and notes whether faults are in scope now and who
@@ -71,8 +71,10 @@ public final class EngineBox: @unchecked Sendable {
             let now = engine.appServerSenders
             senders.withLock { $0 = now }
         }
+        guard store != nil || recording != nil else { return }
+        let (inputs, refused, changed) = engine.takeRecorded()
+        recording?.note(inputs, refused: refused)
         guard let store else { return }
-        let (inputs, changed) = engine.takeRecorded()
         if !inputs.isEmpty || !changed.isEmpty { store.append(inputs, changedPhones: changed, engine: engine) }
     }
 

@@ -16,9 +16,10 @@ extension DeviceEngine {
             let before = refusals
             let reply = apply(input, at: time, into: &out)
             if case .unchanged = reply { return reply }
-            if inputs.isOn { inputs.record(.input(input, at: at)) }
+            let refused = refusals != before
+            if inputs.isOn { inputs.record(.input(input, at: at), refused: refused) }
             guard case .done = reply else { return reply }
-            return refusals == before ? .done : .refused
+            return refused ? .refused : .done
         case .advance(let time):
             // Time that fires nothing need not be kept: the next input carries its own time.
             if inputs.isOn, let deadline = nextDeadline, deadline <= time { inputs.record(entry) }
@@ -100,11 +101,12 @@ extension DeviceEngine {
         return engine
     }
 
-    /// The inputs handled and the phones changed since the last call, oldest first;
-    /// the record starts empty again.
+    /// The inputs handled (the places of those refused among them) and the phones
+    /// changed since the last call, oldest first; the record starts empty again.
     public mutating func takeRecorded() -> (
-        inputs: [JournalEntry], changedPhones: [(index: Int, fields: Phone.Fields)]
+        inputs: [JournalEntry], refused: [Int], changedPhones: [(index: Int, fields: Phone.Fields)]
     ) {
-        (inputs.take(), inputs.changedPhones.take())
+        let (taken, refused) = inputs.take()
+        return (taken, refused, inputs.changedPhones.take())
     }
 }

@@ -86,6 +86,7 @@ public struct DeviceEngine: Sendable, Codable {
 
     /// Handles one command at `time` (clamped so time never runs backwards), after
     /// every timer due by then.
+    @discardableResult
     mutating func apply(_ command: Input, at time: Millis, into out: inout [Event]) -> EngineReply {
         runTimers(to: time, into: &out)
         let reply = perform(command, into: &out)

@@ -30,6 +30,9 @@ public enum JournalEntry: Sendable, Equatable, Codable {
 public struct InputRecord: Sendable, Codable {
     var isOn = false
     private(set) var inputs: [JournalEntry] = []
+    /// The places in `inputs` of the inputs the engine refused: they changed nothing,
+    /// so a recording of what the device took (`SessionRecording`) leaves them out.
+    private(set) var refused: [Int] = []
     /// The phones changed since a shell last took them (while on). A fleet's start
     /// forgets them: what `start` makes is made again from the configuration.
     var changedPhones = ChangedPhones()
@@ -38,8 +41,10 @@ public struct InputRecord: Sendable, Codable {
         self.isOn = isOn
     }
 
-    mutating func record(_ input: JournalEntry) {
-        if isOn { inputs.append(input) }
+    mutating func record(_ input: JournalEntry, refused: Bool = false) {
+        guard isOn else { return }
+        if refused { self.refused.append(inputs.count) }
+        inputs.append(input)
     }
 
     /// Notes that `fields` of the phone at `index` changed (while on).
@@ -48,10 +53,14 @@ public struct InputRecord: Sendable, Codable {
         if isOn { changedPhones.insert(index, fields) }
     }
 
-    /// The recorded calls, oldest first; the record starts empty again.
-    mutating func take() -> [JournalEntry] {
-        defer { inputs.removeAll(keepingCapacity: true) }
-        return inputs
+    /// The recorded calls, oldest first, and the places of those refused; the record
+    /// starts empty again.
+    mutating func take() -> (inputs: [JournalEntry], refused: [Int]) {
+        defer {
+            inputs.removeAll(keepingCapacity: true)
+            refused.removeAll()
+        }
+        return (inputs, refused)
     }
 
     public init(from decoder: any Decoder) throws {}

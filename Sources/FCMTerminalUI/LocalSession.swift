@@ -17,12 +17,12 @@ public final class LocalSession: DeviceDoor, @unchecked Sendable {
 
     /// A session on `engine` as it stands (it has started already).
     public init(engine: DeviceEngine) {
-        self.engine = engine
+        self.engine = engine.recording(true)
         resumed = true
     }
 
     private init(new engine: DeviceEngine) {
-        self.engine = engine
+        self.engine = engine.recording(true)
         resumed = false
     }
 
@@ -43,12 +43,11 @@ public final class LocalSession: DeviceDoor, @unchecked Sendable {
         lock.withLock {
             let input = JournalEntry.input(command, at: engine.now)
             var events: [Event] = []
-            recorded.note(input, engine.handle(input, into: &events))
+            engine.handle(input, into: &events)
             // A topic's copies all go out before the key's answer shows.
-            while engine.hasPendingFanOut {
-                let batch = JournalEntry.fanOut(at: engine.now)
-                recorded.note(batch, engine.handle(batch, into: &events))
-            }
+            while engine.hasPendingFanOut { engine.handle(.fanOut(at: engine.now), into: &events) }
+            let taken = engine.takeRecorded()
+            recorded.note(taken.inputs, refused: taken.refused)
             feed += events
             return events
         }

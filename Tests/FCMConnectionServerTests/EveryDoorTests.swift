@@ -107,6 +107,45 @@ struct EveryDoorTests {
         try await session.stop()
     }
 
+    @Test("w after a profile's timeline, a key and a stop saves a profile that replays to the same events")
+    func theTimelineIsInTheRecording() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let timeline = try ProfileParser.parse(
+            """
+            version: 1
+            device: { name: pixel, platform: android, app: com.example.chat, seed: 7 }
+            senders:
+              - { id: "777", key: k7, project: p7 }
+            timeline:
+              - at: 1h
+                network: offline
+              - at: 1h
+                push: { sender: "777", id: t-1, data: { k: v } }
+              - at: 2h
+                network: online
+            """, file: "timeline.yaml")
+        var settings = DeviceSession.Settings()
+        settings.ccsPort = 0
+        settings.ccsPlainPort = 0
+        settings.httpPort = 0
+        settings.stateFolder = folder
+        let session = try await DeviceSession.open(timeline, settings: settings)
+        // The TUI's link records from before the start, as the TUI opens it.
+        let link = session.link()
+        try await session.start(timeline: timeline.steps)
+        link.submit(.on(device: "pixel", .setAppState(.background)))
+        // The timeline plays as the clock is moved on (the TUI's clock keys).
+        try await session.server.host.loop.submit { [host = session.server.host] in host.moveClock(by: 2 * Span.hour) }
+            .get()
+        try await session.stop()
+        let live = link.takeEvents().map(\.name).filter { $0 != "expectationHeld" }
+        let yaml = ProfileWriter.yaml(profile: Self.profile, inputs: link.recording())
+        let saved = try ProfileParser.parse(yaml, file: "saved.yaml")
+        #expect(saved.steps.count == 4, "\(yaml)")
+        #expect(Replayer.run(saved).events.map(\.name) == live, "\(yaml)")
+    }
+
     @Test("the TUI shows a served session's clock running between events")
     func theServedClockRunsInTheTUI() async throws {
         let folder = Self.folder()

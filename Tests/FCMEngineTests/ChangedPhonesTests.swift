@@ -20,7 +20,7 @@ struct ChangedPhonesTests {
         #expect(fleet.engine.inputs.changedPhones.isEmpty)
         #expect(fleet.engine.devices.allSatisfy { !$0.tokens.isEmpty })
         // The journal up to the start makes the fleet as started: a store asks the input.
-        #expect(fleet.engine.inputs.take().map(\.startsFleet) == [true])
+        #expect(fleet.engine.inputs.take().inputs.map(\.startsFleet) == [true])
         #expect(!JournalEntry.advance(to: 5).startsFleet && !JournalEntry.input(.reset, at: 5).startsFleet)
     }
 
@@ -34,7 +34,7 @@ struct ChangedPhonesTests {
         let token = fleet.engine.devices[0].tokens.values.first
         fleet.engine.handle(
             .input(.send([SendOrder(DownstreamRequest(sender: Harness.sender, to: token))]), at: 5), into: &events)
-        #expect(fleet.engine.inputs.take().map(\.time) == [Span.hour])
+        #expect(fleet.engine.inputs.take().inputs.map(\.time) == [Span.hour])
     }
 
     @Test("a call to one phone of many notes that phone alone; a topic notes its subscribers")
@@ -70,9 +70,9 @@ struct ChangedPhonesTests {
         _ = fleet.engine.inputs.take()
         var events: [Event] = []
         fleet.engine.handle(.advance(to: 5_000), into: &events)
-        #expect(fleet.engine.inputs.take().isEmpty)
+        #expect(fleet.engine.inputs.take().inputs.isEmpty)
         fleet.engine.handle(.stop(at: 9_000), into: &events)
-        let recorded = fleet.engine.inputs.take()
+        let recorded = fleet.engine.inputs.take().inputs
         #expect(recorded == [.advance(to: 9_000)])
         var replayed = DeviceEngine(fleet.engine.startConfiguration)
         replayed.handle(.start(at: 0), into: &events)

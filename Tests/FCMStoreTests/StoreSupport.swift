@@ -80,7 +80,7 @@ extension EngineDriver {
 
     @discardableResult
     mutating func hand(to store: DeviceStore?) -> Int64 {
-        let (inputs, changed) = engine.takeRecorded()
+        let (inputs, _, changed) = engine.takeRecorded()
         return store?.append(inputs, changedPhones: changed, engine: engine) ?? 0
     }
 }
