@@ -203,26 +203,39 @@ public final class ControlService: Sendable {
         case .expect, .expectNone:
             return Self.error(400, "an expectation goes to POST expectations, not to a device's actions")
         case .command, .push:
-            if let refusal = Self.wrongDoor(action, phone: phone, phones: engine.devices.map(\.name)) {
+            // Named as the body names it (the step's key), else as the engine names it.
+            var key = Self.stepKey(of: action)
+            if case .object(let body)? = try? JSONParser.parse(text.utf8), let first = body.keys.first {
+                key = first
+            }
+            if let refusal = Self.wrongDoor(action, key: key, phone: phone, phones: engine.devices.map(\.name)) {
                 return Self.error(400, refusal)
             }
             return Self.eventsReply(await device.perform(action), last: log.lastSeq)
         }
     }
 
-    /// Why an action is not this door's, naming the door that takes it; nil when it is.
-    static func wrongDoor(_ action: StepAction, phone: String?, phones: [String]) -> String? {
-        let key: String
+    /// A step's key as the engine names it.
+    static func stepKey(of action: StepAction) -> String {
         switch action {
-        case .command(let input): key = input.stepName
-        case .push, .expect, .expectNone: key = "push"
+        case .command(let input): input.stepName
+        case .push: "push"
+        case .expect: "expect"
+        case .expectNone: "expect_none"
         }
+    }
+
+    /// Why an action is not this door's, naming the door that takes it; nil when it is.
+    static func wrongDoor(_ action: StepAction, key: String, phone: String?, phones: [String]) -> String? {
         switch (action.door, phone) {
-        // At the fleet's door a push names the phones it goes to itself.
-        case (.phone, nil) where key == "push": return nil
+        // At the fleet's door a push to a list of phones names them itself.
         case (.phone, nil):
-            let names = phones.count == 1 ? "default, or \(phones[0])" : phones.joined(separator: ", ")
-            return "\(key) is a phone's step: POST devices/NAME/actions, NAME one of \(names)"
+            if case .push(let push) = action, !push.devices.isEmpty { return nil }
+            if case .push = action {
+                return "a push to a phone's own token (latest, previous) is that phone's step: "
+                    + "POST devices/NAME/actions, NAME one of \(phoneNames(phones)); or name them with devices: [...]"
+            }
+            return "\(key) is a phone's step: POST devices/NAME/actions, NAME one of \(phoneNames(phones))"
         case (.fleet, let phone?):
             let what =
                 key == "push"
@@ -231,6 +244,11 @@ public final class ControlService: Sendable {
             return "\(what) is the fleet's step, not \(phone)'s: POST actions"
         default: return nil
         }
+    }
+
+    /// The names a phone's door takes: `default` too on a device of one.
+    static func phoneNames(_ phones: [String]) -> String {
+        phones.count == 1 ? "default, or \(phones[0])" : phones.joined(separator: ", ")
     }
 
     /// Runs one command and answers the events it caused.

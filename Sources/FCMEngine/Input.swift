@@ -141,6 +141,13 @@ extension Input {
         case .on(_, let command): command.stepName
         case .addDevice: "add_device"
         case .push, .pushToUnknownPhone, .appServer(.received(_, .downstream)): "push"
+        case .setService: "service"
+        case .topics: "topics"
+        case .group: "group"
+        case .addFault: "fault"
+        case .clearFaults: "clear_faults"
+        case .drain: "drain"
+        case .ackUpstream, .ackReceipt: "ack"
         default: "command"
         }
     }

@@ -222,16 +222,20 @@ extension View {
             line = parts.line(longest: longest)
             if TextWidth.columns(of: parts.line(longest: longest, fields: 1)) <= width { break }
         }
-        // An error that still does not fit whole: the event's name gives way, cut in
-        // its middle (`downs…Rejected InvalidRegistration`), so the error is read.
+        // An error that still does not fit whole: the phone's name gives way, then the
+        // event's, cut in its middle (`downs…Rejected InvalidRegistration`), so the
+        // error is read.
         if let error = parts.fields.first, error.name == "error",
             TextWidth.columns(of: parts.line(fields: 1)) > width
         {
+            let room = max(6, width - TextWidth.columns(of: parts.stamp + " " + error.value) - 1)
+            var name = parts.event
+            if let device = parts.device {
+                let deviceRoom = room - TextWidth.columns(of: name) - 3
+                if deviceRoom >= 2 { name = "[" + TextWidth.middle(device, width: deviceRoom) + "] " + name }
+            }
             var shorter = parts
-            shorter.head =
-                parts.stamp + " "
-                + TextWidth.middle(
-                    parts.name, width: max(6, width - TextWidth.columns(of: parts.stamp + " " + error.value) - 2))
+            shorter.head = parts.stamp + " " + TextWidth.middle(name, width: room)
             return shorter.line(fields: 1)
         }
         return line
@@ -245,17 +249,19 @@ extension View {
     /// An event's line in pieces, so it can be put together again with shorter values.
     struct CompactParts {
         var head: String
-        /// The time and the rest of the head (the phone and the event's name).
+        /// The time, the phone (with several) and the event's name.
         var stamp: String
-        var name: String
+        var device: String?
+        var event: String
         var fields: [(name: String, value: String)] = []
         var tail = ""
 
         init(_ event: Event, showSender: Bool, paneWidth: Int) {
             stamp = View.stamp(event.at, paneWidth: paneWidth)
             // With several phones, whose event it is comes first.
-            name = (event.string("device").map { "[\($0)] " } ?? "") + event.name
-            head = stamp + " " + name
+            device = event.string("device")
+            self.event = event.name
+            head = stamp + " " + (device.map { "[\($0)] " } ?? "") + event.name
             // A new token is the news: shown by its start and end, which tell tokens apart.
             if [.onNewToken, .didReceiveRegistrationToken, .tokenResumed, .getToken].contains(event.kind),
                 let token = event.string("token")

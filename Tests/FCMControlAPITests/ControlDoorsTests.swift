@@ -43,7 +43,16 @@ struct ControlDoorsTests {
             body: #"{"push": {"sender": "\#(ControlledDevice.sender)", "topic": "news", "id": "t-1"}}"#)
         #expect(topicPush.status == 400)
         #expect(Self.message(topicPush.json).hasSuffix("is the fleet's step, not pixel's: POST actions"))
+        let service = await device.call("POST", "devices/pixel/actions", body: #"{"service": "down"}"#)
+        #expect(Self.message(service.json) == "service is the fleet's step, not pixel's: POST actions")
+        let ownPush = await device.call(
+            "POST", "actions", body: #"{"push": {"sender": "\#(ControlledDevice.sender)", "id": "f-1"}}"#)
+        #expect(ownPush.status == 400)
+        #expect(
+            Self.message(ownPush.json).hasPrefix(
+                "a push to a phone's own token (latest, previous) is that phone's step: POST devices/NAME/actions"))
         #expect(device.engine.devices.count == 2, "nothing was done")
+        #expect(device.engine.server.serviceUp)
         // A push to the phone's own token is the phone's.
         let own = await device.call(
             "POST", "devices/pixel/actions", body: #"{"push": {"sender": "\#(ControlledDevice.sender)", "id": "o-1"}}"#)

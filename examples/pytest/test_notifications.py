@@ -27,7 +27,7 @@ def test_a_notification_for_one_phone_reaches_only_that_phone(fcm, notifier):
     # The phone of the device's one (`default`), named before a second one joins:
     # with two, every phone is named (the reset before the next test removes it again).
     phone = fcm.device()["name"]
-    fcm.act({"add_device": {"name": "tablet", "platform": "android"}})
+    fcm.act_on_fleet({"add_device": {"name": "tablet", "platform": "android"}})
     message_id = notifier.notify(fcm.token("tablet"), "Only the tablet")
     fcm.wait_for("onMessageReceived", id=message_id, device="tablet")
     fcm.expect_none("onMessageReceived", device=phone)
