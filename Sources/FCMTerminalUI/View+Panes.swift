@@ -216,7 +216,13 @@ extension View {
     /// and end, until at least the first field (the id a person scans for) fits; a
     /// narrow pane also drops the milliseconds.
     static func compact(_ event: Event, showSender: Bool, width: Int) -> String {
-        let parts = CompactParts(event, showSender: showSender, paneWidth: width)
+        var parts = CompactParts(event, showSender: showSender, paneWidth: width)
+        // A check's mark says it is one: on a narrow line its `expect` word gives way,
+        // and its error reads as an event's does, its name alone.
+        if event.side == .check, TextWidth.columns(of: parts.line()) > width {
+            parts.head = parts.head.replacingOccurrences(of: " expect ", with: " ")
+                .replacingOccurrences(of: " error=", with: " ")
+        }
         var line = parts.line()
         for longest in [32, 20, 12] where TextWidth.columns(of: line) > width {
             line = parts.line(longest: longest)
@@ -270,7 +276,7 @@ extension View {
             }
             if event.side == .check, let expectation = event.string("expect") {
                 // A profile's check reads as what it asked for, held or not.
-                head = stamp + " " + (event.kind == .expectationHeld ? "✔ " : "✘ ") + expectation
+                head = stamp + " " + (event.kind == .expectationHeld ? "✔ " : "✘ ") + Self.errorFirst(expectation)
                 tail = event.string("detail").map { " (\($0))" } ?? ""
                 return
             }
@@ -292,6 +298,18 @@ extension View {
             {
                 tail = " (\(detail))"
             }
+        }
+
+        /// An expectation's words with the error it names right after the event's name
+        /// (`expect onSendError error=TooManyMessages id=s-1`): on a narrow line the error
+        /// is what a reader needs.
+        static func errorFirst(_ expectation: String) -> String {
+            var words = expectation.split(separator: " ", omittingEmptySubsequences: false)
+            guard words.count > 3, let index = words.firstIndex(where: { $0.hasPrefix("error=") }), index > 2 else {
+                return expectation
+            }
+            words.insert(words.remove(at: index), at: 2)
+            return words.joined(separator: " ")
         }
 
         /// The line with values longer than `longest` cut in the middle, and only

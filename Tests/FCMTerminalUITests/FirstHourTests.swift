@@ -58,6 +58,30 @@ struct FirstHourTests {
             "\(lines.joined(separator: "\n"))")
     }
 
+    @Test func anExpectationsErrorComesRightAfterItsEventOnANarrowLine() {
+        var model = TUIModel(
+            playing: Scenes.profile(
+                """
+                version: 1
+                device: { name: Pixel 8, platform: android, seed: 3 }
+                senders:
+                  - { id: "123456789012", key: k1 }
+                timeline:
+                  - at: 0s
+                    service: down
+                  - at: 1s
+                    send: { sender: "123456789012", id: now-or-never, ttl: 0 }
+                  - at: 1s
+                    expect: { event: onSendError, id: now-or-never, error: SERVICE_NOT_AVAILABLE }
+                """))
+        Scenes.press(&model, [.end])
+        #expect(model.log.contains { $0.name == "expectationHeld" })
+        let lines = screen(model)
+        #expect(
+            lines.contains { $0.contains("✔ onSendError SERVICE_NOT_AVAILABLE") },
+            "\(lines.joined(separator: "\n"))")
+    }
+
     @Test func removingTheOnlySenderIsAskedFirst() {
         var model = Scenes.fresh()
         // Two senders: d removes the selected one at once.
