@@ -2,6 +2,10 @@
 /// carry (what an `expect` may name), what it means (docs/events.md lists it in these
 /// words) and the rule behind it (the TUI's explanation, with its source).
 public struct EventDescription: Sendable {
+    /// The fields, of any kind, that hold an engine time in milliseconds (a request's
+    /// start, a check's step): a person reads them as `+HH:MM:SS.mmm`, as `at`.
+    public static let timeFields: Set<String> = ["started", "step_at"]
+
     /// The fields an event of this kind may carry, besides `device` (which every event
     /// of a fleet's phone carries first).
     public let fields: [String]

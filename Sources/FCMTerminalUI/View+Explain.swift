@@ -22,7 +22,12 @@ extension View {
             ("\(event.name)  \(event.side.rawValue)  at \(DurationText.stamp(event.at))", .bold)
         ]
         for field in event.fields {
-            lines.append(("\(field.name): \(field.value.text)", .normal))
+            // A time reads as the event's own does.
+            if EventDescription.timeFields.contains(field.name), case .int(let millis) = field.value {
+                lines.append(("\(field.name): \(DurationText.stamp(millis))", .normal))
+            } else {
+                lines.append(("\(field.name): \(field.value.text)", .normal))
+            }
         }
         let note = event.ruleNote
         lines.append(("", .normal))

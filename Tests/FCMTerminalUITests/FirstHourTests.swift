@@ -82,6 +82,14 @@ struct FirstHourTests {
             "\(lines.joined(separator: "\n"))")
     }
 
+    @Test func aTimeInAnEventsDetailsReadsAsTheEventsOwn() {
+        var model = PlayModeScreenTests.journeyModel()
+        // The newest event: the step's check, whose step_at is a time.
+        Scenes.press(&model, [.enter])
+        let lines = screen(model, width: 200, height: 50)
+        #expect(lines.contains { $0.contains("step_at: +00:00:04.000") }, "\(lines.joined(separator: "\n"))")
+    }
+
     @Test func removingTheOnlySenderIsAskedFirst() {
         var model = Scenes.fresh()
         // Two senders: d removes the selected one at once.
