@@ -193,54 +193,35 @@ public final class ControlService: Sendable {
             }
         }
         let text = String(decoding: request.body, as: UTF8.self)
-        let action: StepAction
+        let read: (key: String, action: StepAction, door: StepDoor)
         do {
-            action = try ProfileParser.action(text, on: engine, phone: phone, source: "request body")
+            read = try ProfileParser.readAction(text, on: engine, phone: phone, source: "request body")
         } catch {
             return Self.error(400, error.description)
         }
-        switch action {
+        switch read.action {
         case .expect, .expectNone:
             return Self.error(400, "an expectation goes to POST expectations, not to a device's actions")
         case .command, .push:
-            // Named as the body names it (the step's key), else as the engine names it.
-            var key = Self.stepKey(of: action)
-            if case .object(let body)? = try? JSONParser.parse(text.utf8), let first = body.keys.first {
-                key = first
-            }
-            if let refusal = Self.wrongDoor(action, key: key, phone: phone, phones: engine.devices.map(\.name)) {
+            if let refusal = Self.wrongDoor(read.door, key: read.key, phone: phone, phones: engine.devices.map(\.name))
+            {
                 return Self.error(400, refusal)
             }
-            return Self.eventsReply(await device.perform(action), last: log.lastSeq)
+            return Self.eventsReply(await device.perform(read.action), last: log.lastSeq)
         }
     }
 
-    /// A step's key as the engine names it.
-    static func stepKey(of action: StepAction) -> String {
-        switch action {
-        case .command(let input): input.stepName
-        case .push: "push"
-        case .expect: "expect"
-        case .expectNone: "expect_none"
-        }
-    }
-
-    /// Why an action is not this door's, naming the door that takes it; nil when it is.
-    static func wrongDoor(_ action: StepAction, key: String, phone: String?, phones: [String]) -> String? {
-        switch (action.door, phone) {
-        // At the fleet's door a push to a list of phones names them itself.
+    /// Why a step whose door is `door` is not this door's (a phone's, or the fleet's
+    /// when `phone` is nil), naming the door that takes it; nil when it is.
+    static func wrongDoor(_ door: StepDoor, key: String, phone: String?, phones: [String]) -> String? {
+        switch (door, phone) {
         case (.phone, nil):
-            if case .push(let push) = action, !push.devices.isEmpty { return nil }
-            if case .push = action {
-                return "a push to a phone's own token (latest, previous) is that phone's step: "
-                    + "POST devices/NAME/actions, NAME one of \(phoneNames(phones)); or name them with devices: [...]"
-            }
-            return "\(key) is a phone's step: POST devices/NAME/actions, NAME one of \(phoneNames(phones))"
+            let what = key == "push" ? "a push to a phone's own token (latest, previous)" : key
+            return "\(what) is a phone's step: POST devices/NAME/actions, NAME one of \(phoneNames(phones))"
         case (.fleet, let phone?):
             let what =
                 key == "push"
-                ? "a push to a topic, a condition, a group, a token named outright or a list of devices"
-                : key
+                ? "a push to a topic, a condition, a group, a token named outright or a list of devices" : key
             return "\(what) is the fleet's step, not \(phone)'s: POST actions"
         default: return nil
         }

@@ -41,10 +41,7 @@ public struct RejectedRequest: Sendable, Equatable, Codable {
             Field("method", .string(method)), Field("path", .string(path)), Field("status", .int(Int64(status))),
             Field("reason", .string(reason)),
         ]
-        if let origin {
-            fields.append(Field("api", .string(origin.api.rawValue)))
-            fields.append(Field("request", .string(origin.digest)))
-        }
+        origin?.appendRequest(to: &fields)
         if let bearer { fields.append(Field("bearer", .string(bearer))) }
         if let retryAfter { fields.append(Field("retry_after", .int(Int64(retryAfter)))) }
         if byFault { fields.append(Field("fault", .bool(true))) }
@@ -79,9 +76,7 @@ public struct AbandonedRequest: Sendable, Equatable, Codable {
     /// The fields its `requestAbandoned` event carries.
     public var fields: [Field] {
         var fields = [Field("method", .string(method)), Field("path", .string(path))]
-        if let origin {
-            fields += [Field("api", .string(origin.api.rawValue)), Field("request", .string(origin.digest))]
-        }
+        origin?.appendRequest(to: &fields)
         exchange?.append(to: &fields)
         fields.append(Field("waited", .int(waited)))
         return fields

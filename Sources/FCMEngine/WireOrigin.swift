@@ -41,12 +41,17 @@ public struct WireOrigin: Sendable, Equatable, Codable {
 
     /// The fields an event of this message carries.
     func append(to fields: inout [Field]) {
-        fields.append(.text("api", api.rawValue))
-        fields.append(.text("request", digest))
+        appendRequest(to: &fields)
         if let connection { fields.append(.number("connection", connection)) }
         exchange?.append(to: &fields)
         if let bearer { fields.append(.text("bearer", bearer)) }
         if toGroup { fields.append(.flag("group", true)) }
+    }
+
+    /// The fields that name the request: its API and its digest.
+    public func appendRequest(to fields: inout [Field]) {
+        fields.append(Field("api", .string(api.rawValue)))
+        fields.append(Field("request", .string(digest)))
     }
 }
 

@@ -101,9 +101,10 @@ extension StepAction {
         case .command(.on): .phone
         case .command: .fleet
         case .push(let push):
+            // As written: to the phone's own token, or to phones it names, a topic, a
+            // condition, a group or a token named outright.
             switch push.target {
-            // Aimed at one phone's token (its door, or a step's `device:`), or at several.
-            case .latest, .previous: push.devices.count <= 1 ? .phone : .fleet
+            case .latest, .previous: push.devices.isEmpty ? .phone : .fleet
             case .literal, .topic, .condition, .group: .fleet
             }
         case .expect, .expectNone: .fleet

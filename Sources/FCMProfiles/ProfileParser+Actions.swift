@@ -11,6 +11,14 @@ extension ProfileParser {
         throws(ProfileError)
         -> StepAction
     {
+        try readAction(text, on: engine, phone: phone, source: source).action
+    }
+
+    /// An action as `action(_:on:phone:source:)` reads it, with its step's key and
+    /// the control API's door for the step as written (before it is aimed at `phone`).
+    public static func readAction(_ text: String, on engine: DeviceEngine, phone: String? = nil, source: String)
+        throws(ProfileError) -> (key: String, action: StepAction, door: StepDoor)
+    {
         let start = SourceLocation(file: source, line: 1, column: 1)
         let root: Node
         do {
@@ -40,7 +48,7 @@ extension ProfileParser {
         }
         let parsed = try parseAction(entry.name, entry.value, context: &context)
         // On a device of one an action needs no name (the engine's rule); on a fleet it is aimed.
-        guard let phone, engine.unnamedPhone == nil else { return parsed }
-        return try aim(parsed, at: phone, node: node, strict: false)
+        guard let phone, engine.unnamedPhone == nil else { return (entry.name, parsed, parsed.door) }
+        return (entry.name, try aim(parsed, at: phone, node: node, strict: false), parsed.door)
     }
 }

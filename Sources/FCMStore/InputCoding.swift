@@ -138,7 +138,6 @@ enum InputCoding {
                 if let call = try? json.decode(AppServerCallOfFormatNine.self, from: data) {
                     if let topics = call.topics { return .input(.topics(topics.order), at: topics.at) }
                     if let group = call.group { return .input(.group(group.order), at: group.at) }
-                    if let send = call.send { return .input(.send(send.order), at: send.at) }
                     if let faults = call.httpFaults { return .input(.httpFaults(path: faults.path), at: faults.at) }
                 }
                 throw error
@@ -354,7 +353,8 @@ struct ByteReader {
 
 /// An app server's call as journals of state format 9 wrote it, an entry of its own
 /// (`{"topics":{"_0":…,"at":…}}`, `{"httpFaults":{"path":…,"at":…}}`) before it was an
-/// input with its reply; read, no longer written.
+/// input with its reply; read, no longer written. (Sends were always written in the
+/// compact coding, which reads as before.)
 private struct AppServerCallOfFormatNine: Decodable {
     struct FaultCheck: Decodable {
         let path: String
@@ -370,6 +370,5 @@ private struct AppServerCallOfFormatNine: Decodable {
     }
     let topics: Call<TopicOrder>?
     let group: Call<GroupOrder>?
-    let send: Call<[SendOrder]>?
     let httpFaults: FaultCheck?
 }

@@ -50,9 +50,18 @@ struct ControlDoorsTests {
         #expect(ownPush.status == 400)
         #expect(
             Self.message(ownPush.json).hasPrefix(
-                "a push to a phone's own token (latest, previous) is that phone's step: POST devices/NAME/actions"))
+                "a push to a phone's own token (latest, previous) is a phone's step: POST devices/NAME/actions"))
         #expect(device.engine.devices.count == 2, "nothing was done")
         #expect(device.engine.server.serviceUp)
+        // A push that names its phones is the fleet's, one phone or several.
+        let named = await device.call(
+            "POST", "actions",
+            body: #"{"push": {"sender": "\#(ControlledDevice.sender)", "devices": ["pixel"], "id": "n-1"}}"#)
+        #expect(named.status == 200, "\(Self.message(named.json))")
+        let namedAtAPhone = await device.call(
+            "POST", "devices/pixel/actions",
+            body: #"{"push": {"sender": "\#(ControlledDevice.sender)", "devices": ["pixel"], "id": "n-2"}}"#)
+        #expect(Self.message(namedAtAPhone.json).hasSuffix("is the fleet's step, not pixel's: POST actions"))
         // A push to the phone's own token is the phone's.
         let own = await device.call(
             "POST", "devices/pixel/actions", body: #"{"push": {"sender": "\#(ControlledDevice.sender)", "id": "o-1"}}"#)

@@ -36,10 +36,9 @@ struct FirstHourTests {
         #expect(lines.contains { $0.contains("downstreamRejected NotRegistered") }, "\(lines.joined(separator: "\n"))")
     }
 
-    @Test func aLongErrorNameStaysWholeAndTheEventsNameGivesWay() {
-        // A push to a token no app holds: refused InvalidRegistration, longer than the
-        // events pane at 80x24 has room for beside the event's name.
-        var model = TUIModel(
+    /// Play mode on one Android phone of one sender, with this timeline (its steps).
+    static func playing(_ timeline: String) -> TUIModel {
+        TUIModel(
             playing: Scenes.profile(
                 """
                 version: 1
@@ -47,9 +46,17 @@ struct FirstHourTests {
                 senders:
                   - { id: "123456789012", key: k1 }
                 timeline:
-                  - at: 1s
-                    push: { sender: "123456789012", to: not-a-token, data: { x: "1" } }
-                """))
+                """ + "\n" + timeline))
+    }
+
+    @Test func aLongErrorNameStaysWholeAndTheEventsNameGivesWay() {
+        // A push to a token no app holds: refused InvalidRegistration, longer than the
+        // events pane at 80x24 has room for beside the event's name.
+        var model = Self.playing(
+            """
+              - at: 1s
+                push: { sender: "123456789012", to: not-a-token, data: { x: "1" } }
+            """)
         Scenes.press(&model, [.character(".")])
         #expect(model.log.contains { $0.string("error") == "InvalidRegistration" })
         let lines = screen(model)
@@ -59,21 +66,15 @@ struct FirstHourTests {
     }
 
     @Test func anExpectationsErrorComesRightAfterItsEventOnANarrowLine() {
-        var model = TUIModel(
-            playing: Scenes.profile(
-                """
-                version: 1
-                device: { name: Pixel 8, platform: android, seed: 3 }
-                senders:
-                  - { id: "123456789012", key: k1 }
-                timeline:
-                  - at: 0s
-                    service: down
-                  - at: 1s
-                    send: { sender: "123456789012", id: now-or-never, ttl: 0 }
-                  - at: 1s
-                    expect: { event: onSendError, id: now-or-never, error: SERVICE_NOT_AVAILABLE }
-                """))
+        var model = Self.playing(
+            """
+              - at: 0s
+                service: down
+              - at: 1s
+                send: { sender: "123456789012", id: now-or-never, ttl: 0 }
+              - at: 1s
+                expect: { event: onSendError, id: now-or-never, error: SERVICE_NOT_AVAILABLE }
+            """)
         Scenes.press(&model, [.end])
         #expect(model.log.contains { $0.name == "expectationHeld" })
         let lines = screen(model)
