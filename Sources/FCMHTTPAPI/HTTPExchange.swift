@@ -29,9 +29,11 @@ public struct HTTPRequestParts: Sendable {
 
     /// A digest of the OAuth2 access token it carries, if it carries one (never the token).
     public var bearer: String? {
-        guard let authorization = headers["authorization"], authorization.lowercased().hasPrefix("bearer ") else {
-            return nil
-        }
+        // The scheme compared byte by byte, case-insensitively: every v1 send asks, and a
+        // lowercased copy of the header cost it.
+        guard let authorization = headers["authorization"] else { return nil }
+        let bytes = authorization.utf8
+        guard bytes.count > 7, zip(bytes, "bearer ".utf8).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
         return RequestDigest.of(authorization.dropFirst(7).utf8)
     }
 
