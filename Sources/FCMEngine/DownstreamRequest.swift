@@ -1,33 +1,86 @@
 /// A downstream message as an app server sends it (legacy field names), already
 /// decoded by a shell; the engine validates it as the real service would.
+///
+/// Held once: its fields live in one shared box, so the copies a message makes on its
+/// way (held, stored, delivered, inbox, events, the journal) each cost one reference,
+/// and a change to one copy copies the fields first (copy on write).
 public struct DownstreamRequest: Sendable, Equatable, Codable {
+    private var box: DownstreamFieldsBox
+
     /// The sender the app server authenticated as.
-    public var sender: String
+    public var sender: String {
+        get { box.fields.sender }
+        set { fields.sender = newValue }
+    }
     /// The target: a registration token, or `/topics/NAME`; nil when the request
     /// named none.
-    public var to: String?
+    public var to: String? {
+        get { box.fields.to }
+        set { fields.to = newValue }
+    }
     /// A topic condition (`'a' in topics && 'b' in topics`) instead of `to`.
-    public var condition: String?
+    public var condition: String? {
+        get { box.fields.condition }
+        set { fields.condition = newValue }
+    }
     /// The app server's own id (XMPP `message_id`); generated when nil.
-    public var messageID: String?
-    public var data: [KeyValue]
-    public var notification: [KeyValue]?
-    public var collapseKey: String?
+    public var messageID: String? {
+        get { box.fields.messageID }
+        set { fields.messageID = newValue }
+    }
+    public var data: [KeyValue] {
+        get { box.fields.data }
+        set { fields.data = newValue }
+    }
+    public var notification: [KeyValue]? {
+        get { box.fields.notification }
+        set { fields.notification = newValue }
+    }
+    public var collapseKey: String? {
+        get { box.fields.collapseKey }
+        set { fields.collapseKey = newValue }
+    }
     /// `high` or `normal`; any other text is refused.
-    public var priority: String?
+    public var priority: String? {
+        get { box.fields.priority }
+        set { fields.priority = newValue }
+    }
     /// Seconds; nil means the 4-week default.
-    public var timeToLive: Int64?
-    public var deliveryReceiptRequested: Bool
-    public var dryRun: Bool
-    public var contentAvailable: Bool
-    public var mutableContent: Bool
-    /// Kept boxed: see `details`.
-    var detailsBox: MessageDetailsBox?
+    public var timeToLive: Int64? {
+        get { box.fields.timeToLive }
+        set { fields.timeToLive = newValue }
+    }
+    public var deliveryReceiptRequested: Bool {
+        get { box.fields.deliveryReceiptRequested }
+        set { fields.deliveryReceiptRequested = newValue }
+    }
+    public var dryRun: Bool {
+        get { box.fields.dryRun }
+        set { fields.dryRun = newValue }
+    }
+    public var contentAvailable: Bool {
+        get { box.fields.contentAvailable }
+        set { fields.contentAvailable = newValue }
+    }
+    public var mutableContent: Bool {
+        get { box.fields.mutableContent }
+        set { fields.mutableContent = newValue }
+    }
 
     /// What the message says besides its payload (`MessageDetails`); nil when nothing.
     public var details: MessageDetails? {
-        get { detailsBox?.value }
-        set { detailsBox = newValue.flatMap { $0.isEmpty ? nil : MessageDetailsBox($0) } }
+        get { box.fields.detailsBox?.value }
+        set { fields.detailsBox = newValue.flatMap { $0.isEmpty ? nil : MessageDetailsBox($0) } }
+    }
+
+    /// The fields to change: the box's own when this copy is its only holder, else a
+    /// fresh box with the same fields.
+    private var fields: DownstreamFields {
+        get { box.fields }
+        _modify {
+            if !isKnownUniquelyReferenced(&box) { box = DownstreamFieldsBox(box.fields) }
+            yield &box.fields
+        }
     }
 
     public init(
@@ -36,19 +89,26 @@ public struct DownstreamRequest: Sendable, Equatable, Codable {
         timeToLive: Int64? = nil, deliveryReceiptRequested: Bool = false, dryRun: Bool = false,
         contentAvailable: Bool = false, mutableContent: Bool = false, condition: String? = nil
     ) {
-        self.sender = sender
-        self.to = to
-        self.condition = condition
-        self.messageID = messageID
-        self.data = data
-        self.notification = notification
-        self.collapseKey = collapseKey
-        self.priority = priority
-        self.timeToLive = timeToLive
-        self.deliveryReceiptRequested = deliveryReceiptRequested
-        self.dryRun = dryRun
-        self.contentAvailable = contentAvailable
-        self.mutableContent = mutableContent
+        box = DownstreamFieldsBox(
+            DownstreamFields(
+                sender: sender, to: to, condition: condition, messageID: messageID, data: data,
+                notification: notification, collapseKey: collapseKey, priority: priority,
+                timeToLive: timeToLive, deliveryReceiptRequested: deliveryReceiptRequested, dryRun: dryRun,
+                contentAvailable: contentAvailable, mutableContent: mutableContent))
+    }
+
+    public static func == (lhs: DownstreamRequest, rhs: DownstreamRequest) -> Bool {
+        lhs.box === rhs.box || lhs.box.fields == rhs.box.fields
+    }
+
+    // Coded as its fields, under their own names: the journal's and saved states'
+    // format is the one the struct had before it was boxed.
+    public init(from decoder: any Decoder) throws {
+        box = DownstreamFieldsBox(try DownstreamFields(from: decoder))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try box.fields.encode(to: encoder)
     }
 
     /// The topic named by `to: /topics/NAME`, without its prefix.
@@ -245,4 +305,35 @@ extension DownstreamRequest {
 
     /// How long the service keeps it: its own time to live, or the service's default.
     var timeToLiveOrDefault: Int64 { timeToLive ?? ServiceLimits.defaultDownstreamTimeToLive }
+}
+
+/// The fields of a downstream message, as the app server gave them.
+struct DownstreamFields: Equatable, Codable {
+    var sender: String
+    var to: String?
+    var condition: String?
+    var messageID: String?
+    var data: [KeyValue]
+    var notification: [KeyValue]?
+    var collapseKey: String?
+    var priority: String?
+    var timeToLive: Int64?
+    var deliveryReceiptRequested: Bool
+    var dryRun: Bool
+    var contentAvailable: Bool
+    var mutableContent: Bool
+    /// Kept boxed: most messages have no details.
+    var detailsBox: MessageDetailsBox? = nil
+}
+
+/// The one place a message's fields are held; shared by every copy of the message
+/// until one of them changes (then that copy takes a box of its own first).
+final class DownstreamFieldsBox: @unchecked Sendable {
+    // Changed only through `DownstreamRequest.fields`, when the one request that holds
+    // the box is the only holder: no other copy, and so no other thread, can see it.
+    var fields: DownstreamFields
+
+    init(_ fields: DownstreamFields) {
+        self.fields = fields
+    }
 }
