@@ -152,9 +152,11 @@ extension HTTPRequestParts {
     /// (lowercase) form, the first of repeated fields kept.
     init(method: String, path: String, query: String, fields: HTTPFields, body: ByteBuffer) {
         var headers: [String: String] = [:]
+        headers.reserveCapacity(fields.count)
         for field in fields where headers[field.name.canonicalName] == nil {
             headers[field.name.canonicalName] = field.value
         }
-        self.init(method: method, path: path, query: query, headers: headers, body: Array(body.readableBytesView))
+        self.init(
+            method: method, path: path, query: query, lowercasedHeaders: headers, body: Array(body.readableBytesView))
     }
 }

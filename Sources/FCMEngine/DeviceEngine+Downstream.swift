@@ -109,7 +109,9 @@ extension DeviceEngine {
     mutating func acceptForToken(_ message: StoredMessage, on p: Int, into out: inout [Event]) {
         let request = message.request
         var fields: [Field] = []
-        fields.reserveCapacity(7)
+        // Room for an app server's send: its own fields, the wire's (api, request,
+        // connection or HTTP stamps, bearer) and the platform's.
+        fields.reserveCapacity(arriving == nil ? 7 : 16)
         fields.append(.text("sender", request.sender))
         fields.append(.text("id", message.id))
         fields.append(.text("token", request.to ?? ""))

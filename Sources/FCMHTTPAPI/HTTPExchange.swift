@@ -18,12 +18,19 @@ public struct HTTPRequestParts: Sendable {
     public init(
         method: String, path: String, query: String = "", headers: [String: String] = [:], body: [UInt8] = []
     ) {
+        var lowered: [String: String] = [:]
+        lowered.reserveCapacity(headers.count)
+        for (name, value) in headers where lowered[name.lowercased()] == nil { lowered[name.lowercased()] = value }
+        self.init(method: method, path: path, query: query, lowercasedHeaders: lowered, body: body)
+    }
+
+    /// A request whose header names are lower case already (a server's canonical
+    /// names): taken as they are, not read again.
+    public init(method: String, path: String, query: String, lowercasedHeaders: [String: String], body: [UInt8]) {
         self.method = method.uppercased()
         self.path = path
         self.query = query
-        var lowered: [String: String] = [:]
-        for (name, value) in headers where lowered[name.lowercased()] == nil { lowered[name.lowercased()] = value }
-        self.headers = lowered
+        self.headers = lowercasedHeaders
         self.body = body
     }
 
