@@ -59,22 +59,26 @@ extension TUIModel {
         let asked = removalAsked
         removalAsked = nil
         if let effects = handlePlayKey(key) { return effects }
-        if fork != nil, key == .home {
-            replayProfile()
+        guard let action = KeyTable.mainAction(for: key) else {
+            if case .character(let c) = key { status = "\(c) does nothing here: ? lists every key" }
             return []
         }
-        switch key {
-        case .character("q"), .control("c"): return [.quit]
-        case .character("?"): overlay = .help
-        case .tab: focus = focus.next(1)
-        case .backTab: focus = focus.next(-1)
-        case .up: scroll(-1)
-        case .down: scroll(1)
-        case .pageUp: scroll(-10)
-        case .pageDown: scroll(10)
-        case .home: scroll(-1_000_000)
-        case .end: scroll(1_000_000)
-        case .enter:
+        return perform(action, removalAsked: asked, at: time)
+    }
+
+    /// What a main-screen key does (`KeyTable.main` says which key does which).
+    mutating func perform(_ action: MainAction, removalAsked asked: String?, at time: Millis) -> [Effect] {
+        switch action {
+        case .quit: return [.quit]
+        case .help: overlay = .help
+        case .nextPane: focus = focus.next(1)
+        case .previousPane: focus = focus.next(-1)
+        case .scroll(let lines): scroll(lines)
+        case .top:
+            // A fork plays its profile again from the start.
+            if fork != nil { replayProfile() } else { scroll(-1_000_000) }
+        case .bottom: scroll(1_000_000)
+        case .details:
             if focus == .senders, let sender = selectedSender { overlay = .tokenDetail(sender: sender.id) }
             if focus == .tray { tapSelected(at: time) }
             if focus == .inbox, !shown.inbox.isEmpty {
@@ -82,27 +86,27 @@ extension TUIModel {
             }
             if focus == .server { serverRaw.toggle() }
             if focus == .events, let event = cursorEvent { overlay = .eventDetail(event) }
-        case .character("h"): overlay = .held(selected: 0)
-        case .character("R"): overlay = .report(selected: 0)
-        case .character("j"): openJourneyOfSelection()
-        case .character("s"): openCompose()
-        case .character("p"): openPush()
-        case .character("n"): run(.setNetwork(shown.network == .online ? .offline : .online), at: time)
-        case .character("o"): run(.setService(up: !device.server.serviceUp), at: time)
-        case .character("z"): run(.setDoze(!shown.doze), at: time)
-        case .character("f"): run(.setAppState(.foreground), at: time)
-        case .character("b"): run(.setAppState(.background), at: time)
-        case .character("x"): run(.setAppState(.stopped), at: time)
-        case .character("u"): run(shown.installed ? PhoneCommand.uninstall : .reinstall, at: time)
-        case .character("r"):
+        case .held: overlay = .held(selected: 0)
+        case .report: overlay = .report(selected: 0)
+        case .journey: openJourneyOfSelection()
+        case .send: openCompose()
+        case .push: openPush()
+        case .network: run(.setNetwork(shown.network == .online ? .offline : .online), at: time)
+        case .outage: run(.setService(up: !device.server.serviceUp), at: time)
+        case .doze: run(.setDoze(!shown.doze), at: time)
+        case .foreground: run(.setAppState(.foreground), at: time)
+        case .background: run(.setAppState(.background), at: time)
+        case .stopApp: run(.setAppState(.stopped), at: time)
+        case .uninstall: run(shown.installed ? PhoneCommand.uninstall : .reinstall, at: time)
+        case .refreshToken:
             if let sender = selectedSender { run(.refreshToken(sender: sender.id), at: time) }
-        case .character("a"): openAddSender()
-        case .character("i"): openReinstallAs()
-        case .character("T"): openTopic()
-        case .character("v"): openDevices()
-        case .character("]"): stepDevice(1)
-        case .character("["): stepDevice(-1)
-        case .character("d"):
+        case .addSender: openAddSender()
+        case .reinstallAs: openReinstallAs()
+        case .topics: openTopic()
+        case .devicesList: openDevices()
+        case .nextDevice: stepDevice(1)
+        case .previousDevice: stepDevice(-1)
+        case .removeSender:
             guard let sender = selectedSender else { break }
             // The only sender leaves the app registered with none: asked first.
             if shown.senders.count == 1, asked != sender.id {
@@ -111,16 +115,12 @@ extension TUIModel {
                 break
             }
             run(.removeSender(sender.id), at: time)
-        case .character("t"): tapSelected(at: time)
-        case .character("D"): run(.drain, at: time)
-        case .character("P"): run(.setPermission(nextPermission), at: time)
-        case .character("1"): return advanceClock(Span.minute)
-        case .character("2"): return advanceClock(Span.hour)
-        case .character("3"): return advanceClock(Span.day)
-        case .character("/"): overlay = .filter("")
-        case .character("w"): openSaveProfile()
-        case .character(let c): status = "\(c) does nothing here: ? lists every key"
-        default: break
+        case .tap: tapSelected(at: time)
+        case .drain: run(.drain, at: time)
+        case .permission: run(.setPermission(nextPermission), at: time)
+        case .clock(let span): return advanceClock(span)
+        case .filter: overlay = .filter("")
+        case .saveProfile: openSaveProfile()
         }
         return []
     }

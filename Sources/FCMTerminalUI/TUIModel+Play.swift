@@ -7,9 +7,9 @@ extension TUIModel {
     /// Handles a play-mode key; nil when the key is not one (the live keys then act,
     /// and acting forks the session).
     mutating func handlePlayKey(_ key: Key) -> [Effect]? {
-        guard var state = play else { return nil }
-        switch key {
-        case .character(" "):
+        guard var state = play, let action = KeyTable.playAction(for: key) else { return nil }
+        switch action {
+        case .playPause:
             if state.playback.finished {
                 status = "the profile has ended: Home plays it again, ← steps back"
                 state.playing = false
@@ -17,29 +17,27 @@ extension TUIModel {
                 state.playing.toggle()
                 state.waited = 0
             }
-        case .character("."), .right:
+        case .stepForward:
             state.playing = false
             state.playback.stepForward()
-        case .character(","), .left:
+        case .stepBack:
             state.playing = false
             state.playback.stepBack()
-        case .character("+"), .character("="):
+        case .faster:
             state.speed = state.speed.faster()
-        case .character("-"):
+        case .slower:
             state.speed = state.speed.slower()
-        case .home:
+        case .restart:
             state.playing = false
             state.playback.restart()
-        case .end:
+        case .toEnd:
             // Every step, at once: where the summary says how the profile fared.
             state.playing = false
             if let last = state.playback.steps.last { state.playback.go(to: max(last.at, state.playback.time)) }
-        case .character("g"):
+        case .goToTime:
             state.playing = false
             let at = String(DurationText.stamp(state.playback.time).dropLast(4))
             overlay = .form(Form(purpose: .goToTime, fields: [FormField("time", at)]))
-        default:
-            return nil
         }
         play = state
         showPlayback()

@@ -35,67 +35,37 @@ extension View {
         return rect.inner
     }
 
-    /// The live keys, each said in at most 50 columns so that the panel holds them all
-    /// at 80x24 (a test checks it); what does not fit would end in "…".
-    public static let helpLines: [(String, String)] = [
-        ("s", "send an upstream message (form)"),
-        ("p", "push a message, as an app server would (form)"),
-        ("n  o", "network online / offline; service outage"),
-        ("P", "notification permission: the next value"),
-        ("z", "doze on / off (an iPhone: asleep)"),
-        ("f  b  x", "app to foreground / background / stopped"),
-        ("u  i", "uninstall or reinstall (i: another platform)"),
-        ("r", "refresh the selected sender's token"),
-        ("a  d  T", "add / remove a sender; T: topic subscriptions"),
-        ("v  [  ]", "the devices list; the previous / next device"),
-        ("Enter  t", "details and why; t taps the selected notice"),
-        ("h  j", "held on the server / a message's journey"),
-        ("R", "the app server's report card"),
-        ("D", "ask app-server connections to drain"),
-        ("1  2  3", "move the clock on 1 minute / 1 hour / 1 day"),
-        ("/  w", "filter the events; w saves a profile"),
-        ("Tab  S-Tab", "next / previous pane"),
-        ("↑ ↓ PgUp PgDn", "select or scroll in the pane"),
-        ("?  q", "this help / quit (Ctrl-C too)"),
-    ]
+    /// The live keys, as `?` lists them: (keys, what they do), made from `KeyTable`.
+    public static var helpLines: [(String, String)] {
+        KeyTable.mainHelp.map { (KeyTable.keyColumn($0), $0.says) }
+    }
 
-    static let playHelpLines: [(String, String)] = [
-        ("Space", "play / pause the profile's timeline"),
-        (".  →", "step to the next step (and what happens by its time)"),
-        (",  ←", "step back to the previous step"),
-        ("+  -", "speed: 1×, 10×, 60× or jump (a step a second)"),
-        ("g", "go to a time (+00:02:05, 2:05, 90s, 3d)"),
-        ("Home  End", "play the profile again from +0 / play to the end"),
-        ("w", "save what played (and what you did) as a profile"),
-        ("Enter  h  j", "details with why, held on the server, a journey"),
-        ("R  /", "the app server's report card / filter the events"),
-        ("Tab  v  [  ]", "next pane; the devices list, previous / next device"),
-        ("?  q", "this help / quit"),
-    ]
-
-    static let playHelpNote =
-        "Any other key acts on the device as in a live session (s send, p push, n network, o outage, z doze, "
-        + "f/b/x app state, P permission, u uninstall, r refresh, a/d senders, T topics, t tap, D drain, 1/2/3 clock): the timeline then "
-        + "stops and the session is yours from that step on (a fork); w saves it, Home plays the profile again."
+    /// Play mode's keys, as its `?` lists them.
+    static var playHelpLines: [(String, String)] {
+        KeyTable.playHelp.map { (KeyTable.keyColumn($0), $0.says) }
+    }
 
     /// Help in play mode: the play keys, then what the live keys do there.
     static func drawPlayHelp(into grid: inout Grid) {
-        let inner = panel(width: 76, height: playHelpLines.count + 9, title: "Keys in play mode", into: &grid)
-        for (index, line) in playHelpLines.enumerated() where index < inner.height - 1 {
+        let lines = playHelpLines
+        let inner = panel(width: 76, height: lines.count + 9, title: "Keys in play mode", into: &grid)
+        for (index, line) in lines.enumerated() where index < inner.height - 1 {
             grid.put(line.0, x: inner.x + 1, y: inner.y + index, style: .key, limit: 16)
             grid.put(TextWidth.fit(line.1, width: inner.width - 18), x: inner.x + 17, y: inner.y + index)
         }
-        let noteTop = inner.y + playHelpLines.count + 1
+        let noteTop = inner.y + lines.count + 1
         let room = max(0, inner.y + inner.height - 1 - noteTop)
-        for (index, line) in TextWidth.wrap(playHelpNote, width: inner.width - 2, maxLines: room).enumerated() {
+        for (index, line) in TextWidth.wrap(KeyTable.playHelpNote, width: inner.width - 2, maxLines: room).enumerated()
+        {
             grid.put(line, x: inner.x + 1, y: noteTop + index, style: .dim)
         }
         grid.put("Esc or ? closes", x: inner.x + 1, y: inner.y + inner.height - 1, style: .dim)
     }
 
     static func drawHelp(into grid: inout Grid) {
-        let inner = panel(width: 70, height: helpLines.count + 4, title: "Keys", into: &grid)
-        for (index, line) in helpLines.enumerated() where index < inner.height - 1 {
+        let lines = helpLines
+        let inner = panel(width: 70, height: lines.count + 4, title: "Keys", into: &grid)
+        for (index, line) in lines.enumerated() where index < inner.height - 1 {
             grid.put(line.0, x: inner.x + 1, y: inner.y + index, style: .key, limit: 16)
             grid.put(TextWidth.fit(line.1, width: inner.width - 18), x: inner.x + 17, y: inner.y + index)
         }

@@ -134,28 +134,26 @@ public enum View {
         }
     }
 
-    static let footerKeys: [(String, String)] = [
-        ("s", "send"), ("p", "push"), ("n", "net"), ("o", "outage"), ("z", "doze"), ("f/b/x", "state"),
-        ("t", "tap"), ("v", "phones"), ("1/2/3", "clock"), ("Tab", "pane"),
-    ]
-
     /// The footer's keys for the phone shown, without those its platform refuses (the
     /// engine says which: a browser has no upstream and no Doze); `z` is sleep on an
-    /// iPhone.
+    /// iPhone. Made from `KeyTable`.
     static func footerKeys(for platform: Platform) -> [(String, String)] {
-        let refused: [String: PhoneCommand] = [
-            "s": .send(UpstreamRequest(to: "", messageID: "")), "z": .setDoze(true),
+        let refused: [MainAction: PhoneCommand] = [
+            .send: .send(UpstreamRequest(to: "", messageID: "")), .doze: .setDoze(true),
         ]
-        return footerKeys.compactMap { key, label in
-            if let command = refused[key], DeviceEngine.refusal(command, on: platform) != nil { return nil }
-            return key == "z" ? (key, platform.idleNames?.key ?? label) : (key, label)
+        return KeyTable.mainFooter.compactMap { actions, label in
+            if let command = actions.first.flatMap({ refused[$0] }), DeviceEngine.refusal(command, on: platform) != nil
+            {
+                return nil
+            }
+            let keys = KeyTable.footerKeys(actions.map { .main($0) })
+            return actions == [.doze] ? (keys, platform.idleNames?.key ?? label) : (keys, label)
         }
     }
 
-    static let playFooterKeys: [(String, String)] = [
-        ("Space", "play"), (".", "step"), (",", "back"), ("+/-", "speed"), ("g", "go to"), ("Home", "restart"),
-        ("w", "save"), ("Tab", "pane"),
-    ]
+    static var playFooterKeys: [(String, String)] {
+        KeyTable.playFooter.map { entries, label in (KeyTable.footerKeys(entries), label) }
+    }
 
     /// The main keys; help and quit always show, at the right.
     static func footer(_ model: TUIModel, into grid: inout Grid) {

@@ -1,0 +1,172 @@
+import FCMEngine
+import Foundation
+import Testing
+
+@testable import FCMTerminalUI
+
+/// Every key a person can press, walked against what `?` lists: a key is handled
+/// exactly when the help lists it, on the main screen and in play mode.
+@Suite("Keys declared once")
+struct KeyTableTests {
+    /// Every key the backend can hand the model: printable ASCII, the named keys and
+    /// Ctrl with a letter.
+    static let everyKey: [Key] =
+        (0x20...0x7E).map { Key.character(Character(UnicodeScalar($0))) }
+        + [
+            .enter, .escape, .backspace, .delete, .tab, .backTab, .up, .down, .left, .right, .pageUp, .pageDown,
+            .home, .end,
+        ] + (0x61...0x7A).map { Key.control(Character(UnicodeScalar($0))) }
+
+    /// A model with something to move through: the events pane in focus, scrolled back
+    /// part of the way over enough events that each scroll key moves it (in play mode,
+    /// a few steps in, so that stepping back and restarting move it too).
+    static func busy(_ model: TUIModel, stepped: Bool = false) -> TUIModel {
+        var model = model
+        if stepped {
+            // Play mode steps its timeline (a key that acts would fork it).
+            Scenes.press(&model, Array(repeating: .character("."), count: 4), from: 500)
+        } else {
+            for _ in 0..<8 { Scenes.press(&model, [.character("f"), .character("b")], from: 600) }
+        }
+        model.focus = .events
+        model.eventScroll = model.visibleEvents.count / 2
+        return model
+    }
+
+    /// Whether pressing `key` did anything a person would see or the runner would do:
+    /// the screen changed (beyond "does nothing here") or effects came of it.
+    static func handles(_ key: Key, on model: TUIModel) -> Bool {
+        var pressed = model
+        let before = screen(model)
+        let effects = pressed.handle(key, at: 5_000)
+        if pressed.status?.contains("does nothing here") == true { return false }
+        return !effects.isEmpty || screen(pressed) != before
+    }
+
+    /// The screen a person sees, with its styles (a pane in focus is told by its title's).
+    static func screen(_ model: TUIModel) -> String {
+        let grid = View.render(model, width: 200, height: 50)
+        return grid.text + Snapshot.styles(grid)
+    }
+
+    static func helpScreen(_ model: TUIModel) -> String {
+        var model = model
+        Scenes.press(&model, [.character("?")], from: 4_000)
+        return View.render(model, width: 200, height: 50).text
+    }
+
+    @Test("on the main screen, a key is handled exactly when ? lists it")
+    func mainKeysAreListedExactlyWhenHandled() {
+        let model = Self.busy(Scenes.fresh())
+        let help = Self.helpScreen(model)
+        var listedByHelp: [String] = []
+        for line in KeyTable.mainHelp {
+            let column = KeyTable.keyColumn(line)
+            #expect(help.contains(column + " "), "the help does not show \(column)")
+            listedByHelp += line.entries.flatMap(KeyTable.keys(of:))
+        }
+        for key in Self.everyKey {
+            let handled = Self.handles(key, on: model)
+            let binding = KeyTable.main.first { $0.key == key }
+            if let binding {
+                #expect(handled, "\(key.label) is listed but does nothing")
+                // A key said in the text rather than the key column (Ctrl-C).
+                #expect(
+                    binding.listed ? listedByHelp.contains(key.label) : help.contains(key.label),
+                    "\(key.label) is handled but ? does not list it")
+            } else {
+                #expect(!handled, "\(key.label) does something but ? does not list it")
+            }
+        }
+        // Every action has a line, and every line's actions a key.
+        for binding in KeyTable.main {
+            #expect(KeyTable.mainHelp.contains { $0.entries.contains(.main(binding.action)) }, "\(binding.key.label)")
+        }
+    }
+
+    @Test("in play mode, every key that works is listed: the timeline's, and the live keys that look or act")
+    func playKeysAreListedExactlyWhenHandled() {
+        let model = Self.busy(PlayModeTests.playing(), stepped: true)
+        let help = Self.helpScreen(model)
+        // The note of the keys that act on the device, unwrapped.
+        let flat = help.split(separator: "\n").map {
+            $0.split(separator: "│").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        }.joined(separator: " ")
+        for line in KeyTable.playHelp {
+            #expect(help.contains(KeyTable.keyColumn(line) + " "), "the help does not show \(KeyTable.keyColumn(line))")
+        }
+        let listed = Set(KeyTable.playHelp.flatMap { $0.entries.flatMap(KeyTable.keys(of:)) })
+        for key in Self.everyKey {
+            let handled = Self.handles(key, on: model)
+            let isPlayKey = KeyTable.playAction(for: key) != nil
+            let mainAction = KeyTable.mainAction(for: key)
+            if isPlayKey || mainAction != nil {
+                #expect(handled, "\(key.label) is listed but does nothing in play mode")
+                let said =
+                    listed.contains(key.label)
+                    || (mainAction?.actsOnDevice == true
+                        && (flat.contains("\(key.label) ") || flat.contains("\(key.label)/")))
+                    || key == .control("c")
+                #expect(said, "\(key.label) works in play mode but its ? does not list it")
+            } else {
+                #expect(!handled, "\(key.label) does something in play mode but ? does not list it")
+            }
+        }
+    }
+
+    @Test("the footers are made from the same table: each key they show does what they say")
+    func footersShowBoundKeys() {
+        for (keys, _) in View.footerKeys(for: .android) + View.playFooterKeys {
+            for label in keys.split(separator: "/") {
+                let bound =
+                    KeyTable.main.contains { $0.key.label == label } || KeyTable.play.contains { $0.key.label == label }
+                #expect(bound, "the footer shows \(label), which no table binds")
+            }
+        }
+    }
+
+    /// The keys in the first column of each key table of docs/tui.md (the live keys'
+    /// table, then play mode's).
+    static func documentedKeys() throws -> [Set<String>] {
+        let doc = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../docs/tui.md")
+        let text = try String(contentsOf: doc, encoding: .utf8)
+        var tables: [Set<String>] = []
+        var inTable = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line == "| key | does |" {
+                tables.append([])
+                inTable = true
+            } else if inTable, line.hasPrefix("| `") {
+                let column = line.dropFirst(2).prefix { $0 != "|" }
+                let keys = column.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter {
+                    $0.offset % 2 == 1
+                }.map {
+                    String($0.element)
+                }
+                tables[tables.count - 1].formUnion(keys)
+            } else if !line.hasPrefix("| ---") {
+                inTable = false
+            }
+        }
+        return tables
+    }
+
+    @Test("docs/tui.md's key tables list every key of the tables, and no key they do not bind")
+    func theDocumentedKeysAreTheTables() throws {
+        let tables = try Self.documentedKeys()
+        try #require(tables.count == 2, "docs/tui.md should have the live keys' table and play mode's")
+        let live = Set(KeyTable.main.map(\.key.label))
+        let play = Set(KeyTable.play.map(\.key.label))
+        #expect(
+            tables[0] == live,
+            "documented but not bound: \(tables[0].subtracting(live)); bound but not documented: \(live.subtracting(tables[0]))"
+        )
+        // Play mode's table tells its own keys and `w`; the rest are the live keys.
+        let playDocumented = tables[1].subtracting(["w"])
+        #expect(
+            playDocumented == play,
+            "documented but not bound: \(playDocumented.subtracting(play)); bound but not documented: \(play.subtracting(playDocumented))"
+        )
+    }
+}
