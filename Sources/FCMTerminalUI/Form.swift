@@ -19,25 +19,77 @@ public enum FormPurpose: String, Sendable {
     }
 }
 
+/// Which line of a form a field is: forms are read and refused by these names, and
+/// the label a person sees is said once, here.
+public enum FieldName: Sendable, Hashable {
+    case sender, messageID, upstreamTTL, pushTTL, file, time
+    case notificationTitle, notificationBody, collapseKey, priority
+    case deliveryReceipt, contentAvailable, mutableContent, target, topicOrCondition
+    case topic, change, platform, sdk, senderID, serverKey, project, name
+    /// The key or the value of the data editor's pair `n` (from 1).
+    case dataKey(Int), dataValue(Int)
+
+    /// The field's label on the screen.
+    public var label: String {
+        switch self {
+        case .sender: "sender"
+        case .messageID: "message id"
+        case .upstreamTTL: "ttl (90s, 2h, 3d)"
+        case .pushTTL: "ttl (empty: 28d)"
+        case .file: "file"
+        case .time: "time"
+        case .notificationTitle: "notification title"
+        case .notificationBody: "notification body"
+        case .collapseKey: "collapse key"
+        case .priority: "priority"
+        case .deliveryReceipt: "delivery receipt"
+        case .contentAvailable: "content available"
+        case .mutableContent: "mutable content"
+        case .target: "target"
+        case .topicOrCondition: "topic or condition"
+        case .topic: "topic"
+        case .change: "change"
+        case .platform: "platform"
+        case .sdk: "sdk"
+        case .senderID: "sender id"
+        case .serverKey: "server key"
+        case .project: "project"
+        case .name: "name"
+        case .dataKey(let n): "data key \(n)"
+        case .dataValue(let n): "data value \(n)"
+        }
+    }
+
+    /// Part of the key/value data editor.
+    var isData: Bool {
+        switch self {
+        case .dataKey, .dataValue: true
+        default: false
+        }
+    }
+}
+
 /// One line of a form: free text, or a choice cycled with ←/→.
 public struct FormField: Sendable, Equatable {
-    public var label: String
+    public var name: FieldName
     public var value: String
     public var choices: [String]
     public var error: String?
-    /// Part of the key/value data editor.
-    public var isData: Bool
     /// The value was given, not typed: the first key typed replaces it (as in any
     /// form whose field opens selected); editing keys keep it and edit it.
     public var prefilled: Bool
 
-    public init(_ label: String, _ value: String = "", choices: [String] = [], isData: Bool = false) {
-        self.label = label
+    public init(_ name: FieldName, _ value: String = "", choices: [String] = []) {
+        self.name = name
         self.value = value
         self.choices = choices
-        self.isData = isData
         prefilled = !value.isEmpty && choices.isEmpty
     }
+
+    /// What the screen shows beside it.
+    public var label: String { name.label }
+    /// Part of the key/value data editor.
+    public var isData: Bool { name.isData }
 }
 
 /// A small form: ↑/↓ or Tab move, typing edits, ←/→ cycle choices, Ctrl-N adds a
@@ -92,17 +144,17 @@ public struct Form: Sendable, Equatable {
     public mutating func addDataPair() {
         let pairs = fields.filter(\.isData).count / 2
         let insertAt = (fields.lastIndex(where: \.isData) ?? fields.count - 1) + 1
-        fields.insert(FormField("data key \(pairs + 1)", isData: true), at: insertAt)
-        fields.insert(FormField("data value \(pairs + 1)", isData: true), at: insertAt + 1)
+        fields.insert(FormField(.dataKey(pairs + 1)), at: insertAt)
+        fields.insert(FormField(.dataValue(pairs + 1)), at: insertAt + 1)
         focused = insertAt
     }
 
-    public func value(_ label: String) -> String {
-        fields.first { $0.label == label }?.value ?? ""
+    public func value(_ name: FieldName) -> String {
+        fields.first { $0.name == name }?.value ?? ""
     }
 
-    public mutating func fail(_ label: String, _ message: String) {
-        if let index = fields.firstIndex(where: { $0.label == label }) {
+    public mutating func fail(_ name: FieldName, _ message: String) {
+        if let index = fields.firstIndex(where: { $0.name == name }) {
             if !hasErrors { focused = index }
             fields[index].error = message
         } else {

@@ -39,13 +39,13 @@ extension TUIModel {
         selection = [:]
         inboxSeen = shown.inbox.count
         selection[.inbox] = max(0, inboxSeen - 1)
-        status = "showing \(device.devices[index].name) (\(index + 1) of \(device.devices.count))"
+        say("showing \(device.devices[index].name) (\(index + 1) of \(device.devices.count))")
     }
 
     /// `]` and `[`: the next or previous phone.
     mutating func stepDevice(_ step: Int) {
         let count = device.devices.count
-        guard count > 1 else { return status = "one device: v opens the devices list, a there adds one" }
+        guard count > 1 else { return say("one device: v opens the devices list, a there adds one") }
         show(device: (shownIndex + step + count) % count)
     }
 
@@ -54,9 +54,9 @@ extension TUIModel {
             Form(
                 purpose: .addDevice,
                 fields: [
-                    FormField("name", suggestDeviceName()),
-                    FormField("platform", shown.settings.platform.rawValue, choices: Platform.allCases.map(\.rawValue)),
-                    FormField("sdk", shown.settings.sdk.rawValue, choices: SDK.allCases.map(\.rawValue)),
+                    FormField(.name, suggestDeviceName()),
+                    FormField(.platform, shown.settings.platform.rawValue, choices: Platform.allCases.map(\.rawValue)),
+                    FormField(.sdk, shown.settings.sdk.rawValue, choices: SDK.allCases.map(\.rawValue)),
                 ]))
     }
 
@@ -67,14 +67,14 @@ extension TUIModel {
     }
 
     mutating func submitAddDevice(_ form: inout Form, at time: Millis) {
-        let name = form.value("name").trimmingCharacters(in: .whitespaces)
+        let name = form.value(.name).trimmingCharacters(in: .whitespaces)
         // The engine's rule, shown under the field instead of as a refusal.
-        if let problem = device.deviceNameProblem(name) { form.fail("name", problem) }
+        if let problem = device.deviceNameProblem(name) { form.fail(.name, problem) }
         guard !form.hasErrors else { return }
         var settings = shown.settings
         settings.name = name
-        settings.platform = Platform(rawValue: form.value("platform")) ?? settings.platform
-        settings.sdk = SDK(rawValue: form.value("sdk")) ?? settings.sdk
+        settings.platform = Platform(rawValue: form.value(.platform)) ?? settings.platform
+        settings.sdk = SDK(rawValue: form.value(.sdk)) ?? settings.sdk
         settings.state = AppState.foreground
         settings.network = Network.online
         settings.doze = false

@@ -22,7 +22,7 @@ extension TUIModel {
         case .senders, .held: id = nil
         }
         guard let id else {
-            status = "select a message first: in the inbox, the tray, the queue, h (held) or an event"
+            say("select a message first: in the inbox, the tray, the queue, h (held) or an event")
             return
         }
         openJourney(id)

@@ -7,19 +7,19 @@ extension TUIModel {
     var senderChoices: [String] { shown.senders.map(\.id) }
 
     mutating func openCompose() {
-        guard let sender = selectedSender else { return status = "no sender: add one with a" }
+        guard let sender = selectedSender else { return say("no sender: add one with a") }
         if let why = refusalOnThePhoneShown(.send(UpstreamRequest(to: "", messageID: ""))) {
-            return status = why
+            return say(why, .refusal)
         }
         overlay = .form(
             Form(
                 purpose: .compose,
                 fields: [
-                    FormField("sender", sender.id, choices: senderChoices),
-                    FormField("message id", suggestMessageID()),
-                    FormField("ttl (90s, 2h, 3d)", "86400"),
-                    FormField("data key 1", "hello", isData: true),
-                    FormField("data value 1", "world", isData: true),
+                    FormField(.sender, sender.id, choices: senderChoices),
+                    FormField(.messageID, suggestMessageID()),
+                    FormField(.upstreamTTL, "86400"),
+                    FormField(.dataKey(1), "hello"),
+                    FormField(.dataValue(1), "world"),
                 ]))
     }
 
@@ -28,54 +28,54 @@ extension TUIModel {
     mutating func openSaveProfile() {
         replaceConfirmed = nil
         let folder = saveFolder.hasSuffix("/") ? String(saveFolder.dropLast()) : saveFolder
-        overlay = .form(Form(purpose: .saveProfile, fields: [FormField("file", folder + "/session.yaml")]))
+        overlay = .form(Form(purpose: .saveProfile, fields: [FormField(.file, folder + "/session.yaml")]))
     }
 
     /// The shell found a file where the session was to be saved, and wrote nothing:
     /// the form opens again and says so; Enter on the same path replaces it.
     public mutating func saveFound(existing path: String) {
-        var form = Form(purpose: .saveProfile, fields: [FormField("file", path)])
+        var form = Form(purpose: .saveProfile, fields: [FormField(.file, path)])
         form.fields[0].prefilled = false
-        form.fail("file", "a file is there already: Enter replaces it, or give another name")
+        form.fail(.file, "a file is there already: Enter replaces it, or give another name")
         replaceConfirmed = path
         overlay = .form(form)
-        status = nil
+        statusLine = nil
     }
 
     mutating func openPush() {
-        guard let sender = selectedSender else { return status = "no sender: add one with a" }
+        guard let sender = selectedSender else { return say("no sender: add one with a") }
         overlay = .form(
             Form(
                 purpose: .push,
                 fields: [
-                    FormField("sender", sender.id, choices: senderChoices),
-                    FormField("message id", suggestPushID()),
-                    FormField("notification title", "Hello"),
-                    FormField("notification body", "from the app server"),
-                    FormField("collapse key"),
-                    FormField("priority", "default", choices: ["default", "high", "normal"]),
-                    FormField("ttl (empty: 28d)"),
-                    FormField("delivery receipt", "no", choices: ["no", "yes"]),
-                    FormField("content available", "no", choices: ["no", "yes"]),
-                    FormField("mutable content", "no", choices: ["no", "yes"]),
-                    FormField("data key 1", isData: true),
-                    FormField("data value 1", isData: true),
-                    FormField("target", "token", choices: ["token", "topic", "condition"]),
-                    FormField("topic or condition"),
+                    FormField(.sender, sender.id, choices: senderChoices),
+                    FormField(.messageID, suggestPushID()),
+                    FormField(.notificationTitle, "Hello"),
+                    FormField(.notificationBody, "from the app server"),
+                    FormField(.collapseKey),
+                    FormField(.priority, "default", choices: ["default", "high", "normal"]),
+                    FormField(.pushTTL),
+                    FormField(.deliveryReceipt, "no", choices: ["no", "yes"]),
+                    FormField(.contentAvailable, "no", choices: ["no", "yes"]),
+                    FormField(.mutableContent, "no", choices: ["no", "yes"]),
+                    FormField(.dataKey(1)),
+                    FormField(.dataValue(1)),
+                    FormField(.target, "token", choices: ["token", "topic", "condition"]),
+                    FormField(.topicOrCondition),
                 ]))
     }
 
     /// Subscribes the selected sender's token to a topic, or unsubscribes it.
     mutating func openTopic() {
-        guard let sender = selectedSender else { return status = "no sender: add one with a" }
-        if let why = refusalOnThePhoneShown(.subscribe(topic: "", sender: nil)) { return status = why }
+        guard let sender = selectedSender else { return say("no sender: add one with a") }
+        if let why = refusalOnThePhoneShown(.subscribe(topic: "", sender: nil)) { return say(why, .refusal) }
         overlay = .form(
             Form(
                 purpose: .topic,
                 fields: [
-                    FormField("topic", "news"),
-                    FormField("change", "subscribe", choices: ["subscribe", "unsubscribe"]),
-                    FormField("sender", sender.id, choices: senderChoices),
+                    FormField(.topic, "news"),
+                    FormField(.change, "subscribe", choices: ["subscribe", "unsubscribe"]),
+                    FormField(.sender, sender.id, choices: senderChoices),
                 ]))
     }
 
@@ -86,8 +86,8 @@ extension TUIModel {
             Form(
                 purpose: .reinstallAs,
                 fields: [
-                    FormField("platform", device.platform.rawValue, choices: Platform.allCases.map(\.rawValue)),
-                    FormField("sdk", device.sdk.rawValue, choices: SDK.allCases.map(\.rawValue)),
+                    FormField(.platform, device.platform.rawValue, choices: Platform.allCases.map(\.rawValue)),
+                    FormField(.sdk, device.sdk.rawValue, choices: SDK.allCases.map(\.rawValue)),
                 ]))
     }
 
@@ -97,9 +97,9 @@ extension TUIModel {
             Form(
                 purpose: .addSender,
                 fields: [
-                    FormField("sender id", String(100_000_000_000 + senderCounter)),
-                    FormField("server key", "key-\(senderCounter)"),
-                    FormField("project"),
+                    FormField(.senderID, String(100_000_000_000 + senderCounter)),
+                    FormField(.serverKey, "key-\(senderCounter)"),
+                    FormField(.project),
                 ]))
     }
 
@@ -124,13 +124,13 @@ extension TUIModel {
     mutating func submit(_ form: inout Form, at time: Millis) -> [Effect] {
         switch form.purpose {
         case .compose:
-            let id = form.value("message id")
-            if id.isEmpty { form.fail("message id", "a message id is needed") }
-            let ttl = DurationText.seconds(form.value("ttl (90s, 2h, 3d)"))
-            if ttl == nil || ttl! < 0 { form.fail("ttl (90s, 2h, 3d)", "seconds, or a duration such as 90s, 2h or 3d") }
+            let id = form.value(.messageID)
+            if id.isEmpty { form.fail(.messageID, "a message id is needed") }
+            let ttl = DurationText.seconds(form.value(.upstreamTTL))
+            if ttl == nil || ttl! < 0 { form.fail(.upstreamTTL, "seconds, or a duration such as 90s, 2h or 3d") }
             let pairs = form.dataPairs()
             guard !form.hasErrors, let ttl else { return [] }
-            let sender = form.value("sender")
+            let sender = form.value(.sender)
             let request = UpstreamRequest(
                 to: UpstreamRequest.address(sender: sender, sdk: shown.settings.sdk), messageID: id,
                 timeToLive: ttl, data: pairs.map { DataItem($0.key, .string($0.value)) })
@@ -138,38 +138,38 @@ extension TUIModel {
             run(.send(request), at: time)
         case .push:
             var ttl: Int64?
-            let ttlText = form.value("ttl (empty: 28d)")
+            let ttlText = form.value(.pushTTL)
             if !ttlText.isEmpty {
                 ttl = DurationText.seconds(ttlText)
                 if ttl == nil {
-                    form.fail("ttl (empty: 28d)", "seconds or a duration such as 3d, or empty for 4 weeks")
+                    form.fail(.pushTTL, "seconds or a duration such as 3d, or empty for 4 weeks")
                 }
             }
-            let target = form.value("target")
-            let named = form.value("topic or condition")
+            let target = form.value(.target)
+            let named = form.value(.topicOrCondition)
             if target != "token", named.allSatisfy(\.isWhitespace) {
                 form.fail(
-                    "topic or condition",
+                    .topicOrCondition,
                     target == "topic" ? "name the topic, such as news" : "such as 'news' in topics")
             }
             let pairs = form.dataPairs()
-            let title = form.value("notification title")
-            let body = form.value("notification body")
+            let title = form.value(.notificationTitle)
+            let body = form.value(.notificationBody)
             let notification = [KeyValue("title", title), KeyValue("body", body)].filter { !$0.value.isEmpty }
             if notification.isEmpty && pairs.isEmpty { form.error = "give a notification title or body, or data" }
             guard !form.hasErrors else { return [] }
-            let sender = form.value("sender")
-            let id = form.value("message id")
-            let priority = form.value("priority")
-            let collapse = form.value("collapse key")
+            let sender = form.value(.sender)
+            let id = form.value(.messageID)
+            let priority = form.value(.priority)
+            let collapse = form.value(.collapseKey)
             var request = DownstreamRequest(
                 sender: sender, to: shown.issuedTokens[sender]?.last, messageID: id.isEmpty ? nil : id,
                 data: pairs.map { KeyValue($0.key, $0.value) },
                 notification: notification.isEmpty ? nil : notification, collapseKey: collapse.isEmpty ? nil : collapse,
                 priority: priority == "default" ? nil : priority, timeToLive: ttl,
-                deliveryReceiptRequested: form.value("delivery receipt") == "yes",
-                contentAvailable: form.value("content available") == "yes",
-                mutableContent: form.value("mutable content") == "yes")
+                deliveryReceiptRequested: form.value(.deliveryReceipt) == "yes",
+                contentAvailable: form.value(.contentAvailable) == "yes",
+                mutableContent: form.value(.mutableContent) == "yes")
             switch target {
             case "topic": request.to = TopicName.prefix + TopicName.bare(named)
             case "condition":
@@ -180,19 +180,19 @@ extension TUIModel {
             used(suggested: id)
             run(.push(request), at: time)
         case .addSender:
-            let id = form.value("sender id")
-            if id.isEmpty || !id.allSatisfy(\.isNumber) { form.fail("sender id", "a sender id is digits only") }
-            if shown.senders.contains(where: { $0.id == id }) { form.fail("sender id", "already registered") }
-            let key = form.value("server key")
-            if key.isEmpty { form.fail("server key", "app servers need a key to authenticate") }
+            let id = form.value(.senderID)
+            if id.isEmpty || !id.allSatisfy(\.isNumber) { form.fail(.senderID, "a sender id is digits only") }
+            if shown.senders.contains(where: { $0.id == id }) { form.fail(.senderID, "already registered") }
+            let key = form.value(.serverKey)
+            if key.isEmpty { form.fail(.serverKey, "app servers need a key to authenticate") }
             guard !form.hasErrors else { return [] }
-            let project = form.value("project")
+            let project = form.value(.project)
             run(.addSender(SenderConfig(id: id, key: key, project: project.isEmpty ? nil : project)), at: time)
         case .saveProfile:
-            let path = form.value("file")
-            if path.isEmpty { form.fail("file", "a file name is needed") }
+            let path = form.value(.file)
+            if path.isEmpty { form.fail(.file, "a file name is needed") }
             guard !form.hasErrors else { return [] }
-            status = "saved: fcm-device replay \(Self.homeShortened(path))"
+            say("saved: fcm-device replay \(Self.homeShortened(path))")
             let yaml = ProfileWriter.yaml(
                 profile: profile, played: playedSteps, inputs: recording, resumedFrom: resumedFrom)
             // A file already there is replaced only when asked twice for the same path.
@@ -202,24 +202,24 @@ extension TUIModel {
         case .goToTime:
             goToTime(&form)
         case .topic:
-            let topic = TopicName.bare(form.value("topic"))
-            if let problem = TopicName.problem(topic) { form.fail("topic", problem) }
+            let topic = TopicName.bare(form.value(.topic))
+            if let problem = TopicName.problem(topic) { form.fail(.topic, problem) }
             guard !form.hasErrors else { return [] }
-            let sender = form.value("sender")
-            let subscribe = form.value("change") == "subscribe"
+            let sender = form.value(.sender)
+            let subscribe = form.value(.change) == "subscribe"
             let command: PhoneCommand =
                 subscribe ? .subscribe(topic: topic, sender: sender) : .unsubscribe(topic: topic, sender: sender)
             run(command, at: time)
         case .addDevice:
             submitAddDevice(&form, at: time)
         case .reinstallAs:
-            let platform = Platform(rawValue: form.value("platform")) ?? shown.platform
-            let sdk = SDK(rawValue: form.value("sdk")) ?? shown.settings.sdk
+            let platform = Platform(rawValue: form.value(.platform)) ?? shown.platform
+            let sdk = SDK(rawValue: form.value(.sdk)) ?? shown.settings.sdk
             run(.reinstallAs(platform: platform, sdk: sdk), at: time)
             if status == nil {
-                status =
+                say(
                     "reinstalled as \(platform.rawValue)/\(sdk.rawValue): a new installation with new tokens; "
-                    + "callbacks now carry \(Self.callbackFamily(platform)) names"
+                        + "callbacks now carry \(Self.callbackFamily(platform)) names")
             }
         }
         return []

@@ -54,13 +54,13 @@ extension TUIModel {
     }
 
     mutating func handleMain(_ key: Key, at time: Millis) -> [Effect] {
-        status = nil
+        statusLine = nil
         // A removal asked about holds for the next key only.
         let asked = removalAsked
         removalAsked = nil
         if let effects = handlePlayKey(key) { return effects }
         guard let action = KeyTable.mainAction(for: key) else {
-            if case .character(let c) = key { status = "\(c) does nothing here: ? lists every key" }
+            if case .character(let c) = key { say("\(c) does nothing here: ? lists every key") }
             return []
         }
         return perform(action, removalAsked: asked, at: time)
@@ -111,7 +111,7 @@ extension TUIModel {
             // The only sender leaves the app registered with none: asked first.
             if shown.senders.count == 1, asked != sender.id {
                 removalAsked = sender.id
-                status = "d again removes \(sender.id), the only sender (no token left)"
+                say("d again removes \(sender.id), the only sender (no token left)")
                 break
             }
             run(.removeSender(sender.id), at: time)
@@ -161,7 +161,7 @@ extension TUIModel {
         guard let door else { return [] }
         door.moveClock(by: span)
         absorb(refresh: true)
-        status = "clock moved on \(span / Span.minute >= 1440 ? "1 day" : span >= Span.hour ? "1 hour" : "1 minute")"
+        say("clock moved on \(span / Span.minute >= 1440 ? "1 day" : span >= Span.hour ? "1 hour" : "1 minute")")
         // A session the TUI runs on the real clock follows the runner's clock, which
         // moves on with it (the runner applies the effect); a served session and a
         // fork have moved their own.
@@ -172,12 +172,12 @@ extension TUIModel {
         let token = shown.tokens[sender] ?? ""
         switch key {
         case .character("c"):
-            status = "token of \(sender) copied to the clipboard (OSC 52)"
+            say("token of \(sender) copied to the clipboard (OSC 52)")
             overlay = nil
             return [.copyToClipboard(token)]
         case .character("w"):
             let path = "token-\(sender).txt"
-            status = "token of \(sender) written to \(path)"
+            say("token of \(sender) written to \(path)")
             overlay = nil
             return [.writeFile(path: path, contents: token + "\n")]
         case .escape, .enter, .character("q"):

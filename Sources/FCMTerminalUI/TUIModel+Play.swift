@@ -11,7 +11,7 @@ extension TUIModel {
         switch action {
         case .playPause:
             if state.playback.finished {
-                status = "the profile has ended: Home plays it again, ← steps back"
+                say("the profile has ended: Home plays it again, ← steps back")
                 state.playing = false
             } else {
                 state.playing.toggle()
@@ -37,7 +37,7 @@ extension TUIModel {
         case .goToTime:
             state.playing = false
             let at = String(DurationText.stamp(state.playback.time).dropLast(4))
-            overlay = .form(Form(purpose: .goToTime, fields: [FormField("time", at)]))
+            overlay = .form(Form(purpose: .goToTime, fields: [FormField(.time, at)]))
         }
         play = state
         showPlayback()
@@ -46,13 +46,13 @@ extension TUIModel {
 
     /// Goes to a moment typed in the go-to form.
     mutating func goToTime(_ form: inout Form) {
-        let text = form.value("time")
+        let text = form.value(.time)
         guard let target = DurationText.moment(text) else {
-            return form.fail("time", "a time such as +00:02:05, 2:05, 90s or 3d")
+            return form.fail(.time, "a time such as +00:02:05, 2:05, 90s or 3d")
         }
         play?.playback.go(to: target)
         showPlayback()
-        status = "at \(DurationText.stamp(target).dropLast(4))"
+        say("at \(DurationText.stamp(target).dropLast(4))")
     }
 
     /// The screen follows the playback: its engine and its events.
@@ -119,7 +119,7 @@ extension TUIModel {
             steps: Array(playback.steps.prefix(playback.position)), total: playback.steps.count, at: playback.time)
         // The played engine is handed to a session of its own: the TUI runs it no more.
         mode = .forked(LocalSession(engine: playback.engine), point)
-        status = "forked at step \(playback.position)/\(playback.steps.count): yours now; w saves it, Home replays"
+        say("forked at step \(playback.position)/\(playback.steps.count): yours now; w saves it, Home replays")
     }
 
     /// Leaves a fork and plays the profile again from its start.
@@ -130,7 +130,7 @@ extension TUIModel {
         lastTick = nil
         card = ReportCard()
         showPlayback()
-        status = "the profile plays again from +0; what you did after the fork is gone"
+        say("the profile plays again from +0; what you did after the fork is gone")
     }
 
     /// The steps a saved session starts with: those played before the user acted.

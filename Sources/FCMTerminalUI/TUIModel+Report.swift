@@ -29,13 +29,13 @@ extension TUIModel {
     mutating func goToEvent(_ sequence: Int) {
         let index = sequence - 1 - (appendedTotal - log.count)
         guard log.indices.contains(index) else {
-            status = "event \(sequence) is older than the newest \(log.count) the screen keeps"
+            say("event \(sequence) is older than the newest \(log.count) the screen keeps")
             return
         }
         overlay = nil
         eventFilter = ""
         focus = .events
         eventScroll = log.count - 1 - index
-        status = "event \(sequence): " + TranscriptFormatter.summary(log[index])
+        say("event \(sequence): " + TranscriptFormatter.summary(log[index]))
     }
 }

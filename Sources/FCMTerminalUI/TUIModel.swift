@@ -34,7 +34,10 @@ public struct TUIModel: Sendable {
     public internal(set) var eventFilter = ""
     public internal(set) var selection: [Pane: Int] = [:]
     public internal(set) var serverRaw = false
-    public internal(set) var status: String?
+    /// What the status line says, and whether it is a refusal or a failure (red).
+    public internal(set) var statusLine: StatusLine?
+    /// The status line's text.
+    public var status: String? { statusLine?.text }
     /// The first phone of a device resumed from its state, as it stood when the TUI
     /// opened it: a saved session starts from its tokens (and, a device of one, its
     /// conditions), so its pushes reach the same tokens and find the same phone.
@@ -135,7 +138,7 @@ public struct TUIModel: Sendable {
 
     mutating func keepShownPhone() {
         guard device.deviceNumber(named: shownName) == nil, let first = device.devices.first else { return }
-        if !shownName.isEmpty { status = "\(shownName) is gone; showing \(first.name)" }
+        if !shownName.isEmpty { say("\(shownName) is gone; showing \(first.name)") }
         shownName = first.name
     }
 
@@ -199,7 +202,7 @@ public struct TUIModel: Sendable {
             if trial.handle(.input(command, at: max(time, trial.now)), into: &tried) == .refused,
                 let refusal = tried.first(where: { $0.kind == .commandRefused })
             {
-                status = "commandRefused: " + (refusal.string("detail") ?? "") + " (the profile plays on)"
+                say("commandRefused: " + (refusal.string("detail") ?? "") + " (the profile plays on)", .refusal)
                 return
             }
         }
@@ -209,15 +212,20 @@ public struct TUIModel: Sendable {
         if !hasVirtualClock { _ = door.tick(now: time) }
         let events = door.submit(command)
         absorb(refresh: true)
-        if let error = events.last(where: \.isError) ?? events.last(where: { $0.name == "commandRefused" }) {
+        if let error = events.last(where: \.isError) ?? events.last(where: { $0.kind == .commandRefused }) {
             let said = [error.string("error"), error.string("detail")].compactMap { $0 }.filter { !$0.isEmpty }
-            status = "\(error.name): " + said.joined(separator: " ")
+            say("\(error.name): " + said.joined(separator: " "), error.kind == .commandRefused ? .refusal : .failure)
         }
     }
 
-    /// Shows a message in the status line (the shell reports failed effects here).
+    /// Shows a failure in the status line (the shell reports failed effects here).
     public mutating func report(_ message: String) {
-        status = message
+        say(message, .failure)
+    }
+
+    /// Says `text` in the status line, as a note, a refusal or a failure.
+    mutating func say(_ text: String, _ kind: StatusLine.Kind = .note) {
+        statusLine = StatusLine(text: text, kind: kind)
     }
 
     mutating func append(_ events: [Event]) {

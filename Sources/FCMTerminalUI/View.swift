@@ -126,9 +126,9 @@ public enum View {
 
     static func statusLine(_ model: TUIModel, into grid: inout Grid) {
         let y = grid.height - 2
-        if let status = model.status {
-            let isError = status.contains("error") || status.contains("Refused") || status.contains("Error")
-            grid.put(TextWidth.fit(" " + status, width: grid.width), x: 0, y: y, style: isError ? .error : .ok)
+        if let status = model.statusLine {
+            let style: CellStyle = status.kind == .note ? .ok : .error
+            grid.put(TextWidth.fit(" " + status.text, width: grid.width), x: 0, y: y, style: style)
         } else if !model.eventFilter.isEmpty {
             grid.put(" events filtered by \"\(model.eventFilter)\" (/ to change)", x: 0, y: y, style: .dim)
         }

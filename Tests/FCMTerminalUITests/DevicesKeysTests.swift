@@ -71,7 +71,7 @@ struct DevicesKeysTests {
             Issue.record("the form should stay open with the error")
             return
         }
-        #expect(form.fields.first { $0.label == "name" }?.error == "a device is already named pixel")
+        #expect(form.fields.first { $0.name == .name }?.error == "a device is already named pixel")
         #expect(model.device.devices.count == 3)
     }
 

@@ -115,10 +115,10 @@ struct FirstHourTests {
     @Test func theFirstKeyTypedReplacesAPrefilledValueAndEditingKeysEditIt() throws {
         var model = PlayModeTests.playing()
         Scenes.press(&model, [.character("g")] + Scenes.type("8:40"))
-        #expect(try #require(openForm(model)).value("time") == "8:40")
+        #expect(try #require(openForm(model)).value(.time) == "8:40")
         var edited = PlayModeTests.playing()
         Scenes.press(&edited, [.character("g"), .backspace, .character("9")])
-        #expect(try #require(openForm(edited)).value("time") == "+00:00:09")
+        #expect(try #require(openForm(edited)).value(.time) == "+00:00:09")
     }
 
     @Test func aPrefilledValueIsDrawnSelectedAndATypedOneWithACursor() {
@@ -138,7 +138,7 @@ struct FirstHourTests {
         var model = Scenes.fresh()
         model.setSaveFolder("/tmp/state/sessions")
         Scenes.press(&model, [.character("w")])
-        #expect(try #require(openForm(model)).value("file") == "/tmp/state/sessions/session.yaml")
+        #expect(try #require(openForm(model)).value(.file) == "/tmp/state/sessions/session.yaml")
         let first = Scenes.press(&model, [.enter])
         guard case .saveProfile(let path, _, let replacing)? = first.first else {
             Issue.record("no save effect: \(first)")

@@ -170,3 +170,25 @@ struct KeyTableTests {
         )
     }
 }
+
+@Suite("The status line's kinds")
+struct StatusLineTests {
+    @Test("a refusal is told by its kind, not its words: red whatever it says; a note is not")
+    func refusalsAndNotesAreTypedValues() {
+        // A browser has no upstream: `s` is refused before a form opens.
+        var web = Scenes.fresh(Scenes.web)
+        Scenes.press(&web, [.character("s")])
+        #expect(web.statusLine?.kind == .refusal)
+        // An app server's push refused by the server is a refusal too, though its
+        // words say neither "error" nor "refused".
+        var android = Scenes.fresh()
+        Scenes.press(&android, [.character("u"), .character("p"), .enter])
+        #expect(android.statusLine?.kind == .failure, "\(android.status ?? "")")
+        #expect(android.status?.hasPrefix("downstreamRejected") == true, "\(android.status ?? "")")
+        // A note, even one that names an error, is not red.
+        Scenes.press(&android, [.character("1")], from: 9_000)
+        #expect(android.statusLine == StatusLine(text: "clock moved on 1 minute", kind: .note))
+        android.report("could not write /x: Permission denied")
+        #expect(android.statusLine?.kind == .failure)
+    }
+}

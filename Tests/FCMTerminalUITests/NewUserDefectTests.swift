@@ -57,13 +57,13 @@ struct NewUserDefectTests {
             Issue.record("no push form")
             return
         }
-        #expect(form.value("message id") == "p-1")
+        #expect(form.value(.messageID) == "p-1")
         Scenes.press(&model, [.enter, .character("p")])
         guard case .form(let next)? = model.overlay else {
             Issue.record("no second push form")
             return
         }
-        #expect(next.value("message id") == "p-2")
+        #expect(next.value(.messageID) == "p-2")
     }
 
     @Test func aCancelledSendFormUsesUpNoID() {
@@ -73,7 +73,7 @@ struct NewUserDefectTests {
             Issue.record("no send form")
             return
         }
-        #expect(form.value("message id") == "m-1")
+        #expect(form.value(.messageID) == "m-1")
     }
 
     @Test func scrollingUpWithRoomToSpareKeepsTheNewestLineInView() {
