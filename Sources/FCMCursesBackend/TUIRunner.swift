@@ -66,8 +66,9 @@ public enum TUIRunner {
                 var effects: [Effect] = []
                 let at = elapsed()
                 effects = model.handle(key, at: at)
-                for effect in effects {
+                for effect in effects where !model.performOnSession(effect) {
                     switch effect {
+                    case .submit, .moveSessionClock: break
                     case .quit: return 0
                     case .moveClock(let span): clock.moveOn(by: span)
                     case .copyToClipboard(let text): screen.copyToClipboard(text)

@@ -23,7 +23,7 @@ extension DeviceEngine {
         return nil
     }
 
-    /// The phone in focus took a message for its token: it counts toward the rate.
+    /// The phone at `p` took a message for its token: it counts toward the rate.
     mutating func countTowardRate(_ request: DownstreamRequest, on p: Int) {
         guard deviceLimitsOn, self[p].platform == .android, !request.dryRun else { return }
         let time = now
@@ -31,7 +31,7 @@ extension DeviceEngine {
         self[p].policy.hour.count(per: Span.hour, at: time)
     }
 
-    /// The phone in focus hands a collapsible message to the app: it spends the budget.
+    /// The phone at `p` hands a collapsible message to the app: it spends the budget.
     mutating func spendCollapsibleBudget(_ request: DownstreamRequest, on p: Int) {
         guard deviceLimitsOn, self[p].platform == .android, request.collapseKey != nil else { return }
         let time = now
@@ -62,7 +62,7 @@ extension DeviceEngine {
         candidate(holding: token).map { tokenExpired(token, phoneAt: $0) } ?? false
     }
 
-    /// The phone in focus reached the service again: after 270 days away its tokens
+    /// The phone at `p` reached the service again: after 270 days away its tokens
     /// are expired (FCM said so to every send since), and it gets new ones when the
     /// app is opened.
     mutating func noteTokenExpiry(unreachableSince since: Millis, on p: Int, into out: inout [Event]) {
@@ -89,7 +89,7 @@ extension DeviceEngine {
         }
     }
 
-    /// The app of the phone in focus is opened while connected: expired tokens are
+    /// The app of the phone at `p` is opened while connected: expired tokens are
     /// replaced (`onNewToken` for each of their senders).
     mutating func renewExpiredTokens(on p: Int, into out: inout [Event]) {
         guard !self[p].policy.expiredTokens.isEmpty, connected(p), self[p].appState == .foreground else { return }

@@ -44,7 +44,7 @@ extension DeviceEngine {
         }
     }
 
-    /// The phone in focus: messages whose time to live ran out in its queue.
+    /// The phone at `p`: messages whose time to live ran out in its queue.
     mutating func expireQueue(on p: Int, into out: inout [Event]) {
         if self[p].pending.contains(where: { $0.expiresAt <= now }) {
             for message in self[p].pending where message.expiresAt <= now {
@@ -57,7 +57,7 @@ extension DeviceEngine {
         }
     }
 
-    /// The phone in focus: stored messages past their time to live; its batch window.
+    /// The phone at `p`: stored messages past their time to live; its batch window.
     mutating func expireStoreAndFlush(on p: Int, into out: inout [Event]) {
         if self[p].stored.contains(where: { $0.expiresAt <= now }) {
             for message in self[p].stored where message.expiresAt <= now {

@@ -1,5 +1,5 @@
 /// The phones subscribed to each topic of each sender, kept as subscriptions change
-/// (its one writer is the `topics` field of the phone in focus, and the rebuilding of
+/// (its one writer is `settle`, after a phone's `topics` changed, and the rebuilding of
 /// the maps over phones), so a topic message finds its subscribers without reading
 /// every phone of the fleet. Derived from the phones: never saved.
 struct TopicIndex: Sendable {

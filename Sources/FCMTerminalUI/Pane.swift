@@ -50,7 +50,14 @@ public enum Effect: Sendable, Equatable {
     /// Save a session as a profile at `path`: if a file is there and `replacing` is
     /// false, write nothing and tell the model (`saveFound(existing:)`), which asks.
     case saveProfile(path: String, contents: String, replacing: Bool)
-    /// Move the session's clock on by this much (the clock keys).
+    /// Move the runner's own clock on by this much (the clock keys, on a session the
+    /// TUI runs on the real clock).
     case moveClock(by: Millis)
     case quit
+    /// Hand an input to the session's front door; a session the TUI runs on the real
+    /// clock first catches up with `catchUpTo`, the key's time. Performed by
+    /// `TUIModel.performOnSession`, which takes in what came of it.
+    case submit(Input, catchUpTo: Millis?)
+    /// Move the session's clock on (the clock keys): what falls due happens.
+    case moveSessionClock(by: Millis)
 }

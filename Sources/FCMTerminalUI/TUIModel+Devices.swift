@@ -78,7 +78,8 @@ extension TUIModel {
         settings.state = AppState.foreground
         settings.network = Network.online
         settings.doze = false
+        // Shown once the session has taken it (`took`).
+        joining = name
         run(.addDevice(DeviceSpec(settings.fitted)), at: time)
-        if let index = device.deviceNumber(named: name) { show(device: index) }
     }
 }

@@ -3,8 +3,17 @@ import FCMProfiles
 
 /// The update function: a key and the current time in, a new state and effects out.
 extension TUIModel {
-    /// Handles one key at engine time `time` (real elapsed plus the offset).
+    /// Handles one key at engine time `time` (real elapsed plus the offset): the
+    /// model's new state, and the effects for the runner to perform in order (what
+    /// goes to the session first). The update calls no door: the runner hands the
+    /// session's effects to `performOnSession`.
     public mutating func handle(_ key: Key, at time: Millis) -> [Effect] {
+        let effects = update(key, at: time)
+        defer { outbox = [] }
+        return outbox + effects
+    }
+
+    mutating func update(_ key: Key, at time: Millis) -> [Effect] {
         // Play mode and a fork keep their own clock: commands happen at its time.
         let time = hasVirtualClock ? device.now : time
         switch overlay {
@@ -152,15 +161,13 @@ extension TUIModel {
     mutating func tapSelected(at time: Millis) {
         let index = min(selected(.tray), shown.tray.count - 1)
         run(.tap(shown.tray.isEmpty ? .last : .index(index + 1)), at: time)
-        selection[.tray] = max(0, min(selected(.tray), shown.tray.count - 1))
     }
 
     /// Moves the session's clock on: TTLs run out and doze ends without waiting.
-    public mutating func advanceClock(_ span: Millis) -> [Effect] {
+    mutating func advanceClock(_ span: Millis) -> [Effect] {
         forkIfPlaying()
         guard let door else { return [] }
-        door.moveClock(by: span)
-        absorb(refresh: true)
+        outbox.append(.moveSessionClock(by: span))
         say("clock moved on \(span / Span.minute >= 1440 ? "1 day" : span >= Span.hour ? "1 hour" : "1 minute")")
         // A session the TUI runs on the real clock follows the runner's clock, which
         // moves on with it (the runner applies the effect); a served session and a

@@ -36,6 +36,10 @@ public struct TUIModel: Sendable {
     public internal(set) var serverRaw = false
     /// What the status line says, and whether it is a refusal or a failure (red).
     public internal(set) var statusLine: StatusLine?
+    /// The session's effects a key asked for, handed to the runner with the key's own.
+    var outbox: [Effect] = []
+    /// A phone the TUI asked to add, shown once the session has it.
+    var joining: String?
     /// The status line's text.
     public var status: String? { statusLine?.text }
     /// The first phone of a device resumed from its state, as it stood when the TUI
@@ -207,15 +211,44 @@ public struct TUIModel: Sendable {
             }
         }
         forkIfPlaying()
-        guard let door else { return }
-        // A session the TUI runs catches up with the key's time first.
-        if !hasVirtualClock { _ = door.tick(now: time) }
-        let events = door.submit(command)
+        guard door != nil else { return }
+        // A session the TUI runs on the real clock catches up with the key's time first.
+        outbox.append(.submit(command, catchUpTo: hasVirtualClock ? nil : time))
+    }
+
+    /// Takes in what the session made of an input the TUI submitted: the device as it
+    /// now stands and, when the input was refused or failed, why in the status line.
+    mutating func took(_ events: [Event]) {
         absorb(refresh: true)
         if let error = events.last(where: \.isError) ?? events.last(where: { $0.kind == .commandRefused }) {
             let said = [error.string("error"), error.string("detail")].compactMap { $0 }.filter { !$0.isEmpty }
             say("\(error.name): " + said.joined(separator: " "), error.kind == .commandRefused ? .refusal : .failure)
         }
+        if let name = joining {
+            joining = nil
+            if let index = device.deviceNumber(named: name) { show(device: index) }
+        }
+        // A tap may have taken the notification selected: the tray's selection stays on one.
+        selection[.tray] = max(0, min(selected(.tray), shown.tray.count - 1))
+    }
+
+    /// Performs an effect on the session through the model's door (`submit`,
+    /// `moveSessionClock`) and takes in what came of it; false for an effect that is
+    /// the runner's own (the screen, files, its clock, quitting), left to it. The runner
+    /// calls this for each effect `handle` gave, in order.
+    public mutating func performOnSession(_ effect: Effect) -> Bool {
+        switch effect {
+        case .submit(let input, let time):
+            guard let door else { return true }
+            if let time { _ = door.tick(now: time) }
+            took(door.submit(input))
+        case .moveSessionClock(let span):
+            door?.moveClock(by: span)
+            absorb(refresh: true)
+        case .copyToClipboard, .writeFile, .saveProfile, .moveClock, .quit:
+            return false
+        }
+        return true
     }
 
     /// Shows a failure in the status line (the shell reports failed effects here).

@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMProfiles
 import Foundation
 import Testing
 
@@ -190,5 +191,69 @@ struct StatusLineTests {
         #expect(android.statusLine == StatusLine(text: "clock moved on 1 minute", kind: .note))
         android.report("could not write /x: Permission denied")
         #expect(android.statusLine?.kind == .failure)
+    }
+}
+
+/// A session's door that counts what the TUI asks of it.
+final class CountingDoor: DeviceDoor, @unchecked Sendable {
+    let session: LocalSession
+    private(set) var calls: [String] = []
+
+    init(_ profile: Profile) { session = LocalSession(starting: profile.configuration) }
+
+    var summary: String? { session.summary }
+    func submit(_ command: Input) -> [Event] {
+        calls.append("submit")
+        return session.submit(command)
+    }
+    func view() -> DeviceView {
+        calls.append("view")
+        return session.view()
+    }
+    func takeEvents() -> [Event] {
+        calls.append("takeEvents")
+        return session.takeEvents()
+    }
+    func moveClock(by span: Millis) {
+        calls.append("moveClock")
+        session.moveClock(by: span)
+    }
+    var keepsItsOwnClock: Bool { session.keepsItsOwnClock }
+    func tick(now time: Millis) -> Bool {
+        calls.append("tick")
+        return session.tick(now: time)
+    }
+    var now: Millis { session.now }
+    var nextWake: Millis? { session.nextWake }
+    var resumed: Bool { session.resumed }
+    func recording() -> [JournalEntry] { session.recording() }
+}
+
+@Suite("The TUI's update")
+struct PureUpdateTests {
+    @Test("a key changes the model and asks for effects; the session is touched only when they are performed")
+    func theUpdateCallsNoDoor() {
+        let door = CountingDoor(Scenes.android)
+        var model = TUIModel(profile: Scenes.android, door: door)
+        let opened = door.calls.count
+        // Network off, a clock key, a push through the form.
+        var effects: [Effect] = []
+        for key in [Key.character("n"), .character("2"), .character("p"), .enter] {
+            effects += model.handle(key, at: 1_000)
+        }
+        #expect(door.calls.count == opened, "the update called the door: \(door.calls.dropFirst(opened))")
+        #expect(effects.count == 4, "\(effects)")
+        guard case .submit(.on(device: _, .setNetwork(.offline)), catchUpTo: 1_000)? = effects.first else {
+            Issue.record("the first effect should hand the session the network change: \(effects)")
+            return
+        }
+        #expect(effects.contains(.moveSessionClock(by: Span.hour)))
+        #expect(effects.contains(.moveClock(by: Span.hour)))
+        // Performed in order, as the runner does: the session changes, the model sees it.
+        for effect in effects { _ = model.performOnSession(effect) }
+        #expect(door.calls.filter { $0 == "submit" }.count == 2)
+        #expect(door.calls.contains("moveClock"))
+        #expect(model.shown.network == .offline)
+        #expect(model.device.heldMessages(ofPhoneAt: 0).count == 1, "the push waits for the phone offline")
     }
 }

@@ -56,7 +56,10 @@ enum Scenes {
     static func press(_ model: inout TUIModel, _ keys: [Key], from: Millis = 1_000) -> [Effect] {
         var effects: [Effect] = []
         for (index, key) in keys.enumerated() {
-            effects += model.handle(key, at: from + Millis(index) * 100)
+            // As the runner does: the session's effects performed, the rest kept.
+            for effect in model.handle(key, at: from + Millis(index) * 100) where !model.performOnSession(effect) {
+                effects.append(effect)
+            }
         }
         return effects
     }
