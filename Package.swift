@@ -70,7 +70,7 @@ let package = Package(
         .target(
             name: "FCMCredentials",
             dependencies: [
-                "FCMEngine", "FCMJSON",
+                "FCMJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]

@@ -1,4 +1,3 @@
-import FCMEngine
 import FCMJSON
 import Foundation
 
@@ -39,7 +38,9 @@ public struct JWTAssertion: Equatable, Sendable {
         }
         var unverifiedKey: String?
         let kid = header["kid"] as? String
-        if let kid, !ConstantTime.equals(kid, key.keyID) {
+        // A key id is public (the service-account file and every JWT header carry it):
+        // compared plainly; the signature is what is verified.
+        if let kid, kid != key.keyID {
             guard strict else { return claimsOf(claims, now: now, unverifiedKey: kid, signature: signature) }
             return .failure(
                 .invalidGrant(

@@ -1,5 +1,4 @@
 import Crypto
-import FCMEngine
 import FCMJSON
 import Foundation
 import _CryptoExtras

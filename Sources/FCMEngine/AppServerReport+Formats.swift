@@ -1,7 +1,7 @@
 import FCMJSON
 
-/// The report's three forms, written in one place: JSON (`--report`, `GET report`),
-/// JUnit XML (`--report-junit`) and lines for a person (`exec`'s stderr, the log).
+/// The report's forms as data: JSON (`--report`, `GET report`) and lines for a person
+/// (`exec`'s stderr, the log). Its JUnit XML is a shell's (`AppServerReport+JUnit`).
 extension AppServerReport {
     /// `{"findings": [{"rule", "severity", "count", "message", "source", "examples": […]}]}`.
     public var json: JSONValue {
@@ -35,46 +35,6 @@ extension AppServerReport {
         return lines
     }
 
-    /// A JUnit XML test suite, a test case per rule, that agrees with the exit status: a
-    /// finding is a failure exactly when it fails the run (`failingAt`, `--fail-on`);
-    /// below that it is a passed case carrying its text (`system-out`), so a CI's test
-    /// view is red only when the job is.
-    public func junit(failingAt threshold: ReportSeverity?) -> String {
-        let fails = { (finding: ReportFinding) in threshold.map { finding.severity <= $0 } ?? false }
-        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        xml += "<testsuite name=\"fcm-device app server report\" tests=\"\(ReportRule.allCases.count)\""
-        xml += " failures=\"\(findings.count(where: fails))\">\n"
-        for rule in ReportRule.allCases {
-            xml += "  <testcase classname=\"fcm-device.report\" name=\"\(rule.rawValue)\""
-            guard let finding = findings.first(where: { $0.rule == rule }) else {
-                xml += "/>\n"
-                continue
-            }
-            let message = Self.escaped("\(rule.severity.rawValue): \(finding.count) × \(rule.message)")
-            let evidence = Self.escaped((finding.examples.map(\.line) + ["see " + rule.source]).joined(separator: "\n"))
-            if fails(finding) {
-                xml += ">\n    <failure type=\"\(rule.severity.rawValue)\" message=\"\(message)\">"
-                xml += evidence + "</failure>\n  </testcase>\n"
-            } else {
-                xml += ">\n    <system-out>" + message + "\n" + evidence + "</system-out>\n  </testcase>\n"
-            }
-        }
-        return xml + "</testsuite>\n"
-    }
-
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
 }
 
 extension ReportEvidence {
