@@ -3,10 +3,10 @@ import Foundation
 
 /// Whether `exec` can start a command, checked before the emulator's variables are
 /// handed to it, so a mistyped name is said in the product's words.
-enum CommandLookup {
+public enum CommandLookup {
     /// What is wrong with running `name`, or nil when it can run: a path that is not
     /// an executable file, or a name no folder of PATH holds (with the closest names).
-    static func problem(_ name: String, path: String? = ProcessInfo.processInfo.environment["PATH"]) -> String? {
+    public static func problem(_ name: String, path: String? = ProcessInfo.processInfo.environment["PATH"]) -> String? {
         let files = FileManager.default
         if name.contains("/") {
             return files.isExecutableFile(atPath: name) ? nil : "cannot run \(name): no executable file is there"
