@@ -55,7 +55,7 @@ extension DeviceHost {
     /// answered once on disk.
     public var controlGateway: ControlGateway {
         ControlGateway(
-            engine: { [box] in box.read { $0 } },
+            reader: box,
             perform: { [self] action in
                 let produced = submit { engine, time in action.inputs(on: engine, at: time) }
                 await box.durable()

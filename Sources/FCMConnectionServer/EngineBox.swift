@@ -1,3 +1,4 @@
+import FCMControlAPI
 import FCMEngine
 import FCMStore
 import Foundation
@@ -119,3 +120,6 @@ extension EngineBox {
         await durable(durablePoint)
     }
 }
+
+/// The control API reads the device in place, under the box's lock.
+extension EngineBox: EngineReader {}

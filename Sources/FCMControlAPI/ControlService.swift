@@ -5,12 +5,18 @@ import FCMProfiles
 import Foundation
 import Synchronization
 
+/// Reads the running device where it lies, under the session's lock: nothing is
+/// copied (a copy held while the session changes the engine would make the session
+/// copy every phone). `body` should read and answer, not keep the engine.
+public protocol EngineReader: Sendable {
+    func read<T>(_ body: (DeviceEngine) -> T) -> T
+}
+
 /// How the control API reaches the running device. The engine decides what each
 /// action does; these calls only carry it there and back.
 public struct ControlGateway: Sendable {
-    /// The device as it stands, for reading a request's body against it (a copy,
-    /// taken for that request and dropped).
-    public var engine: @Sendable () async -> DeviceEngine
+    /// The device as it stands, read in place (a name resolved, a body read against it).
+    public var reader: any EngineReader
     /// Runs a profile action (a command or a push) at the session's current time and
     /// answers the events it produced, numbered as the event log numbers them, once
     /// they are on disk.
@@ -19,14 +25,21 @@ public struct ControlGateway: Sendable {
     public var appServers: @Sendable () -> AppServerSenders
 
     public init(
-        engine: @escaping @Sendable () async -> DeviceEngine,
+        reader: any EngineReader,
         perform: @escaping @Sendable (StepAction) async -> [EventLog.Entry],
         appServers: @escaping @Sendable () -> AppServerSenders
     ) {
-        self.engine = engine
+        self.reader = reader
         self.perform = perform
         self.appServers = appServers
     }
+
+    /// Reads the device in place.
+    func read<T>(_ body: (DeviceEngine) -> T) -> T { reader.read(body) }
+
+    /// The whole device as it stands, to answer a read of every phone without holding
+    /// the session meanwhile (a copy, taken for that request and dropped).
+    func snapshot() -> DeviceEngine { reader.read { $0 } }
 }
 
 /// The control API for test suites, on the HTTP port under
@@ -135,7 +148,7 @@ public final class ControlService: Sendable {
     // MARK: Devices
 
     func devices() async -> HTTPReply {
-        let engine = await device.engine()
+        let engine = device.snapshot()
         let reports = engine.devices.indices.map { engine.snapshot(ofPhoneAt: $0) }
         let document = JSONValue.members([
             "clock": .int(engine.now), "fanOuts": engine.pendingFanOutsJSON, "devices": .array(reports),
@@ -144,10 +157,11 @@ public final class ControlService: Sendable {
     }
 
     func device(named name: String) async -> HTTPReply {
-        let engine = await device.engine()
-        switch engine.phoneIndex(named: name) {
-        case .success(let index): return .json(200, engine.snapshot(ofPhoneAt: index).json)
-        case .failure(let problem): return Self.error(404, problem.description)
+        device.read { engine in
+            switch engine.phoneIndex(named: name) {
+            case .success(let index): .json(200, engine.snapshot(ofPhoneAt: index).json)
+            case .failure(let problem): Self.error(404, problem.description)
+            }
         }
     }
 
@@ -184,40 +198,51 @@ public final class ControlService: Sendable {
     /// (`actions`, `name` nil): each door takes its own steps (`StepAction.door`) and
     /// names the other for the rest.
     func action(_ request: HTTPRequestParts, device name: String?) async -> HTTPReply {
-        let engine = await device.engine()
-        var phone: String?
-        if let name {
-            switch engine.phoneIndex(named: name) {
-            case .success(let index): phone = engine.devices[index].name
-            case .failure(let problem): return Self.error(404, problem.description)
-            }
-        }
         let text = String(decoding: request.body, as: UTF8.self)
-        let read: (key: String, action: StepAction, door: StepDoor)
-        do {
-            read = try ProfileParser.readAction(text, on: engine, phone: phone, source: "request body")
-        } catch {
-            return Self.error(400, error.description)
-        }
-        switch read.action {
-        case .expect, .expectNone:
-            return Self.error(400, "an expectation goes to POST expectations, not to a device's actions")
-        case .command, .push:
-            if let refusal = Self.wrongDoor(read.door, key: read.key, phone: phone, phones: engine.devices.map(\.name))
-            {
-                return Self.error(400, refusal)
+        // The name resolved and the body read against the device in place, once.
+        let read: Resolved = device.read { engine in
+            var phone: String?
+            if let name {
+                switch engine.phoneIndex(named: name) {
+                case .success(let index): phone = engine.devices[index].name
+                case .failure(let problem): return .refused(Self.error(404, problem.description))
+                }
             }
-            return Self.eventsReply(await device.perform(read.action), last: log.lastSeq)
+            let read: (key: String, action: StepAction, door: StepDoor)
+            do throws(ProfileError) {
+                read = try ProfileParser.readAction(text, on: engine, phone: phone, source: "request body")
+            } catch {
+                return .refused(Self.error(400, error.description))
+            }
+            switch read.action {
+            case .expect, .expectNone:
+                return .refused(Self.error(400, "an expectation goes to POST expectations, not to a device's actions"))
+            case .command, .push:
+                if let refusal = Self.wrongDoor(read.door, key: read.key, phone: phone, engine: engine) {
+                    return .refused(Self.error(400, refusal))
+                }
+                return .action(read.action)
+            }
         }
+        switch read {
+        case .action(let action): return Self.eventsReply(await device.perform(action), last: log.lastSeq)
+        case .refused(let refusal): return refusal
+        }
+    }
+
+    /// A request's action read against the device, or the answer that refuses it.
+    enum Resolved {
+        case action(StepAction)
+        case refused(HTTPReply)
     }
 
     /// Why a step whose door is `door` is not this door's (a phone's, or the fleet's
     /// when `phone` is nil), naming the door that takes it; nil when it is.
-    static func wrongDoor(_ door: StepDoor, key: String, phone: String?, phones: [String]) -> String? {
+    static func wrongDoor(_ door: StepDoor, key: String, phone: String?, engine: DeviceEngine) -> String? {
         switch (door, phone) {
         case (.phone, nil):
             let what = key == "push" ? "a push to a phone's own token (latest, previous)" : key
-            return "\(what) is a phone's step: POST devices/NAME/actions, NAME one of \(phoneNames(phones))"
+            return "\(what) is a phone's step: POST devices/NAME/actions, NAME one of \(phoneNames(engine))"
         case (.fleet, let phone?):
             let what =
                 key == "push"
@@ -227,9 +252,13 @@ public final class ControlService: Sendable {
         }
     }
 
-    /// The names a phone's door takes: `default` too on a device of one.
-    static func phoneNames(_ phones: [String]) -> String {
-        phones.count == 1 ? "default, or \(phones[0])" : phones.joined(separator: ", ")
+    /// The names a phone's door takes: `default` too on a device of one; the first
+    /// few of a big fleet.
+    static func phoneNames(_ engine: DeviceEngine) -> String {
+        let count = engine.devices.count
+        if count == 1 { return "default, or \(engine.devices[0].name)" }
+        let shown = engine.devices.prefix(10).map(\.name).joined(separator: ", ")
+        return count > 10 ? shown + " … (\(count) phones: GET devices lists them)" : shown
     }
 
     /// Runs one command and answers the events it caused.
@@ -239,21 +268,24 @@ public final class ControlService: Sendable {
 
     /// `POST faults` with a fault in the profile's `fault:` syntax, as JSON.
     func addFault(_ request: HTTPRequestParts) async -> HTTPReply {
-        let engine = await device.engine()
         let body = String(decoding: request.body, as: UTF8.self)
-        let action: StepAction
-        do {
-            action = try ProfileParser.action("{\"fault\": \(body)}", on: engine, source: "request body")
-        } catch {
-            return Self.error(400, error.description)
+        let read: Resolved = device.read { engine in
+            do throws(ProfileError) {
+                return .action(try ProfileParser.action("{\"fault\": \(body)}", on: engine, source: "request body"))
+            } catch {
+                return .refused(Self.error(400, error.description))
+            }
         }
-        guard case .command(let command) = action else { return Self.error(400, "the body must be one fault") }
-        return await run(command)
+        switch read {
+        case .refused(let refusal): return refusal
+        case .action(.command(let command)): return await run(command)
+        case .action: return Self.error(400, "the body must be one fault")
+        }
     }
 
     func faults() async -> HTTPReply {
-        let engine = await device.engine()
-        let items = engine.server.faults.map { fault -> JSONValue in
+        let faults = device.read { $0.server.faults }
+        let items = faults.map { fault -> JSONValue in
             var members: [(key: String, value: JSONValue)] = [
                 (key: "fault", value: .int(fault.id)), (key: "does", value: .string(fault.summary)),
             ]
@@ -270,10 +302,9 @@ public final class ControlService: Sendable {
     }
 
     func expectation(_ request: HTTPRequestParts) async -> HTTPReply {
-        let engine = await device.engine()
         let text = String(decoding: request.body, as: UTF8.self)
         var check: ExpectationCall
-        switch ExpectationCall.read(text, query: request, engine: engine) {
+        switch device.read({ ExpectationCall.read(text, query: request, engine: $0) }) {
         case .success(let read): check = read
         case .failure(let problem): return Self.error(400, problem.description)
         }

@@ -7,7 +7,7 @@ import Testing
 
 /// A real engine behind the control service, wired as the server wires it: every
 /// event the engine produces goes into the log.
-final class ControlledDevice: @unchecked Sendable {
+final class ControlledDevice: EngineReader, @unchecked Sendable {
     static let sender = "123456789012"
     let lock = NSLock()
     var engine: DeviceEngine
@@ -27,10 +27,12 @@ final class ControlledDevice: @unchecked Sendable {
         service = ControlService(
             log: log, token: token,
             device: ControlGateway(
-                engine: { [unowned self] in lock.withLock { engine } },
+                reader: self,
                 perform: { [unowned self] action in perform(action) },
                 appServers: { [unowned self] in lock.withLock { engine.appServerSenders } }))
     }
+
+    func read<T>(_ body: (DeviceEngine) -> T) -> T { lock.withLock { body(engine) } }
 
     func perform(_ action: StepAction) -> [EventLog.Entry] {
         var events: [Event] = []

@@ -28,6 +28,22 @@ struct ControlDoorsTests {
         #expect(received.compactMap { $0["device"] as? String } == ["pixel", "tablet"])
     }
 
+    @Test("a big fleet's phones are named up to ten, then counted, in a wrong door's answer")
+    func aBigFleetIsNamedInPart() async {
+        var configuration = ControlFleetTests.split()
+        configuration.devices = (1...25).map {
+            DeviceSpec(DeviceSettings(name: "phone-\($0)", seed: 4), senders: [ControlledDevice.sender])
+        }
+        let device = ControlledDevice(configuration: configuration)
+        let phoneStep = await device.call("POST", "actions", body: #"{"network": "offline"}"#)
+        #expect(phoneStep.status == 400)
+        let names = (1...10).map { "phone-\($0)" }.joined(separator: ", ")
+        #expect(
+            Self.message(phoneStep.json)
+                == "network is a phone's step: POST devices/NAME/actions, NAME one of \(names) "
+                + "… (25 phones: GET devices lists them)")
+    }
+
     @Test func eachDoorRefusesTheOthersStepsNamingTheRightDoor() async {
         let device = ControlledDevice(configuration: ControlFleetTests.split())
         let phoneStep = await device.call("POST", "actions", body: #"{"network": "offline"}"#)
