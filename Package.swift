@@ -37,13 +37,17 @@ let package = Package(
         .target(name: "FCMJSON"),
         // The rules of a client app instance and its connection server: pure, no I/O.
         .target(name: "FCMEngine", dependencies: ["FCMJSON"]),
-        // YAML device profiles, headless replay on a virtual clock, transcripts.
+        // YAML device profiles, headless replay on a virtual clock, transcripts, the
+        // report card's JUnit XML.
         .target(
             name: "FCMProfiles",
             dependencies: ["FCMEngine", "FCMJSON", .product(name: "Yams", package: "Yams")]
         ),
+        // The running device's front door as a person's door sees it (DeviceDoor), the
+        // session's one clock, and the session the TUI runs alone (LocalSession).
+        .target(name: "FCMDoor", dependencies: ["FCMEngine"]),
         // The TUI as a pure model, update and view: state to a grid of cells.
-        .target(name: "FCMTerminalUI", dependencies: ["FCMEngine", "FCMJSON", "FCMProfiles"]),
+        .target(name: "FCMTerminalUI", dependencies: ["FCMDoor", "FCMEngine", "FCMJSON", "FCMProfiles"]),
         // The system ncursesw, through a small C shim.
         // The library is named by platform: ncursesw on Linux, ncurses (wide included) on macOS.
         .systemLibrary(
@@ -53,7 +57,7 @@ let package = Package(
         // Paints the view's grids with ncurses, reads keys, restores the terminal.
         .target(
             name: "FCMCursesBackend",
-            dependencies: ["CNCurses", "CTerminalSignals", "FCMTerminalUI", "FCMEngine", "FCMProfiles"],
+            dependencies: ["CNCurses", "CTerminalSignals", "FCMDoor", "FCMTerminalUI", "FCMEngine", "FCMProfiles"],
             linkerSettings: [
                 .linkedLibrary("ncursesw", .when(platforms: [.linux])),
                 .linkedLibrary("ncurses", .when(platforms: [.macOS])),
@@ -92,7 +96,7 @@ let package = Package(
         .target(
             name: "FCMConnectionServer",
             dependencies: [
-                "FCMXMPP", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI", "FCMCredentials", "FCMStore",
+                "FCMXMPP", "FCMDoor", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI", "FCMCredentials", "FCMStore",
                 "FCMControlAPI",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -116,7 +120,7 @@ let package = Package(
         .target(
             name: "FCMSession",
             dependencies: [
-                "FCMConnectionServer", "FCMControlAPI", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI",
+                "FCMConnectionServer", "FCMControlAPI", "FCMDoor", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI",
                 "FCMCredentials", "FCMStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -154,7 +158,8 @@ let package = Package(
             exclude: ["Fixtures"]),
         .testTarget(name: "FCMProfilesTests", dependencies: ["FCMProfiles", "FCMEngine", "FCMJSON"]),
         .testTarget(
-            name: "FCMTerminalUITests", dependencies: ["FCMTerminalUI", "FCMEngine", "FCMJSON", "FCMProfiles"],
+            name: "FCMTerminalUITests",
+            dependencies: ["FCMDoor", "FCMTerminalUI", "FCMEngine", "FCMJSON", "FCMProfiles"],
             exclude: ["Snapshots"]),
         .testTarget(name: "FCMXMPPTests", dependencies: ["FCMXMPP", "FCMEngine", "FCMJSON"]),
         .testTarget(
@@ -165,7 +170,8 @@ let package = Package(
         .testTarget(
             name: "FCMConnectionServerTests",
             dependencies: [
-                "FCMConnectionServer", "FCMSession", "FCMXMPP", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI",
+                "FCMConnectionServer", "FCMDoor", "FCMSession", "FCMXMPP", "FCMEngine", "FCMJSON", "FCMProfiles",
+                "FCMHTTPAPI",
                 "FCMCredentials", "FCMStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import CTerminalSignals
+import FCMDoor
 import FCMEngine
 import FCMProfiles
 import FCMTerminalUI

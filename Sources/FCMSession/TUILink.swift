@@ -1,4 +1,5 @@
 import FCMConnectionServer
+import FCMDoor
 import FCMEngine
 import FCMProfiles
 import Foundation

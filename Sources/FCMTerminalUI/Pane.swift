@@ -1,3 +1,4 @@
+import FCMDoor
 import FCMEngine
 
 /// The panes of the main screen, in focus order.

@@ -1,5 +1,4 @@
 import FCMEngine
-import FCMProfiles
 import Foundation
 
 /// A device the TUI runs itself, with no listeners (`tui --no-listen`, and a played
