@@ -40,6 +40,9 @@ def graph() -> str:
 
 def main() -> int:
     made = graph()
+    if "--write" not in sys.argv and "--check" not in sys.argv:
+        print(made)
+        return 0
     text = DOC.read_text()
     if BEGIN not in text or END not in text:
         print(f"{DOC} has no module graph block ({BEGIN} … {END})", file=sys.stderr)
@@ -49,14 +52,11 @@ def main() -> int:
     if "--write" in sys.argv:
         DOC.write_text(head + BEGIN + "\n" + made + "\n" + END + tail)
         return 0
-    if "--check" in sys.argv:
-        if written.strip() != made.strip():
-            print("docs/development.md's module graph differs from Package.swift; run scripts/module-graph.py --write")
-            print("Package.swift says:\n" + made)
-            return 1
-        print("the module graph in docs/development.md matches Package.swift")
-        return 0
-    print(made)
+    if written.strip() != made.strip():
+        print("docs/development.md's module graph differs from Package.swift; run scripts/module-graph.py --write")
+        print("Package.swift says:\n" + made)
+        return 1
+    print("the module graph in docs/development.md matches Package.swift")
     return 0
 
 

@@ -198,8 +198,14 @@ public final class ControlService: Sendable {
     /// (`actions`, `name` nil): each door takes its own steps (`StepAction.door`) and
     /// names the other for the rest.
     func action(_ request: HTTPRequestParts, device name: String?) async -> HTTPReply {
-        let text = String(decoding: request.body, as: UTF8.self)
-        // The name resolved and the body read against the device in place, once.
+        // The body parsed first, without holding the device; then the name resolved and
+        // the action read against the device in place, once.
+        let body: ActionBody
+        do throws(ProfileError) {
+            body = try ActionBody(String(decoding: request.body, as: UTF8.self), source: "request body")
+        } catch {
+            return Self.error(400, error.description)
+        }
         let read: Resolved = device.read { engine in
             var phone: String?
             if let name {
@@ -210,7 +216,7 @@ public final class ControlService: Sendable {
             }
             let read: (key: String, action: StepAction, door: StepDoor)
             do throws(ProfileError) {
-                read = try ProfileParser.readAction(text, on: engine, phone: phone, source: "request body")
+                read = try ProfileParser.readAction(body, on: engine, phone: phone)
             } catch {
                 return .refused(Self.error(400, error.description))
             }
@@ -268,10 +274,16 @@ public final class ControlService: Sendable {
 
     /// `POST faults` with a fault in the profile's `fault:` syntax, as JSON.
     func addFault(_ request: HTTPRequestParts) async -> HTTPReply {
-        let body = String(decoding: request.body, as: UTF8.self)
+        let text = String(decoding: request.body, as: UTF8.self)
+        let body: ActionBody
+        do throws(ProfileError) {
+            body = try ActionBody("{\"fault\": \(text)}", source: "request body")
+        } catch {
+            return Self.error(400, error.description)
+        }
         let read: Resolved = device.read { engine in
             do throws(ProfileError) {
-                return .action(try ProfileParser.action("{\"fault\": \(body)}", on: engine, source: "request body"))
+                return .action(try ProfileParser.readAction(body, on: engine).action)
             } catch {
                 return .refused(Self.error(400, error.description))
             }
@@ -303,8 +315,16 @@ public final class ControlService: Sendable {
 
     func expectation(_ request: HTTPRequestParts) async -> HTTPReply {
         let text = String(decoding: request.body, as: UTF8.self)
+        // Parsed without holding the device; read against it in place.
+        if let problem = ExpectationCall.shapeProblem(text) { return Self.error(400, problem) }
+        let body: ActionBody
+        do throws(ProfileError) {
+            body = try ActionBody(text, source: "request body")
+        } catch {
+            return Self.error(400, error.description)
+        }
         var check: ExpectationCall
-        switch device.read({ ExpectationCall.read(text, query: request, engine: $0) }) {
+        switch device.read({ ExpectationCall.read(body, query: request, engine: $0) }) {
         case .success(let read): check = read
         case .failure(let problem): return Self.error(400, problem.description)
         }

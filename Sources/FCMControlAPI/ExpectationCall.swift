@@ -15,13 +15,14 @@ struct ExpectationCall {
     var detail: String?
     var matchedSeq: Int64?
 
-    static func read(_ text: String, query: HTTPRequestParts, engine: DeviceEngine) -> Result<
+    /// An expectation from a body parsed already, read against the device (under the
+    /// session's lock: only what needs the device is read there).
+    static func read(_ body: ActionBody, query: HTTPRequestParts, engine: DeviceEngine) -> Result<
         ExpectationCall, ControlProblem
     > {
-        if let problem = shapeProblem(text) { return .failure(ControlProblem(problem)) }
         let action: StepAction
-        do {
-            action = try ProfileParser.action(text, on: engine, source: "request body")
+        do throws(ProfileError) {
+            action = try ProfileParser.readAction(body, on: engine).action
         } catch {
             return .failure(ControlProblem(error.description))
         }

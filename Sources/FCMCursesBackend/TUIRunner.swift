@@ -66,8 +66,9 @@ public enum TUIRunner {
             case .key(let key):
                 var effects: [Effect] = []
                 let at = elapsed()
-                effects = model.handle(key, at: at)
-                for effect in effects where !model.performOnSession(effect) {
+                // The session's effects performed by the model's door; the rest here.
+                effects = model.press(key, at: at)
+                for effect in effects {
                     switch effect {
                     case .submit, .moveSessionClock: break
                     case .quit: return 0

@@ -4,7 +4,7 @@
 /// Held once: its fields live in one shared box, so the copies a message makes on its
 /// way (held, stored, delivered, inbox, events, the journal) each cost one reference,
 /// and a change to one copy copies the fields first (copy on write).
-public struct DownstreamRequest: Sendable, Equatable, Codable {
+public struct DownstreamRequest: Sendable, Equatable, Codable, CustomReflectable {
     private var box: DownstreamFieldsBox
 
     /// The sender the app server authenticated as.
@@ -110,6 +110,9 @@ public struct DownstreamRequest: Sendable, Equatable, Codable {
     public func encode(to encoder: any Encoder) throws {
         try box.fields.encode(to: encoder)
     }
+
+    /// A request prints as its fields (a test's failure, a debugger), not as its box.
+    public var customMirror: Mirror { Mirror(reflecting: box.fields) }
 
     /// The topic named by `to: /topics/NAME`, without its prefix.
     public var topic: String? {

@@ -113,8 +113,9 @@ extension DownstreamRequest {
             let replaced = Set(extras.map(\.key))
             shaped.notification = (shown.filter { !replaced.contains($0.key) } + extras).sorted { $0.key < $1.key }
         }
-        shaped.contentAvailable = contentAvailable || block.contentAvailable
-        shaped.mutableContent = mutableContent || block.mutableContent
+        // Set only when they change: a message shaped to what it was keeps its one box.
+        if block.contentAvailable, !contentAvailable { shaped.contentAvailable = true }
+        if block.mutableContent, !mutableContent { shaped.mutableContent = true }
         return shaped
     }
 }

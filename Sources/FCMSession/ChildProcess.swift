@@ -1,4 +1,3 @@
-import FCMEngine
 import Foundation
 
 #if canImport(Glibc)
@@ -23,11 +22,11 @@ public enum ChildProcess {
             ended.continuation.finish()
         }
         if let missing = CommandLookup.problem(argv[0]) {
-            FileHandle.standardError.write(Data("fcm-device exec: \(missing)\n".utf8))
+            Diagnostics.write("fcm-device exec: \(missing)")
             return 127
         }
         if let error = ChildSignals.start(process) {
-            FileHandle.standardError.write(Data("fcm-device exec: cannot run \(argv[0]): \(error)\n".utf8))
+            Diagnostics.write("fcm-device exec: cannot run \(argv[0]): \(error)")
             return 127
         }
         ChildSignals.forward(to: process)

@@ -79,7 +79,6 @@ extension TUIModel {
         settings.network = Network.online
         settings.doze = false
         // Shown once the session has taken it (`took`).
-        joining = name
-        run(.addDevice(DeviceSpec(settings.fitted)), at: time)
+        if run(.addDevice(DeviceSpec(settings.fitted)), at: time) { joining = name }
     }
 }

@@ -215,11 +215,10 @@ extension TUIModel {
         case .reinstallAs:
             let platform = Platform(rawValue: form.value(.platform)) ?? shown.platform
             let sdk = SDK(rawValue: form.value(.sdk)) ?? shown.settings.sdk
-            run(.reinstallAs(platform: platform, sdk: sdk), at: time)
-            if status == nil {
-                say(
+            if run(.reinstallAs(platform: platform, sdk: sdk), at: time) {
+                afterSubmit =
                     "reinstalled as \(platform.rawValue)/\(sdk.rawValue): a new installation with new tokens; "
-                        + "callbacks now carry \(Self.callbackFamily(platform)) names")
+                    + "callbacks now carry \(Self.callbackFamily(platform)) names"
             }
         }
         return []

@@ -6,8 +6,9 @@ import FCMProfiles
 extension TUIModel {
     /// Handles one key at engine time `time` (real elapsed plus the offset): the
     /// model's new state, and the effects for the runner to perform in order (what
-    /// goes to the session first). The update calls no door: the runner hands the
-    /// session's effects to `performOnSession`.
+    /// goes to the session first). The update hands the door nothing and moves no
+    /// clock: the runner hands the session's effects to `performOnSession` (`press`
+    /// does both). It reads the door once: `w` writes what the session recorded.
     public mutating func handle(_ key: Key, at time: Millis) -> [Effect] {
         let effects = update(key, at: time)
         defer { outbox = [] }
@@ -167,13 +168,13 @@ extension TUIModel {
     /// Moves the session's clock on: TTLs run out and doze ends without waiting.
     mutating func advanceClock(_ span: Millis) -> [Effect] {
         forkIfPlaying()
-        guard let door else { return [] }
+        guard door != nil else { return [] }
         outbox.append(.moveSessionClock(by: span))
         say("clock moved on \(span / Span.minute >= 1440 ? "1 day" : span >= Span.hour ? "1 hour" : "1 minute")")
         // A session the TUI runs on the real clock follows the runner's clock, which
         // moves on with it (the runner applies the effect); a served session and a
         // fork have moved their own.
-        return hasVirtualClock || door.keepsItsOwnClock ? [] : [.moveClock(by: span)]
+        return hasVirtualClock || sessionKeepsItsClock ? [] : [.moveClock(by: span)]
     }
 
     mutating func handleTokenDetail(sender: String, _ key: Key) -> [Effect] {

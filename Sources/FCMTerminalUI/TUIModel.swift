@@ -41,6 +41,11 @@ public struct TUIModel: Sendable {
     var outbox: [Effect] = []
     /// A phone the TUI asked to add, shown once the session has it.
     var joining: String?
+    /// What the status line says once the session has taken the command asked for,
+    /// unless it was refused.
+    var afterSubmit: String?
+    /// Whether the session keeps its own clock (read once, from the door it opened with).
+    var sessionKeepsItsClock = false
     /// The status line's text.
     public var status: String? { statusLine?.text }
     /// The first phone of a device resumed from its state, as it stood when the TUI
@@ -87,6 +92,7 @@ public struct TUIModel: Sendable {
         mode = .live(door)
         device = door.view()
         networkSummary = door.summary
+        sessionKeepsItsClock = door.keepsItsOwnClock
         // A resumed device was there before the TUI: a saved session starts from it.
         if door.resumed { resumedFrom = device.devices.first }
         // The device's first events: a session the TUI runs has started; a served
@@ -191,13 +197,17 @@ public struct TUIModel: Sendable {
 
     /// Hands a phone's command to the session for the phone the panes show, named: no
     /// door falls back to a phone.
-    mutating func run(_ command: PhoneCommand, at time: Millis) {
+    @discardableResult
+    mutating func run(_ command: PhoneCommand, at time: Millis) -> Bool {
         run(.on(device: shown.settings.name, command), at: time)
     }
 
-    /// Hands a command to the session through its front door, at its time; the
-    /// status line says why when the device refused it or an error came of it.
-    mutating func run(_ command: Input, at time: Millis) {
+    /// Asks for a command to be handed to the session, at its time (an effect the
+    /// runner performs); `took` says in the status line why, when the device refused it
+    /// or an error came of it. False when nothing was asked: in play mode, a command
+    /// the played device refuses leaves the profile playing.
+    @discardableResult
+    mutating func run(_ command: Input, at time: Millis) -> Bool {
         // In play mode a key the device refuses (a tap on an empty tray) says why and
         // leaves the profile playing: only an action that happens makes a fork.
         if let playback = play?.playback {
@@ -208,22 +218,27 @@ public struct TUIModel: Sendable {
                 let refusal = tried.first(where: { $0.kind == .commandRefused })
             {
                 say("commandRefused: " + (refusal.string("detail") ?? "") + " (the profile plays on)", .refusal)
-                return
+                return false
             }
         }
         forkIfPlaying()
-        guard door != nil else { return }
+        guard door != nil else { return false }
         // A session the TUI runs on the real clock catches up with the key's time first.
         outbox.append(.submit(command, catchUpTo: hasVirtualClock ? nil : time))
+        return true
     }
 
     /// Takes in what the session made of an input the TUI submitted: the device as it
     /// now stands and, when the input was refused or failed, why in the status line.
     mutating func took(_ events: [Event]) {
         absorb(refresh: true)
+        let note = afterSubmit
+        afterSubmit = nil
         if let error = events.last(where: \.isError) ?? events.last(where: { $0.kind == .commandRefused }) {
             let said = [error.string("error"), error.string("detail")].compactMap { $0 }.filter { !$0.isEmpty }
             say("\(error.name): " + said.joined(separator: " "), error.kind == .commandRefused ? .refusal : .failure)
+        } else if let note {
+            say(note)
         }
         if let name = joining {
             joining = nil
@@ -231,6 +246,12 @@ public struct TUIModel: Sendable {
         }
         // A tap may have taken the notification selected: the tray's selection stays on one.
         selection[.tray] = max(0, min(selected(.tray), shown.tray.count - 1))
+    }
+
+    /// A key as the runner takes it: handled, its effects on the session performed in
+    /// order; answers the rest, the runner's own (the screen, files, quitting).
+    public mutating func press(_ key: Key, at time: Millis) -> [Effect] {
+        handle(key, at: time).filter { !performOnSession($0) }
     }
 
     /// Performs an effect on the session through the model's door (`submit`,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FCMProfiles
+import FCMSession
 
 /// `fcm-device profile …`: work with profile files.
 struct ProfileCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FCMEngine
 import FCMProfiles
+import FCMSession
 import Foundation
 
 /// `fcm-device replay P [--json]`: runs a profile on a virtual clock.
@@ -78,12 +79,6 @@ enum ProfileLoading {
 }
 
 /// Messages for people on standard error.
-enum Diagnostics {
-    static func write(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
-    }
-}
-
 /// Buffered standard output: long transcripts are written in large pieces.
 struct StandardOutput {
     private var buffer = ""

@@ -91,9 +91,7 @@ struct KeyTableTests {
         let model = Self.busy(PlayModeTests.playing(), stepped: true)
         let help = Self.helpScreen(model)
         // The note of the keys that act on the device, unwrapped.
-        let flat = help.split(separator: "\n").map {
-            $0.split(separator: "│").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
-        }.joined(separator: " ")
+        let flat = Self.panelText(help, titled: "Keys in play mode")
         for line in KeyTable.playHelp {
             #expect(help.contains(KeyTable.keyColumn(line) + " "), "the help does not show \(KeyTable.keyColumn(line))")
         }
@@ -104,11 +102,11 @@ struct KeyTableTests {
             let mainAction = KeyTable.mainAction(for: key)
             if isPlayKey || mainAction != nil {
                 #expect(handled, "\(key.label) is listed but does nothing in play mode")
-                let said =
-                    listed.contains(key.label)
-                    || (mainAction?.actsOnDevice == true
-                        && (flat.contains("\(key.label) ") || flat.contains("\(key.label)/")))
-                    || key == .control("c")
+                // A key that acts is said in the note as "KEYS word" ("f/b/x app state").
+                let inNote = mainAction.flatMap(\.deviceWord).map { word in
+                    Self.groups(saying: word, in: flat).contains { $0.contains(key.label) }
+                }
+                let said = listed.contains(key.label) || inNote == true || key == .control("c")
                 #expect(said, "\(key.label) works in play mode but its ? does not list it")
             } else {
                 #expect(!handled, "\(key.label) does something in play mode but ? does not list it")
@@ -116,15 +114,48 @@ struct KeyTableTests {
         }
     }
 
-    @Test("the footers are made from the same table: each key they show does what they say")
-    func footersShowBoundKeys() {
-        for (keys, _) in View.footerKeys(for: .android) + View.playFooterKeys {
-            for label in keys.split(separator: "/") {
-                let bound =
-                    KeyTable.main.contains { $0.key.label == label } || KeyTable.play.contains { $0.key.label == label }
-                #expect(bound, "the footer shows \(label), which no table binds")
-            }
+    /// The text inside the panel whose title is `title`, its lines joined by spaces (the
+    /// panes around it left out).
+    static func panelText(_ screen: String, titled title: String) -> String {
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map { Array($0) }
+        guard let top = lines.firstIndex(where: { String($0).contains(title) }),
+            let left = lines[top].firstIndex(of: "┌"), let right = lines[top].lastIndex(of: "┐")
+        else { return "" }
+        var inside: [String] = []
+        for line in lines[(top + 1)...] {
+            guard line.count > right, line[left] == "│" else { break }
+            inside.append(String(line[(left + 1)..<right]))
         }
+        return inside.joined(separator: " ").split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    /// The key groups the note says before `word`: "f/b/x app state" gives ["f", "b", "x"].
+    static func groups(saying word: String, in text: String) -> [[String]] {
+        let pattern = try! Regex("([^ (,]+) " + word + "[,)]")
+        return text.matches(of: pattern).compactMap { match in
+            match.output[1].substring.map { $0.split(separator: "/").map(String.init) }
+        }
+    }
+
+    @Test("each footer key does what its label says: pressed, it does the action the label names")
+    func footersShowBoundKeys() {
+        let expected: [(label: String, keys: [Key])] = [
+            ("send", [.character("s")]), ("push", [.character("p")]), ("net", [.character("n")]),
+            ("outage", [.character("o")]), ("doze", [.character("z")]),
+            ("state", [.character("f"), .character("b"), .character("x")]), ("tap", [.character("t")]),
+            ("phones", [.character("v")]), ("clock", [.character("1"), .character("2"), .character("3")]),
+            ("pane", [.tab]),
+        ]
+        let footer = View.footerKeys(for: .android)
+        #expect(footer.map(\.1) == expected.map(\.label))
+        for ((keys, label), wanted) in zip(footer, expected) {
+            #expect(keys == wanted.keys.map(\.label).joined(separator: "/"), "\(label): \(keys)")
+            #expect(!keys.isEmpty, "\(label) shows no key")
+        }
+        let play = View.playFooterKeys
+        #expect(play.map(\.0) == ["Space", ".", ",", "+/-", "g", "Home", "w", "Tab"])
+        #expect(KeyTable.playAction(for: .character(" ")) == .playPause)
+        #expect(KeyTable.playAction(for: .home) == .restart)
     }
 
     /// The keys in the first column of each key table of docs/tui.md (the live keys'
@@ -181,53 +212,47 @@ struct StatusLineTests {
         var web = Scenes.fresh(Scenes.web)
         Scenes.press(&web, [.character("s")])
         #expect(web.statusLine?.kind == .refusal)
-        // An app server's push refused by the server is a refusal too, though its
-        // words say neither "error" nor "refused".
+        // A push the server rejects is a failure (red), though its words say neither
+        // "error" nor "refused".
         var android = Scenes.fresh()
         Scenes.press(&android, [.character("u"), .character("p"), .enter])
         #expect(android.statusLine?.kind == .failure, "\(android.status ?? "")")
         #expect(android.status?.hasPrefix("downstreamRejected") == true, "\(android.status ?? "")")
-        // A note, even one that names an error, is not red.
+        let rejected = View.render(android, width: 80, height: 24)
+        // A note is not red.
         Scenes.press(&android, [.character("1")], from: 9_000)
         #expect(android.statusLine == StatusLine(text: "clock moved on 1 minute", kind: .note))
+        // The kind decides the colour of the status row (the second last).
+        let statusStyle = { (grid: Grid) in Snapshot.styles(grid).split(separator: "\n")[22].dropFirst().first }
+        #expect(statusStyle(rejected) != statusStyle(View.render(android, width: 80, height: 24)))
         android.report("could not write /x: Permission denied")
         #expect(android.statusLine?.kind == .failure)
     }
 }
 
-/// A session's door that counts what the TUI asks of it.
+/// A session's door that counts everything the TUI asks of it.
 final class CountingDoor: DeviceDoor, @unchecked Sendable {
     let session: LocalSession
     private(set) var calls: [String] = []
 
     init(_ profile: Profile) { session = LocalSession(starting: profile.configuration) }
 
-    var summary: String? { session.summary }
-    func submit(_ command: Input) -> [Event] {
-        calls.append("submit")
-        return session.submit(command)
+    private func noted<T>(_ name: String, _ answer: T) -> T {
+        calls.append(name)
+        return answer
     }
-    func view() -> DeviceView {
-        calls.append("view")
-        return session.view()
-    }
-    func takeEvents() -> [Event] {
-        calls.append("takeEvents")
-        return session.takeEvents()
-    }
-    func moveClock(by span: Millis) {
-        calls.append("moveClock")
-        session.moveClock(by: span)
-    }
-    var keepsItsOwnClock: Bool { session.keepsItsOwnClock }
-    func tick(now time: Millis) -> Bool {
-        calls.append("tick")
-        return session.tick(now: time)
-    }
-    var now: Millis { session.now }
-    var nextWake: Millis? { session.nextWake }
-    var resumed: Bool { session.resumed }
-    func recording() -> [JournalEntry] { session.recording() }
+
+    var summary: String? { noted("summary", session.summary) }
+    func submit(_ command: Input) -> [Event] { noted("submit", session.submit(command)) }
+    func view() -> DeviceView { noted("view", session.view()) }
+    func takeEvents() -> [Event] { noted("takeEvents", session.takeEvents()) }
+    func moveClock(by span: Millis) { noted("moveClock", session.moveClock(by: span)) }
+    var keepsItsOwnClock: Bool { noted("keepsItsOwnClock", session.keepsItsOwnClock) }
+    func tick(now time: Millis) -> Bool { noted("tick", session.tick(now: time)) }
+    var now: Millis { noted("now", session.now) }
+    var nextWake: Millis? { noted("nextWake", session.nextWake) }
+    var resumed: Bool { noted("resumed", session.resumed) }
+    func recording() -> [JournalEntry] { noted("recording", session.recording()) }
 }
 
 @Suite("The TUI's update")

@@ -57,9 +57,7 @@ enum Scenes {
         var effects: [Effect] = []
         for (index, key) in keys.enumerated() {
             // As the runner does: the session's effects performed, the rest kept.
-            for effect in model.handle(key, at: from + Millis(index) * 100) where !model.performOnSession(effect) {
-                effects.append(effect)
-            }
+            effects += model.press(key, at: from + Millis(index) * 100)
         }
         return effects
     }

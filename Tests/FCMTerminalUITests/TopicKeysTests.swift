@@ -63,6 +63,6 @@ struct TopicKeysTests {
             Issue.record("the push form closed without a topic")
             return
         }
-        #expect(form.fields.first { $0.label == "topic or condition" }?.error?.contains("name the topic") == true)
+        #expect(form.fields.first { $0.name == .topicOrCondition }?.error?.contains("name the topic") == true)
     }
 }

@@ -12,8 +12,8 @@ func busyModel() -> TUIModel {
     var model = TUIModel(profile: profile)
     var time: Millis = 1_000
     while model.log.count < 10_000 {
-        _ = model.handle(.character("s"), at: time)
-        _ = model.handle(.enter, at: time)
+        _ = model.press(.character("s"), at: time)
+        _ = model.press(.enter, at: time)
         time += 50
     }
     return model
