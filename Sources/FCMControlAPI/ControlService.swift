@@ -258,13 +258,12 @@ public final class ControlService: Sendable {
         }
     }
 
-    /// The names a phone's door takes: `default` too on a device of one; the first
-    /// few of a big fleet.
+    /// The names a phone's door takes: `default` too on a device of one; on a fleet,
+    /// the first few as the engine names phones in its messages.
     static func phoneNames(_ engine: DeviceEngine) -> String {
-        let count = engine.devices.count
-        if count == 1 { return "default, or \(engine.devices[0].name)" }
-        let shown = engine.devices.prefix(10).map(\.name).joined(separator: ", ")
-        return count > 10 ? shown + " … (\(count) phones: GET devices lists them)" : shown
+        let phones = engine.devices
+        if phones.count == 1 { return "default, or \(phones[0].name)" }
+        return DeviceEngine.phoneNames(phones.prefix(5).map(\.name), of: phones.count)
     }
 
     /// Runs one command and answers the events it caused.

@@ -25,8 +25,8 @@ public struct HTTPRequestParts: Sendable {
     }
 
     /// A request whose header names are lower case already (a server's canonical
-    /// names): taken as they are, not read again.
-    public init(method: String, path: String, query: String, lowercasedHeaders: [String: String], body: [UInt8]) {
+    /// names): taken as they are, not read again. For this package's listeners only.
+    package init(method: String, path: String, query: String, lowercasedHeaders: [String: String], body: [UInt8]) {
         self.method = method.uppercased()
         self.path = path
         self.query = query

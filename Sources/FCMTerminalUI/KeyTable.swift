@@ -17,19 +17,8 @@ enum MainAction: Sendable, Hashable {
     case top, bottom
     case help, quit
 
-    /// Whether it changes the device (in play mode, it makes the session a fork).
-    var actsOnDevice: Bool {
-        switch self {
-        case .send, .push, .network, .outage, .permission, .doze, .foreground, .background, .stopApp, .uninstall,
-            .reinstallAs, .refreshToken, .addSender, .removeSender, .topics, .tap, .drain, .clock:
-            true
-        case .devicesList, .previousDevice, .nextDevice, .details, .held, .journey, .report, .filter, .saveProfile,
-            .nextPane, .previousPane, .scroll, .top, .bottom, .help, .quit:
-            false
-        }
-    }
-
-    /// How play mode's help names it among the keys that act on the device.
+    /// How play mode's help names it among the keys that act on the device (in play
+    /// mode, such a key makes the session a fork); nil for a key that only looks.
     var deviceWord: String? {
         switch self {
         case .send: "send"
@@ -167,7 +156,7 @@ enum KeyTable {
     /// table: "s send, p push, …, f/b/x app state, …".
     static var playHelpNote: String {
         var said: [(keys: [String], word: String)] = []
-        for binding in main where binding.listed && binding.action.actsOnDevice {
+        for binding in main where binding.listed {
             guard let word = binding.action.deviceWord else { continue }
             if let index = said.firstIndex(where: { $0.word == word }) {
                 said[index].keys.append(binding.key.label)

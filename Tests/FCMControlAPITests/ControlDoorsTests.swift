@@ -28,7 +28,7 @@ struct ControlDoorsTests {
         #expect(received.compactMap { $0["device"] as? String } == ["pixel", "tablet"])
     }
 
-    @Test("a big fleet's phones are named up to ten, then counted, in a wrong door's answer")
+    @Test("a big fleet's phones are named as the engine names them, the first five, in a wrong door's answer")
     func aBigFleetIsNamedInPart() async {
         var configuration = ControlFleetTests.split()
         configuration.devices = (1...25).map {
@@ -37,11 +37,10 @@ struct ControlDoorsTests {
         let device = ControlledDevice(configuration: configuration)
         let phoneStep = await device.call("POST", "actions", body: #"{"network": "offline"}"#)
         #expect(phoneStep.status == 400)
-        let names = (1...10).map { "phone-\($0)" }.joined(separator: ", ")
+        let names = (1...5).map { "phone-\($0)" }.joined(separator: ", ")
         #expect(
             Self.message(phoneStep.json)
-                == "network is a phone's step: POST devices/NAME/actions, NAME one of \(names) "
-                + "… (25 phones: GET devices lists them)")
+                == "network is a phone's step: POST devices/NAME/actions, NAME one of \(names), …")
     }
 
     @Test func eachDoorRefusesTheOthersStepsNamingTheRightDoor() async {
