@@ -35,8 +35,15 @@ let package = Package(
     targets: [
         // JSON: the value, the strict reader and the one writer. Owned by no rule.
         .target(name: "FCMJSON"),
+        // Web Push's cryptography, pure: a browser's subscription keys, the
+        // aes128gcm and aesgcm content encodings (RFC 8291, RFC 8188) and VAPID (RFC
+        // 8292), on swift-crypto.
+        .target(
+            name: "FCMWebPush",
+            dependencies: ["FCMJSON", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         // The rules of a client app instance and its connection server: pure, no I/O.
-        .target(name: "FCMEngine", dependencies: ["FCMJSON"]),
+        .target(name: "FCMEngine", dependencies: ["FCMJSON", "FCMWebPush"]),
         // YAML device profiles, headless replay on a virtual clock, transcripts, the
         // report card's JUnit XML.
         .target(
@@ -148,7 +155,8 @@ let package = Package(
             ],
             path: "Benchmarks/XMPPLoad"
         ),
-        .testTarget(name: "FCMEngineTests", dependencies: ["FCMEngine", "FCMJSON"]),
+        .testTarget(name: "FCMEngineTests", dependencies: ["FCMEngine", "FCMJSON", "FCMWebPush"]),
+        .testTarget(name: "FCMWebPushTests", dependencies: ["FCMWebPush", "FCMJSON"]),
         .testTarget(
             name: "FCMStoreTests",
             dependencies: ["FCMStore", "FCMEngine", .product(name: "GRDB", package: "GRDB.swift")],

@@ -89,6 +89,11 @@ extension DeviceHost {
                 return reply.groupOutcome ?? .serviceDown
             },
             groupKey: { [box] sender, name in box.read { $0.groupKey(sender: sender, name: name) } },
+            webPush: { [self] request in
+                let reply = submit { _, time in [.input(.webPush(request), at: time)] }.reply
+                await box.durable()
+                return reply.webPushAnswer ?? WebPushAnswer(status: 503, body: "the push service is not running\n")
+            },
             hasFaults: { [box] in box.hasFaults },
             appServers: { [box] in box.appServerSenders }, findSender: { [box] in box.findSender($0) },
             now: { [clock] in clock.now })

@@ -1,4 +1,5 @@
 import Crypto
+import FCMJSON
 import Foundation
 
 /// The bearer tokens the token endpoint has issued. Tokens are random (system

@@ -27,9 +27,9 @@ public struct JWTAssertion: Equatable, Sendable {
         JWTAssertion, GrantError
     > {
         let parts = assertion.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerData = Base64URL.decode(parts[0]),
-            let claimsData = Base64URL.decode(parts[1]),
-            let signature = Base64URL.decode(parts[2]),
+        guard parts.count == 3, let headerData = Base64URL.decode(parts[0]).map({ Data($0) }),
+            let claimsData = Base64URL.decode(parts[1]).map({ Data($0) }),
+            let signature = Base64URL.decode(parts[2]).map({ Data($0) }),
             let header = (try? JSONSerialization.jsonObject(with: headerData)) as? [String: Any],
             let claims = (try? JSONSerialization.jsonObject(with: claimsData)) as? [String: Any]
         else { return .failure(.invalidGrant("Invalid JWT: the assertion is not a signed JWT")) }

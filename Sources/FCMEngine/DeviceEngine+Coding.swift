@@ -16,6 +16,7 @@ extension DeviceEngine {
         case wallClock
         /// Since topic fan-out in batches: topic messages still going out.
         case fanOuts
+        case webPush
     }
 
     public init(from decoder: any Decoder) throws {
@@ -51,6 +52,8 @@ extension DeviceEngine {
         server.nextFaultID = try c.decodeIfPresent(Int.self, forKey: .nextFaultID) ?? 0
         wallClock = try c.decodeIfPresent(WallClock.self, forKey: .wallClock) ?? .replayDefault
         server.fanOuts = try c.decodeIfPresent([TopicFanOut].self, forKey: .fanOuts) ?? []
+        // Since Web Push.
+        server.webPush = try c.decodeIfPresent(PushService.self, forKey: .webPush) ?? PushService()
         indexDevices()
     }
 
@@ -72,5 +75,6 @@ extension DeviceEngine {
         try c.encode(server.nextFaultID, forKey: .nextFaultID)
         try c.encode(wallClock, forKey: .wallClock)
         if !server.fanOuts.isEmpty { try c.encode(server.fanOuts, forKey: .fanOuts) }
+        if server.webPush != PushService() { try c.encode(server.webPush, forKey: .webPush) }
     }
 }

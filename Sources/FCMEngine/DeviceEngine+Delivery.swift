@@ -3,6 +3,7 @@
 extension DeviceEngine {
     /// Delivers whatever the device can take now, oldest first.
     mutating func deliverWaiting(on p: Int, into out: inout [Event]) {
+        if !server.webPush.held.isEmpty { deliverHeldWebPush(on: p, into: &out) }
         // A swiped-away iPhone app still gets its alerts (`holdReason`).
         guard connected(p), self[p].appState != .stopped || self[p].platform == .ios else { return }
         deliverDeletedNotice(on: p, into: &out)

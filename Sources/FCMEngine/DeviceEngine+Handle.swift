@@ -76,6 +76,8 @@ public enum EngineReply: Sendable, Equatable {
     case group(GroupOutcome)
     /// What the faults in scope do to an HTTP request (a delay, a status).
     case faults([FaultEffect])
+    /// The push service's answer to a Web Push request.
+    case webPush(WebPushAnswer)
     /// The input found nothing to do and changed nothing (a fault check with no
     /// fault in scope): the journal does not keep it.
     case unchanged
@@ -83,6 +85,7 @@ public enum EngineReply: Sendable, Equatable {
     public var sendOutcome: SendOutcome? { if case .sent(let outcome) = self { outcome } else { nil } }
     public var topicOutcome: TopicOutcome? { if case .topics(let outcome) = self { outcome } else { nil } }
     public var groupOutcome: GroupOutcome? { if case .group(let outcome) = self { outcome } else { nil } }
+    public var webPushAnswer: WebPushAnswer? { if case .webPush(let answer) = self { answer } else { nil } }
     public var faultEffects: [FaultEffect] { if case .faults(let effects) = self { effects } else { [] } }
 }
 

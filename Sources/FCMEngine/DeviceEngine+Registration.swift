@@ -14,6 +14,8 @@ extension DeviceEngine {
         self[p].tokens[sender.id] = token
         if self[p].platform == .web { self[p].tokenIssuedAt[sender.id] = now }
         tokenDevices[token] = p
+        // The browser subscribes to push before the SDK registers its token.
+        if self[p].platform == .web { subscribeBrowser(on: p, key: self[p].policy.vapidKeys[sender.id], into: &out) }
         emit(.device, self[p].names.newToken, [.text("sender", sender.id), .text("token", token)], on: p, into: &out)
     }
 
@@ -77,6 +79,7 @@ extension DeviceEngine {
         if self[p].policy.vapidKeys[id] != nil { self[p].policy.vapidKeys[id] = nil }
         self[p].pendingTopicChanges.removeAll { $0.sender == id }
         emit(.device, .senderRemoved, [.text("sender", id)], on: p, into: &out)
+        endSubscriptionIfTokenless(on: p, reason: "unsubscribed", into: &out)
     }
 
     mutating func uninstall(on p: Int, into out: inout [Event]) {
@@ -88,6 +91,7 @@ extension DeviceEngine {
         self[p].topics.removeAll()
         self[p].pendingTopicChanges.removeAll()
         emit(.device, .uninstalled, [], on: p, into: &out)
+        endSubscription(on: p, reason: "uninstalled", into: &out)
         if !self[p].pending.isEmpty {
             emit(
                 .device, .discarded,

@@ -9,6 +9,7 @@ extension DeviceEngine {
         if let phone = phoneDeadlines.earliest { consider(phone) }
         if let held = server.awaitingDeadlines.earliest { consider(held) }
         if let link = server.links.timers.earliest { consider(link) }
+        if !server.webPush.held.isEmpty, let held = server.webPush.earliestExpiry { consider(held) }
         return earliest
     }
 
@@ -35,6 +36,9 @@ extension DeviceEngine {
         }
         if let held = server.awaitingDeadlines.earliest, held <= now {
             retryUpstream(into: &out)
+        }
+        if !server.webPush.held.isEmpty, let due = server.webPush.earliestExpiry, due <= now {
+            expireWebPush(into: &out)
         }
         for index in phonesDue {
             expireStoreAndFlush(on: index, into: &out)

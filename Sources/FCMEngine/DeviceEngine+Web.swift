@@ -84,6 +84,10 @@ extension DeviceEngine {
                     .device, .deleteToken,
                     [.text("sender", target.id), .text("token", token), .text("vapid_key", vapidKey ?? "default")],
                     on: p, into: &out)
+                // The push subscription was made with the old key: the SDK unsubscribes.
+                if server.webPush.subscription(ofPhone: p)?.applicationServerKey != vapidKey {
+                    endSubscription(on: p, reason: "a new VAPID key", into: &out)
+                }
             }
             if self[p].permissionProblem() == nil { self[p].policy.vapidKeys[target.id] = vapidKey }
             if self[p].permissionProblem() == nil, let token = self[p].tokens[target.id],
@@ -117,6 +121,7 @@ extension DeviceEngine {
             // The registration is gone, and its topic subscriptions with it.
             self[p].topics[target.id] = nil
             emit(.device, .deleteToken, [.text("sender", target.id), .text("token", token)], on: p, into: &out)
+            endSubscriptionIfTokenless(on: p, reason: "unsubscribed", into: &out)
         }
     }
 

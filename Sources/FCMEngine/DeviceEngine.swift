@@ -121,6 +121,7 @@ public struct DeviceEngine: Sendable, Codable {
         case .setService(let up): setService(up: up, into: &out)
         case .push(let request): _ = take(request, into: &out)
         case .send(let orders): return .sent(send(orders, into: &out))
+        case .webPush(let request): return .webPush(receiveWebPush(request, into: &out))
         case .requestRejected(let request): emit(.server, .requestRejected, request.fields, on: nil, into: &out)
         case .requestAbandoned(let request): emit(.server, .requestAbandoned, request.fields, on: nil, into: &out)
         case .credentialsUnverified(let account, let key, let project):

@@ -72,6 +72,9 @@ extension DeviceEngine {
         ])
         guard case .object(var object) = base else { return base }
         object.members += production
+        if let subscription = server.webPush.subscription(ofPhone: index) {
+            object.members.append((key: "pushSubscription", value: subscription.json()))
+        }
         return .object(object)
     }
 

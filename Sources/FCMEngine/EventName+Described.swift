@@ -537,6 +537,88 @@ extension EventName {
                         + "the claims were valid, the signature could not be checked (--verify-credentials refuses "
                         + "it).",
                     "docs/DECISIONS.md The HTTPS proxy"))
+        case .pushSubscribed:
+            EventDescription(
+                fields: ["endpoint", "key"],
+                meaning:
+                    "a browser subscribed to push (`endpoint`, Chrome's on FCM's host; `key`, its "
+                    + "applicationServerKey, `default` for the FCM SDK's own)",
+                rule: RuleNote(
+                    "A web app's first token comes with a push subscription made with getToken's vapidKey (or the "
+                        + "SDK's default key): its endpoint and keys are what Web Push app servers keep.",
+                    "docs/RULES.md Web Push"))
+        case .pushUnsubscribed:
+            EventDescription(
+                fields: ["endpoint", "reason", "discarded"],
+                meaning:
+                    "a browser's push subscription ended (`reason`: `unsubscribed`, `uninstalled`, `a new VAPID "
+                    + "key`); what the push service held for it is gone (`discarded`)",
+                rule: RuleNote(
+                    "An ended subscription is answered 410 from then on: an app server should forget it.",
+                    "docs/RULES.md Web Push"))
+        case .webPushAccepted:
+            EventDescription(
+                fields: ["id", "endpoint", "ttl", "bytes", "encoding", "topic", "urgency", "detail"],
+                meaning:
+                    "the push service took a Web Push message (201): its `id` (in `Location`), the `ttl` kept, "
+                    + "the body's size and encoding, its `topic` and `urgency`",
+                rule: RuleNote(
+                    "A 201 means the push service took the message, not that the browser could read it: it cannot "
+                        + "see inside.", "docs/RULES.md Web Push"))
+        case .webPushRefused:
+            EventDescription(
+                fields: ["endpoint", "status", "reason", "detail"],
+                meaning:
+                    "the push service refused a Web Push request (`status` and `reason`, FCM's words where known): "
+                    + "no TTL, a bad Topic or encoding, VAPID missing or wrong, a body over 4,096 bytes, an "
+                    + "endpoint unknown (404) or ended (410)",
+                rule: RuleNote(
+                    "Web Push needs a TTL, VAPID signed by the subscription's key for the push service's origin, "
+                        + "an encrypted body of at most 4,096 bytes, and a live subscription.", "docs/RULES.md Web Push"
+                ))
+        case .webPushHeld:
+            EventDescription(
+                fields: ["id", "ttl", "reason"],
+                meaning: "the push service holds a Web Push message for a browser that cannot take it now (`reason`)",
+                rule: RuleNote(
+                    "A browser offline or closed gets what was held when it comes back, within each message's TTL.",
+                    "docs/RULES.md Web Push"))
+        case .webPushReplaced:
+            EventDescription(
+                fields: ["id", "by", "topic"],
+                meaning: "a held Web Push message (`id`) was replaced by a newer one with the same `topic` (`by`)",
+                rule: RuleNote(
+                    "A message with a Topic replaces the one held with the same Topic: only the newest is delivered.",
+                    "docs/RULES.md Web Push"))
+        case .webPushDropped:
+            EventDescription(
+                fields: ["id", "reason", "detail", "encoding", "topic", "urgency"],
+                meaning:
+                    "a Web Push message never reached the service worker (`reason`): `undecryptable` (the browser "
+                    + "could not decrypt it, `detail` says why), `expired` (its TTL ran out while held), `ttl0` "
+                    + "(TTL 0 to a browser that could not take it at once)",
+                rule: .byValue(
+                    of: "reason",
+                    [
+                        "undecryptable": RuleNote(
+                            "A body not encrypted to the subscription's p256dh and auth is accepted by the push "
+                                + "service and dropped by the browser, silently in production.",
+                            "docs/RULES.md Web Push"),
+                        "ttl0": RuleNote(
+                            "A message with TTL 0 is delivered at once or never.", "docs/RULES.md Web Push"),
+                    ],
+                    otherwise: RuleNote(
+                        "A held message whose TTL ran out is not delivered; the app server is not told.",
+                        "docs/RULES.md Web Push")))
+        case .pushEvent:
+            EventDescription(
+                fields: ["id", "data", "data_base64", "encoding", "topic", "urgency"],
+                meaning:
+                    "the service worker's `push` event: the payload the browser decrypted (`data`, or "
+                    + "`data_base64` when it is not text; neither when the message had no body)",
+                rule: RuleNote(
+                    "The browser decrypts a Web Push message with its own keys and hands the plaintext to its "
+                        + "service worker's push event.", "docs/RULES.md Web Push"))
         case .expectationHeld, .expectationFailed:
             EventDescription(
                 fields: ["expect", "detail", "step_at"],

@@ -49,6 +49,12 @@ public enum EventName: String, Sendable, CaseIterable, Codable {
     /// emulator did not make (it cannot know Google's keys).
     case credentialsUnverified
 
+    // Web Push: a browser's push subscription, the push service, the service worker.
+    case pushSubscribed, pushUnsubscribed
+    case webPushAccepted, webPushRefused, webPushHeld, webPushReplaced, webPushDropped
+    /// The service worker's `push` event, with the payload the browser decrypted.
+    case pushEvent
+
     // A profile's expectations, judged where they are reached.
     case expectationHeld, expectationFailed
 }

@@ -17,6 +17,9 @@ public indirect enum Input: Sendable, Equatable, Codable {
     /// An HTTP API's downstream messages (their platform blocks and where they came
     /// from), answered together: the reply is what became of each (`sent`).
     case send([SendOrder])
+    /// A Web Push request at the push service (`/fcm/send/<id>`, `/wp/<id>`): the
+    /// reply is its answer (`webPush`), the browser's side its events.
+    case webPush(WebPushRequest)
     /// What the faults in scope do to an HTTP request on `path` (each use counted):
     /// the reply is their effects (`faults`). A check that found no fault in scope
     /// changed nothing, and is not kept.

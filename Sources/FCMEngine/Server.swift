@@ -28,6 +28,8 @@ public struct Server: Sendable {
     var topicIndex = TopicIndex()
     /// Messages taken so far: the seed of each message id.
     var messageCounter: UInt64 = 0
+    /// Web Push: the browsers' subscriptions and what is held for them.
+    public internal(set) var webPush = PushService()
 }
 
 /// The time a rule's events happen at, and whether anyone hears them

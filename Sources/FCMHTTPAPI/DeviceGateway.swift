@@ -17,6 +17,8 @@ public struct DeviceGateway: Sendable {
     public var subscriptions: @Sendable (_ registration: String, _ sender: String) async -> Result<[String], TopicError>
     /// A device-group call.
     public var groups: @Sendable (GroupOrder) async -> GroupOutcome
+    /// A Web Push request at the push service: its answer.
+    public var webPush: @Sendable (WebPushRequest) async -> WebPushAnswer
     /// The notification key of a sender's group of this name, if any.
     public var groupKey: @Sendable (_ sender: String, _ name: String) async -> String?
     /// Whether any fault is in scope (without counting a use).
@@ -40,6 +42,9 @@ public struct DeviceGateway: Sendable {
             >,
         groups: @escaping @Sendable (GroupOrder) async -> GroupOutcome,
         groupKey: @escaping @Sendable (_ sender: String, _ name: String) async -> String?,
+        webPush: @escaping @Sendable (WebPushRequest) async -> WebPushAnswer = { _ in
+            WebPushAnswer(status: 503, body: "no push service\n")
+        },
         hasFaults: @escaping @Sendable () -> Bool = { true },
         appServers: @escaping @Sendable () -> AppServerSenders,
         findSender: (@Sendable (SenderLookup) -> SenderConfig?)? = nil,
@@ -56,6 +61,7 @@ public struct DeviceGateway: Sendable {
         self.subscriptions = subscriptions
         self.groups = groups
         self.groupKey = groupKey
+        self.webPush = webPush
     }
 
     /// Downstream messages, in order, told once they are on disk.

@@ -23,6 +23,9 @@ public enum HTTPRoute: Equatable, Sendable {
     /// iamcredentials host: google-auth's regional-access-boundary lookup, which
     /// follows every token refresh.
     case allowedLocations
+    /// `/fcm/send/{subscription}` or `/wp/{subscription}`: Web Push (RFC 8030) to a
+    /// browser's push subscription, signed with VAPID (the engine checks it).
+    case webPush(subscription: String)
 
     /// How a caller proves who it is on an endpoint.
     public enum Credential: Equatable, Sendable {
@@ -52,7 +55,7 @@ public enum HTTPRoute: Equatable, Sendable {
     /// How callers of this endpoint prove who they are.
     public var credential: Credential {
         switch self {
-        case .healthz, .token, .allowedLocations: .none
+        case .healthz, .token, .allowedLocations, .webPush: .none
         case .control: .controlToken
         case .legacy: .serverKey
         case .v1(let project), .topicSubscription(let project, _, _): .bearer(project: project)
@@ -90,6 +93,7 @@ public enum HTTPRoute: Equatable, Sendable {
             "/v1/projects/p/registrations/t/topicSubscriptions/news"
         ),
         ("/fcm/notification and /gcm/notification", "/fcm/notification"),
+        ("/fcm/send/SUBSCRIPTION and /wp/SUBSCRIPTION (Web Push)", "/wp/s"),
         ("/healthz", "/healthz"),
         ("\(controlPrefix)PROJECT/… (the control API)", "\(controlPrefix)p/devices"),
     ]
@@ -125,6 +129,10 @@ public enum HTTPRoute: Equatable, Sendable {
                 FormDecoding.decode($0) ?? ""
             }
             switch parts.count {
+            case 2 where parts[0] == "wp" && !parts[1].isEmpty:
+                self = .webPush(subscription: parts[1])
+            case 3 where parts[0] == "fcm" && parts[1] == "send" && !parts[2].isEmpty:
+                self = .webPush(subscription: parts[2])
             case 4 where parts[0] == "v1" && parts[1] == "projects" && parts[3] == "messages:send" && !parts[2].isEmpty:
                 self = .v1(project: parts[2])
             case 6 where parts[0] == "iid" && parts[1] == "v1" && parts[3] == "rel" && parts[4] == "topics":

@@ -193,6 +193,7 @@ public final class HTTPSendService: Sendable {
         case (.topicSubscription(let project, let token, let topic), let sender?):
             return await topicSubscription(request, project: project, token: token, topic: topic, sender: sender)
         case (.groups, let sender?): return await groups(request, sender: sender)
+        case (.webPush(let subscription), _): return await webPush(request, subscription: subscription)
         case (.allowedLocations, _):
             // No boundary: the account may be used everywhere (google-auth's "no-op" answer).
             return .json(200, #"{"locations":[],"encodedLocations":"0x0"}"#)

@@ -2,6 +2,7 @@ import FCMConnectionServer
 import FCMCredentials
 import FCMEngine
 import FCMHTTPAPI
+import FCMJSON
 import FCMProfiles
 import FCMSession
 import Foundation

@@ -20,6 +20,7 @@ struct RouteTableTests {
             case .topicSubscription(_, _, let topic): topic == nil ? "subscriptions" : "subscription"
             case .groups: "groups"
             case .allowedLocations: "allowedLocations"
+            case .webPush: "webPush"
             }
         }
         #expect(Set(kinds).count == kinds.count)
@@ -28,8 +29,11 @@ struct RouteTableTests {
             Set(kinds)
                 == [
                     "healthz", "control", "legacy", "v1", "token", "batchAdd", "batchRemove", "iidRelation",
-                    "subscriptions", "subscription", "groups",
+                    "subscriptions", "subscription", "groups", "webPush",
                 ])
+        #expect(HTTPRoute(path: "/fcm/send/abc:APA91b") == .webPush(subscription: "abc:APA91b"))
+        #expect(HTTPRoute(path: "/wp/abc") == .webPush(subscription: "abc"))
+        #expect(HTTPRoute(path: "/fcm/send") == .legacy)
         #expect(HTTPRoute.listed.hasPrefix("POST /fcm/send and /gcm/send; POST /v1/projects/PROJECT/messages:send"))
         #expect(
             HTTPRoute.listed.contains(

@@ -1,6 +1,7 @@
 import FCMCredentials
 import FCMEngine
 import FCMHTTPAPI
+import FCMJSON
 import Foundation
 
 /// A real engine behind the send service, as the server wires it, with a clock

@@ -1,0 +1,227 @@
+import FCMJSON
+import FCMWebPush
+
+/// Web Push (RFC 8030, 8291, 8292) to a browser: its push subscription, the push
+/// service's answers, and what the browser does with a message (decrypts it; its
+/// service worker's `push` event hears it). A browser away gets what the push
+/// service held for it, within each message's time to live.
+extension DeviceEngine {
+    // MARK: The browser's subscription
+
+    /// A web phone's browser subscribes to push with `key` (nil: the FCM SDK's
+    /// default), once: a phone that has a subscription keeps it.
+    mutating func subscribeBrowser(on p: Int, key: String?, into out: inout [Event]) {
+        guard self[p].platform == .web, server.webPush.subscription(ofPhone: p) == nil else { return }
+        var random = SeededGenerator(
+            seed: Phone.tokenSeed(self[p].settings.seed, index: p) ^ 0x57EB_9054_5EED
+                ^ (server.webPush.made &* 0x0000_0100_0000_01B3))
+        let id = PushService.subscriptionID(&random)
+        let subscription = PushSubscription(
+            id: id, phone: p, applicationServerKey: key, keySeed: random.next(), madeAt: now)
+        server.webPush.made += 1
+        server.webPush.subscriptions.append(subscription)
+        server.webPush.ended[id] = nil
+        emit(
+            .device, .pushSubscribed, [.text("endpoint", subscription.endpoint), .text("key", key ?? "default")],
+            on: p, into: &out)
+    }
+
+    /// The browser's subscription ends (`reason`): its endpoint answers 410 from now
+    /// on, and what the push service held for it is gone.
+    mutating func endSubscription(on p: Int, reason: String, into out: inout [Event]) {
+        guard let index = server.webPush.subscriptions.firstIndex(where: { $0.phone == p }) else { return }
+        let ended = server.webPush.subscriptions.remove(at: index)
+        server.webPush.ended[ended.id] = reason
+        var fields: [Field] = [.text("endpoint", ended.endpoint), .text("reason", reason)]
+        let dropped = server.webPush.held.filter { $0.subscription == ended.id }.map(\.id)
+        if !dropped.isEmpty {
+            server.webPush.held.removeAll { $0.subscription == ended.id }
+            fields.append(Field("discarded", .list(dropped)))
+        }
+        emit(.device, .pushUnsubscribed, fields, on: p, into: &out)
+    }
+
+    /// Ends the subscription of a browser left with no token (deleteToken, a
+    /// sender removed): the FCM SDK unsubscribes from push as it deletes.
+    mutating func endSubscriptionIfTokenless(on p: Int, reason: String, into out: inout [Event]) {
+        if self[p].tokens.isEmpty { endSubscription(on: p, reason: reason, into: &out) }
+    }
+
+    // MARK: The push service
+
+    /// A Web Push request at the push service: refused with its status and text, or
+    /// accepted (201) and given to the browser now, or held for it.
+    mutating func receiveWebPush(_ request: WebPushRequest, into out: inout [Event]) -> WebPushAnswer {
+        guard let subscription = server.webPush.subscription(id: request.subscription) else {
+            if let reason = server.webPush.ended[request.subscription] {
+                return refuseWebPush(
+                    request, 410, "push subscription has unsubscribed or expired.", detail: reason, on: nil,
+                    into: &out)
+            }
+            return refuseWebPush(
+                request, 404,
+                "A valid push subscription endpoint should be specified in the URL as such: "
+                    + "\(request.origin)/wp/<subscription id>",
+                detail: "no browser holds this subscription", on: nil, into: &out)
+        }
+        let p = subscription.phone
+        let reading = VAPIDCredentials.read(authorization: request.authorization, cryptoKey: request.cryptoKey)
+        if let (status, text, detail) = WebPushRules.authorizationProblem(
+            reading, subscription: subscription, origin: request.origin, unixNow: wallClock.unixSeconds(at: now))
+        {
+            return refuseWebPush(request, status, text, detail: detail, on: p, into: &out)
+        }
+        let body = Base64URL.decode(request.body) ?? []
+        let headers: WebPushRules.Headers
+        switch WebPushRules.headers(request, bodyBytes: body.count, reading: reading) {
+        case .failure(let problem): return refuseWebPush(request, problem.status, problem.text, on: p, into: &out)
+        case .success(let read): headers = read
+        }
+        server.webPush.accepted += 1
+        let id = "0:\(now)%" + String(server.webPush.accepted, radix: 16)
+        var fields: [Field] = [
+            .text("id", id), .text("endpoint", subscription.endpoint), .number("ttl", headers.ttl),
+            .number("bytes", body.count),
+        ]
+        if let encoding = headers.encoding { fields.append(.text("encoding", encoding.rawValue)) }
+        if let topic = headers.topic { fields.append(.text("topic", topic)) }
+        if let urgency = headers.urgency { fields.append(.text("urgency", urgency)) }
+        if request.ttl.flatMap({ Int64($0.trimmingSpaces) }) ?? 0 > headers.ttl {
+            fields.append(.text("detail", "TTL shortened to four weeks, the longest kept"))
+        }
+        emit(.server, .webPushAccepted, fields, on: p, into: &out)
+        let message = HeldWebPush(
+            id: id, subscription: subscription.id, request: request, ttl: headers.ttl,
+            expiresAt: now + headers.ttl * Span.second)
+        if browserTakesPush(p) {
+            browserReceives(message, subscription, on: p, into: &out)
+        } else {
+            holdWebPush(message, topic: headers.topic, on: p, into: &out)
+        }
+        return WebPushAnswer(
+            status: 201,
+            headers: [KeyValue("Location", "\(request.origin)/\(id)"), KeyValue("TTL", String(headers.ttl))])
+    }
+
+    mutating func refuseWebPush(
+        _ request: WebPushRequest, _ status: Int, _ text: String, detail: String? = nil, on p: Int?,
+        into out: inout [Event]
+    ) -> WebPushAnswer {
+        var fields: [Field] = [
+            .text("endpoint", PushService.googleOrigin + "/fcm/send/" + request.subscription),
+            .number("status", status), .text("reason", text),
+        ]
+        if let detail { fields.append(.text("detail", detail)) }
+        emit(.server, .webPushRefused, fields, on: p, into: &out)
+        var headers: [KeyValue] = []
+        if status == 401 { headers.append(KeyValue("WWW-Authenticate", "vapid")) }
+        return WebPushAnswer(status: status, headers: headers, body: text + "\n")
+    }
+
+    /// Whether the browser of phone `p` can take a push now: installed, online, the
+    /// service up, and the browser running (a hidden tab's service worker wakes; a
+    /// closed browser hears nothing).
+    func browserTakesPush(_ p: Int) -> Bool {
+        connected(p) && phone(p) { $0.appState } != .stopped
+    }
+
+    /// The browser cannot take it now: held within its TTL (a TTL of 0 is never
+    /// delivered), replacing a held message of the same `Topic`.
+    mutating func holdWebPush(_ message: HeldWebPush, topic: String?, on p: Int, into out: inout [Event]) {
+        guard message.ttl > 0 else {
+            return emit(
+                .server, .webPushDropped,
+                [
+                    .text("id", message.id), .text("reason", "ttl0"),
+                    .text("detail", "TTL 0 and the browser cannot take it now: it is never delivered"),
+                ], on: p, into: &out)
+        }
+        if let topic,
+            let index = server.webPush.held.firstIndex(where: {
+                $0.subscription == message.subscription && $0.request.topic == topic
+            })
+        {
+            let replaced = server.webPush.held.remove(at: index)
+            emit(
+                .server, .webPushReplaced,
+                [.text("id", replaced.id), .text("by", message.id), .text("topic", topic)], on: p, into: &out)
+        }
+        server.webPush.held.append(message)
+        emit(
+            .server, .webPushHeld,
+            [.text("id", message.id), .number("ttl", message.ttl), .text("reason", holdReason(ofBrowser: p))],
+            on: p, into: &out)
+    }
+
+    /// Why the browser of phone `p` cannot take a push now.
+    func holdReason(ofBrowser p: Int) -> String {
+        if !server.serviceUp { return "service down" }
+        if !phone(p, { $0.installed }) { return "not installed" }
+        if phone(p, { $0.network }) != .online { return "offline" }
+        return "browser closed"
+    }
+
+    /// The browser gets a message: it decrypts it with its own keys, and its service
+    /// worker's `push` event hears the plaintext; a body that does not decrypt is
+    /// dropped (the push service could not see inside, and accepted it).
+    mutating func browserReceives(
+        _ message: HeldWebPush, _ subscription: PushSubscription, on p: Int, into out: inout [Event]
+    ) {
+        let body = Base64URL.decode(message.request.body) ?? []
+        var fields: [Field] = [.text("id", message.id)]
+        if let topic = message.request.topic { fields.append(.text("topic", topic)) }
+        if let urgency = message.request.urgency { fields.append(.text("urgency", urgency.lowercased())) }
+        guard !body.isEmpty else {
+            return emit(.device, .pushEvent, fields, on: p, into: &out)
+        }
+        let encoding = message.request.contentEncoding.flatMap(ContentEncoding.init(header:)) ?? .aes128gcm
+        fields.append(.text("encoding", encoding.rawValue))
+        do throws(DecryptionFailure) {
+            let keys = subscription.keys
+            let plaintext =
+                switch encoding {
+                case .aes128gcm: try WebPushCipher.decrypt(aes128gcm: body, keys: keys)
+                case .aesgcm:
+                    try WebPushCipher.decrypt(
+                        aesgcm: body, encryption: message.request.encryption, cryptoKey: message.request.cryptoKey,
+                        keys: keys)
+                }
+            if let text = String(validating: plaintext, as: UTF8.self) {
+                fields.append(.text("data", text))
+            } else {
+                fields.append(.text("data_base64", Base64URL.encode(plaintext)))
+            }
+            emit(.device, .pushEvent, fields, on: p, into: &out)
+        } catch {
+            emit(
+                .device, .webPushDropped, fields + [.text("reason", "undecryptable"), .text("detail", error.reason)],
+                on: p, into: &out)
+        }
+    }
+
+    /// What the push service held for the browser of phone `p`, given now it can
+    /// take it, oldest first.
+    mutating func deliverHeldWebPush(on p: Int, into out: inout [Event]) {
+        guard let subscription = server.webPush.subscription(ofPhone: p), browserTakesPush(p) else { return }
+        let waiting = server.webPush.held.filter { $0.subscription == subscription.id }
+        guard !waiting.isEmpty else { return }
+        server.webPush.held.removeAll { $0.subscription == subscription.id }
+        for message in waiting { browserReceives(message, subscription, on: p, into: &out) }
+    }
+
+    /// Held messages whose time to live ran out are dropped.
+    mutating func expireWebPush(into out: inout [Event]) {
+        let time = now
+        let expired = server.webPush.held.filter { $0.expiresAt <= time }
+        server.webPush.held.removeAll { $0.expiresAt <= time }
+        for message in expired {
+            let p = server.webPush.subscription(id: message.subscription)?.phone
+            emit(
+                .server, .webPushDropped,
+                [
+                    .text("id", message.id), .text("reason", "expired"),
+                    .text("detail", "its TTL (\(message.ttl) s) ran out before the browser could take it"),
+                ], on: p, into: &out)
+        }
+    }
+}

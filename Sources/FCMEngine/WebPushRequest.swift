@@ -1,0 +1,50 @@
+/// A Web Push request (RFC 8030) as it reached the push service: the endpoint's
+/// subscription and the headers the rules read, each as sent (the engine reads
+/// them, not the door), and the body as base64url, so a journal keeps it as text.
+public struct WebPushRequest: Sendable, Equatable, Codable {
+    /// The subscription the endpoint names (`/fcm/send/<id>` or `/wp/<id>`).
+    public var subscription: String
+    /// The push resource's origin as the app server reached it (`http://127.0.0.1:PORT`,
+    /// or `https://fcm.googleapis.com` through the proxy): a VAPID `aud` must name it.
+    public var origin: String
+    public var ttl: String?
+    public var topic: String?
+    public var urgency: String?
+    public var contentEncoding: String?
+    public var authorization: String?
+    public var cryptoKey: String?
+    public var encryption: String?
+    /// The body, base64url.
+    public var body: String
+
+    public init(
+        subscription: String, origin: String, ttl: String? = nil, topic: String? = nil, urgency: String? = nil,
+        contentEncoding: String? = nil, authorization: String? = nil, cryptoKey: String? = nil,
+        encryption: String? = nil, body: String = ""
+    ) {
+        self.subscription = subscription
+        self.origin = origin
+        self.ttl = ttl
+        self.topic = topic
+        self.urgency = urgency
+        self.contentEncoding = contentEncoding
+        self.authorization = authorization
+        self.cryptoKey = cryptoKey
+        self.encryption = encryption
+        self.body = body
+    }
+}
+
+/// What the push service answers a Web Push request: its status, headers and body
+/// text (FCM's words where they are known).
+public struct WebPushAnswer: Sendable, Equatable {
+    public var status: Int
+    public var headers: [KeyValue]
+    public var body: String
+
+    public init(status: Int, headers: [KeyValue] = [], body: String = "") {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
