@@ -10,6 +10,10 @@ fi
 # pyfcm 1.x (topic management and topic sends on the legacy API) cannot share the
 # environment with pyfcm 2: it goes in a folder of its own, put on PYTHONPATH by its test.
 .venv/bin/pip install -q --disable-pip-version-check --no-deps --upgrade --target .pyfcm1 pyfcm==1.5.4
+# Web Push app-server libraries (pywebpush 2.5 needs a cryptography aioxmpp's pyOpenSSL
+# cannot take): an environment of their own, for Interop/test_webpush.py.
+if [ ! -x .webpush/bin/python ]; then python3 -m venv .webpush; fi
+.webpush/bin/pip install -q --disable-pip-version-check -r webpush-requirements.txt
 # The pytest plugin of clients/python, from the work tree: built offline by the venv's
 # own setuptools (no isolated build environment to download), reinstalled every time.
 .venv/bin/pip install -q --disable-pip-version-check --no-index --no-build-isolation ../clients/python

@@ -35,7 +35,7 @@ struct SendAPIResponder: HTTPResponder {
         }
         let parts = HTTPRequestParts(
             method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "",
-            fields: request.headers, body: body)
+            fields: request.headers, authority: request.head.authority, body: body)
         if case .control? = route {
             switch await control.answer(parts) {
             case .reply(let reply): return Self.response(reply)
@@ -150,12 +150,15 @@ final class HTTPListener: Sendable {
 extension HTTPRequestParts {
     /// A request as the send and control services read it: header names in canonical
     /// (lowercase) form, the first of repeated fields kept.
-    init(method: String, path: String, query: String, fields: HTTPFields, body: ByteBuffer) {
+    /// `authority` (HTTP/2's `:authority`, HTTP/1's `Host`, which HTTP types keep
+    /// apart from the fields) is kept as `host` when given: Web Push reads its origin.
+    init(method: String, path: String, query: String, fields: HTTPFields, authority: String? = nil, body: ByteBuffer) {
         var headers: [String: String] = [:]
-        headers.reserveCapacity(fields.count)
+        headers.reserveCapacity(fields.count + 1)
         for field in fields where headers[field.name.canonicalName] == nil {
             headers[field.name.canonicalName] = field.value
         }
+        if let authority, headers["host"] == nil { headers["host"] = authority }
         self.init(
             method: method, path: path, query: query, lowercasedHeaders: headers, body: Array(body.readableBytesView))
     }
