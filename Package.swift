@@ -48,7 +48,7 @@ let package = Package(
         // report card's JUnit XML.
         .target(
             name: "FCMProfiles",
-            dependencies: ["FCMEngine", "FCMJSON", .product(name: "Yams", package: "Yams")]
+            dependencies: ["FCMEngine", "FCMJSON", "FCMWebPush", .product(name: "Yams", package: "Yams")]
         ),
         // The running device's front door as a person's door sees it (DeviceDoor), the
         // session's one clock, and the session the TUI runs alone (LocalSession).

@@ -38,6 +38,8 @@ extension DeviceEngine {
     /// the web SDK's alone.
     public static func refusal(_ command: PhoneCommand, on platform: Platform) -> String? {
         switch command {
+        case .webPush:
+            return platform == .web ? nil : "Web Push reaches a browser: only a web app has a push subscription"
         case .getToken, .deleteToken:
             return platform == .web
                 ? nil

@@ -51,7 +51,9 @@ extension DeviceEngine {
 
     /// A Web Push request at the push service: refused with its status and text, or
     /// accepted (201) and given to the browser now, or held for it.
-    mutating func receiveWebPush(_ request: WebPushRequest, into out: inout [Event]) -> WebPushAnswer {
+    mutating func receiveWebPush(
+        _ request: WebPushRequest, signing: WebPushStep.Signing? = nil, into out: inout [Event]
+    ) -> WebPushAnswer {
         guard let subscription = server.webPush.subscription(id: request.subscription) else {
             if let reason = server.webPush.ended[request.subscription] {
                 return refuseWebPush(
@@ -66,9 +68,12 @@ extension DeviceEngine {
         }
         let p = subscription.phone
         let reading = VAPIDCredentials.read(authorization: request.authorization, cryptoKey: request.cryptoKey)
-        if let (status, text, detail) = WebPushRules.authorizationProblem(
-            reading, subscription: subscription, origin: request.origin, unixNow: wallClock.unixSeconds(at: now))
-        {
+        // The built-in app server's signature is as its step says (it holds the key).
+        let problem =
+            signing.map { WebPushRules.builtInProblem($0, subscription: subscription) }
+            ?? WebPushRules.authorizationProblem(
+                reading, subscription: subscription, origin: request.origin, unixNow: wallClock.unixSeconds(at: now))
+        if let (status, text, detail) = problem {
             return refuseWebPush(request, status, text, detail: detail, on: p, into: &out)
         }
         let body = Base64URL.decode(request.body) ?? []
@@ -101,6 +106,41 @@ extension DeviceEngine {
         return WebPushAnswer(
             status: 201,
             headers: [KeyValue("Location", "\(request.origin)/\(id)"), KeyValue("TTL", String(headers.ttl))])
+    }
+
+    /// The built-in app server's Web Push (a profile's `web_push` step, the TUI): the
+    /// step's text encrypted to the browser's subscription for real (with a key and
+    /// salt drawn from the device's seed, so a replay sends the same bytes), then
+    /// taken by the push service as any app server's.
+    mutating func appServerWebPush(_ step: WebPushStep, on p: Int, into out: inout [Event]) {
+        guard let subscription = server.webPush.subscription(ofPhone: p) else {
+            return refuse(
+                "web_push",
+                "the browser has no push subscription: it makes one with its first token (a get_token step, "
+                    + "notification permission granted)", on: p, into: &out)
+        }
+        var random = SeededGenerator(
+            seed: configuration.device.seed ^ 0x0A99_5E4F_E7 ^ (server.webPush.accepted &* 0x9E37_79B9_7F4A_7C15))
+        func bytes(_ count: Int) -> [UInt8] {
+            (0..<(count + 7) / 8).flatMap { _ in withUnsafeBytes(of: random.next()) { Array($0) } }.prefix(count)
+                .map { $0 }
+        }
+        let keys = subscription.keys
+        let encoding = step.encoding
+        var sealed: WebPushCipher.Sealed?
+        // A draw that is no P-256 key (about one in 2^32) is drawn again.
+        for _ in 0..<8 where sealed == nil {
+            sealed = WebPushCipher.encrypt(
+                Array(step.data.utf8), encoding: encoding, to: keys.publicKey, auth: keys.authSecret,
+                senderScalar: bytes(32), salt: bytes(16))
+        }
+        var body = sealed?.body ?? []
+        if step.brokenBody, !body.isEmpty { body[body.count - 1] ^= 0x01 }
+        let request = WebPushRequest(
+            subscription: subscription.id, origin: PushService.googleOrigin, ttl: step.ttl.map(String.init),
+            topic: step.topic, urgency: step.urgency, contentEncoding: step.encoding.rawValue,
+            cryptoKey: sealed?.cryptoKey, encryption: sealed?.encryption, body: Base64URL.encode(body))
+        _ = receiveWebPush(request, signing: step.vapid, into: &out)
     }
 
     mutating func refuseWebPush(

@@ -184,6 +184,7 @@ public struct DeviceEngine: Sendable, Codable {
         case .unsubscribe(let topic, let sender):
             changeTopic(topic, subscribe: false, sender: sender, on: p, into: &out)
         case .getToken(let sender, let vapidKey): getToken(sender: sender, vapidKey: vapidKey, on: p, into: &out)
+        case .webPush(let step): appServerWebPush(step, on: p, into: &out)
         case .deleteToken(let sender): deleteToken(sender: sender, on: p, into: &out)
         case .setPermission(let permission): setPermission(permission, on: p, into: &out)
         }

@@ -111,6 +111,8 @@ public enum PhoneCommand: Sendable, Equatable, Codable {
     case deleteToken(sender: String?)
     /// The user answers the browser's notification prompt (or changes the site setting).
     case setPermission(NotificationPermission)
+    /// The built-in app server sends Web Push to the browser's push subscription.
+    case webPush(WebPushStep)
 }
 
 extension PhoneCommand {
@@ -133,6 +135,7 @@ extension PhoneCommand {
         case .getToken: "get_token"
         case .deleteToken: "delete_token"
         case .setPermission: "permission"
+        case .webPush: "web_push"
         }
     }
 }

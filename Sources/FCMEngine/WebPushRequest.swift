@@ -1,3 +1,5 @@
+import FCMWebPush
+
 /// A Web Push request (RFC 8030) as it reached the push service: the endpoint's
 /// subscription and the headers the rules read, each as sent (the engine reads
 /// them, not the door), and the body as base64url, so a journal keeps it as text.
@@ -46,5 +48,39 @@ public struct WebPushAnswer: Sendable, Equatable {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+}
+
+/// A profile's (or the TUI's) Web Push from the built-in app server to a browser's
+/// subscription: what it says, encrypted to the subscription for real, and what it
+/// gets wrong on purpose (another VAPID key or none, no TTL, a broken body).
+public struct WebPushStep: Sendable, Equatable, Codable {
+    /// How the built-in app server signs: with the key the subscription was made
+    /// with (it holds that key's private half), another key, or not at all.
+    public enum Signing: String, Sendable, Codable, CaseIterable {
+        case right, wrong, none
+    }
+
+    public var data: String
+    /// Seconds; nil sends no `TTL` header (refused, as FCM refuses it).
+    public var ttl: Int64?
+    public var topic: String?
+    public var urgency: String?
+    public var encoding: ContentEncoding
+    public var vapid: Signing
+    /// The body changed after it was encrypted: the browser cannot decrypt it.
+    public var brokenBody: Bool
+
+    public init(
+        data: String, ttl: Int64? = PushService.maxTTL, topic: String? = nil, urgency: String? = nil,
+        encoding: ContentEncoding = .aes128gcm, vapid: Signing = .right, brokenBody: Bool = false
+    ) {
+        self.data = data
+        self.ttl = ttl
+        self.topic = topic
+        self.urgency = urgency
+        self.encoding = encoding
+        self.vapid = vapid
+        self.brokenBody = brokenBody
     }
 }

@@ -75,6 +75,28 @@ enum WebPushRules {
         }
     }
 
+    /// The built-in app server's signing, as its step says: the subscription's key
+    /// passes (a subscription made with the SDK's default key takes none: nobody
+    /// holds Firebase's key), another key or none are refused as any app server's.
+    static func builtInProblem(_ signing: WebPushStep.Signing, subscription: PushSubscription) -> (
+        Int, String, String?
+    )? {
+        switch signing {
+        case .right where subscription.applicationServerKey != nil: nil
+        case .none: authorizationProblem(.none, subscription: subscription, origin: "", unixNow: 0)
+        case .right, .wrong:
+            (
+                403,
+                "the key in the authorization header does not correspond to the sender ID used to subscribe "
+                    + "this user. Please ensure you are using the correct sender ID and server Key from the "
+                    + "Firebase console.",
+                subscription.applicationServerKey == nil
+                    ? "the subscription was made with the FCM SDK's default key: only a getToken with your own "
+                        + "vapidKey makes one your app server can sign for" : "signed with another key on purpose"
+            )
+        }
+    }
+
     /// The headers read, or the first refusal they earn.
     static func headers(_ request: WebPushRequest, bodyBytes: Int, reading: VAPIDCredentials.Reading) -> Result<
         Headers, Problem

@@ -131,6 +131,21 @@ public enum ProfileWriter {
 
     /// A push step's value: a profile's push with its target, or the message a
     /// command or a scenario connection carries.
+    /// A `web_push` step's value: the text alone when nothing else differs from the
+    /// defaults, else a map of what does.
+    static func webPushValue(_ step: WebPushStep) -> String {
+        let defaults = WebPushStep(data: step.data)
+        guard step != defaults else { return quoted(step.data) }
+        var parts = ["data: \(quoted(step.data))"]
+        if step.ttl != defaults.ttl { parts.append("ttl: " + (step.ttl.map(String.init) ?? "none")) }
+        if let topic = step.topic { parts.append("topic: \(quoted(topic))") }
+        if let urgency = step.urgency { parts.append("urgency: \(quoted(urgency))") }
+        if step.encoding != defaults.encoding { parts.append("encoding: \(step.encoding.rawValue)") }
+        if step.vapid != defaults.vapid { parts.append("vapid: \(step.vapid.rawValue)") }
+        if step.brokenBody { parts.append("body: broken") }
+        return "{ " + parts.joined(separator: ", ") + " }"
+    }
+
     static func pushValue(_ action: StepAction) -> String? {
         switch action {
         case .push(let push):

@@ -1,5 +1,6 @@
 import FCMEngine
 import FCMJSON
+import FCMWebPush
 import Foundation
 
 /// What the timeline parser knows of one phone: the callback names `expect` steps
@@ -416,6 +417,32 @@ extension ProfileParser {
         let key = try map["vapid_key"].map { v throws(ProfileError) in try v.string() }
         if let key, key.isEmpty, let v = map["vapid_key"] { throw v.error("a VAPID key is not empty") }
         return .command(.on(.getToken(sender: sender, vapidKey: key)))
+    }
+
+    /// `web_push: TEXT`, or `{ data, ttl, topic, urgency, encoding, vapid, body }`: the
+    /// built-in app server's Web Push to the browser's subscription. `ttl: none` sends
+    /// no TTL, `vapid: wrong` or `none` signs with another key or not at all, `body:
+    /// broken` changes the body after it was encrypted (each refused or dropped, as
+    /// production does).
+    static func parseWebPush(_ node: YAMLNode) throws(ProfileError) -> WebPushStep {
+        guard case .mapping = node.node else { return WebPushStep(data: try node.string()) }
+        let map = try node.mapping(allowed: ["data", "ttl", "topic", "urgency", "encoding", "vapid", "body"])
+        guard let data = map["data"] else { throw node.error("a web_push needs its data (the text the browser gets)") }
+        var step = WebPushStep(data: try data.string())
+        if let ttl = map["ttl"] {
+            step.ttl = try ttl.scalarText() == "none" ? nil : ttl.seconds()
+        }
+        step.topic = try map["topic"].map { v throws(ProfileError) in try v.string() }
+        step.urgency = try map["urgency"].map { v throws(ProfileError) in try v.string() }
+        if let encoding = map["encoding"] {
+            step.encoding = try encoding.oneOf(ContentEncoding.self)
+        }
+        if let vapid = map["vapid"] { step.vapid = try vapid.oneOf(WebPushStep.Signing.self) }
+        if let body = map["body"] {
+            guard try body.scalarText() == "broken" else { throw body.error("body: broken is the one choice") }
+            step.brokenBody = true
+        }
+        return step
     }
 
     static func parseTap(_ node: YAMLNode) throws(ProfileError) -> TapTarget {

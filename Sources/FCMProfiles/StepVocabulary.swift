@@ -278,6 +278,13 @@ enum StepVocabulary {
                 return sender.map(W.quoted) ?? "true"
             }),
         StepKind(
+            key: "web_push",
+            read: { node, _ throws(ProfileError) in .command(.on(.webPush(try P.parseWebPush(node)))) },
+            write: { action in
+                guard case .command(.on(_, .webPush(let step))) = action else { return nil }
+                return W.webPushValue(step)
+            }),
+        StepKind(
             key: "permission",
             read: { node, context throws(ProfileError) in
                 let listing = NotificationPermission.values(on: context.platform)

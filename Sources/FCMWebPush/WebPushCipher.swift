@@ -162,6 +162,16 @@ public enum WebPushCipher {
         }
     }
 
+    /// `encrypt` with the app server's ephemeral key given as its 32-byte scalar (a
+    /// seeded app server's draw); nil when the scalar is no P-256 key (draw again).
+    public static func encrypt(
+        _ plaintext: [UInt8], encoding: ContentEncoding, to p256dh: [UInt8], auth: [UInt8], senderScalar: [UInt8],
+        salt: [UInt8]
+    ) -> Sealed? {
+        guard let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: senderScalar) else { return nil }
+        return try? encrypt(plaintext, encoding: encoding, to: p256dh, auth: auth, senderKey: key, salt: salt)
+    }
+
     // MARK: The parts both ways share
 
     static func sharedSecret(_ keys: BrowserKeys, _ senderKey: P256.KeyAgreement.PublicKey) throws(DecryptionFailure)

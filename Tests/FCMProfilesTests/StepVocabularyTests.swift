@@ -81,7 +81,13 @@ struct StepVocabularyTests {
                 )),
             web(.getToken(sender: nil)), web(.getToken(sender: "111", vapidKey: "BKey")),
             web(.getToken(sender: nil, vapidKey: "BKey")), web(.deleteToken(sender: "111")),
-            web(.setPermission(.denied)),
+            web(.setPermission(.denied)), web(.webPush(WebPushStep(data: "hi"))),
+            web(
+                .webPush(
+                    WebPushStep(
+                        data: "x: y", ttl: nil, topic: "score", urgency: "high", encoding: .aesgcm, vapid: .wrong,
+                        brokenBody: true))),
+            web(.webPush(WebPushStep(data: "soon", ttl: 60, vapid: .none))),
         ]
     }()
 
