@@ -21,13 +21,19 @@ public struct PushSubscription: Sendable, Equatable, Codable {
         }
     }
 
+    /// `p256dh` and `auth` as the browser hands them out (base64url).
+    public var publicKeys: (p256dh: String, auth: String) {
+        let keys = keys
+        return (keys.p256dh, keys.auth)
+    }
+
     /// Chrome's endpoint for it on FCM's host.
     public var endpoint: String { PushService.googleOrigin + "/fcm/send/" + id }
 
     /// `PushSubscription.toJSON()` as the browser writes it, at `origin` (the
     /// emulator's own base, or Google's host).
     public func json(origin: String = PushService.googleOrigin) -> JSONValue {
-        let keys = keys
+        let keys = publicKeys
         return .members([
             "endpoint": .string(origin + "/fcm/send/" + id), "expirationTime": .null,
             "keys": .members(["p256dh": .string(keys.p256dh), "auth": .string(keys.auth)]),

@@ -151,7 +151,7 @@ extension TUIModel {
     func itemCount(_ pane: Pane) -> Int {
         switch pane {
         case .senders: shown.senders.count
-        case .queue: shown.pending.count
+        case .queue: shown.platform == .web ? shownPushLines.count : shown.pending.count
         case .events: visibleEvents.count
         case .tray: shown.tray.count
         case .inbox: shown.inbox.count

@@ -153,6 +153,23 @@ public struct TUIModel: Sendable {
         shownName = first.name
     }
 
+    /// The shown browser's push subscription and the Web Push the push service holds
+    /// for it: what a web phone's second pane lists (a browser has no upstream queue).
+    var shownPushLines: [String] {
+        guard let subscription = device.server.webPush.subscription(ofPhone: shownIndex) else { return [] }
+        let keys = subscription.publicKeys
+        var lines = [
+            "endpoint " + subscription.endpoint,
+            "key " + (subscription.applicationServerKey ?? "default (the FCM SDK's)"),
+            "p256dh " + keys.p256dh, "auth " + keys.auth,
+        ]
+        for held in device.server.webPush.held where held.subscription == subscription.id {
+            let topic = held.request.topic.map { "  topic \($0)" } ?? ""
+            lines.append("held \(held.id)  ttl \(View.countdown(max(0, held.expiresAt - now)))" + topic)
+        }
+        return lines
+    }
+
     /// What the connection server holds for the shown phone, oldest first.
     var shownHeld: [HeldMessage] { device.heldMessages(ofPhoneAt: shownIndex) }
 

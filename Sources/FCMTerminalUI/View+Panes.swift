@@ -74,7 +74,9 @@ extension View {
             return "Senders \(engine.senders.count)/\(ServiceLimits.maxSenders)" + topics + more(hidden)
         case .queue:
             // A browser has no upstream: the pane says so rather than count to 20.
-            guard engine.platform != .web else { return "No upstream in a browser" }
+            guard engine.platform != .web else {
+                return model.shownPushLines.isEmpty ? "No push subscription" : "Push subscription" + more(hidden)
+            }
             return "Pending upstream \(engine.pending.count)/\(ServiceLimits.pendingQueueLimit)" + more(hidden)
         case .events:
             // Scrolled back, the newest events are below: how many, and where.
@@ -111,7 +113,10 @@ extension View {
         switch pane {
         case .senders: return model.shown.installed ? "no senders: a adds one" : "app uninstalled: u reinstalls"
         case .queue:
-            if model.shown.platform == .web { return "the FCM JavaScript SDK has no send API" }
+            if model.shown.platform == .web {
+                return "the browser subscribes to push with its first token (no upstream: the FCM JavaScript SDK "
+                    + "has no send API)"
+            }
             return model.device.isConnected(phoneAt: model.shownIndex) ? "empty: the device is connected" : "empty"
         case .events: return model.eventFilter.isEmpty ? "no events yet" : "no event matches the filter"
         case .tray:
@@ -134,6 +139,11 @@ extension View {
                 let room = max(8, width - sender.id.count - 2)
                 let token = engine.tokens[sender.id].map { TextWidth.middle($0, width: room) } ?? "no token"
                 return Row(text: "\(sender.id)  \(token)", style: engine.tokens[sender.id] == nil ? .dim : .normal)
+            }
+        case .queue where engine.platform == .web:
+            // Shortened in the middle: an endpoint's and a key's ends tell them apart.
+            return model.shownPushLines[items].map { line in
+                Row(text: TextWidth.middle(line, width: width), style: line.hasPrefix("held") ? .accent : .normal)
             }
         case .queue:
             var rows = engine.pending[items].map { message in

@@ -106,9 +106,12 @@ struct FirstHourTests {
         #expect(model.shown.senders.isEmpty)
     }
 
-    @Test func aBrowsersUpstreamPaneSaysItHasNone() {
-        let lines = screen(Scenes.fresh(Scenes.web))
-        #expect(lines.contains { $0.contains("No upstream in a browser") })
+    @Test func aBrowsersSecondPaneShowsItsPushSubscriptionNotAnUpstreamQueue() {
+        let model = Scenes.fresh(Scenes.web)
+        let lines = screen(model)
+        #expect(lines.contains { $0.contains("Push subscription") })
+        #expect(lines.contains { $0.contains("endpoint https:") })
+        #expect(lines.contains { $0.contains("p256dh B") })
         #expect(!lines.contains { $0.contains("Pending upstream") })
     }
 
