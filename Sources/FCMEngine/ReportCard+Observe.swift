@@ -20,6 +20,7 @@ extension ReportCard {
             messages += 1
             observeSend(event)
         case .requestRejected: observeRefusedRequest(event)
+        case .webPushAccepted, .webPushRefused, .webPushDropped: observeWebPush(event)
         case .requestAbandoned:
             guard let api = event.string("api"), let digest = event.string("request") else { break }
             let waited = event.int("waited") ?? 0
@@ -275,6 +276,37 @@ extension ReportCard {
     /// An app server's topic call for a token (`by`: the API it used). Subscribing a
     /// dead token reuses it; unsubscribing it is the clean-up Google asks for, and a
     /// remove's NOT_FOUND may only mean no such subscription.
+    /// A Web Push request's answer, or what the browser did with it.
+    mutating func observeWebPush(_ event: Event) {
+        let subject = event.string("endpoint") ?? event.string("id") ?? ""
+        switch event.kind {
+        case .webPushAccepted:
+            requests += 1
+            messages += 1
+            if event.string("detail") != nil {
+                add(
+                    .webPushTTL, evidence(event, api: "webpush", subject: subject, "TTL over four weeks (kept as four)")
+                )
+            }
+        case .webPushRefused:
+            requests += 1
+            let status = event.int("status") ?? 0
+            let here = evidence(
+                event, api: "webpush", subject: subject, "\(status) \(event.string("reason") ?? "")")
+            if let first = goneSubscriptions[subject] {
+                add(.webPushGoneResent, Self.later(here, after: first))
+            } else if status == 404 || status == 410 {
+                goneSubscriptions[subject] = here
+            }
+            if status == 401 || status == 403 { add(.webPushVAPIDRefused, here) }
+            if status == 400, event.string("reason")?.hasPrefix("The TTL header") == true { add(.webPushTTL, here) }
+        default:
+            guard event.string("reason") == "undecryptable" else { return }
+            let detail = "the browser dropped it: " + (event.string("detail") ?? "it did not decrypt")
+            add(.webPushUndecryptable, evidence(event, api: "webpush", subject: subject, detail))
+        }
+    }
+
     mutating func observeTopicCall(_ event: Event) {
         guard event.string("by") != nil, let token = event.string("token") else { return }
         requests += 1

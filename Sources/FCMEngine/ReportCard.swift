@@ -42,6 +42,8 @@ public struct ReportCard: Sendable {
     /// The most phones whose high-priority messages are followed (a topic to a
     /// million phones must not grow the card by a million entries).
     public static let phonesFollowed = 10_000
+    /// Web Push subscriptions (their endpoint) the push service answered 404 or 410: that answer.
+    var goneSubscriptions: [String: ReportEvidence] = [:]
     /// Tokens FCM called unregistered or invalid: the answer that said so.
     var deadTokens: [String: Answer] = [:]
     /// Access tokens (their digest) answered 401: the answer.

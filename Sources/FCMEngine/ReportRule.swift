@@ -41,17 +41,21 @@ public enum ReportRule: String, Sendable, CaseIterable {
     case drainingConnectionUsed = "draining-connection-used"
     case legacyHTTPAPI = "legacy-http-api"
     case legacyXMPPAPI = "legacy-xmpp-api"
+    case webPushGoneResent = "webpush-gone-resent"
+    case webPushUndecryptable = "webpush-undecryptable"
+    case webPushVAPIDRefused = "webpush-vapid-refused"
+    case webPushTTL = "webpush-ttl"
 
     public var severity: ReportSeverity {
         switch self {
         case .unregisteredTokenReused, .permanentErrorResent, .deviceRateExceeded, .collapseKeyLimit,
             .rejectedAccessTokenReused, .batchEndpoint, .upstreamNotAcked, .drainingConnectionUsed,
-            .apnsHighPriorityData:
+            .apnsHighPriorityData, .webPushGoneResent, .webPushUndecryptable, .webPushVAPIDRefused:
             .error
         case .retryAfterIgnored, .retryWithoutBackoff, .collapsibleThrottled, .highPriorityUnseen,
             .sendAbandonedTooSoon:
             .warning
-        case .retryTooSoon, .legacyHTTPAPI, .legacyXMPPAPI, .accessTokenPerRequest: .note
+        case .retryTooSoon, .legacyHTTPAPI, .legacyXMPPAPI, .accessTokenPerRequest, .webPushTTL: .note
         }
     }
 
@@ -87,6 +91,13 @@ public enum ReportRule: String, Sendable, CaseIterable {
             "After CONNECTION_DRAINING, send new messages on another connection and let CCS close the old one"
         case .legacyHTTPAPI: "The legacy HTTP API (/fcm/send) is shut down since July 2024: send with HTTP v1"
         case .legacyXMPPAPI: "XMPP (CCS) is shut down since July 2024: send with HTTP v1"
+        case .webPushGoneResent:
+            "Delete a push subscription its push service answered 404 or 410, and send nothing more to it"
+        case .webPushUndecryptable:
+            "Encrypt each Web Push body to its subscription's p256dh and auth: the browser drops what it cannot decrypt"
+        case .webPushVAPIDRefused:
+            "Sign Web Push with the VAPID key the browser subscribed with, for the push service's origin, within 24 hours"
+        case .webPushTTL: "Send every Web Push with a TTL, of at most four weeks"
         }
     }
 
@@ -105,6 +116,9 @@ public enum ReportRule: String, Sendable, CaseIterable {
         case .sendAbandonedTooSoon: docs + "scale-fcm#timeouts"
         case .batchEndpoint, .legacyHTTPAPI, .legacyXMPPAPI: docs + "migrate-v1"
         case .upstreamNotAcked, .drainingConnectionUsed: docs + "xmpp-server-ref"
+        case .webPushGoneResent, .webPushTTL: "https://www.rfc-editor.org/rfc/rfc8030"
+        case .webPushUndecryptable: "https://www.rfc-editor.org/rfc/rfc8291"
+        case .webPushVAPIDRefused: "https://www.rfc-editor.org/rfc/rfc8292"
         }
     }
 }

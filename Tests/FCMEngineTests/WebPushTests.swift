@@ -169,3 +169,32 @@ struct WebPushTests {
         #expect(w.push(request).0.status == 410)
     }
 }
+
+@Suite("Web Push on the report card")
+struct WebPushReportTests {
+    @Test func theCardNamesAResendToAGoneSubscriptionUndecryptableBodiesVAPIDRefusedAndTTL() throws {
+        var w = WebPushHarness()
+        _ = w.push(try w.request("fine"))
+        var tampered = try w.request("tampered")
+        var body = Base64URL.decode(tampered.body)!
+        body[body.count - 1] ^= 1
+        tampered.body = Base64URL.encode(body)
+        _ = w.push(tampered)
+        _ = w.push(try w.request("stranger", signer: P256.Signing.PrivateKey()))
+        _ = w.push(try w.request("no ttl", ttl: nil))
+        _ = w.push(try w.request("forever", ttl: "99999999"))
+        let gone = try w.request("gone")
+        w.h.run(.deleteToken(sender: nil))
+        _ = w.push(gone, after: 1_000)
+        _ = w.push(gone, after: 1_000)
+        var card = ReportCard()
+        for event in w.h.events { card.observe(event) }
+        func finding(_ rule: ReportRule) -> ReportFinding? { card.report.findings.first { $0.rule == rule } }
+        #expect(finding(.webPushGoneResent)?.count == 1)
+        #expect(finding(.webPushGoneResent)?.examples.first?.detail.contains("410") == true)
+        #expect(finding(.webPushUndecryptable)?.count == 1)
+        #expect(finding(.webPushVAPIDRefused)?.count == 1)
+        #expect(finding(.webPushTTL)?.count == 2)
+        #expect(finding(.webPushGoneResent)?.severity == .error && finding(.webPushTTL)?.severity == .note)
+    }
+}
