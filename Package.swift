@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "FCMTerminalUI", targets: ["FCMTerminalUI"]),
         // For the fuzz targets in Fuzz/ (a package of their own, built with sanitizers).
         .library(name: "FCMJSON", targets: ["FCMJSON"]),
+        .library(name: "FCMWebPush", targets: ["FCMWebPush"]),
         .library(name: "FCMLegacyFields", targets: ["FCMLegacyFields"]),
         .library(name: "FCMXMPP", targets: ["FCMXMPP"]),
         .library(name: "FCMHTTPAPI", targets: ["FCMHTTPAPI"]),

@@ -212,7 +212,8 @@ extension DeviceEngine {
         if let topic = message.request.topic { fields.append(.text("topic", topic)) }
         if let urgency = message.request.urgency { fields.append(.text("urgency", urgency.lowercased())) }
         guard !body.isEmpty else {
-            return emit(.device, .pushEvent, fields, on: p, into: &out)
+            emit(.device, .pushEvent, fields + [.text("handler", "site")], on: p, into: &out)
+            return siteWorkerHandles("", message, on: p, into: &out)
         }
         let encoding = message.request.contentEncoding.flatMap(ContentEncoding.init(header:)) ?? .aes128gcm
         fields.append(.text("encoding", encoding.rawValue))
@@ -226,17 +227,60 @@ extension DeviceEngine {
                         aesgcm: body, encryption: message.request.encryption, cryptoKey: message.request.cryptoKey,
                         keys: keys)
                 }
-            if let text = String(validating: plaintext, as: UTF8.self) {
+            let text = String(validating: plaintext, as: UTF8.self)
+            if let text {
                 fields.append(.text("data", text))
             } else {
                 fields.append(.text("data_base64", Base64URL.encode(plaintext)))
             }
+            let fcmMessage = (try? JSONParser.parse(plaintext))?.object
+            fields.append(.text("handler", fcmMessage == nil ? "site" : "fcm"))
             emit(.device, .pushEvent, fields, on: p, into: &out)
+            if let fcmMessage {
+                fcmWorkerHandles(fcmMessage, message, on: p, into: &out)
+            } else {
+                siteWorkerHandles(text ?? "", message, on: p, into: &out)
+            }
         } catch {
             emit(
                 .device, .webPushDropped, fields + [.text("reason", "undecryptable"), .text("detail", error.reason)],
                 on: p, into: &out)
         }
+    }
+
+    /// The FCM SDK's service worker takes a JSON payload as an FCM message (the SDK
+    /// ignores anything else): in the background its notification part is shown and
+    /// `onBackgroundMessage` hears it, a visible tab's `onMessage` does; as for a
+    /// message sent through FCM's own APIs.
+    mutating func fcmWorkerHandles(_ payload: JSONObject, _ message: HeldWebPush, on p: Int, into out: inout [Event]) {
+        func pairs(_ value: JSONValue?) -> [KeyValue]? {
+            value?.object.map { object in object.members.map { KeyValue($0.key, $0.value.text) } }
+        }
+        let from = payload["from"]?.string
+        let request = DownstreamRequest(
+            sender: from ?? "webpush", to: nil, messageID: payload["fcmMessageId"]?.string ?? message.id,
+            data: pairs(payload["data"]) ?? [], notification: pairs(payload["notification"]),
+            collapseKey: payload["collapse_key"]?.string, priority: message.request.urgency == "high" ? "high" : nil,
+            timeToLive: message.ttl)
+        deliver(
+            StoredMessage(
+                id: request.messageID ?? message.id, request: request, acceptedAt: now, timeToLive: message.ttl,
+                from: from), on: p, into: &out)
+    }
+
+    /// A push that is not an FCM message goes to the site's own `push` handler: as the
+    /// device's `push_handler` says, it shows a notification with the text, or none,
+    /// and Chrome shows its own notice in its place (a push must show something).
+    mutating func siteWorkerHandles(_ text: String, _ message: HeldWebPush, on p: Int, into out: inout [Event]) {
+        let silent = phone(p) { $0.settings.pushHandler } == .silent
+        let notification = [
+            KeyValue("title", silent ? "This site has been updated in the background" : self[p].settings.app),
+            KeyValue("body", silent ? "" : text),
+        ]
+        let request = DownstreamRequest(sender: "webpush", to: nil, messageID: message.id, notification: notification)
+        postToTray(
+            StoredMessage(id: message.id, request: request, acceptedAt: now, timeToLive: message.ttl),
+            from: silent ? "chrome" : "site", on: p, into: &out)
     }
 
     /// What the push service held for the browser of phone `p`, given now it can

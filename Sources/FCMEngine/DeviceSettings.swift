@@ -21,6 +21,9 @@ public struct DeviceSettings: Sendable, Equatable, Codable {
     public var channels: [String]?
     /// Android 8+: the manifest's `com.google.firebase.messaging.default_notification_channel_id`.
     public var defaultChannel: String?
+    /// A browser: what the site's own service worker does with a Web Push that is not
+    /// an FCM message (nil: `notification`, it shows one).
+    public var pushHandler: PushHandler?
 
     /// The API level an Android phone runs at when a profile names none.
     public static let defaultAPILevel = 35
@@ -70,6 +73,7 @@ public struct DeviceSettings: Sendable, Equatable, Codable {
         }
         if platform != .android { settings.apiLevel = nil }
         if platform == .web { settings.doze = false }
+        if platform != .web { settings.pushHandler = nil }
         return settings
     }
 
@@ -94,7 +98,18 @@ public struct DeviceSettings: Sendable, Equatable, Codable {
             }
         }
         if platform == .web, doze { problems.append(("doze", "a browser has no Doze (it is Android's)")) }
+        if platform != .web, pushHandler != nil {
+            problems.append(("push_handler", "push_handler is a browser's setting: give it with platform: web"))
+        }
         return problems
+    }
+
+    /// What a site's own service worker does with a push that is not an FCM message:
+    /// the standards leave it to the site. `notification` shows one with the text;
+    /// `silent` shows none, and Chrome shows its own notice instead ("This site has
+    /// been updated in the background"), as it does for a push that showed nothing.
+    public enum PushHandler: String, Sendable, Codable, CaseIterable {
+        case notification, silent
     }
 
     public init(

@@ -612,10 +612,12 @@ extension EventName {
                         "docs/RULES.md Web Push")))
         case .pushEvent:
             EventDescription(
-                fields: ["id", "data", "data_base64", "encoding", "topic", "urgency"],
+                fields: ["id", "data", "data_base64", "encoding", "topic", "urgency", "handler"],
                 meaning:
                     "the service worker's `push` event: the payload the browser decrypted (`data`, or "
-                    + "`data_base64` when it is not text; neither when the message had no body)",
+                    + "`data_base64` when it is not text; neither when the message had no body); `handler` "
+                    + "`fcm` when it is JSON (the FCM SDK's worker takes it as an FCM message), `site` when it "
+                    + "is the site's own push handler's (the device's `push_handler`)",
                 rule: RuleNote(
                     "The browser decrypts a Web Push message with its own keys and hands the plaintext to its "
                         + "service worker's push event.", "docs/RULES.md Web Push"))

@@ -76,6 +76,11 @@ enum DeviceVocabulary {
             key: "default_channel",
             read: { node, device throws(ProfileError) in device.defaultChannel = try node.scalarText() },
             write: { $0.defaultChannel.map(W.quoted) }),
+        DeviceKey(
+            key: "push_handler",
+            read: { node, device throws(ProfileError) in
+                device.pushHandler = try node.oneOf(DeviceSettings.PushHandler.self)
+            }, write: { $0.pushHandler?.rawValue }),
     ]
 
     /// Every key, in order.

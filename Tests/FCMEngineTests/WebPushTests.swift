@@ -198,3 +198,36 @@ struct WebPushReportTests {
         #expect(finding(.webPushGoneResent)?.severity == .error && finding(.webPushTTL)?.severity == .note)
     }
 }
+
+@Suite("Web Push: what the page's worker does")
+struct WebPushWorkerTests {
+    @Test func aJSONPayloadIsTheFCMSDKsWorkersAnFCMMessageShownThenHeardInTheBackground() throws {
+        var w = WebPushHarness()
+        let payload =
+            #"{"from":"123456789012","fcmMessageId":"m-1","notification":{"title":"Hi","body":"there"},"#
+            + #""data":{"k":"v"}}"#
+        let events = w.push(try w.request(payload)).1
+        #expect(events.named("pushEvent").first?.string("handler") == "fcm")
+        #expect(events.named("notificationPosted").first?.string("title") == "Hi")
+        let heard = try #require(events.named("onBackgroundMessage").first)
+        #expect(heard.string("id") == "m-1" && heard.string("from") == "123456789012")
+    }
+
+    @Test func anyOtherPayloadIsTheSitesHandlersWhichShowsItsTextByDefault() throws {
+        var w = WebPushHarness()
+        let events = w.push(try w.request("plain words")).1
+        #expect(events.named("pushEvent").first?.string("handler") == "site")
+        #expect(events.named("notificationPosted").first?.string("body") == "plain words")
+        #expect(events.named("onBackgroundMessage").isEmpty)
+    }
+
+    @Test func aSilentSitesPushShowsChromesBackgroundNotice() throws {
+        var w = WebPushHarness()
+        w.h = Harness(platform: .web, state: .background) { $0.pushHandler = .silent }
+        w.h.run(.getToken(sender: nil, vapidKey: Base64URL.encode(w.vapid.publicKey.x963Representation)))
+        let events = w.push(try w.request("quiet")).1
+        #expect(
+            events.named("notificationPosted").first?.string("title")
+                == "This site has been updated in the background")
+    }
+}
