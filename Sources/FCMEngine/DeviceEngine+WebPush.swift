@@ -143,6 +143,38 @@ extension DeviceEngine {
         _ = receiveWebPush(request, signing: step.vapid, into: &out)
     }
 
+    /// An app server's Web Push request as a profile's `web_push` step, for the phone
+    /// whose browser holds its subscription (what `w` saves): its text decrypted with
+    /// the browser's keys (`body: broken` when it does not decrypt), its headers, and
+    /// whether it was signed with the subscription's key. Nil when no browser holds the
+    /// subscription now.
+    public func webPushStep(for request: WebPushRequest) -> (phone: String, step: WebPushStep)? {
+        guard let subscription = server.webPush.subscription(id: request.subscription) else { return nil }
+        let body = Base64URL.decode(request.body) ?? []
+        let encoding = request.contentEncoding.flatMap(ContentEncoding.init(header:)) ?? .aes128gcm
+        let keys = subscription.keys
+        let plaintext: [UInt8]? =
+            switch encoding {
+            case .aes128gcm: try? WebPushCipher.decrypt(aes128gcm: body, keys: keys)
+            case .aesgcm:
+                try? WebPushCipher.decrypt(
+                    aesgcm: body, encryption: request.encryption, cryptoKey: request.cryptoKey, keys: keys)
+            }
+        let signing: WebPushStep.Signing =
+            switch VAPIDCredentials.read(authorization: request.authorization, cryptoKey: request.cryptoKey) {
+            case .vapid(let credentials):
+                subscription.applicationServerKey.flatMap { Base64URL.decode($0) } == credentials.keyBytes
+                    ? .right : .wrong
+            default: .none
+            }
+        let step = WebPushStep(
+            data: plaintext.map { String(decoding: $0, as: UTF8.self) } ?? "",
+            ttl: request.ttl.flatMap { Int64($0.trimmingSpaces) }, topic: request.topic,
+            urgency: request.urgency, encoding: encoding, vapid: signing,
+            brokenBody: plaintext == nil && !body.isEmpty)
+        return (phone(subscription.phone) { $0.name }, step)
+    }
+
     mutating func refuseWebPush(
         _ request: WebPushRequest, _ status: Int, _ text: String, detail: String? = nil, on p: Int?,
         into out: inout [Event]

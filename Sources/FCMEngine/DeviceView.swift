@@ -22,4 +22,7 @@ public struct DeviceView: Sendable {
     public func deviceNumber(named name: String) -> Int? { engine.deviceNumber(named: name) }
     public func phone(named name: String) -> Phone? { engine.phone(named: name) }
     public func deviceNameProblem(_ name: String) -> String? { engine.deviceNameProblem(name) }
+    public func webPushStep(for request: WebPushRequest) -> (phone: String, step: WebPushStep)? {
+        engine.webPushStep(for: request)
+    }
 }

@@ -13,8 +13,12 @@ public enum ProfileWriter {
     /// session starts with those steps, notes and expectations included.
     /// `inputs` are what the device took, through every door, in order: keys,
     /// control-API actions, app servers' messages and topic and group calls.
+    /// `webPush` reads an app server's Web Push request as a `web_push` step (the
+    /// engine, which holds the browsers' keys, decrypts it); without it such a
+    /// request is left out, with a comment.
     public static func yaml(
-        profile: Profile, played: [Step] = [], inputs: [JournalEntry], resumedFrom: Phone? = nil
+        profile: Profile, played: [Step] = [], inputs: [JournalEntry], resumedFrom: Phone? = nil,
+        webPush: (WebPushRequest) -> (phone: String, step: WebPushStep)? = { _ in nil }
     ) -> String {
         let config = profile.configuration
         let device = config.devices.isEmpty ? resumedFrom?.standing ?? config.device : config.device
@@ -63,7 +67,7 @@ public enum ProfileWriter {
         var wrote = !played.isEmpty
         var last = played.last?.at ?? 0
         for input in inputs {
-            for text in steps(input) {
+            for text in steps(input, webPush: webPush) {
                 // Doors on other threads may stamp a call a moment before the one
                 // ahead of it in the device's order; a timeline runs forward.
                 if let at = input.time { last = max(last, at) }
@@ -83,8 +87,15 @@ public enum ProfileWriter {
     /// The steps one input is saved as: a command as its step, an app server's
     /// message as a push to the token it named, a topic or group call as its step.
     /// What a profile cannot say is left out, with a comment (`# …`) where it matters.
-    static func steps(_ input: JournalEntry) -> [String] {
+    static func steps(
+        _ input: JournalEntry, webPush: (WebPushRequest) -> (phone: String, step: WebPushStep)? = { _ in nil }
+    ) -> [String] {
         switch input {
+        case .input(.webPush(let request), _):
+            guard let (phone, step) = webPush(request) else {
+                return ["# a Web Push to a subscription no browser holds now is not saved"]
+            }
+            return self.step(.on(device: phone, .webPush(step))).map { [$0] } ?? []
         case .input(.appServer(.received(let id, .downstream(var request, let messageID))), _)
         where !ConnectionRules.scenarioConnections.contains(id):
             // A real app server's connection is not the profile's: its message is saved

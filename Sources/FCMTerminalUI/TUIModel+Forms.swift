@@ -193,8 +193,10 @@ extension TUIModel {
             if path.isEmpty { form.fail(.file, "a file name is needed") }
             guard !form.hasErrors else { return [] }
             say("saved: fcm-device replay \(Self.homeShortened(path))")
+            let engine = device
             let yaml = ProfileWriter.yaml(
-                profile: profile, played: playedSteps, inputs: recording, resumedFrom: resumedFrom)
+                profile: profile, played: playedSteps, inputs: recording, resumedFrom: resumedFrom,
+                webPush: { engine.webPushStep(for: $0) })
             // A file already there is replaced only when asked twice for the same path.
             let replacing = replaceConfirmed == path
             replaceConfirmed = nil

@@ -231,3 +231,26 @@ struct WebPushWorkerTests {
                 == "This site has been updated in the background")
     }
 }
+
+@Suite("Web Push saved as a step")
+struct WebPushStepTests {
+    @Test func anAppServersRequestReadsBackAsTheStepThatSendsIt() throws {
+        var w = WebPushHarness()
+        let request = try w.request("saved text", encoding: .aesgcm, ttl: "90", topic: "t", urgency: "low")
+        let (phone, step) = try #require(w.h.engine.webPushStep(for: request))
+        #expect(phone == w.h.engine.devices[0].name)
+        #expect(
+            step
+                == WebPushStep(
+                    data: "saved text", ttl: 90, topic: "t", urgency: "low", encoding: .aesgcm, vapid: .right))
+        let stranger = try #require(
+            w.h.engine.webPushStep(for: try w.request("x", signer: P256.Signing.PrivateKey())))
+        #expect(stranger.step.vapid == .wrong)
+        var broken = request
+        broken.body = Base64URL.encode([1, 2, 3])
+        #expect(w.h.engine.webPushStep(for: broken)?.step.brokenBody == true)
+        // The step, run, sends what the request sent.
+        let replayed = w.h.run(.on(device: phone, .webPush(step)))
+        #expect(replayed.named("pushEvent").first?.string("data") == "saved text")
+    }
+}

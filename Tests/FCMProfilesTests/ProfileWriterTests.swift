@@ -80,6 +80,28 @@ struct ProfileWriterTests {
         #expect(try ProfileParser.parse(yaml, file: "saved.yaml").steps.isEmpty)
     }
 
+    @Test func anAppServersWebPushIsSavedAsTheStepTheEngineReadsItAsOrLeftOutWithAComment() throws {
+        let profile = try ProfileParser.parse(
+            "version: 1\ndevices: [{ name: chrome, platform: web, app: \"https://a.example\" }, { name: pixel }]\n"
+                + "senders: [{ id: \"111\", key: k }]\n", file: "p.yaml")
+        let request = WebPushRequest(subscription: "s-1", origin: "http://127.0.0.1:1", ttl: "60")
+        let inputs: [JournalEntry] = [
+            .input(.webPush(request), at: 5), .input(.webPush(WebPushRequest(subscription: "gone", origin: "")), at: 6),
+        ]
+        let yaml = ProfileWriter.yaml(profile: profile, inputs: inputs) { request in
+            request.subscription == "s-1" ? ("chrome", WebPushStep(data: "hi", ttl: 60, topic: "t")) : nil
+        }
+        #expect(yaml.contains(#"device: "chrome""#), "\(yaml)")
+        #expect(yaml.contains(#"web_push: { data: "hi", ttl: 60, topic: "t" }"#), "\(yaml)")
+        #expect(yaml.contains("# a Web Push to a subscription no browser holds now is not saved"))
+        let steps = try ProfileParser.parse(yaml, file: "saved.yaml").steps
+        guard case .command(.on("chrome", .webPush(let step))) = steps.first?.action else {
+            Issue.record("no web_push step: \(yaml)")
+            return
+        }
+        #expect(step == WebPushStep(data: "hi", ttl: 60, topic: "t"))
+    }
+
     @Test func aReinstallOnAnotherPlatformChecksLaterExpectationsAgainstItsNames() throws {
         let text = """
             version: 1
