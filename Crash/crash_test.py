@@ -6,7 +6,8 @@ after each restart, that nothing it acknowledged is missing or duplicated.
 Usage: python3 Crash/crash_test.py PATH/TO/fcm-device [ROUNDS] [SEED]
 
 Runs ROUNDS single-phone rounds (default 20), then max(3, ROUNDS // 4) fleet rounds,
-then 3 rounds with a fleet of 10,000 phones (big_fleet_phase.py, described there).
+then 3 rounds with a fleet of 10,000 phones (big_fleet_phase.py, described there), then
+3 rounds of Web Push to a browser's subscription (webpush_phase.py, described there).
 
 Each single-phone round starts `serve` on one state folder, sends downstream messages
 to the device over XMPP (CCS, plain port) and over the HTTP legacy API at once, and
@@ -58,7 +59,8 @@ every copy held until then must be delivered (seen in the control API's answers,
 list the deliveries an action caused, or in the inbox).
 
 Prints one line per round (and one for the settle start), then `crash: N rounds
-passed …` or what went wrong; exit 1 on the first failure. Standard library only.
+passed …` or what went wrong; exit 1 on the first failure. Standard library only, but for
+the Web Push rounds (webpush_phase.py), which encrypt and sign with `cryptography`.
 """
 import base64
 import http.client
@@ -78,6 +80,7 @@ import urllib.error
 import urllib.request
 
 from big_fleet_phase import big_fleet_phase
+from webpush_phase import webpush_phase
 
 SENDER = "123456789012"
 KEY = "demo-server-key"
@@ -791,6 +794,7 @@ def main():
         total_acked, subscribed_total = single_phase(binary, rounds, rng)
         fleet = fleet_phase(binary, fleet_rounds, rng, profile)
         big = big_fleet_phase(binary, 3, rng, COMMIT_DELAY_MS)
+        webpush = webpush_phase(binary, 3, rng, COMMIT_DELAY_MS)
     except AssertionError as failure:
         print("crash: FAIL %s (seed %d)" % (failure, seed))
         return 1
@@ -801,6 +805,7 @@ def main():
           % ((rounds, total_acked, subscribed_total, fleet_rounds) + fleet))
     print("crash: then %d rounds with 10,000 phones (%d acknowledged copies, %d subscriptions and %d phones taken "
           "offline checked)" % big)
+    print("crash: then 3 Web Push rounds (%d messages answered 201 checked)" % webpush)
     return 0
 
 
