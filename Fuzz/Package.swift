@@ -2,7 +2,8 @@
 import PackageDescription
 
 // libFuzzer targets for what fcm-device reads from outside: message JSON, the XMPP
-// stream, HTTP send bodies, v1 bodies against Google's schema and profiles. Build and run with Fuzz/run.sh.
+// stream, HTTP send bodies, v1 bodies against Google's schema, profiles and Web Push
+// requests. Build and run with Fuzz/run.sh.
 let package = Package(
     name: "fcm-device-fuzz",
     dependencies: [.package(name: "fcm-device", path: "..")],
@@ -26,6 +27,13 @@ let package = Package(
             dependencies: [
                 "FuzzDriver",
                 .product(name: "FCMHTTPAPI", package: "fcm-device"),
+                .product(name: "FCMEngine", package: "fcm-device"),
+            ]),
+        .executableTarget(
+            name: "fuzz-webpush",
+            dependencies: [
+                "FuzzDriver",
+                .product(name: "FCMWebPush", package: "fcm-device"),
                 .product(name: "FCMEngine", package: "fcm-device"),
             ]),
         .executableTarget(

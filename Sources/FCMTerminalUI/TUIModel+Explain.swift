@@ -28,7 +28,8 @@ extension TUIModel {
         openJourney(id)
     }
 
-    mutating func openJourney(_ id: String) {
+    /// Opens the journey of message `id` (`j` on a selected message does this).
+    public mutating func openJourney(_ id: String) {
         overlay = .journey(id: id)
     }
 

@@ -56,6 +56,23 @@ extension View {
             return Hop(from: .server, to: .app, label: event.name + " (batched)")
         case .onSendError, .sendDataMessageFailure, .willSendDataMessageWithID:
             return Hop(from: .device, to: .app, label: event.name + error)
+        // Web Push: app server → push service (FCM) → browser (device) → service worker (app).
+        case .webPushAccepted: return Hop(from: .appServer, to: .server, label: "Web Push: 201")
+        case .webPushHeld: return Hop(from: .server, to: .server, label: "held: " + (event.string("reason") ?? ""))
+        case .webPushReplaced:
+            let replaced = event.string("id") == id
+            return Hop(
+                from: .server, to: .server,
+                label: replaced
+                    ? "replaced by \(event.string("by") ?? "a newer one") (same Topic)"
+                    : "replaced \(event.string("id") ?? "") (same Topic)")
+        case .webPushDropped:
+            let reason = event.string("reason") ?? ""
+            return reason == "undecryptable"
+                ? Hop(from: .server, to: .device, label: "the browser could not decrypt it: dropped")
+                : Hop(from: .server, to: .server, label: "dropped: " + reason)
+        case .pushEvent:
+            return Hop(from: .server, to: .app, label: "decrypted: the worker's push event")
         default:
             let lane: Lane = event.side == .server ? .server : .device
             return Hop(from: lane, to: lane, label: event.name)

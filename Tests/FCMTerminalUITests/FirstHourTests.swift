@@ -1,6 +1,7 @@
 import FCMEngine
 import FCMProfiles
 import FCMTerminalUI
+import Foundation
 import Testing
 
 /// The rough edges of a new user's first hour in the TUI, each kept from coming back.
@@ -359,5 +360,28 @@ struct FirstHourTests {
         }
         #expect(!yaml.contains("doze: true"), "\(yaml)")
         _ = try ProfileParser.parse(yaml, file: "saved.yaml")
+    }
+}
+
+@Suite("Web Push in the TUI")
+struct WebPushScreenTests {
+    @Test func aWebPushJourneyRunsFromTheAppServerThroughThePushServiceToTheWorker() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../profiles/web-push.yaml").path
+        let profile = try ProfileParser.parse(try String(contentsOfFile: path, encoding: .utf8), file: path)
+        var model = TUIModel(playing: profile)
+        // Played to the end: the Topic's message held while offline, then delivered.
+        Scenes.press(&model, [.end])
+        let held = try #require(model.log.first { $0.kind == .webPushReplaced }?.string("by"))
+        #expect(
+            model.journey(of: held).map(\.name)
+                == ["webPushAccepted", "webPushReplaced", "webPushHeld", "pushEvent", "notificationPosted"])
+        #expect(model.overlay == nil)
+        // deleteToken, the profile's last step, ended the subscription.
+        #expect(View.render(model, width: 200, height: 50).text.contains("No push subscription"))
+        model.openJourney(held)
+        let screen = View.render(model, width: 200, height: 50).text
+        #expect(screen.contains("Web Push: 201"))
+        #expect(screen.contains("decrypted: the worker's push event"))
     }
 }
