@@ -45,6 +45,21 @@ extension DeviceEngine {
                 collapseKeyIsDefault: message.request.collapseKey == nil && message.request.isNotification,
                 priority: message.request.effectivePriority,
                 expiresAt: message.expiresAt)
+        } + heldWebPush(on: p)
+    }
+
+    /// The Web Push the push service holds for the browser of phone `p`: its Topic
+    /// stands where a collapse key would, `high` urgency for high priority.
+    func heldWebPush(on p: Int) -> [HeldMessage] {
+        guard !server.webPush.held.isEmpty, let subscription = server.webPush.subscription(ofPhone: p) else {
+            return []
+        }
+        let reason = "Web Push: " + holdReason(ofBrowser: p)
+        return server.webPush.held.filter { $0.subscription == subscription.id }.map { message in
+            HeldMessage(
+                id: message.id, sender: "webpush", reason: reason, collapseKey: message.request.topic,
+                priority: message.request.urgency?.lowercased() == "high" ? .high : .normal,
+                expiresAt: message.expiresAt)
         }
     }
 

@@ -156,7 +156,7 @@ extension TUIModel {
         case .tray: shown.tray.count
         case .inbox: shown.inbox.count
         case .server: serverEvents.count
-        case .held: shown.stored.count
+        case .held: shownHeld.count
         }
     }
 

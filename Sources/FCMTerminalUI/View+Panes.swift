@@ -97,7 +97,7 @@ extension View {
         case .inbox: return "Inbox \(engine.inbox.count)" + more(hidden)
         case .held:
             let usage = model.device.storeUsage(ofPhoneAt: model.shownIndex)
-            return "Held on the server \(engine.stored.count) · non-collapsible \(usage.nonCollapsible)/"
+            return "Held on the server \(model.shownHeld.count) · non-collapsible \(usage.nonCollapsible)/"
                 + "\(usage.nonCollapsibleLimit) · keys \(usage.collapseKeys)/\(usage.collapseKeyLimit)"
         case .server:
             let scroll = hidden > 0 ? " ↓\(hidden) newer" : ""

@@ -147,6 +147,8 @@ struct WebPushTests {
         #expect(first.named("webPushHeld").first?.string("reason") == "offline")
         let second = w.push(try w.request("score 2-0", topic: "score"), after: 1_000).1
         #expect(second.named("webPushReplaced").first?.string("topic") == "score")
+        let held = w.h.engine.heldMessages(ofPhoneAt: 0)
+        #expect(held.map(\.collapseKey) == ["score"] && held.first?.reason == "Web Push: offline")
         _ = w.push(try w.request("brief", ttl: "5"), after: 1_000)
         let never = w.push(try w.request("now or never", ttl: "0")).1
         #expect(never.named("webPushDropped").first?.string("reason") == "ttl0")
