@@ -158,6 +158,22 @@ def what_fcm_refuses(browser):
     assert (status, text) == (410, "push subscription has unsubscribed or expired.\n"), (status, text)
 
 
+def a_fault_from_the_control_api(browser):
+    from pywebpush import WebPushException
+
+    browser.call("POST", "/faults", {"path": "/wp", "status": 429, "retry_after": 7, "count": 1})
+    endpoint = browser.at_base()["endpoint"].replace("/fcm/send/", "/wp/")
+    try:
+        sends(browser, "throttled", subscription=dict(browser.subscription, endpoint=endpoint))
+        raise AssertionError("the fault did not answer")
+    except WebPushException as error:
+        assert (error.status_code, str(error.retry_after)) == (429, "7"), (error.status_code, error.retry_after)
+    # Used once: the same request is taken now, at /wp/ as at /fcm/send/.
+    response = sends(browser, "after the fault", subscription=dict(browser.subscription, endpoint=endpoint))
+    assert response.status_code == 201, response.status_code
+    browser.pushed("after the fault")
+
+
 def offline_then_back(browser):
     browser.act({"network": "offline"})
     assert sends(browser, "never", ttl=0).status_code == 201
@@ -179,6 +195,7 @@ TESTS = [
     ("pywebpush: through the HTTPS proxy as fcm.googleapis.com, under fcm-device env", through_the_proxy_as_googles_host),
     ("pywebpush: py-vapid's Vapid01 (WebPush + Crypto-Key p256ecdsa)", the_older_webpush_header_form),
     ("pywebpush: another key 403, 3,994 bytes 413, unknown 404, no TTL, unsubscribed 410", what_fcm_refuses),
+    ("pywebpush: a 429 fault with Retry-After from the control API, then /wp/ takes it", a_fault_from_the_control_api),
     ("pywebpush: offline, TTL 0 dropped, a Topic replaced, the newest delivered", offline_then_back),
 ]
 
