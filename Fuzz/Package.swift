@@ -6,7 +6,10 @@ import PackageDescription
 // requests. Build and run with Fuzz/run.sh.
 let package = Package(
     name: "fcm-device-fuzz",
-    dependencies: [.package(name: "fcm-device", path: "..")],
+    dependencies: [
+        .package(name: "fcm-device", path: ".."),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+    ],
     targets: [
         .target(name: "FuzzDriver"),
         .executableTarget(
@@ -35,6 +38,7 @@ let package = Package(
                 "FuzzDriver",
                 .product(name: "FCMWebPush", package: "fcm-device"),
                 .product(name: "FCMEngine", package: "fcm-device"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .executableTarget(
             name: "fuzz-v1",

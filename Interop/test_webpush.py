@@ -125,6 +125,28 @@ def through_the_proxy_as_googles_host(browser):
     browser.pushed("through the proxy")
 
 
+def at_the_https_port(browser):
+    printed = subprocess.run([browser.binary, "env", "--state", browser.serve.state, "--profile", PROFILE,
+                              "--json"], check=True, capture_output=True, text=True).stdout
+    base = "https://127.0.0.1:%d" % browser.serve.listening["https"]
+    subscription = dict(browser.subscription, endpoint=browser.subscription["endpoint"].replace(
+        "https://fcm.googleapis.com", base))
+    # requests trusts REQUESTS_CA_BUNDLE over a session's own verify: the emulator's CA there.
+    saved = os.environ.get("REQUESTS_CA_BUNDLE")
+    os.environ["REQUESTS_CA_BUNDLE"] = json.loads(printed)["SSL_CERT_FILE"]
+    try:
+        # pywebpush writes aud https://127.0.0.1:PORT: the origin a TLS request reached.
+        response = sends(browser, "over TLS at the base", subscription=subscription)
+    finally:
+        if saved is None:
+            os.environ.pop("REQUESTS_CA_BUNDLE")
+        else:
+            os.environ["REQUESTS_CA_BUNDLE"] = saved
+    assert response.status_code == 201, (response.status_code, response.text)
+    assert response.headers["Location"].startswith(base + "/0:"), response.headers
+    browser.pushed("over TLS at the base")
+
+
 def the_older_webpush_header_form(browser):
     from py_vapid import Vapid01
 
@@ -146,13 +168,15 @@ def what_fcm_refuses(browser):
     assert sends(browser, "x" * 3993).status_code == 201
     gone = dict(browser.at_base(), endpoint=browser.base + "/wp/nobody")
     assert refused(browser, "x", subscription=gone)[0] == 404
-    # No TTL at all (pywebpush always sends one): a plain request.
-    request = urllib.request.Request(browser.at_base()["endpoint"], data=b"", method="POST")
+    # No TTL at all (pywebpush always sends one): signed as pywebpush signs, the TTL left out.
+    endpoint = browser.at_base()["endpoint"]
+    headers = browser.vapid.sign(dict(CLAIMS, aud=browser.base))
+    request = urllib.request.Request(endpoint, data=b"", method="POST", headers=headers)
     try:
         urllib.request.urlopen(request, timeout=10)
         raise AssertionError("taken without a TTL")
     except urllib.error.HTTPError as error:
-        assert error.code in (400, 401), error.code
+        assert (error.code, error.read().decode()) == (400, "The TTL header is required (RFC 8030 §5.2).\n"), error
     browser.act({"delete_token": True})
     status, text = refused(browser, "x")
     assert (status, text) == (410, "push subscription has unsubscribed or expired.\n"), (status, text)
@@ -193,6 +217,7 @@ TESTS = [
      both_encodings_at_the_emulators_base),
     ("pywebpush: webpush_async (aiohttp) at the emulator's base", webpush_async_at_the_emulators_base),
     ("pywebpush: through the HTTPS proxy as fcm.googleapis.com, under fcm-device env", through_the_proxy_as_googles_host),
+    ("pywebpush: at the emulator's --https-port (aud https://127.0.0.1:PORT)", at_the_https_port),
     ("pywebpush: py-vapid's Vapid01 (WebPush + Crypto-Key p256ecdsa)", the_older_webpush_header_form),
     ("pywebpush: another key 403, 3,994 bytes 413, unknown 404, no TTL, unsubscribed 410", what_fcm_refuses),
     ("pywebpush: a 429 fault with Retry-After from the control API, then /wp/ takes it", a_fault_from_the_control_api),

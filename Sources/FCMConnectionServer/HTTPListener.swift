@@ -33,9 +33,11 @@ struct SendAPIResponder: HTTPResponder {
             return Self.response(
                 service.refuseTooLarge(HTTPRequestParts(method: request.method.rawValue, path: request.uri.path)))
         }
-        let parts = HTTPRequestParts(
+        var parts = HTTPRequestParts(
             method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "",
             fields: request.headers, authority: request.head.authority, body: body)
+        // Web Push reads the scheme its request came over (its VAPID `aud`).
+        if case .webPush? = route { parts.secure = await Self.isTLS(context.channel) }
         if case .control? = route {
             switch await control.answer(parts) {
             case .reply(let reply): return Self.response(reply)
@@ -45,6 +47,17 @@ struct SendAPIResponder: HTTPResponder {
         let reply = await service.respond(parts)
         if let ending = reply.endsConnection { FaultedConnection.end(context.channel, ending) }
         return Self.response(reply)
+    }
+
+    /// Whether a request's channel (or, for an HTTP/2 stream, its connection) speaks TLS.
+    static func isTLS(_ channel: any Channel) async -> Bool {
+        for candidate in [channel, channel.parent].compactMap({ $0 }) {
+            let secure = try? await candidate.eventLoop.submit {
+                (try? candidate.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self)) != nil
+            }.get()
+            if secure == true { return true }
+        }
+        return false
     }
 
     /// Server-sent events until the client goes away.

@@ -141,6 +141,7 @@ extension DeviceEngine {
         if self[p].platform == .web, permission != .granted {
             self[p].tokens.removeAll()
             self[p].topics.removeAll()
+            endSubscription(on: p, reason: "permission \(permission.rawValue)", into: &out)
         }
     }
 

@@ -9,9 +9,14 @@ extension DeviceEngine {
     // MARK: The browser's subscription
 
     /// A web phone's browser subscribes to push with `key` (nil: the FCM SDK's
-    /// default), once: a phone that has a subscription keeps it.
+    /// default): a subscription made with that key is kept; one made with another
+    /// is ended first (the SDK unsubscribes and subscribes again).
     mutating func subscribeBrowser(on p: Int, key: String?, into out: inout [Event]) {
-        guard self[p].platform == .web, server.webPush.subscription(ofPhone: p) == nil else { return }
+        guard self[p].platform == .web else { return }
+        if let subscription = server.webPush.subscription(ofPhone: p) {
+            guard subscription.applicationServerKey != key else { return }
+            endSubscription(on: p, reason: "a new VAPID key", into: &out)
+        }
         var random = SeededGenerator(
             seed: Phone.tokenSeed(self[p].settings.seed, index: p) ^ 0x57EB_9054_5EED
                 ^ (server.webPush.made &* 0x0000_0100_0000_01B3))
@@ -19,8 +24,7 @@ extension DeviceEngine {
         let subscription = PushSubscription(
             id: id, phone: p, applicationServerKey: key, keySeed: random.next(), madeAt: now)
         server.webPush.made += 1
-        server.webPush.subscriptions.append(subscription)
-        server.webPush.ended[id] = nil
+        server.webPush.add(subscription)
         emit(
             .device, .pushSubscribed, [.text("endpoint", subscription.endpoint), .text("key", key ?? "default")],
             on: p, into: &out)
@@ -29,9 +33,7 @@ extension DeviceEngine {
     /// The browser's subscription ends (`reason`): its endpoint answers 410 from now
     /// on, and what the push service held for it is gone.
     mutating func endSubscription(on p: Int, reason: String, into out: inout [Event]) {
-        guard let index = server.webPush.subscriptions.firstIndex(where: { $0.phone == p }) else { return }
-        let ended = server.webPush.subscriptions.remove(at: index)
-        server.webPush.ended[ended.id] = reason
+        guard let ended = server.webPush.end(ofPhone: p, reason: reason) else { return }
         var fields: [Field] = [.text("endpoint", ended.endpoint), .text("reason", reason)]
         let dropped = server.webPush.held.filter { $0.subscription == ended.id }.map(\.id)
         if !dropped.isEmpty {
@@ -78,12 +80,11 @@ extension DeviceEngine {
         }
         let body = Base64URL.decode(request.body) ?? []
         let headers: WebPushRules.Headers
-        switch WebPushRules.headers(request, bodyBytes: body.count, reading: reading) {
+        switch WebPushRules.headers(request, body: body, reading: reading) {
         case .failure(let problem): return refuseWebPush(request, problem.status, problem.text, on: p, into: &out)
         case .success(let read): headers = read
         }
-        server.webPush.accepted += 1
-        let id = "0:\(now)%" + String(server.webPush.accepted, radix: 16)
+        let id = server.webPush.nextMessageID(at: now)
         var fields: [Field] = [
             .text("id", id), .text("endpoint", subscription.endpoint), .number("ttl", headers.ttl),
             .number("bytes", body.count),
@@ -137,7 +138,7 @@ extension DeviceEngine {
         var body = sealed?.body ?? []
         if step.brokenBody, !body.isEmpty { body[body.count - 1] ^= 0x01 }
         let request = WebPushRequest(
-            subscription: subscription.id, origin: PushService.googleOrigin, ttl: step.ttl.map(String.init),
+            subscription: subscription.id, host: PushService.googleHost, secure: true, ttl: step.ttl.map(String.init),
             topic: step.topic, urgency: step.urgency, contentEncoding: step.encoding.rawValue,
             cryptoKey: sealed?.cryptoKey, encryption: sealed?.encryption, body: Base64URL.encode(body))
         _ = receiveWebPush(request, signing: step.vapid, into: &out)
@@ -160,10 +161,13 @@ extension DeviceEngine {
                 try? WebPushCipher.decrypt(
                     aesgcm: body, encryption: request.encryption, cryptoKey: request.cryptoKey, keys: keys)
             }
+        // Signed with the subscription's key, validly, for the origin it reached: right
+        // (its `exp` is the one thing a replay, on its own clock, does not judge again).
         let signing: WebPushStep.Signing =
             switch VAPIDCredentials.read(authorization: request.authorization, cryptoKey: request.cryptoKey) {
             case .vapid(let credentials):
                 subscription.applicationServerKey.flatMap { Base64URL.decode($0) } == credentials.keyBytes
+                    && (try? credentials.verifiedClaims().get())?.audience == request.origin
                     ? .right : .wrong
             default: .none
             }
@@ -218,6 +222,16 @@ extension DeviceEngine {
                 .server, .webPushReplaced,
                 [.text("id", replaced.id), .text("by", message.id), .text("topic", topic)], on: p, into: &out)
         }
+        let forIt = server.webPush.held.indices.filter { server.webPush.held[$0].subscription == message.subscription }
+        if forIt.count >= PushService.heldLimit, let oldest = forIt.first {
+            let dropped = server.webPush.held.remove(at: oldest)
+            emit(
+                .server, .webPushDropped,
+                [
+                    .text("id", dropped.id), .text("reason", "overflow"),
+                    .text("detail", "more than \(PushService.heldLimit) held for one browser: the oldest goes"),
+                ], on: p, into: &out)
+        }
         server.webPush.held.append(message)
         emit(
             .server, .webPushHeld,
@@ -265,7 +279,9 @@ extension DeviceEngine {
             } else {
                 fields.append(.text("data_base64", Base64URL.encode(plaintext)))
             }
-            let fcmMessage = (try? JSONParser.parse(plaintext))?.object
+            let fcmMessage = (try? JSONParser.parse(plaintext))?.object.flatMap { object in
+                object.keys.contains(where: PushService.fcmMessageKeys.contains) ? object : nil
+            }
             fields.append(.text("handler", fcmMessage == nil ? "site" : "fcm"))
             emit(.device, .pushEvent, fields, on: p, into: &out)
             if let fcmMessage {
@@ -292,7 +308,8 @@ extension DeviceEngine {
         let request = DownstreamRequest(
             sender: from ?? "webpush", to: nil, messageID: payload["fcmMessageId"]?.string ?? message.id,
             data: pairs(payload["data"]) ?? [], notification: pairs(payload["notification"]),
-            collapseKey: payload["collapse_key"]?.string, priority: message.request.urgency == "high" ? "high" : nil,
+            collapseKey: payload["collapse_key"]?.string,
+            priority: message.request.urgency?.trimmingSpaces.lowercased() == "high" ? "high" : nil,
             timeToLive: message.ttl)
         deliver(
             StoredMessage(

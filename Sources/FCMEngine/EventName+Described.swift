@@ -596,7 +596,8 @@ extension EventName {
                 meaning:
                     "a Web Push message never reached the service worker (`reason`): `undecryptable` (the browser "
                     + "could not decrypt it, `detail` says why), `expired` (its TTL ran out while held), `ttl0` "
-                    + "(TTL 0 to a browser that could not take it at once)",
+                    + "(TTL 0 to a browser that could not take it at once), `overflow` (the oldest of more than "
+                    + "100 held for one browser)",
                 rule: .byValue(
                     of: "reason",
                     [

@@ -3,28 +3,39 @@ import FCMWebPush
 
 /// A browser's push subscription, as the push service knows it: the endpoint's id,
 /// the phone whose browser holds it, the `applicationServerKey` it was made with
-/// (nil: the FCM SDK's default key) and the seed its keys are made from.
+/// (nil: the FCM SDK's default key) and the seed its keys are made from, with their
+/// public halves as the browser hands them out.
 public struct PushSubscription: Sendable, Equatable, Codable {
     public var id: String
     public var phone: Int
     public var applicationServerKey: String?
     var keySeed: UInt64
     public var madeAt: Millis
+    /// `p256dh` and `auth` (base64url), made once with the keys.
+    public let p256dh: String
+    public let auth: String
 
-    /// The browser's keys (`p256dh`, `auth`), made again from the seed each time.
-    public var keys: BrowserKeys {
-        var random = SeededGenerator(seed: keySeed)
+    init(id: String, phone: Int, applicationServerKey: String?, keySeed: UInt64, madeAt: Millis) {
+        self.id = id
+        self.phone = phone
+        self.applicationServerKey = applicationServerKey
+        self.keySeed = keySeed
+        self.madeAt = madeAt
+        let keys = Self.keys(seed: keySeed)
+        p256dh = keys.p256dh
+        auth = keys.auth
+    }
+
+    /// The browser's keys (private too), made again from the seed: what it decrypts with.
+    public var keys: BrowserKeys { Self.keys(seed: keySeed) }
+
+    static func keys(seed: UInt64) -> BrowserKeys {
+        var random = SeededGenerator(seed: seed)
         while true {
             let scalar = (0..<4).flatMap { _ in withUnsafeBytes(of: random.next().bigEndian) { Array($0) } }
             let auth = (0..<2).flatMap { _ in withUnsafeBytes(of: random.next().bigEndian) { Array($0) } }
             if let keys = BrowserKeys(scalar: scalar, authSecret: auth) { return keys }
         }
-    }
-
-    /// `p256dh` and `auth` as the browser hands them out (base64url).
-    public var publicKeys: (p256dh: String, auth: String) {
-        let keys = keys
-        return (keys.p256dh, keys.auth)
     }
 
     /// Chrome's endpoint for it on FCM's host.
@@ -33,10 +44,9 @@ public struct PushSubscription: Sendable, Equatable, Codable {
     /// `PushSubscription.toJSON()` as the browser writes it, at `origin` (the
     /// emulator's own base, or Google's host).
     public func json(origin: String = PushService.googleOrigin) -> JSONValue {
-        let keys = publicKeys
-        return .members([
+        .members([
             "endpoint": .string(origin + "/fcm/send/" + id), "expirationTime": .null,
-            "keys": .members(["p256dh": .string(keys.p256dh), "auth": .string(keys.auth)]),
+            "keys": .members(["p256dh": .string(p256dh), "auth": .string(auth)]),
         ])
     }
 }
@@ -50,10 +60,14 @@ public struct HeldWebPush: Sendable, Equatable, Codable {
     public var expiresAt: Millis
 }
 
-/// The push service's side of Web Push: the subscriptions browsers made, those that
-/// ended (410, not 404), and the messages held for browsers away.
+/// The push service's side of Web Push: the subscriptions browsers made (by id, and
+/// each phone's), those that ended (410, not 404), and the messages held for browsers
+/// away.
 public struct PushService: Sendable, Equatable, Codable {
-    public internal(set) var subscriptions: [PushSubscription] = []
+    /// Endpoint id → its subscription.
+    public internal(set) var subscriptions: [String: PushSubscription] = [:]
+    /// Phone → the id of its browser's subscription.
+    var byPhone: [Int: String] = [:]
     /// Endpoint id → why its subscription ended.
     public internal(set) var ended: [String: String] = [:]
     public internal(set) var held: [HeldWebPush] = []
@@ -63,14 +77,46 @@ public struct PushService: Sendable, Equatable, Codable {
     var accepted: UInt64 = 0
 
     /// FCM's host, where Chrome's endpoints point.
-    public static let googleOrigin = "https://fcm.googleapis.com"
+    public static let googleHost = "fcm.googleapis.com"
+    public static let googleOrigin = "https://" + googleHost
     /// The longest time to live kept (four weeks, as FCM's other APIs).
     public static let maxTTL: Int64 = 2_419_200
 
     public init() {}
 
-    public func subscription(id: String) -> PushSubscription? { subscriptions.first { $0.id == id } }
-    public func subscription(ofPhone p: Int) -> PushSubscription? { subscriptions.first { $0.phone == p } }
+    /// The keys of FCM's message shape (what FCM writes in a push it sends to a web
+    /// app): a JSON payload with one of them is the FCM SDK's worker's.
+    public static let fcmMessageKeys: Set<String> = [
+        "notification", "data", "from", "fcmMessageId", "collapse_key", "fcmOptions",
+    ]
+
+    /// The most messages held for one subscription: past it, the oldest is dropped.
+    public static let heldLimit = 100
+
+    public func subscription(id: String) -> PushSubscription? { subscriptions[id] }
+    public func subscription(ofPhone p: Int) -> PushSubscription? { byPhone[p].flatMap { subscriptions[$0] } }
+
+    mutating func add(_ subscription: PushSubscription) {
+        subscriptions[subscription.id] = subscription
+        byPhone[subscription.phone] = subscription.id
+        ended[subscription.id] = nil
+    }
+
+    /// Ends the subscription of phone `p` (`reason`): its endpoint answers 410 from now.
+    mutating func end(ofPhone p: Int, reason: String) -> PushSubscription? {
+        guard let id = byPhone.removeValue(forKey: p), let ended = subscriptions.removeValue(forKey: id) else {
+            return nil
+        }
+        self.ended[id] = reason
+        return ended
+    }
+
+    /// A message's id, as FCM writes it in `Location` (`0:<time>%<16 hex digits>`).
+    mutating func nextMessageID(at now: Millis) -> String {
+        accepted += 1
+        let hex = String(accepted, radix: 16)
+        return "0:\(now)%" + String(repeating: "0", count: max(0, 16 - hex.count)) + hex
+    }
 
     /// When the first held message runs out, if any is held.
     var earliestExpiry: Millis? { held.map(\.expiresAt).min() }

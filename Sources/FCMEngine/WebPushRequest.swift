@@ -6,9 +6,11 @@ import FCMWebPush
 public struct WebPushRequest: Sendable, Equatable, Codable {
     /// The subscription the endpoint names (`/fcm/send/<id>` or `/wp/<id>`).
     public var subscription: String
-    /// The push resource's origin as the app server reached it (`http://127.0.0.1:PORT`,
-    /// or `https://fcm.googleapis.com` through the proxy): a VAPID `aud` must name it.
-    public var origin: String
+    /// The host (and port) the app server reached, as its `Host` said
+    /// (`127.0.0.1:PORT`, or `fcm.googleapis.com` through the proxy).
+    public var host: String
+    /// Whether it came over TLS (the proxy's tunnel, `--https-port`).
+    public var secure: Bool
     public var ttl: String?
     public var topic: String?
     public var urgency: String?
@@ -20,12 +22,14 @@ public struct WebPushRequest: Sendable, Equatable, Codable {
     public var body: String
 
     public init(
-        subscription: String, origin: String, ttl: String? = nil, topic: String? = nil, urgency: String? = nil,
+        subscription: String, host: String, secure: Bool = false, ttl: String? = nil, topic: String? = nil,
+        urgency: String? = nil,
         contentEncoding: String? = nil, authorization: String? = nil, cryptoKey: String? = nil,
         encryption: String? = nil, body: String = ""
     ) {
         self.subscription = subscription
-        self.origin = origin
+        self.host = host
+        self.secure = secure
         self.ttl = ttl
         self.topic = topic
         self.urgency = urgency
@@ -35,6 +39,13 @@ public struct WebPushRequest: Sendable, Equatable, Codable {
         self.encryption = encryption
         self.body = body
     }
+}
+
+extension WebPushRequest {
+    /// The push resource's origin, which a VAPID `aud` must name: the scheme the
+    /// request came over and the host it named (`https://fcm.googleapis.com` through
+    /// the proxy, `http://127.0.0.1:PORT` at the emulator's own base).
+    public var origin: String { (secure ? "https://" : "http://") + host.lowercased() }
 }
 
 /// What the push service answers a Web Push request: its status, headers and body

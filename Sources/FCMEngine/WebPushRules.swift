@@ -20,6 +20,12 @@ enum WebPushRules {
 
     static let urgencies = ["very-low", "low", "normal", "high"]
 
+    /// RFC 8292 §3.2: the key that signs must not be the key that encrypts.
+    static let sameKeys = Problem(
+        status: 400,
+        text: "The VAPID key and the encryption's key are the same key; RFC 8292 asks for two (sign with one, "
+            + "encrypt with a new one for each message).")
+
     /// Why the push service refuses who sends (status, text, detail), or nil.
     static func authorizationProblem(
         _ reading: VAPIDCredentials.Reading, subscription: PushSubscription, origin: String, unixNow: Int64
@@ -98,9 +104,11 @@ enum WebPushRules {
     }
 
     /// The headers read, or the first refusal they earn.
-    static func headers(_ request: WebPushRequest, bodyBytes: Int, reading: VAPIDCredentials.Reading) -> Result<
+    static func headers(_ request: WebPushRequest, body: [UInt8], reading: VAPIDCredentials.Reading) -> Result<
         Headers, Problem
     > {
+        let bodyBytes = body.count
+        let vapidKey: [UInt8]? = if case .vapid(let credentials) = reading { credentials.keyBytes } else { nil }
         guard let ttlText = request.ttl else {
             return .failure(Problem(status: 400, text: "The TTL header is required (RFC 8030 §5.2)."))
         }
@@ -143,17 +151,14 @@ enum WebPushRules {
                         text: "Content-Encoding \"\(header)\" is not aes128gcm or aesgcm."))
             }
             encoding = named
+            if named == .aes128gcm, let vapidKey, WebPushCipher.aes128gcmKeyID(body) == vapidKey {
+                return .failure(sameKeys)
+            }
             if named == .aesgcm {
                 do throws(DecryptionFailure) {
                     let parameters = try WebPushCipher.aesgcmParameters(
                         encryption: request.encryption, cryptoKey: request.cryptoKey)
-                    if case .vapid(let credentials) = reading, credentials.keyBytes == parameters.dh {
-                        return .failure(
-                            Problem(
-                                status: 400,
-                                text: "The VAPID key and the encryption's dh key are the same key; RFC 8292 "
-                                    + "asks for two."))
-                    }
+                    if let vapidKey, vapidKey == parameters.dh { return .failure(sameKeys) }
                 } catch {
                     return .failure(Problem(status: 400, text: error.reason + "."))
                 }

@@ -14,6 +14,9 @@ public struct HTTPRequestParts: Sendable {
     /// Where and when the server read it (the send path sets it; the report card
     /// reads it).
     public var exchange: HTTPExchange?
+    /// Whether it came over TLS (the HTTPS proxy's tunnel, `--https-port`): the
+    /// listener sets it where a route reads it (Web Push's origin).
+    public var secure = false
 
     public init(
         method: String, path: String, query: String = "", headers: [String: String] = [:], body: [UInt8] = []

@@ -29,6 +29,11 @@ public struct VAPIDCredentials: Sendable, Equatable {
         case vapid(VAPIDCredentials)
         /// An `Authorization` this service cannot read, and why.
         case unreadable(String)
+
+        /// The credentials, when they are VAPID's.
+        public var credentials: VAPIDCredentials? {
+            if case .vapid(let credentials) = self { credentials } else { nil }
+        }
     }
 
     /// Reads `Authorization` (and `Crypto-Key` for the older form).

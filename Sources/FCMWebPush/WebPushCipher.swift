@@ -40,10 +40,13 @@ public enum WebPushCipher {
             throw DecryptionFailure("the header's key id (\(idLength) bytes) runs past the body's end")
         }
         let keyID = Array(body[headerBytes..<headerBytes + idLength])
-        guard idLength == 65, let senderKey = try? P256.KeyAgreement.PublicKey(x963Representation: keyID) else {
+        guard idLength == 65 else {
             throw DecryptionFailure(
-                "the header's key id is not the app server's P-256 public key (65 bytes, uncompressed): it is "
-                    + "\(idLength) bytes")
+                "the header's key id is \(idLength) bytes; Web Push puts the app server's P-256 public key there "
+                    + "(65 bytes, uncompressed)")
+        }
+        guard let senderKey = try? P256.KeyAgreement.PublicKey(x963Representation: keyID) else {
+            throw DecryptionFailure("the header's key id is 65 bytes but not a point on P-256")
         }
         let secret = try sharedSecret(keys, senderKey)
         let info = Array("WebPush: info\0".utf8) + keys.publicKey + keyID
@@ -52,6 +55,11 @@ public enum WebPushCipher {
         let nonce = hkdf(salt: salt, ikm: ikm, info: Array("Content-Encoding: nonce\0".utf8), count: 12)
         let records = Array(body[(headerBytes + idLength)...])
         guard !records.isEmpty else { throw DecryptionFailure("the body has a header and no record") }
+        guard records.count <= recordSize else {
+            throw DecryptionFailure(
+                "the body holds more than one record (\(records.count) bytes of records, rs=\(recordSize)): Web "
+                    + "Push allows one (RFC 8291 §4)")
+        }
         var plaintext: [UInt8] = []
         var start = 0
         var sequence: UInt64 = 0
@@ -92,6 +100,12 @@ public enum WebPushCipher {
         var sequence: UInt64 = 0
         let recordSize = parameters.recordSize + tagBytes
         guard !body.isEmpty else { throw DecryptionFailure("the body is empty") }
+        // The last record is shorter than a whole one: a body that ends on a whole record was cut.
+        guard body.count % recordSize != 0 else {
+            throw DecryptionFailure(
+                "the last record is a whole record (rs=\(parameters.recordSize) and its tag): the message was cut "
+                    + "short, or its rs is wrong")
+        }
         while start < body.count {
             let end = min(start + recordSize, body.count)
             let record = try open(Array(body[start..<end]), key: cek, nonce: nonce, sequence: sequence)
@@ -105,6 +119,13 @@ public enum WebPushCipher {
             sequence += 1
         }
         return plaintext
+    }
+
+    /// The app server's key an aes128gcm body's header names (its key id), if it
+    /// holds one of 65 bytes.
+    public static func aes128gcmKeyID(_ body: [UInt8]) -> [UInt8]? {
+        guard body.count >= headerBytes + 65, body[20] == 65 else { return nil }
+        return Array(body[headerBytes..<headerBytes + 65])
     }
 
     /// The salt, the app server's key and the record size an aesgcm request names.

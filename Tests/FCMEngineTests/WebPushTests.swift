@@ -2,6 +2,7 @@ import Crypto
 import FCMEngine
 import FCMJSON
 import FCMWebPush
+import Foundation
 import Testing
 
 /// A browser with a push subscription made with an app server's VAPID key, and that
@@ -10,6 +11,7 @@ struct WebPushHarness {
     var h = Harness(platform: .web, state: .background)
     let vapid = P256.Signing.PrivateKey()
     static let origin = "http://127.0.0.1:8080"
+    static let host = "127.0.0.1:8080"
 
     init() {
         h.run(.getToken(sender: nil, vapidKey: Base64URL.encode(vapid.publicKey.x963Representation)))
@@ -32,7 +34,7 @@ struct WebPushHarness {
         let credentials = try VAPIDCredentials.signed(
             audience: audience, expires: unixNow + expiresIn, key: signer ?? vapid)
         return WebPushRequest(
-            subscription: subscription.id, origin: Self.origin, ttl: ttl, topic: topic, urgency: urgency,
+            subscription: subscription.id, host: Self.host, ttl: ttl, topic: topic, urgency: urgency,
             contentEncoding: encoding.rawValue, authorization: credentials.authorization,
             cryptoKey: sealed.cryptoKey, encryption: sealed.encryption, body: Base64URL.encode(sealed.body))
     }
@@ -254,5 +256,82 @@ struct WebPushStepTests {
         // The step, run, sends what the request sent.
         let replayed = w.h.run(.on(device: phone, .webPush(step)))
         #expect(replayed.named("pushEvent").first?.string("data") == "saved text")
+    }
+}
+
+@Suite("Web Push: the edges")
+struct WebPushEdgeTests {
+    @Test func takingNotificationPermissionAwayEndsTheSubscription() throws {
+        var w = WebPushHarness()
+        let request = try w.request("x")
+        let denied = w.h.run(.setPermission(.denied))
+        #expect(denied.named("pushUnsubscribed").first?.string("reason") == "permission denied")
+        #expect(w.push(request).0.status == 410)
+    }
+
+    @Test func theOlderWebPushAndBearerFormsAreReadAndAnUnreadableOneIsRefused() throws {
+        var w = WebPushHarness()
+        for scheme in ["WebPush", "Bearer"] {
+            var request = try w.request("form \(scheme)")
+            let credentials = try #require(
+                VAPIDCredentials.read(authorization: request.authorization, cryptoKey: nil).credentials)
+            request.authorization = "\(scheme) \(credentials.token)"
+            request.cryptoKey = "p256ecdsa=\(credentials.key)"
+            #expect(w.push(request).0.status == 201, "\(scheme)")
+        }
+        var unreadable = try w.request("x")
+        unreadable.authorization = "Basic dXNlcjpwYXNz"
+        let answer = w.push(unreadable)
+        #expect(answer.0.status == 401)
+        #expect(answer.1.named("webPushRefused").first?.string("detail")?.contains("not vapid or WebPush") == true)
+    }
+
+    @Test func aVAPIDKeyThatAlsoEncryptedIsRefused() throws {
+        var w = WebPushHarness()
+        let keys = w.subscription.keys
+        let sameKey = try P256.KeyAgreement.PrivateKey(rawRepresentation: w.vapid.rawRepresentation)
+        let sealed = try WebPushCipher.encrypt(
+            Array("x".utf8), encoding: .aes128gcm, to: keys.publicKey, auth: keys.authSecret, senderKey: sameKey,
+            salt: Array(repeating: 1, count: 16))
+        var request = try w.request("x")
+        request.body = Base64URL.encode(sealed.body)
+        let answer = w.push(request).0
+        #expect(answer.status == 400 && answer.body.contains("same key"))
+    }
+
+    @Test func aBodyOf4096BytesIsTakenAndTwoRecordsDoNotDecrypt() throws {
+        var w = WebPushHarness()
+        var request = try w.request("longer than one small record")
+        var body = Base64URL.decode(request.body)!
+        // The header says rs 18: the one record read as several.
+        body[16...19] = [0, 0, 0, 18]
+        request.body = Base64URL.encode(body)
+        let events = w.push(request).1
+        #expect(
+            events.named("webPushDropped").first?.string("detail")?.contains("more than one record") == true,
+            "\(events.map(\.name)) \(events.last?.fields ?? [])")
+        request.body = Base64URL.encode(body + [UInt8](repeating: 0, count: 4_096 - body.count))
+        #expect(w.push(request).0.status == 201)
+    }
+
+    @Test func theOldestOfMoreThanAHundredHeldIsDropped() throws {
+        var w = WebPushHarness()
+        w.h.run(.setNetwork(.offline))
+        let request = try w.request("many")
+        for _ in 0...PushService.heldLimit { _ = w.push(request) }
+        #expect(w.h.named("webPushDropped").map { $0.string("reason") } == ["overflow"])
+        #expect(w.h.engine.server.webPush.held.count == PushService.heldLimit)
+    }
+
+    @Test func subscriptionsWhatEndedAndWhatIsHeldAreSavedAndRead() throws {
+        var w = WebPushHarness()
+        w.h.run(.setNetwork(.offline))
+        _ = w.push(try w.request("kept while away", topic: "t"))
+        let restored = try JSONDecoder().decode(DeviceEngine.self, from: JSONEncoder().encode(w.h.engine))
+        #expect(restored.server.webPush == w.h.engine.server.webPush)
+        #expect(!restored.server.webPush.ended.isEmpty && restored.server.webPush.held.count == 1)
+        var back = restored
+        let events = back.handle(.input(.on(.setNetwork(.online)), at: w.h.time + 1))
+        #expect(events.named("pushEvent").first?.string("data") == "kept while away")
     }
 }

@@ -84,9 +84,9 @@ struct ProfileWriterTests {
         let profile = try ProfileParser.parse(
             "version: 1\ndevices: [{ name: chrome, platform: web, app: \"https://a.example\" }, { name: pixel }]\n"
                 + "senders: [{ id: \"111\", key: k }]\n", file: "p.yaml")
-        let request = WebPushRequest(subscription: "s-1", origin: "http://127.0.0.1:1", ttl: "60")
+        let request = WebPushRequest(subscription: "s-1", host: "127.0.0.1:1", ttl: "60")
         let inputs: [JournalEntry] = [
-            .input(.webPush(request), at: 5), .input(.webPush(WebPushRequest(subscription: "gone", origin: "")), at: 6),
+            .input(.webPush(request), at: 5), .input(.webPush(WebPushRequest(subscription: "gone", host: "")), at: 6),
         ]
         let yaml = ProfileWriter.yaml(profile: profile, inputs: inputs) { request in
             request.subscription == "s-1" ? ("chrome", WebPushStep(data: "hi", ttl: 60, topic: "t")) : nil

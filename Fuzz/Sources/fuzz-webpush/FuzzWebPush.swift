@@ -1,3 +1,4 @@
+import Crypto
 import FCMEngine
 import FCMJSON
 import FCMWebPush
@@ -12,14 +13,22 @@ public func fuzzWebPushMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMut
     runFuzzer(fuzzWebPush)
 }
 
-/// A browser with a subscription (the engine made once; each input runs on a copy).
-let browser: (engine: DeviceEngine, subscription: String) = {
+/// A browser with a subscription made with an app server's key (the engine made
+/// once; each input runs on a copy), and that app server's signature for the origin,
+/// which an input without its own `authorization` line carries: most inputs get past
+/// VAPID to the headers, the body and the browser.
+let browser: (engine: DeviceEngine, subscription: String, authorization: String) = {
+    let key = try! P256.Signing.PrivateKey(rawRepresentation: [UInt8](repeating: 9, count: 32))
     var engine = DeviceEngine(
         EngineConfiguration(
             device: DeviceSettings(platform: .web, state: .background, seed: 3),
             senders: [SenderConfig(id: "123456789012", key: "key")]))
     engine.handleSilently(.start(at: 0))
-    return (engine, engine.server.webPush.subscription(ofPhone: 0)?.id ?? "")
+    engine.handleSilently(
+        .input(.on(.getToken(sender: nil, vapidKey: Base64URL.encode(key.publicKey.x963Representation))), at: 0))
+    let signed = try! VAPIDCredentials.signed(
+        audience: "http://127.0.0.1:8080", expires: engine.wallClock.unixSeconds(at: 1_000) + 3_600, key: key)
+    return (engine, engine.server.webPush.subscription(ofPhone: 0)?.id ?? "", signed.authorization)
 }()
 
 let keys = BrowserKeys(scalar: Array(repeating: 7, count: 32), authSecret: Array(repeating: 5, count: 16))!
@@ -47,9 +56,9 @@ public func fuzzWebPush(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         aesgcm: body, encryption: headers["encryption"], cryptoKey: headers["crypto-key"], keys: keys)
     var engine = browser.engine
     let request = WebPushRequest(
-        subscription: headers["subscription"] ?? browser.subscription, origin: "http://127.0.0.1:8080",
+        subscription: headers["subscription"] ?? browser.subscription, host: "127.0.0.1:8080",
         ttl: headers["ttl"], topic: headers["topic"], urgency: headers["urgency"],
-        contentEncoding: headers["content-encoding"], authorization: headers["authorization"],
+        contentEncoding: headers["content-encoding"], authorization: headers["authorization"] ?? browser.authorization,
         cryptoKey: headers["crypto-key"], encryption: headers["encryption"], body: Base64URL.encode(body))
     engine.handleSilently(.input(.webPush(request), at: 1_000))
     return 0
