@@ -49,7 +49,7 @@ def broken_example(binary):
     # Run with --fail-on error: the errors fail their cases, as they fail the run; the
     # warnings and notes are passed cases carrying their text.
     errors = [rule for rule, finding in found.items() if finding["severity"] == "error"]
-    assert junit.count("<testcase ") == 18 and junit.count("<failure ") == len(errors), junit
+    assert junit.count("<testcase ") == 22 and junit.count("<failure ") == len(errors), junit
     assert 'failures="%d"' % len(errors) in junit and "<skipped" not in junit, junit
     assert junit.count("<system-out>") == len(BROKEN) - len(errors), junit
     # The evidence points at the requests that broke each practice.
@@ -66,7 +66,7 @@ def mended_example(binary):
     assert card == {"findings": []}, card
     assert done.returncode == 0, done.stderr[-2000:]
     assert "app server report" not in done.stderr, done.stderr[-2000:]
-    assert junit.count("<testcase ") == 18 and "<failure" not in junit, junit
+    assert junit.count("<testcase ") == 22 and "<failure" not in junit, junit
 
 
 def findings(serve, project):
