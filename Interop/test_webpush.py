@@ -116,13 +116,15 @@ def through_the_proxy_as_googles_host(browser):
     os.environ.update(json.loads(printed))
     try:
         # The endpoint as the browser gave it: https://fcm.googleapis.com/fcm/send/…
-        response = sends(browser, "through the proxy", subscription=browser.subscription)
+        responses = {encoding: sends(browser, "through the proxy, " + encoding, subscription=browser.subscription,
+                                     content_encoding=encoding) for encoding in ("aes128gcm", "aesgcm")}
     finally:
         os.environ.clear()
         os.environ.update(saved)
-    assert response.status_code == 201, (response.status_code, response.text)
-    assert response.headers["Location"].startswith("https://fcm.googleapis.com/0:"), response.headers
-    browser.pushed("through the proxy")
+    for encoding, response in responses.items():
+        assert response.status_code == 201, (response.status_code, response.text)
+        assert response.headers["Location"].startswith("https://fcm.googleapis.com/0:"), response.headers
+        assert browser.pushed("through the proxy, " + encoding)["encoding"] == encoding
 
 
 def at_the_https_port(browser):
@@ -216,7 +218,8 @@ TESTS = [
     ("pywebpush: aes128gcm and aesgcm at the emulator's base, decrypted in the worker",
      both_encodings_at_the_emulators_base),
     ("pywebpush: webpush_async (aiohttp) at the emulator's base", webpush_async_at_the_emulators_base),
-    ("pywebpush: through the HTTPS proxy as fcm.googleapis.com, under fcm-device env", through_the_proxy_as_googles_host),
+    ("pywebpush: both encodings through the HTTPS proxy as fcm.googleapis.com, under fcm-device env",
+     through_the_proxy_as_googles_host),
     ("pywebpush: at the emulator's --https-port (aud https://127.0.0.1:PORT)", at_the_https_port),
     ("pywebpush: py-vapid's Vapid01 (WebPush + Crypto-Key p256ecdsa)", the_older_webpush_header_form),
     ("pywebpush: another key 403, 3,994 bytes 413, unknown 404, no TTL, unsubscribed 410", what_fcm_refuses),
