@@ -3,27 +3,19 @@ import FCMWebPush
 
 /// A browser's push subscription, as the push service knows it: the endpoint's id,
 /// the phone whose browser holds it, the `applicationServerKey` it was made with
-/// (nil: the FCM SDK's default key) and the seed its keys are made from, with their
-/// public halves as the browser hands them out.
+/// (nil: the FCM SDK's default key) and the seed its keys are made from (made when
+/// read: a fleet of a million browsers subscribes without a million key pairs).
 public struct PushSubscription: Sendable, Equatable, Codable {
     public var id: String
     public var phone: Int
     public var applicationServerKey: String?
     var keySeed: UInt64
     public var madeAt: Millis
-    /// `p256dh` and `auth` (base64url), made once with the keys.
-    public let p256dh: String
-    public let auth: String
 
-    init(id: String, phone: Int, applicationServerKey: String?, keySeed: UInt64, madeAt: Millis) {
-        self.id = id
-        self.phone = phone
-        self.applicationServerKey = applicationServerKey
-        self.keySeed = keySeed
-        self.madeAt = madeAt
-        let keys = Self.keys(seed: keySeed)
-        p256dh = keys.p256dh
-        auth = keys.auth
+    /// `p256dh` and `auth` as the browser hands them out (base64url).
+    public var publicKeys: (p256dh: String, auth: String) {
+        let keys = keys
+        return (keys.p256dh, keys.auth)
     }
 
     /// The browser's keys (private too), made again from the seed: what it decrypts with.
@@ -44,9 +36,10 @@ public struct PushSubscription: Sendable, Equatable, Codable {
     /// `PushSubscription.toJSON()` as the browser writes it, at `origin` (the
     /// emulator's own base, or Google's host).
     public func json(origin: String = PushService.googleOrigin) -> JSONValue {
-        .members([
+        let keys = publicKeys
+        return .members([
             "endpoint": .string(origin + "/fcm/send/" + id), "expirationTime": .null,
-            "keys": .members(["p256dh": .string(p256dh), "auth": .string(auth)]),
+            "keys": .members(["p256dh": .string(keys.p256dh), "auth": .string(keys.auth)]),
         ])
     }
 }

@@ -157,10 +157,11 @@ public struct TUIModel: Sendable {
     /// for it: what a web phone's second pane lists (a browser has no upstream queue).
     var shownPushLines: [String] {
         guard let subscription = device.server.webPush.subscription(ofPhone: shownIndex) else { return [] }
+        let keys = subscription.publicKeys
         var lines = [
             "endpoint " + subscription.endpoint,
             "key " + (subscription.applicationServerKey ?? "default (the FCM SDK's)"),
-            "p256dh " + subscription.p256dh, "auth " + subscription.auth,
+            "p256dh " + keys.p256dh, "auth " + keys.auth,
         ]
         for held in device.server.webPush.held where held.subscription == subscription.id {
             let topic = held.request.topic.map { "  topic \($0)" } ?? ""
