@@ -76,8 +76,9 @@ public enum EngineReply: Sendable, Equatable {
     case group(GroupOutcome)
     /// What the faults in scope do to an HTTP request (a delay, a status).
     case faults([FaultEffect])
-    /// The push service's answer to a Web Push request.
-    case webPush(WebPushAnswer)
+    /// The push service's answer to a Web Push request (boxed: every input's reply
+    /// is not made larger by the rare one).
+    indirect case webPush(WebPushAnswer)
     /// The input found nothing to do and changed nothing (a fault check with no
     /// fault in scope): the journal does not keep it.
     case unchanged

@@ -111,8 +111,9 @@ public enum PhoneCommand: Sendable, Equatable, Codable {
     case deleteToken(sender: String?)
     /// The user answers the browser's notification prompt (or changes the site setting).
     case setPermission(NotificationPermission)
-    /// The built-in app server sends Web Push to the browser's push subscription.
-    case webPush(WebPushStep)
+    /// The built-in app server sends Web Push to the browser's push subscription
+    /// (boxed: a rare command does not make every command larger).
+    indirect case webPush(WebPushStep)
 }
 
 extension PhoneCommand {
