@@ -85,16 +85,14 @@ extension DeviceEngine {
         case .success(let read): headers = read
         }
         let id = server.webPush.nextMessageID(at: now)
-        var fields: [Field] = [
-            .text("id", id), .text("endpoint", subscription.endpoint), .number("ttl", headers.ttl),
-            .number("bytes", body.count),
-        ]
+        var fields: [Field] = [.text("id", id), .number("ttl", headers.ttl), .number("bytes", body.count)]
         if let encoding = headers.encoding { fields.append(.text("encoding", encoding.rawValue)) }
         if let topic = headers.topic { fields.append(.text("topic", topic)) }
         if let urgency = headers.urgency { fields.append(.text("urgency", urgency)) }
         if request.ttl.flatMap({ Int64($0.trimmingSpaces) }) ?? 0 > headers.ttl {
             fields.append(.text("detail", "TTL shortened to four weeks, the longest kept"))
         }
+        fields.append(.text("endpoint", subscription.endpoint))
         emit(.server, .webPushAccepted, fields, on: p, into: &out)
         let message = HeldWebPush(
             id: id, subscription: subscription.id, request: request, ttl: headers.ttl,
@@ -183,11 +181,10 @@ extension DeviceEngine {
         _ request: WebPushRequest, _ status: Int, _ text: String, detail: String? = nil, on p: Int?,
         into out: inout [Event]
     ) -> WebPushAnswer {
-        var fields: [Field] = [
-            .text("endpoint", PushService.googleOrigin + "/fcm/send/" + request.subscription),
-            .number("status", status), .text("reason", text),
-        ]
+        var fields: [Field] = [.number("status", status), .text("reason", text)]
         if let detail { fields.append(.text("detail", detail)) }
+        // The long endpoint last: a narrow screen shows the status and why.
+        fields.append(.text("endpoint", PushService.googleOrigin + "/fcm/send/" + request.subscription))
         emit(.server, .webPushRefused, fields, on: p, into: &out)
         var headers: [KeyValue] = []
         if status == 401 { headers.append(KeyValue("WWW-Authenticate", "vapid")) }
@@ -283,6 +280,13 @@ extension DeviceEngine {
                 object.keys.contains(where: PushService.fcmMessageKeys.contains) ? object : nil
             }
             fields.append(.text("handler", fcmMessage == nil ? "site" : "fcm"))
+            if fcmMessage == nil, text.map({ (try? JSONParser.parse(Array($0.utf8)))?.object != nil }) == true {
+                fields.append(
+                    .text(
+                        "detail",
+                        "JSON, but not FCM's message shape (notification, data, from, fcmMessageId, …): the site's "
+                            + "own push handler takes it (push_handler), not the FCM SDK's"))
+            }
             emit(.device, .pushEvent, fields, on: p, into: &out)
             if let fcmMessage {
                 fcmWorkerHandles(fcmMessage, message, on: p, into: &out)

@@ -558,7 +558,7 @@ extension EventName {
                     "docs/RULES.md Web Push"))
         case .webPushAccepted:
             EventDescription(
-                fields: ["id", "endpoint", "ttl", "bytes", "encoding", "topic", "urgency", "detail"],
+                fields: ["id", "ttl", "bytes", "encoding", "topic", "urgency", "detail", "endpoint"],
                 meaning:
                     "the push service took a Web Push message (201): its `id` (in `Location`), the `ttl` kept, "
                     + "the body's size and encoding, its `topic` and `urgency`",
@@ -567,7 +567,7 @@ extension EventName {
                         + "see inside.", "docs/RULES.md Web Push"))
         case .webPushRefused:
             EventDescription(
-                fields: ["endpoint", "status", "reason", "detail"],
+                fields: ["status", "reason", "detail", "endpoint"],
                 meaning:
                     "the push service refused a Web Push request (`status` and `reason`, FCM's words where known): "
                     + "no TTL, a bad Topic or encoding, VAPID missing or wrong, a body over 4,096 bytes, an "
@@ -613,7 +613,7 @@ extension EventName {
                         "docs/RULES.md Web Push")))
         case .pushEvent:
             EventDescription(
-                fields: ["id", "data", "data_base64", "encoding", "topic", "urgency", "handler"],
+                fields: ["id", "data", "data_base64", "encoding", "topic", "urgency", "handler", "detail"],
                 meaning:
                     "the service worker's `push` event: the payload the browser decrypted (`data`, or "
                     + "`data_base64` when it is not text; neither when the message had no body); `handler` "

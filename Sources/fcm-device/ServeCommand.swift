@@ -12,12 +12,14 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the device and the emulated connection server headless, logging JSON lines.",
         discussion: """
-            Prints {"event":"listening","ccs":N,"ccsPlain":N,"http":N,"tlsCert":"PATH"} first, then \
+            Prints {"event":"listening","ccs":N,"ccsPlain":N,"http":N,"tlsCert":"PATH"} first ("https":N \
+            too with --https-port), then \
             every event as a JSON line. Stops cleanly on SIGINT or SIGTERM, writing the app server's \
             report card ({"event":"report","findings":[…]}, docs/report.md) and then {"event":"stopped"}. The HTTP port serves POST \
             /fcm/send and /gcm/send (legacy, Authorization: key=SERVER_KEY), POST \
-            /v1/projects/PROJECT/messages:send (Authorization: Bearer TOKEN) and POST /token (the OAuth2 \
-            grant for the service-account JSON that `fcm-device credentials` prints).
+            /v1/projects/PROJECT/messages:send (Authorization: Bearer TOKEN), POST /token (the OAuth2 \
+            grant for the service-account JSON that `fcm-device credentials` prints) and Web Push to a \
+            browser's subscription at POST /fcm/send/ID and /wp/ID (VAPID; docs/app-servers.md).
             """
     )
 

@@ -223,6 +223,10 @@ struct WebPushWorkerTests {
         #expect(events.named("pushEvent").first?.string("handler") == "site")
         #expect(events.named("notificationPosted").first?.string("body") == "plain words")
         #expect(events.named("onBackgroundMessage").isEmpty)
+        // JSON of another shape is the site's too, and the event says why.
+        let json = w.push(try w.request(#"{"title":"x","body":"y"}"#)).1
+        #expect(json.named("pushEvent").first?.string("handler") == "site")
+        #expect(json.named("pushEvent").first?.string("detail")?.contains("not FCM's message shape") == true)
     }
 
     @Test func aSilentSitesPushShowsChromesBackgroundNotice() throws {
