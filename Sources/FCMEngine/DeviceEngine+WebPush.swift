@@ -150,15 +150,7 @@ extension DeviceEngine {
     public func webPushStep(for request: WebPushRequest) -> (phone: String, step: WebPushStep)? {
         guard let subscription = server.webPush.subscription(id: request.subscription) else { return nil }
         let body = Base64URL.decode(request.body) ?? []
-        let encoding = request.contentEncoding.flatMap(ContentEncoding.init(header:)) ?? .aes128gcm
-        let keys = subscription.keys
-        let plaintext: [UInt8]? =
-            switch encoding {
-            case .aes128gcm: try? WebPushCipher.decrypt(aes128gcm: body, keys: keys)
-            case .aesgcm:
-                try? WebPushCipher.decrypt(
-                    aesgcm: body, encryption: request.encryption, cryptoKey: request.cryptoKey, keys: keys)
-            }
+        let plaintext = try? subscription.decrypt(request, body: body)
         // Signed with the subscription's key, validly, for the origin it reached: right
         // (its `exp` is the one thing a replay, on its own clock, does not judge again).
         let signing: WebPushStep.Signing =
@@ -172,7 +164,7 @@ extension DeviceEngine {
         let step = WebPushStep(
             data: plaintext.map { String(decoding: $0, as: UTF8.self) } ?? "",
             ttl: request.ttl.flatMap { Int64($0.trimmingSpaces) }, topic: request.topic,
-            urgency: request.urgency, encoding: encoding, vapid: signing,
+            urgency: request.urgency, encoding: request.encoding, vapid: signing,
             brokenBody: plaintext == nil && !body.isEmpty)
         return (phone(subscription.phone) { $0.name }, step)
     }
@@ -258,18 +250,9 @@ extension DeviceEngine {
             emit(.device, .pushEvent, fields + [.text("handler", "site")], on: p, into: &out)
             return siteWorkerHandles("", message, on: p, into: &out)
         }
-        let encoding = message.request.contentEncoding.flatMap(ContentEncoding.init(header:)) ?? .aes128gcm
-        fields.append(.text("encoding", encoding.rawValue))
+        fields.append(.text("encoding", message.request.encoding.rawValue))
         do throws(DecryptionFailure) {
-            let keys = subscription.keys
-            let plaintext =
-                switch encoding {
-                case .aes128gcm: try WebPushCipher.decrypt(aes128gcm: body, keys: keys)
-                case .aesgcm:
-                    try WebPushCipher.decrypt(
-                        aesgcm: body, encryption: message.request.encryption, cryptoKey: message.request.cryptoKey,
-                        keys: keys)
-                }
+            let plaintext = try subscription.decrypt(message.request, body: body)
             let text = String(validating: plaintext, as: UTF8.self)
             if let text {
                 fields.append(.text("data", text))

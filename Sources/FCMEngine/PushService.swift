@@ -30,6 +30,17 @@ public struct PushSubscription: Sendable, Equatable, Codable {
         }
     }
 
+    /// The plaintext of a request's body, decrypted with the browser's keys in the
+    /// encoding it names: what the browser does, and what `w` reads a request as.
+    func decrypt(_ request: WebPushRequest, body: [UInt8]) throws(DecryptionFailure) -> [UInt8] {
+        switch request.encoding {
+        case .aes128gcm: try WebPushCipher.decrypt(aes128gcm: body, keys: keys)
+        case .aesgcm:
+            try WebPushCipher.decrypt(
+                aesgcm: body, encryption: request.encryption, cryptoKey: request.cryptoKey, keys: keys)
+        }
+    }
+
     /// Chrome's endpoint for it on FCM's host.
     public var endpoint: String { PushService.googleOrigin + "/fcm/send/" + id }
 
@@ -114,13 +125,13 @@ public struct PushService: Sendable, Equatable, Codable {
     /// When the first held message runs out, if any is held.
     var earliestExpiry: Millis? { held.map(\.expiresAt).min() }
 
-    /// The id of a subscription made now on a phone seeded `seed`: token-shaped, as
-    /// Chrome's are (`<11>:APA91b<134>`).
+    /// The id of a subscription made now: token-shaped, as Chrome's are
+    /// (`<11>:APA91b<134>`), written as the phones' tokens are.
     static func subscriptionID(_ random: inout SeededGenerator) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-        func characters(_ count: Int) -> String {
-            String(decoding: (0..<count).map { _ in alphabet[Int(random.next() & 63)] }, as: UTF8.self)
+        TokenFactory.string(length: 152) { text in
+            text.append(randomCharacters: 11, using: &random)
+            text.append(ascii: ":APA91b")
+            text.append(randomCharacters: 134, using: &random)
         }
-        return characters(11) + ":APA91b" + characters(134)
     }
 }

@@ -46,6 +46,10 @@ extension WebPushRequest {
     /// request came over and the host it named (`https://fcm.googleapis.com` through
     /// the proxy, `http://127.0.0.1:PORT` at the emulator's own base).
     public var origin: String { (secure ? "https://" : "http://") + host.lowercased() }
+
+    /// The encoding its `Content-Encoding` names (a request the service took names
+    /// one of the two); `aes128gcm` when it names none.
+    var encoding: ContentEncoding { contentEncoding.flatMap(ContentEncoding.init(header:)) ?? .aes128gcm }
 }
 
 /// What the push service answers a Web Push request: its status, headers and body

@@ -33,12 +33,15 @@ extension View {
         case .downstreamRejected: return Hop(from: .server, to: .appServer, label: "rejected" + error)
         case .nack: return Hop(from: .server, to: .appServer, label: "nack" + error)
         case .stored: return Hop(from: .server, to: .server, label: "stored: " + (event.string("reason") ?? ""))
-        case .collapsed:
+        case .collapsed, .webPushReplaced:
+            // A collapse key's, or a Web Push Topic's: the message replaced, or the one replacing it.
+            let byTopic = event.kind == .webPushReplaced
             let replaced = event.string("id") == id
-            return Hop(
-                from: .server, to: .server,
-                label: replaced
-                    ? "collapsed by \(event.string("by") ?? "a newer one")" : "replaced \(event.string("id") ?? "")")
+            let label =
+                replaced
+                ? (byTopic ? "replaced by " : "collapsed by ") + (event.string("by") ?? "a newer one")
+                : "replaced \(event.string("id") ?? "")"
+            return Hop(from: .server, to: .server, label: label + (byTopic ? " (same Topic)" : ""))
         case .expired: return Hop(from: .server, to: .server, label: "expired (TTL)")
         case .discarded: return Hop(from: .server, to: .server, label: "discarded: " + (event.string("reason") ?? ""))
         case .onMessageReceived, .didReceiveRemoteNotification:
@@ -59,13 +62,6 @@ extension View {
         // Web Push: app server → push service (FCM) → browser (device) → service worker (app).
         case .webPushAccepted: return Hop(from: .appServer, to: .server, label: "Web Push: 201")
         case .webPushHeld: return Hop(from: .server, to: .server, label: "held: " + (event.string("reason") ?? ""))
-        case .webPushReplaced:
-            let replaced = event.string("id") == id
-            return Hop(
-                from: .server, to: .server,
-                label: replaced
-                    ? "replaced by \(event.string("by") ?? "a newer one") (same Topic)"
-                    : "replaced \(event.string("id") ?? "") (same Topic)")
         case .webPushDropped:
             let reason = event.string("reason") ?? ""
             return reason == "undecryptable"
