@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "FCMWebPush", targets: ["FCMWebPush"]),
         .library(name: "FCMLegacyFields", targets: ["FCMLegacyFields"]),
         .library(name: "FCMXMPP", targets: ["FCMXMPP"]),
+        .library(name: "FCMMCS", targets: ["FCMMCS"]),
         .library(name: "FCMHTTPAPI", targets: ["FCMHTTPAPI"]),
         .library(name: "FCMCredentials", targets: ["FCMCredentials"]),
         .library(name: "FCMControlAPI", targets: ["FCMControlAPI"]),
@@ -32,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
         // JSON: the value, the strict reader and the one writer. Owned by no rule.
@@ -72,6 +74,14 @@ let package = Package(
             ]),
         // The system libexpat: a streaming XML parser for XMPP.
         .systemLibrary(name: "CExpat", path: "Sources/CExpat", providers: [.apt(["libexpat1-dev"])]),
+        // MCS, the connection a real client (firebase-messaging) keeps: framing, the
+        // protobuf messages (generated from Protos/ by scripts/generate-protos.sh and
+        // committed) and the server's side of a session, pure: bytes in, inputs and
+        // frames out.
+        .target(
+            name: "FCMMCS",
+            dependencies: ["FCMEngine", .product(name: "SwiftProtobuf", package: "swift-protobuf")]
+        ),
         // XMPP framing and the CCS session rules, pure: bytes and events in, replies out.
         .target(name: "FCMXMPP", dependencies: ["CExpat", "FCMEngine", "FCMJSON", "FCMLegacyFields"]),
         // The downstream message fields that CCS and the HTTP legacy API share, read
@@ -90,7 +100,7 @@ let package = Package(
         // The HTTP send APIs as plain values: legacy and v1 bodies, the OAuth2 grant.
         .target(
             name: "FCMHTTPAPI",
-            dependencies: ["FCMEngine", "FCMJSON", "FCMLegacyFields", "FCMCredentials"]
+            dependencies: ["FCMEngine", "FCMJSON", "FCMLegacyFields", "FCMCredentials", "FCMMCS"]
         ),
         // The device's state in SQLite (GRDB): a snapshot and a write-ahead journal of
         // the calls made on the engine since.
@@ -105,7 +115,7 @@ let package = Package(
             name: "FCMConnectionServer",
             dependencies: [
                 "FCMXMPP", "FCMDoor", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI", "FCMCredentials", "FCMStore",
-                "FCMControlAPI",
+                "FCMControlAPI", "FCMMCS",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -171,6 +181,9 @@ let package = Package(
             dependencies: ["FCMDoor", "FCMTerminalUI", "FCMEngine", "FCMJSON", "FCMProfiles"],
             exclude: ["Snapshots"]),
         .testTarget(name: "FCMXMPPTests", dependencies: ["FCMXMPP", "FCMEngine", "FCMJSON"]),
+        .testTarget(
+            name: "FCMMCSTests",
+            dependencies: ["FCMMCS", "FCMEngine", .product(name: "SwiftProtobuf", package: "swift-protobuf")]),
         .testTarget(
             name: "FCMControlAPITests",
             dependencies: ["FCMControlAPI", "FCMHTTPAPI", "FCMEngine", "FCMJSON", "FCMProfiles"]),

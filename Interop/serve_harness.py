@@ -22,14 +22,14 @@ class Serve:
         self.state = state or tempfile.mkdtemp(prefix="fcm-interop-")
         chosen = ["--profile", profile] if profile else []
         self.proc = subprocess.Popen(
-            [binary, "serve", *chosen, "--ccs-port", "0", "--ccs-plain-port", "0", "--http-port", "0",
+            [binary, "serve", *chosen, "--ccs-port", "0", "--ccs-plain-port", "0", "--http-port", "0", "--mcs-port", "0",
              "--state", self.state, *extra],
             stdout=subprocess.PIPE, text=True)
         self.listening = json.loads(self.proc.stdout.readline())
         self.events = []
         self.cond = threading.Condition()
         threading.Thread(target=self._read, daemon=True).start()
-        self.token = self.wait_for(lambda e: e.get("event") == "onNewToken")["token"]
+        self.token = self.wait_for(lambda e: e.get("event") in ("onNewToken", "tokenResumed"))["token"]
 
     def _read(self):
         for line in self.proc.stdout:
@@ -66,7 +66,8 @@ def xml_escape(text):
 
 
 def run_each(tests, make_device):
-    """Runs each (name, test) on a device of its own; [(name, None or the error)]."""
+    """Runs each (name, test) on a device of its own; [(name, None or the error)]. A
+    device with a `stop` of its own (a real client beside its serve) stops with it."""
     results = []
     for name, test in tests:
         device = None
@@ -78,7 +79,7 @@ def run_each(tests, make_device):
             results.append((name, repr(error)))
         finally:
             if device:
-                device.serve.stop()
+                getattr(device, "stop", device.serve.stop)()
     return results
 
 

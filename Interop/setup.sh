@@ -14,6 +14,10 @@ fi
 # cannot take): an environment of their own, for Interop/test_webpush.py.
 if [ ! -x .webpush/bin/python ]; then python3 -m venv .webpush; fi
 .webpush/bin/pip install -q --disable-pip-version-check -r webpush-requirements.txt
+# A real client (firebase-messaging, which pins http-ece 1.1): an environment of its own,
+# for Interop/test_receiver.py.
+if [ ! -x .receiver/bin/python ]; then python3 -m venv .receiver; fi
+.receiver/bin/pip install -q --disable-pip-version-check -r receiver-requirements.txt
 # The pytest plugin of clients/python, from the work tree: built offline by the venv's
 # own setuptools (no isolated build environment to download), reinstalled every time.
 .venv/bin/pip install -q --disable-pip-version-check --no-index --no-build-isolation ../clients/python

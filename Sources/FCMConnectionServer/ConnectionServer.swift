@@ -26,6 +26,11 @@ public struct ServerOptions: Sendable {
     public var httpPort: Int?
     /// The same APIs over TLS from the first byte (HTTP/2 and HTTP/1.1); nil: closed.
     public var httpsPort: Int?
+    /// MCS for real clients (firebase-messaging), TLS from the first byte; nil: closed.
+    public var mcsPort: Int?
+    /// The MCS port is the default, not one asked for: when it cannot be opened (another
+    /// emulator has it) the server goes on without it and says why (`mcsClosedBecause`).
+    public var mcsPortIsDefault = false
     /// Refuse service-account assertions signed by keys the emulator did not make.
     public var verifyCredentials = false
     /// Verifies the service-account assertions of the token endpoint.
@@ -53,6 +58,9 @@ public final class ConnectionServer: @unchecked Sendable {
     public private(set) var ccsPlainPort: Int?
     public private(set) var httpPort: Int?
     public private(set) var httpsPort: Int?
+    public private(set) var mcsPort: Int?
+    /// Why the default MCS port is closed, when it could not be opened.
+    public private(set) var mcsClosedBecause: String?
     public private(set) var bind = "127.0.0.1"
     var http: HTTPListener?
     var https: HTTPListener?
@@ -100,6 +108,20 @@ public final class ConnectionServer: @unchecked Sendable {
                 }
                 server.ccsPlainPort = channel.localAddress?.port
             }
+            if let port = options.mcsPort {
+                guard let tls = options.tls else { throw ServerError.missingTLS }
+                let context = try tls.ccsContext()
+                do {
+                    let channel = try await ServerError.naming("the MCS port", options.bind, port) {
+                        try await server.listen(options.bind, port, tls: context) { [host] number in
+                            MCSConnection(host: host, number: number)
+                        }
+                    }
+                    server.mcsPort = channel.localAddress?.port
+                } catch let error as ServerError where options.mcsPortIsDefault {
+                    server.mcsClosedBecause = error.description
+                }
+            }
             if let port = options.httpPort {
                 guard let services else { throw ServerError.missingServiceAccountKey }
                 let https = try options.tls?.httpsContext()
@@ -140,14 +162,24 @@ public final class ConnectionServer: @unchecked Sendable {
         async throws
         -> any Channel
     {
+        try await listen(address, port, tls: tls) { [host] number in
+            CCSConnection(host: host, number: number, maxStanzaBytes: stanzaLimit)
+        }
+    }
+
+    /// A listener on the host's loop whose connections are numbered as the engine
+    /// knows them and handled by what `handler` makes.
+    func listen(
+        _ address: String, _ port: Int, tls: NIOSSLContext?,
+        handler: @escaping @Sendable (ConnectionID) -> any ChannelHandler & Sendable
+    ) async throws -> any Channel {
         let host = self.host
         let channel = try await ServerBootstrap(group: host.loop)
             .serverChannelOption(.backlog, value: 1_024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { [self] channel in
-                let number = nextNumber()
-                let connection = CCSConnection(host: host, number: number, maxStanzaBytes: stanzaLimit)
+                let connection = handler(nextNumber())
                 do {
                     if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     try channel.pipeline.syncOperations.addHandler(DurableFlushGate(releases: host.releases))

@@ -39,6 +39,8 @@ extension DeviceHost {
                 connections[id]?.endStream(condition: condition, text: text)
             case .endStream(let id):
                 connections[id]?.endStream()
+            case .mcs(let id, let stanza):
+                receivers[id]?.write(stanza)
             }
         }
         for connection in touched { connection.flush() }
@@ -93,6 +95,11 @@ extension DeviceHost {
                 let reply = submit { _, time in [.input(.webPush(request), at: time)] }.reply
                 await box.durable()
                 return reply.webPushAnswer ?? WebPushAnswer(status: 503, body: "the push service is not running\n")
+            },
+            receiver: { [self] request in
+                let reply = submit { _, time in [.input(.receiver(request), at: time)] }.reply
+                await box.durable()
+                return reply.receiverAnswer ?? .text(status: 503, "the registration service is not running\n")
             },
             hasFaults: { [box] in box.hasFaults },
             appServers: { [box] in box.appServerSenders }, findSender: { [box] in box.findSender($0) },

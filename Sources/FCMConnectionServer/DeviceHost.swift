@@ -25,6 +25,8 @@ public final class DeviceHost: @unchecked Sendable {
     let log: @Sendable (Event) -> Int64
     /// The open connections, by the id the engine knows them by.
     var connections: [ConnectionID: CCSConnection] = [:]
+    /// The real clients' open MCS connections, by the id the engine knows them by.
+    var receivers: [ConnectionID: MCSConnection] = [:]
     var timer: Scheduled<Void>?
     /// The profile's timeline, when one plays. Read and written under the engine's
     /// lock only: it sees every door's events in engine order, on whatever thread.

@@ -84,7 +84,7 @@ struct SendAPIResponder: HTTPResponder {
         }
         return Response(
             status: HTTPResponse.Status(code: reply.status), headers: fields,
-            body: ResponseBody(byteBuffer: ByteBuffer(string: reply.body)))
+            body: ResponseBody(byteBuffer: reply.bytes.map { ByteBuffer(bytes: $0) } ?? ByteBuffer(string: reply.body)))
     }
 }
 

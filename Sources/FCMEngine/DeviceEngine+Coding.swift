@@ -17,6 +17,7 @@ extension DeviceEngine {
         /// Since topic fan-out in batches: topic messages still going out.
         case fanOuts
         case webPush
+        case receivers
     }
 
     public init(from decoder: any Decoder) throws {
@@ -54,6 +55,7 @@ extension DeviceEngine {
         server.fanOuts = try c.decodeIfPresent([TopicFanOut].self, forKey: .fanOuts) ?? []
         // Since Web Push.
         server.webPush = try c.decodeIfPresent(PushService.self, forKey: .webPush) ?? PushService()
+        server.receivers = try c.decodeIfPresent(Receivers.self, forKey: .receivers) ?? Receivers()
         indexDevices()
     }
 
@@ -76,5 +78,6 @@ extension DeviceEngine {
         try c.encode(wallClock, forKey: .wallClock)
         if !server.fanOuts.isEmpty { try c.encode(server.fanOuts, forKey: .fanOuts) }
         if server.webPush != PushService() { try c.encode(server.webPush, forKey: .webPush) }
+        if server.receivers != Receivers() { try c.encode(server.receivers, forKey: .receivers) }
     }
 }

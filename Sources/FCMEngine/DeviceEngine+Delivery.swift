@@ -38,6 +38,10 @@ extension DeviceEngine {
     }
 
     mutating func deliver(_ message: StoredMessage, on p: Int, into out: inout [Event]) {
+        // A real client gets it on its MCS connection and does what it does itself.
+        if !server.receivers.byPhone.isEmpty, server.receivers.isReceiver(p) {
+            return writeToReceiver(message, on: p, into: &out)
+        }
         let request = message.request
         let from = message.from ?? request.sender
         // iOS shows the alerts of an app the user swiped away; its silent pushes are dropped.
@@ -87,26 +91,31 @@ extension DeviceEngine {
                     collapseKey: request.collapseKey, priority: request.effectivePriority, at: now,
                     via: name.rawValue, from: message.from))
         }
-        if request.deliveryReceiptRequested {
-            let receipt = OwedReceipt(
-                sender: request.sender, originalID: message.id, token: request.to ?? "", sentAt: now,
-                category: self[p].settings.app)
-            server.owedReceipts.append(receipt)
-            if server.owedReceipts.count > Self.owedReceiptLimit {
-                let dropped = server.owedReceipts.removeFirst()
-                for link in server.links.bySender[dropped.sender] ?? [] {
-                    server.links.byID[link]?.receiptsSent.remove(dropped.id)
-                }
+        noteReceipt(of: message, on: p, into: &out)
+    }
+
+    /// The app server asked for a delivery receipt: the server owes it one now.
+    mutating func noteReceipt(of message: StoredMessage, on p: Int, into out: inout [Event]) {
+        let request = message.request
+        guard request.deliveryReceiptRequested else { return }
+        let receipt = OwedReceipt(
+            sender: request.sender, originalID: message.id, token: request.to ?? "", sentAt: now,
+            category: self[p].settings.app)
+        server.owedReceipts.append(receipt)
+        if server.owedReceipts.count > Self.owedReceiptLimit {
+            let dropped = server.owedReceipts.removeFirst()
+            for link in server.links.bySender[dropped.sender] ?? [] {
+                server.links.byID[link]?.receiptsSent.remove(dropped.id)
             }
-            emit(
-                .server, .receipt,
-                [
-                    .text("id", OwedReceipt.idPrefix + message.id), .text("original_id", message.id),
-                    .text("sender", request.sender), .text("token", request.to ?? ""),
-                    .text("category", self[p].settings.app), .text("status", "MESSAGE_SENT_TO_DEVICE"),
-                ], on: p, into: &out)
-            offerReceipt(receipt, about: p, into: &out)
         }
+        emit(
+            .server, .receipt,
+            [
+                .text("id", OwedReceipt.idPrefix + message.id), .text("original_id", message.id),
+                .text("sender", request.sender), .text("token", request.to ?? ""),
+                .text("category", self[p].settings.app), .text("status", "MESSAGE_SENT_TO_DEVICE"),
+            ], on: p, into: &out)
+        offerReceipt(receipt, about: p, into: &out)
     }
 
     /// The SDK (or APNs) hands a notification to the system: the tray shows it, on its

@@ -158,17 +158,23 @@ extension DeviceEngine {
             if let problem = deviceNameProblem(settings.name) {
                 return refuse("add_device", problem, on: nil, into: &out)
             }
-            let index = devices.count
-            devices.append(Phone(settings, senders: chosen, index: index))
-            inputs.notePhone(index, .all)
-            deviceIndex[settings.name] = index
-            for sender in chosen { registeredSenders.add(sender) }
-            emit(
-                .device, .deviceAdded,
-                [.text("platform", settings.platform.rawValue), .text("sdk", settings.sdk.rawValue)], on: index,
-                into: &out)
+            let index = join(settings, senders: chosen, into: &out)
             for sender in chosen { issueToken(for: sender, on: index, into: &out) }
             if !connected(index) { self[index].unreachableSince = now }
         }
+    }
+
+    /// A phone joins the fleet with `senders` (no token yet): its index.
+    mutating func join(_ settings: DeviceSettings, senders: [SenderConfig], into out: inout [Event]) -> Int {
+        let index = devices.count
+        devices.append(Phone(settings, senders: senders, index: index))
+        inputs.notePhone(index, .all)
+        deviceIndex[settings.name] = index
+        for sender in senders { registeredSenders.add(sender) }
+        emit(
+            .device, .deviceAdded,
+            [.text("platform", settings.platform.rawValue), .text("sdk", settings.sdk.rawValue)], on: index,
+            into: &out)
+        return index
     }
 }

@@ -79,6 +79,8 @@ public enum EngineReply: Sendable, Equatable {
     /// The push service's answer to a Web Push request (boxed: every input's reply
     /// is not made larger by the rare one).
     indirect case webPush(WebPushAnswer)
+    /// The registration hosts' answer to a real client (boxed, as `webPush`).
+    indirect case receiver(ReceiverAnswer)
     /// The input found nothing to do and changed nothing (a fault check with no
     /// fault in scope): the journal does not keep it.
     case unchanged
@@ -87,6 +89,7 @@ public enum EngineReply: Sendable, Equatable {
     public var topicOutcome: TopicOutcome? { if case .topics(let outcome) = self { outcome } else { nil } }
     public var groupOutcome: GroupOutcome? { if case .group(let outcome) = self { outcome } else { nil } }
     public var webPushAnswer: WebPushAnswer? { if case .webPush(let answer) = self { answer } else { nil } }
+    public var receiverAnswer: ReceiverAnswer? { if case .receiver(let answer) = self { answer } else { nil } }
     public var faultEffects: [FaultEffect] { if case .faults(let effects) = self { effects } else { [] } }
 }
 

@@ -40,6 +40,10 @@ extension DeviceEngine {
         for sender in server.realAppServers.sorted() {
             apply(.setAppServerPresent(sender: sender, present: false), at: time, into: &out)
         }
+        // So are the real clients' MCS connections: they log in again.
+        for id in server.receivers.byConnection.keys.sorted() {
+            apply(.mcs(.closed(id)), at: time, into: &out)
+        }
         _ = takeEffects()
     }
 }

@@ -12,7 +12,8 @@ extension DeviceEngine {
     /// default): a subscription made with that key is kept; one made with another
     /// is ended first (the SDK unsubscribes and subscribes again).
     mutating func subscribeBrowser(on p: Int, key: String?, into out: inout [Event]) {
-        guard self[p].platform == .web else { return }
+        // A real client's subscription is the one it registered (its own keys).
+        guard self[p].platform == .web, !server.receivers.isReceiver(p) else { return }
         if let subscription = server.webPush.subscription(ofPhone: p) {
             guard subscription.applicationServerKey != key else { return }
             endSubscription(on: p, reason: "a new VAPID key", into: &out)
@@ -124,13 +125,13 @@ extension DeviceEngine {
             (0..<(count + 7) / 8).flatMap { _ in withUnsafeBytes(of: random.next()) { Array($0) } }.prefix(count)
                 .map { $0 }
         }
-        let keys = subscription.keys
+        let keys = subscription.encryptionKeys
         let encoding = step.encoding
         var sealed: WebPushCipher.Sealed?
         // A draw that is no P-256 key (about one in 2^32) is drawn again.
         for _ in 0..<8 where sealed == nil {
             sealed = WebPushCipher.encrypt(
-                Array(step.data.utf8), encoding: encoding, to: keys.publicKey, auth: keys.authSecret,
+                Array(step.data.utf8), encoding: encoding, to: keys.p256dh, auth: keys.auth,
                 senderScalar: bytes(32), salt: bytes(16))
         }
         var body = sealed?.body ?? []
@@ -242,6 +243,8 @@ extension DeviceEngine {
     mutating func browserReceives(
         _ message: HeldWebPush, _ subscription: PushSubscription, on p: Int, into out: inout [Event]
     ) {
+        // A real client decrypts for itself: the push service hands it the message.
+        if server.receivers.isReceiver(p) { return writeWebPush(message, to: p, into: &out) }
         let body = Base64URL.decode(message.request.body) ?? []
         var fields: [Field] = [.text("id", message.id)]
         if let topic = message.request.topic { fields.append(.text("topic", topic)) }

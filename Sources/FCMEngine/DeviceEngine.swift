@@ -122,6 +122,8 @@ public struct DeviceEngine: Sendable, Codable {
         case .push(let request): _ = take(request, into: &out)
         case .send(let orders): return .sent(send(orders, into: &out))
         case .webPush(let request): return .webPush(receiveWebPush(request, into: &out))
+        case .receiver(let request): return .receiver(register(request, into: &out))
+        case .mcs(let input): mcs(input, into: &out)
         case .requestRejected(let request): emit(.server, .requestRejected, request.fields, on: nil, into: &out)
         case .requestAbandoned(let request): emit(.server, .requestAbandoned, request.fields, on: nil, into: &out)
         case .credentialsUnverified(let account, let key, let project):
@@ -167,6 +169,10 @@ public struct DeviceEngine: Sendable, Codable {
     mutating func perform(_ command: PhoneCommand, on p: Int, into out: inout [Event]) {
         if let refusal = Self.refusal(command, on: phone(p, { $0.platform })) {
             return refuse(command.stepName, refusal, on: p, into: &out)
+        }
+        if server.receivers.isReceiver(p) {
+            if let refusal = receiverRefusal(command) { return refuse(command.stepName, refusal, on: p, into: &out) }
+            if case .setNetwork = command { return disconnectReceiver(p, into: &out) }
         }
         switch command {
         case .setNetwork(let value): setNetwork(value, on: p, into: &out)

@@ -622,6 +622,81 @@ extension EventName {
                 rule: RuleNote(
                     "The browser decrypts a Web Push message with its own keys and hands the plaintext to its "
                         + "service worker's push event.", "docs/RULES.md Web Push"))
+        case .receiverCheckedIn:
+            EventDescription(
+                fields: ["android_id", "new"],
+                meaning:
+                    "a real client checked in (`new`: it got a new `android_id` and security token; otherwise its "
+                    + "saved pair was confirmed)",
+                rule: RuleNote(
+                    "A device-side client checks in first; with saved credentials it checks in with them and "
+                        + "keeps its registrations.", "docs/device-receivers.md"))
+        case .receiverRegistered:
+            EventDescription(
+                fields: ["android_id", "subtype", "gcm_token"],
+                meaning: "register3 gave a checked-in device a GCM token for its app's `subtype`",
+                rule: RuleNote(
+                    "register3's `sender` is the FCM SDK's default VAPID key, not a sender ID: the project comes "
+                        + "from the Installations and registrations calls.", "docs/device-receivers.md"))
+        case .installationCreated:
+            EventDescription(
+                fields: ["project", "fid"],
+                meaning: "Firebase Installations made an installation (`fid`) for `project` and its auth token",
+                rule: RuleNote(
+                    "An installation's auth token is what the FCM registrations call shows.", "docs/device-receivers.md"
+                ))
+        case .receiverJoined:
+            EventDescription(
+                fields: ["android_id", "sender", "token", "endpoint"],
+                meaning:
+                    "a real client registered its web push subscription (`endpoint`) and has an FCM `token` for "
+                    + "`sender`: it is a phone of the fleet, away until it logs in over MCS",
+                rule: RuleNote(
+                    "App servers reach a real client by its FCM token (legacy, v1, topics) or its endpoint (Web "
+                        + "Push), as any phone.", "docs/device-receivers.md"))
+        case .receiverRefused:
+            EventDescription(
+                fields: ["endpoint", "status", "reason"],
+                meaning:
+                    "a real client's call was refused: `endpoint` `checkin`, `register3`, `installations`, "
+                    + "`registrations` or `mcs` (a login), with the `status` (or the login error's code) and why",
+                rule: RuleNote(
+                    "A device that did not check in, a wrong security token, an unknown project or installation "
+                        + "is refused as Google refuses it.", "docs/device-receivers.md"))
+        case .receiverConnected:
+            EventDescription(
+                fields: ["android_id", "received_before", "sent_again", "detail"],
+                meaning:
+                    "a real client logged in over MCS: what it had not acked is sent again (`sent_again`), less "
+                    + "what it said it received (`received_before`); then what was held for it",
+                rule: RuleNote(
+                    "A message not acked is sent again at the next login unless the client lists it as received.",
+                    "docs/device-receivers.md"))
+        case .receiverSent:
+            EventDescription(
+                fields: ["id", "from", "bytes"],
+                meaning:
+                    "a message was written to a real client's MCS connection (its persistent `id`, `bytes` "
+                    + "encrypted): it is kept until the client acks it",
+                rule: RuleNote(
+                    "FCM encrypts a message to a Chrome-style receiver with aesgcm and its keys in app data; the "
+                        + "client decrypts it itself.", "docs/device-receivers.md"))
+        case .receiverAcked:
+            EventDescription(
+                fields: ["ids"],
+                meaning: "a real client acked messages (selective ack): they are not sent again",
+                rule: RuleNote(
+                    "The client acks each message it took; what it did not ack comes again.", "docs/device-receivers.md"
+                ))
+        case .receiverDisconnected:
+            EventDescription(
+                fields: ["unacked", "reason"],
+                meaning:
+                    "a real client's MCS connection ended (`reason` when the client sent what MCS cannot read): it "
+                    + "is away, and the server holds for it (`unacked` is sent again at its next login)",
+                rule: RuleNote(
+                    "While a client is away the server holds its messages within their time to live.",
+                    "docs/device-receivers.md"))
         case .expectationHeld, .expectationFailed:
             EventDescription(
                 fields: ["expect", "detail", "step_at"],

@@ -55,6 +55,10 @@ public enum EventName: String, Sendable, CaseIterable, Codable {
     /// The service worker's `push` event, with the payload the browser decrypted.
     case pushEvent
 
+    // Real clients: check-in, registrations, their MCS connection.
+    case receiverCheckedIn, receiverRegistered, installationCreated, receiverJoined, receiverRefused
+    case receiverConnected, receiverSent, receiverAcked, receiverDisconnected
+
     // A profile's expectations, judged where they are reached.
     case expectationHeld, expectationFailed
 }

@@ -20,6 +20,11 @@ public indirect enum Input: Sendable, Equatable, Codable {
     /// A Web Push request at the push service (`/fcm/send/<id>`, `/wp/<id>`): the
     /// reply is its answer (`webPush`), the browser's side its events.
     case webPush(WebPushRequest)
+    /// A real client's call on Google's registration hosts (check-in, register3,
+    /// Installations, FCM registrations): the reply is the answer (`receiver`).
+    case receiver(ReceiverRequest)
+    /// What happened on a real client's MCS connection.
+    case mcs(MCSInput)
     /// What the faults in scope do to an HTTP request on `path` (each use counted):
     /// the reply is their effects (`faults`). A check that found no fault in scope
     /// changed nothing, and is not kept.

@@ -11,11 +11,28 @@ public struct PushSubscription: Sendable, Equatable, Codable {
     public var applicationServerKey: String?
     var keySeed: UInt64
     public var madeAt: Millis
+    /// A real client's own keys (it registered them): the push service encrypts to
+    /// them and cannot decrypt. Nil for an emulated browser, whose keys come from
+    /// `keySeed`.
+    public var clientKeys: ClientKeys?
+
+    public struct ClientKeys: Sendable, Equatable, Codable {
+        public var p256dh: [UInt8]
+        public var auth: [UInt8]
+    }
 
     /// `p256dh` and `auth` as the browser hands them out (base64url).
     public var publicKeys: (p256dh: String, auth: String) {
+        if let clientKeys { return (Base64URL.encode(clientKeys.p256dh), Base64URL.encode(clientKeys.auth)) }
         let keys = keys
         return (keys.p256dh, keys.auth)
+    }
+
+    /// The public key and auth secret a message to this subscription is encrypted to.
+    public var encryptionKeys: (p256dh: [UInt8], auth: [UInt8]) {
+        if let clientKeys { return (clientKeys.p256dh, clientKeys.auth) }
+        let keys = keys
+        return (keys.publicKey, keys.authSecret)
     }
 
     /// The browser's keys (private too), made again from the seed: what it decrypts with.

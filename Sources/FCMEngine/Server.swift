@@ -30,6 +30,9 @@ public struct Server: Sendable {
     var messageCounter: UInt64 = 0
     /// Web Push: the browsers' subscriptions and what is held for them.
     public internal(set) var webPush = PushService()
+    /// Real clients: the devices that checked in, their registrations, and the
+    /// receivers of the fleet with their MCS connections.
+    public internal(set) var receivers = Receivers()
 }
 
 /// The time a rule's events happen at, and whether anyone hears them

@@ -19,6 +19,8 @@ public struct DeviceGateway: Sendable {
     public var groups: @Sendable (GroupOrder) async -> GroupOutcome
     /// A Web Push request at the push service: its answer.
     public var webPush: @Sendable (WebPushRequest) async -> WebPushAnswer
+    /// A real client's call on the registration hosts: their answer.
+    public var receiver: @Sendable (ReceiverRequest) async -> ReceiverAnswer
     /// The notification key of a sender's group of this name, if any.
     public var groupKey: @Sendable (_ sender: String, _ name: String) async -> String?
     /// Whether any fault is in scope (without counting a use).
@@ -45,6 +47,9 @@ public struct DeviceGateway: Sendable {
         webPush: @escaping @Sendable (WebPushRequest) async -> WebPushAnswer = { _ in
             WebPushAnswer(status: 503, body: "no push service\n")
         },
+        receiver: @escaping @Sendable (ReceiverRequest) async -> ReceiverAnswer = { _ in
+            .text(status: 503, "no registration service\n")
+        },
         hasFaults: @escaping @Sendable () -> Bool = { true },
         appServers: @escaping @Sendable () -> AppServerSenders,
         findSender: (@Sendable (SenderLookup) -> SenderConfig?)? = nil,
@@ -62,6 +67,7 @@ public struct DeviceGateway: Sendable {
         self.groups = groups
         self.groupKey = groupKey
         self.webPush = webPush
+        self.receiver = receiver
     }
 
     /// Downstream messages, in order, told once they are on disk.

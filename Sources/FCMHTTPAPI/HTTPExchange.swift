@@ -69,6 +69,8 @@ public struct HTTPReply: Sendable, Equatable {
     public var status: Int
     public var headers: [KeyedHeader]
     public var body: String
+    /// A binary body (a protobuf answer), written instead of `body` when set.
+    public var bytes: [UInt8]?
     /// The device itself refused the message (it logged that already).
     public var fromDevice = false
     /// A status fault made this answer (the request itself may be fine).

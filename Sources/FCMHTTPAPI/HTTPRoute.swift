@@ -26,6 +26,15 @@ public enum HTTPRoute: Equatable, Sendable {
     /// `/fcm/send/{subscription}` or `/wp/{subscription}`: Web Push (RFC 8030) to a
     /// browser's push subscription, signed with VAPID (the engine checks it).
     case webPush(subscription: String)
+    /// `/checkin` (android.clients.google.com): a real client's Android check-in.
+    case checkin
+    /// `/c2dm/register3` (android.clients.google.com): its GCM token.
+    case register3
+    /// `/v1/projects/{project}/installations` (firebaseinstallations.googleapis.com).
+    case installations(project: String)
+    /// `/v1/projects/{project}/registrations` (fcmregistrations.googleapis.com): its
+    /// web push subscription registered for an FCM token.
+    case registrations(project: String)
 
     /// How a caller proves who it is on an endpoint.
     public enum Credential: Equatable, Sendable {
@@ -55,7 +64,9 @@ public enum HTTPRoute: Equatable, Sendable {
     /// How callers of this endpoint prove who they are.
     public var credential: Credential {
         switch self {
-        case .healthz, .token, .allowedLocations, .webPush: .none
+        // The registration hosts check their callers' own credentials (the engine does).
+        case .healthz, .token, .allowedLocations, .webPush, .checkin, .register3, .installations, .registrations:
+            .none
         case .control: .controlToken
         case .legacy: .serverKey
         case .v1(let project), .topicSubscription(let project, _, _): .bearer(project: project)
@@ -94,6 +105,10 @@ public enum HTTPRoute: Equatable, Sendable {
         ),
         ("/fcm/notification and /gcm/notification", "/fcm/notification"),
         ("/fcm/send/SUBSCRIPTION and /wp/SUBSCRIPTION (Web Push)", "/wp/s"),
+        ("/checkin (a real client's check-in)", "/checkin"),
+        ("/c2dm/register3", "/c2dm/register3"),
+        ("/v1/projects/PROJECT/installations", "/v1/projects/p/installations"),
+        ("/v1/projects/PROJECT/registrations", "/v1/projects/p/registrations"),
         ("/healthz", "/healthz"),
         ("\(controlPrefix)PROJECT/… (the control API)", "\(controlPrefix)p/devices"),
     ]
@@ -114,6 +129,8 @@ public enum HTTPRoute: Equatable, Sendable {
         case "/fcm/notification", "/gcm/notification": self = .groups
         case "/iid/v1:batchAdd": self = .iidBatch(add: true)
         case "/iid/v1:batchRemove": self = .iidBatch(add: false)
+        case "/checkin": self = .checkin
+        case "/c2dm/register3": self = .register3
         default:
             if let project = Self.plainV1SendProject(path) {
                 self = .v1(project: project)
@@ -135,6 +152,10 @@ public enum HTTPRoute: Equatable, Sendable {
                 self = .webPush(subscription: parts[2])
             case 4 where parts[0] == "v1" && parts[1] == "projects" && parts[3] == "messages:send" && !parts[2].isEmpty:
                 self = .v1(project: parts[2])
+            case 4 where parts[0] == "v1" && parts[1] == "projects" && parts[3] == "installations" && !parts[2].isEmpty:
+                self = .installations(project: parts[2])
+            case 4 where parts[0] == "v1" && parts[1] == "projects" && parts[3] == "registrations" && !parts[2].isEmpty:
+                self = .registrations(project: parts[2])
             case 6 where parts[0] == "iid" && parts[1] == "v1" && parts[3] == "rel" && parts[4] == "topics":
                 self = .iidRelation(token: parts[2], topic: parts[5])
             case 6

@@ -194,6 +194,8 @@ public final class HTTPSendService: Sendable {
             return await topicSubscription(request, project: project, token: token, topic: topic, sender: sender)
         case (.groups, let sender?): return await groups(request, sender: sender)
         case (.webPush(let subscription), _): return await webPush(request, subscription: subscription)
+        case (.checkin, _), (.register3, _), (.installations, _), (.registrations, _):
+            return await receiver(request, route: route)
         case (.allowedLocations, _):
             // No boundary: the account may be used everywhere (google-auth's "no-op" answer).
             return .json(200, #"{"locations":[],"encodedLocations":"0x0"}"#)

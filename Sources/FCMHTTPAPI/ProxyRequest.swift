@@ -14,6 +14,8 @@ public enum ProxyRequest: Equatable, Sendable {
     public static let interceptedHosts = [
         "fcm.googleapis.com", "oauth2.googleapis.com", "iid.googleapis.com", "iamcredentials.googleapis.com",
         "gcm-http.googleapis.com", "android.googleapis.com",
+        // A real client's registration hosts (check-in and register3, Installations, FCM registrations).
+        "android.clients.google.com", "firebaseinstallations.googleapis.com", "fcmregistrations.googleapis.com",
     ]
 
     /// Longest request head a CONNECT may have.

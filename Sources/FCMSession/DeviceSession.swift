@@ -20,6 +20,10 @@ public final class DeviceSession: Sendable {
         /// The direct TLS listener (HTTP/2 and HTTP/1.1), for setups that send
         /// fcm.googleapis.com here by name; nil leaves it closed.
         public var httpsPort: Int?
+        /// MCS for real clients (firebase-messaging); nil leaves it closed.
+        public var mcsPort: Int?
+        /// `mcsPort` is the default, not asked for: if it is taken, serve goes on without it.
+        public var mcsPortIsDefault = false
         /// Refuse service-account assertions signed by keys the emulator did not make.
         public var verifyCredentials = false
         /// The state folder (the device's file, the TLS identity, the service-account key).
@@ -115,6 +119,8 @@ public final class DeviceSession: Sendable {
         options.ccsPlainPort = settings.ccsPlainPort
         options.httpPort = settings.httpPort
         options.httpsPort = settings.httpsPort
+        options.mcsPort = settings.mcsPort
+        options.mcsPortIsDefault = settings.mcsPortIsDefault
         options.verifyCredentials = settings.verifyCredentials
         options.controlToken = settings.controlToken
         options.tls = identity
@@ -173,7 +179,7 @@ public final class DeviceSession: Sendable {
         var members: [(key: String, value: JSONValue)] = [(key: "event", value: .string("listening"))]
         for (name, port) in [
             ("ccs", server.ccsPort), ("ccsPlain", server.ccsPlainPort), ("http", server.httpPort),
-            ("https", server.httpsPort),
+            ("https", server.httpsPort), ("mcs", server.mcsPort),
         ] {
             if let port { members.append((key: name, value: .int(port))) }
         }

@@ -55,7 +55,7 @@ public struct TLSIdentity: Sendable {
     /// The names the server certificate covers: the hosts of the XMPP and HTTP APIs
     /// and of the HTTPS proxy's tunnels, and this machine.
     static let serverNames =
-        ["fcm-xmpp.googleapis.com"] + ProxyRequest.interceptedHosts + ["localhost"]
+        ["fcm-xmpp.googleapis.com", "mtalk.google.com"] + ProxyRequest.interceptedHosts + ["localhost"]
 
     /// Whether a certificate made by an earlier release names every host of today's
     /// (one made before the HTTPS proxy existed does not, and is made anew).

@@ -34,6 +34,15 @@ struct ListenOptions: ParsableArguments {
             """)
     var httpsPort: Int?
 
+    @Option(
+        name: .customLong("mcs-port"),
+        help: """
+            MCS, where real clients (firebase-messaging) receive, TLS from the first byte with a certificate \
+            for mtalk.google.com; 0 picks a free port. Default: 5228 (exec: a free port); when 5228 is taken \
+            and the port was not asked for, serve goes on without it and says so.
+            """)
+    var mcsPortOption: Int?
+
     @Flag(
         name: .customLong("verify-credentials"),
         help: """
@@ -47,7 +56,8 @@ struct ListenOptions: ParsableArguments {
 
     /// The options' long names (an unknown one is answered with the closest).
     static let optionNames = [
-        "--ccs-port", "--ccs-plain-port", "--http-port", "--https-port", "--verify-credentials", "--bind", "--state",
+        "--ccs-port", "--ccs-plain-port", "--http-port", "--https-port", "--mcs-port", "--verify-credentials", "--bind",
+        "--state",
         "--fresh", "--commit-delay-ms", "--checkpoint-every", "--tls-cert", "--tls-key", "--no-echo",
         "--no-device-limits", "--control-token",
     ]
@@ -55,6 +65,7 @@ struct ListenOptions: ParsableArguments {
     var ccsPort: Int { ccsPortOption ?? (freePortsByDefault ? 0 : 5235) }
     var ccsPlainPort: Int { ccsPlainPortOption ?? (freePortsByDefault ? 0 : 5236) }
     var httpPort: Int { httpPortOption ?? (freePortsByDefault ? 0 : 8085) }
+    var mcsPort: Int { mcsPortOption ?? (freePortsByDefault ? 0 : 5228) }
 
     @Option(help: "The address to listen on.")
     var bind = "127.0.0.1"
@@ -112,6 +123,7 @@ struct ListenOptions: ParsableArguments {
         let given: [(String, Bool)] = [
             ("--ccs-port", ccsPortOption != nil), ("--ccs-plain-port", ccsPlainPortOption != nil),
             ("--http-port", httpPortOption != nil), ("--https-port", httpsPort != nil),
+            ("--mcs-port", mcsPortOption != nil),
             ("--verify-credentials", verifyCredentials), ("--bind", bind != "127.0.0.1"), ("--state", state != nil),
             ("--fresh", fresh), ("--tls-cert", tlsCert != nil), ("--tls-key", tlsKey != nil),
             ("--control-token", controlToken != nil), ("--no-echo", noEcho),
@@ -133,7 +145,7 @@ struct ListenOptions: ParsableArguments {
         }
         let ports = [
             ("--ccs-port", ccsPort), ("--ccs-plain-port", ccsPlainPort), ("--http-port", httpPort),
-            ("--https-port", httpsPort ?? 0),
+            ("--https-port", httpsPort ?? 0), ("--mcs-port", mcsPort),
         ]
         for (name, port) in ports where !(0...65_535).contains(port) {
             throw ValidationError("\(name) \(port) is not a port (0 to 65535)")
@@ -156,6 +168,8 @@ struct ListenOptions: ParsableArguments {
         settings.ccsPlainPort = ccsPlainPort
         settings.httpPort = httpPort
         settings.httpsPort = httpsPort
+        settings.mcsPort = mcsPort
+        settings.mcsPortIsDefault = mcsPortOption == nil
         settings.verifyCredentials = verifyCredentials
         settings.stateFolder = state ?? StateFolder.default
         settings.profilePath = profilePath
@@ -172,7 +186,11 @@ struct ListenOptions: ParsableArguments {
             Foundation.exit(3)
         }
         do {
-            return try await DeviceSession.open(profile, settings: settings, log: log)
+            let session = try await DeviceSession.open(profile, settings: settings, log: log)
+            if let why = session.server.mcsClosedBecause {
+                Diagnostics.write("warning: \(why); MCS (real clients) is closed: give --mcs-port 0 for a free port")
+            }
+            return session
         } catch {
             Diagnostics.write(error.description)
             throw ExitCode(2)

@@ -21,6 +21,10 @@ struct RouteTableTests {
             case .groups: "groups"
             case .allowedLocations: "allowedLocations"
             case .webPush: "webPush"
+            case .checkin: "checkin"
+            case .register3: "register3"
+            case .installations: "installations"
+            case .registrations: "registrations"
             }
         }
         #expect(Set(kinds).count == kinds.count)
@@ -29,8 +33,12 @@ struct RouteTableTests {
             Set(kinds)
                 == [
                     "healthz", "control", "legacy", "v1", "token", "batchAdd", "batchRemove", "iidRelation",
-                    "subscriptions", "subscription", "groups", "webPush",
+                    "subscriptions", "subscription", "groups", "webPush", "checkin", "register3", "installations",
+                    "registrations",
                 ])
+        #expect(HTTPRoute(path: "/v1/projects/p/installations") == .installations(project: "p"))
+        #expect(HTTPRoute(path: "/v1/projects/p/registrations") == .registrations(project: "p"))
+        #expect(HTTPRoute(path: "/v1/projects/p/registrations/t/topicSubscriptions") != .registrations(project: "p"))
         #expect(HTTPRoute(path: "/fcm/send/abc:APA91b") == .webPush(subscription: "abc:APA91b"))
         #expect(HTTPRoute(path: "/wp/abc") == .webPush(subscription: "abc"))
         #expect(HTTPRoute(path: "/fcm/send") == .legacy)

@@ -1,0 +1,77 @@
+import FCMEngine
+import FCMMCS
+import NIOCore
+
+/// One real client's MCS connection: bytes in through the MCS session, what they
+/// mean handed to the engine (through the host), frames out. Runs on the host's
+/// event loop; decides nothing.
+final class MCSConnection: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    let host: DeviceHost
+    /// The id the engine knows this connection by.
+    let number: ConnectionID
+    var session: MCSServerSession
+    var context: ChannelHandlerContext?
+    /// The engine was told of a login on it (so it is told when it closes).
+    var loggedIn = false
+
+    init(host: DeviceHost, number: ConnectionID) {
+        self.host = host
+        self.number = number
+        session = MCSServerSession(connection: number)
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        self.context = context
+        host.receivers[number] = self
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        host.receivers[number] = nil
+        if loggedIn { host.submit { _, time in [.input(.mcs(.closed(number)), at: time)] } }
+        self.context = nil
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var buffer = unwrapInboundIn(data)
+        guard let bytes = buffer.readBytes(length: buffer.readableBytes) else { return }
+        perform(session.receive(bytes), fromClient: true)
+    }
+
+    /// Writes what the engine asked for on this connection.
+    func write(_ stanza: MCSStanza) {
+        perform(session.render(stanza, unixMillis: DeviceHost.unixMillisNow), fromClient: false)
+    }
+
+    /// Does what the session said; an end it read from the client's bytes is the
+    /// engine's to hear (with why), one the engine asked for is not.
+    func perform(_ outputs: [MCSServerSession.Output], fromClient: Bool) {
+        guard let context else { return }
+        for output in outputs {
+            switch output {
+            case .write(let bytes):
+                context.write(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
+            case .input(let input):
+                if case .login = input { loggedIn = true }
+                host.submit { _, time in [.input(.mcs(input), at: time)] }
+            case .end(let reason):
+                if fromClient, reason != MCSServerSession.clientClosed {
+                    loggedIn = false
+                    host.submit { _, time in [.input(.mcs(.closed(number, reason: reason)), at: time)] }
+                }
+                context.flush()
+                context.close(promise: nil)
+                return
+            }
+        }
+        context.flush()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}

@@ -1,0 +1,241 @@
+import FCMJSON
+import FCMWebPush
+
+/// A real client's MCS connection: its login by `android_id` and `security_token`,
+/// each message written to it as FCM writes one for a Chrome-style receiver
+/// (encrypted to its subscription, `aesgcm`, the keys in app data), its selective
+/// acks, and what it did not ack sent again at its next login, less what it says it
+/// received. While it is not logged in it is away: the server holds for it as for
+/// any phone offline.
+extension DeviceEngine {
+    mutating func mcs(_ input: MCSInput, into out: inout [Event]) {
+        switch input {
+        case .login(let connection, let login): mcsLogin(login, on: connection, into: &out)
+        case .acked(let connection, let ids): mcsAcked(ids, on: connection, into: &out)
+        case .closed(let connection, let reason): mcsClosed(connection, reason: reason, into: &out)
+        }
+    }
+
+    /// The code a refused login's `ErrorInfo` carries.
+    static let mcsLoginRefusedCode = 401
+
+    mutating func mcsLogin(_ login: MCSLogin, on connection: ConnectionID, into out: inout [Event]) {
+        guard let id = UInt64(login.user), let token = UInt64(login.authToken),
+            server.receivers.checkin(id: id, token: token) != nil
+        else {
+            server.links.effects.append(
+                .mcs(
+                    connection,
+                    .loginRefused(code: Self.mcsLoginRefusedCode, message: "authentication failed: unknown device")))
+            return emit(
+                .server, .receiverRefused,
+                [
+                    .text("endpoint", "mcs"), .number("status", Self.mcsLoginRefusedCode),
+                    .text(
+                        "reason",
+                        "the login's user and auth_token are not an android_id and security_token that checked in"),
+                ], on: nil, into: &out)
+        }
+        // The device logged in elsewhere before: that connection is closed.
+        for (old, device) in server.receivers.byConnection where device == id {
+            server.receivers.byConnection[old] = nil
+            server.links.effects.append(.mcs(old, .close))
+        }
+        server.receivers.byConnection[connection] = id
+        server.links.effects.append(.mcs(connection, .loginAccepted))
+        guard let p = server.receivers.phone(ofAndroidID: id) else {
+            return emit(
+                .server, .receiverConnected, [.text("android_id", String(id)), .text("detail", "not registered yet")],
+                on: nil, into: &out)
+        }
+        let received = Set(login.received)
+        let unacked = server.receivers.byPhone[p]?.unacked ?? []
+        let again = unacked.filter { !received.contains($0.persistentID) }
+        server.receivers.byPhone[p]?.unacked = again
+        server.receivers.byPhone[p]?.connection = connection
+        var fields: [Field] = [.text("android_id", String(id))]
+        if again.count < unacked.count { fields.append(.number("received_before", unacked.count - again.count)) }
+        if !again.isEmpty { fields.append(.number("sent_again", again.count)) }
+        emit(.server, .receiverConnected, fields, on: p, into: &out)
+        for message in again { server.links.effects.append(.mcs(connection, .data(message))) }
+        setNetwork(.online, on: p, into: &out)
+    }
+
+    mutating func mcsAcked(_ ids: [String], on connection: ConnectionID, into out: inout [Event]) {
+        guard let id = server.receivers.byConnection[connection], let p = server.receivers.phone(ofAndroidID: id),
+            let unacked = server.receivers.byPhone[p]?.unacked
+        else { return }
+        let acked = Set(ids)
+        let kept = unacked.filter { !acked.contains($0.persistentID) }
+        guard kept.count < unacked.count else { return }
+        server.receivers.byPhone[p]?.unacked = kept
+        let known = unacked.filter { acked.contains($0.persistentID) }.map(\.persistentID)
+        emit(.server, .receiverAcked, [Field("ids", .list(known))], on: p, into: &out)
+    }
+
+    mutating func mcsClosed(_ connection: ConnectionID, reason: String? = nil, into out: inout [Event]) {
+        guard let id = server.receivers.byConnection.removeValue(forKey: connection) else {
+            if let reason {
+                emit(
+                    .server, .receiverRefused,
+                    [.text("endpoint", "mcs"), .number("status", 400), .text("reason", reason)], on: nil, into: &out)
+            }
+            return
+        }
+        guard let p = server.receivers.phone(ofAndroidID: id), server.receivers.byPhone[p]?.connection == connection
+        else { return }
+        server.receivers.byPhone[p]?.connection = nil
+        let unacked = server.receivers.byPhone[p]?.unacked.count ?? 0
+        var fields: [Field] = [.number("unacked", unacked)]
+        if let reason { fields.append(.text("reason", reason)) }
+        emit(.server, .receiverDisconnected, fields, on: p, into: &out)
+        setNetwork(.offline, on: p, into: &out)
+    }
+
+    /// The server ends a receiver's connection (a control-API or TUI `network
+    /// offline`): it comes back when the client logs in again.
+    mutating func disconnectReceiver(_ p: Int, into out: inout [Event]) {
+        guard let connection = server.receivers.byPhone[p]?.connection else {
+            return refuse("network", "the real client is not connected", on: p, into: &out)
+        }
+        server.links.effects.append(.mcs(connection, .close))
+        mcsClosed(connection, into: &out)
+    }
+
+    /// Why a phone command is refused for a real client, or nil: it decides for
+    /// itself whether it is online, in front or installed; the server can only end
+    /// its connection or send it something.
+    func receiverRefusal(_ command: PhoneCommand) -> String? {
+        switch command {
+        case .setNetwork(.offline), .webPush: nil
+        default:
+            "a real client (firebase-messaging over MCS) does that itself; the emulator can only disconnect it "
+                + "(network offline) and send to it"
+        }
+    }
+
+    // MARK: Writing to a receiver
+
+    /// An FCM message to a receiver: its payload in the shape the JS SDK reads,
+    /// encrypted to the receiver's subscription, written on its connection and kept
+    /// until it is acked.
+    mutating func writeToReceiver(_ message: StoredMessage, on p: Int, into out: inout [Event]) {
+        guard let subscription = server.webPush.subscription(ofPhone: p),
+            let registration = server.receivers.gcm[subscription.id]
+        else { return }
+        let request = message.request
+        let from = message.from ?? request.sender
+        var payload: [(key: String, value: JSONValue)] = []
+        if !request.data.isEmpty {
+            payload.append(("data", .object(JSONObject(request.data.map { ($0.key, .string($0.value)) }))))
+        }
+        if let notification = request.notification {
+            payload.append(("notification", .object(JSONObject(notification.map { ($0.key, .string($0.value)) }))))
+            if let link = notification.first(where: { $0.key == "click_action" })?.value {
+                payload.append(("fcmOptions", .members(["link": .string(link)])))
+            }
+        }
+        payload.append(("from", .string(from)))
+        payload.append(("priority", .string(request.effectivePriority.rawValue)))
+        payload.append(("fcmMessageId", .string(message.id)))
+        if let key = request.collapseKey { payload.append(("collapse_key", .string(key))) }
+        let plaintext = Array(JSONValue.object(JSONObject(payload)).json.utf8)
+        guard let sealed = sealForReceiver(plaintext, subscription) else { return }
+        write(
+            ReceiverMessage(
+                persistentID: message.id, from: from, category: Receivers.chromeApp,
+                appData: [
+                    KeyValue("crypto-key", "dh=" + Self.padded(sealed.dh)),
+                    KeyValue("encryption", "salt=" + Self.padded(sealed.salt)),
+                    KeyValue("subtype", registration.subtype),
+                ], rawData: sealed.body, ttl: message.timeToLive, sent: wallClock.unixSeconds(at: now)),
+            to: p, into: &out)
+        self[p].remember(
+            DeliveredMessage(
+                id: message.id, sender: request.sender, data: request.data, notification: request.notification,
+                collapseKey: request.collapseKey, priority: request.effectivePriority, at: now, via: "mcs",
+                from: message.from))
+        noteReceipt(of: message, on: p, into: &out)
+    }
+
+    /// A Web Push message to a receiver's endpoint: handed on as it came (the app
+    /// server encrypted it), with its keys in app data as the client reads them.
+    mutating func writeWebPush(_ message: HeldWebPush, to p: Int, into out: inout [Event]) {
+        guard let subscription = server.webPush.subscription(ofPhone: p),
+            let registration = server.receivers.gcm[subscription.id]
+        else { return }
+        let request = message.request
+        var appData = [KeyValue("subtype", registration.subtype)]
+        switch request.encoding {
+        case .aesgcm:
+            if let dh = Self.parameter("dh", in: request.cryptoKey).flatMap(Base64URL.decode) {
+                appData.append(KeyValue("crypto-key", "dh=" + Self.padded(dh)))
+            }
+            if let salt = Self.parameter("salt", in: request.encryption).flatMap(Base64URL.decode) {
+                appData.append(KeyValue("encryption", "salt=" + Self.padded(salt)))
+            }
+        case .aes128gcm:
+            appData.append(KeyValue("content-encoding", ContentEncoding.aes128gcm.rawValue))
+        }
+        write(
+            ReceiverMessage(
+                persistentID: message.id, from: PushService.googleHost, category: Receivers.chromeApp,
+                appData: appData, rawData: Base64URL.decode(request.body) ?? [], ttl: message.ttl,
+                sent: wallClock.unixSeconds(at: now)),
+            to: p, into: &out)
+    }
+
+    /// Writes a message on the receiver's connection and keeps it until it is acked.
+    mutating func write(_ message: ReceiverMessage, to p: Int, into out: inout [Event]) {
+        guard let connection = server.receivers.byPhone[p]?.connection else { return }
+        server.receivers.byPhone[p]?.unacked.append(message)
+        server.links.effects.append(.mcs(connection, .data(message)))
+        emit(
+            .server, .receiverSent,
+            [.text("id", message.persistentID), .text("from", message.from), .number("bytes", message.rawData.count)],
+            on: p, into: &out)
+    }
+
+    /// `plaintext` encrypted (`aesgcm`) to a subscription, with a key and salt drawn
+    /// from the device's seed (a replay writes the same bytes).
+    mutating func sealForReceiver(_ plaintext: [UInt8], _ subscription: PushSubscription) -> (
+        body: [UInt8], dh: [UInt8], salt: [UInt8]
+    )? {
+        server.receivers.sent += 1
+        var random = SeededGenerator(
+            seed: configuration.device.seed ^ 0x3C5_A11D ^ (server.receivers.sent &* 0x9E37_79B9_7F4A_7C15))
+        func bytes(_ count: Int) -> [UInt8] {
+            (0..<(count + 7) / 8).flatMap { _ in withUnsafeBytes(of: random.next()) { Array($0) } }.prefix(count)
+                .map { $0 }
+        }
+        let keys = subscription.encryptionKeys
+        // A draw that is no P-256 key (about one in 2^32) is drawn again.
+        for _ in 0..<8 {
+            let salt = bytes(16)
+            if let sealed = WebPushCipher.encrypt(
+                plaintext, encoding: .aesgcm, to: keys.p256dh, auth: keys.auth, senderScalar: bytes(32), salt: salt),
+                let dh = Self.parameter("dh", in: sealed.cryptoKey).flatMap(Base64URL.decode)
+            {
+                return (sealed.body, dh, salt)
+            }
+        }
+        return nil
+    }
+
+    /// Base64url with its padding: firebase-messaging decodes app data's `dh` and
+    /// `salt` with Python's strict decoder, which needs it.
+    static func padded(_ bytes: [UInt8]) -> String {
+        let text = Base64URL.encode(bytes)
+        return text + String(repeating: "=", count: (4 - text.utf8.count % 4) % 4)
+    }
+
+    /// A parameter's value in a header such as `Crypto-Key: dh=…;p256ecdsa=…`.
+    static func parameter(_ name: String, in header: String?) -> String? {
+        guard let header else { return nil }
+        for part in header.split(whereSeparator: { $0 == ";" || $0 == "," }) {
+            let pair = part.trimmingSpaces
+            if pair.hasPrefix(name + "=") { return String(pair.dropFirst(name.count + 1)) }
+        }
+        return nil
+    }
+}
