@@ -2,8 +2,8 @@
 import PackageDescription
 
 // libFuzzer targets for what fcm-device reads from outside: message JSON, the XMPP
-// stream, HTTP send bodies, v1 bodies against Google's schema, profiles and Web Push
-// requests. Build and run with Fuzz/run.sh.
+// stream, HTTP send bodies, v1 bodies against Google's schema, profiles, Web Push
+// requests and a real client's MCS stream and check-in. Build and run with Fuzz/run.sh.
 let package = Package(
     name: "fcm-device-fuzz",
     dependencies: [
@@ -23,6 +23,12 @@ let package = Package(
             ]),
         .executableTarget(
             name: "fuzz-xmpp", dependencies: ["FuzzDriver", .product(name: "FCMXMPP", package: "fcm-device")]),
+        .executableTarget(
+            name: "fuzz-mcs",
+            dependencies: [
+                "FuzzDriver", .product(name: "FCMMCS", package: "fcm-device"),
+                .product(name: "FCMEngine", package: "fcm-device"),
+            ]),
         .executableTarget(
             name: "fuzz-profile", dependencies: ["FuzzDriver", .product(name: "FCMProfiles", package: "fcm-device")]),
         .executableTarget(

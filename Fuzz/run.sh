@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz-json fuzz-xmpp fuzz-http fuzz-v1 fuzz-profile fuzz-webpush)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz-json fuzz-xmpp fuzz-http fuzz-v1 fuzz-profile fuzz-webpush fuzz-mcs)
 scratch=../.build-fuzz
 flags=(-c debug --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld)
 for target in "${targets[@]}"; do

@@ -38,6 +38,18 @@ extension DeviceEngine {
     }
 
     mutating func deliver(_ message: StoredMessage, on p: Int, into out: inout [Event]) {
+        if !server.faults.isEmpty,
+            server.useErrorFault(
+                Fault.neverDelivered, token: message.request.to, sender: message.request.sender,
+                naming: eventName(ofPhone: p), stamp, into: &out)
+        {
+            return emit(
+                .server, .discarded,
+                [
+                    .text("id", message.id), .text("reason", "fault"),
+                    .text("detail", "accepted, and never delivered (a NEVER_DELIVERED fault)"),
+                ], on: p, into: &out)
+        }
         // A real client gets it on its MCS connection and does what it does itself.
         if !server.receivers.byPhone.isEmpty, server.receivers.isReceiver(p) {
             return writeToReceiver(message, on: p, into: &out)

@@ -145,6 +145,25 @@ extension Server {
         stamp.emit(.server, .faultInjected, fields, naming: phone, into: &out)
     }
 
+    /// The fault of error `name` in scope of a register3 call or of a message to
+    /// `token` of `sender`, used once (with its `faultInjected`): whether there was one.
+    mutating func useErrorFault(
+        _ name: String, path: String? = nil, token: String? = nil, sender: String? = nil, naming phone: String? = nil,
+        _ stamp: EventStamp, into out: inout [Event]
+    ) -> Bool {
+        dropEndedFaults(at: stamp.now)
+        guard
+            let index = faults.firstIndex(where: { fault in
+                guard case .error(name) = fault.kind else { return false }
+                if let scope = fault.path { return path.map { $0.hasPrefix(scope) } == true }
+                return (fault.token == nil || fault.token == token) && (fault.sender == nil || fault.sender == sender)
+            })
+        else { return false }
+        use(index, on: path, naming: phone, stamp, into: &out)
+        faults.removeAll { $0.count == 0 }
+        return true
+    }
+
     mutating func dropEndedFaults(at now: Millis) {
         guard !faults.isEmpty else { return }
         faults.removeAll { fault in fault.until.map { $0 <= now } ?? false }

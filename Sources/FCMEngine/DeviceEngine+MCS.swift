@@ -141,9 +141,14 @@ extension DeviceEngine {
         if let key = request.collapseKey { payload.append(("collapse_key", .string(key))) }
         let plaintext = Array(JSONValue.object(JSONObject(payload)).json.utf8)
         guard let sealed = sealForReceiver(plaintext, subscription) else { return }
+        // The persistent id is the connection's own (an app server's message ids may
+        // repeat); the payload keeps the message's id as `fcmMessageId`.
+        let hex = String(server.receivers.sent, radix: 16)
+        let persistentID =
+            "0:\(wallClock.unixSeconds(at: now) * 1_000)%" + String(repeating: "0", count: max(0, 16 - hex.count)) + hex
         write(
             ReceiverMessage(
-                persistentID: message.id, from: from, category: Receivers.chromeApp,
+                persistentID: persistentID, from: from, category: Receivers.chromeApp,
                 appData: [
                     KeyValue("crypto-key", "dh=" + Self.padded(sealed.dh)),
                     KeyValue("encryption", "salt=" + Self.padded(sealed.salt)),

@@ -66,6 +66,11 @@ extension DeviceEngine {
                     ? "no Authorization: AidLogin <android_id>:<security_token> header"
                     : "the AidLogin pair did not check in, or its security_token is wrong", into: &out)
         }
+        if !server.faults.isEmpty,
+            server.useErrorFault(Fault.phoneRegistrationError, path: "/c2dm/register3", stamp, into: &out)
+        {
+            return .form(status: 200, "Error=" + Fault.phoneRegistrationError)
+        }
         guard let app = form.app, !app.isEmpty, let subtype = form.subtype, !subtype.isEmpty else {
             return refuseReceiver(
                 .register3(form), .form(status: 400, "Error=INVALID_PARAMETERS"),

@@ -75,6 +75,16 @@ extension DeviceEngine {
         if let subscription = server.webPush.subscription(ofPhone: index) {
             object.members.append((key: "pushSubscription", value: subscription.json()))
         }
+        if let receiver = server.receivers.receiver(ofPhone: index) {
+            object.members.append(
+                (
+                    key: "realClient",
+                    value: .members([
+                        "androidId": .string(String(receiver.androidID)), "gcmToken": .string(receiver.gcmToken),
+                        "mcsConnected": .bool(receiver.connection != nil), "unacked": .int(receiver.unacked.count),
+                    ])
+                ))
+        }
         return .object(object)
     }
 

@@ -341,7 +341,8 @@ extension EventName {
                 fields: ["id", "ids", "count", "reason", "collapse_key", "detail"],
                 meaning:
                     "dropped (`reason`: `ttl-zero`, `collapse-key-limit`, `store-limit`, `inactive`, "
-                    + "`uninstalled`, `force-quit`: a background push to an iPhone app the user swiped away)",
+                    + "`uninstalled`, `force-quit`: a background push to an iPhone app the user swiped away; "
+                    + "`fault`: a NEVER_DELIVERED fault)",
                 rule: .discarded)
         case .tokenExpired:
             EventDescription(

@@ -90,6 +90,13 @@ public struct Fault: Sendable, Equatable, Codable {
         return "QuotaExceeded"
     }
 
+    /// What a real client's registration or delivery may meet, as its users met it in
+    /// the field: register3 answering `Error=PHONE_REGISTRATION_ERROR` (scoped by the
+    /// path `/c2dm/register3`), and a message accepted for a token and never delivered
+    /// (scoped by token or sender).
+    public static let phoneRegistrationError = "PHONE_REGISTRATION_ERROR"
+    public static let neverDelivered = "NEVER_DELIVERED"
+
     /// The per-token errors of topic calls a fault may give.
     public static let topicErrorNames = [
         "NOT_FOUND", "INVALID_ARGUMENT", "INTERNAL", "TOO_MANY_TOPICS", "RESOURCE_EXHAUSTED",
@@ -116,13 +123,26 @@ public struct Fault: Sendable, Equatable, Codable {
                     "status \(status) is not one a fault gives (\(Self.statuses.sorted().map(String.init).joined(separator: ", ")))"
             }
             if let retryAfter, !(0...3_600).contains(retryAfter) { return "retry_after is 0 to 3600 seconds" }
+        case .error(Self.phoneRegistrationError):
+            if path.map({ "/c2dm/register3".hasPrefix($0) || $0.hasPrefix("/c2dm/register3") }) != true
+                || token != nil || sender != nil || topic != nil
+            {
+                return "PHONE_REGISTRATION_ERROR is register3's answer: scope it by path: /c2dm/register3"
+            }
+        case .error(Self.neverDelivered):
+            if path != nil || topic != nil || (token == nil && sender == nil) {
+                return "NEVER_DELIVERED accepts messages and never delivers them: scope it by token or sender"
+            }
         case .error(let name):
             if path != nil, token == nil, sender == nil, topic == nil {
                 return
                     "an error fault fails messages: scope it by token, sender or topic (path is for status and latency)"
             }
             if Self.errors[name] == nil && Self.topicCallError(name) == nil {
-                let names = Self.errors.keys.sorted() + Self.topicErrorNames
+                let names =
+                    Self.errors.keys.sorted() + Self.topicErrorNames + [
+                        Self.phoneRegistrationError, Self.neverDelivered,
+                    ]
                 return "error \(name) is not one a fault gives (\(names.joined(separator: ", ")))"
             }
         case .latency(let delay, let jitter):

@@ -30,7 +30,9 @@ extension HTTPSendService {
     public static func faultReply(_ status: Int, retryAfter: Int?, path: String) -> HTTPReply {
         var reply: HTTPReply
         switch HTTPRoute(path: path) {
-        case .v1?, .topicSubscription?: reply = v1Fault(status).reply
+        // Google's APIs (v1, Installations, FCM registrations) answer in Google's error shape.
+        case .v1?, .topicSubscription?, .installations?, .registrations?: reply = v1Fault(status).reply
+        case .checkin?, .register3?: reply = .text(status, legacyText(status) + "\n")
         case .legacy?: reply = .text(status, legacyText(status) + "\n")
         default: reply = .json(status, JSONValue.members(["error": .string(legacyText(status))]).json)
         }

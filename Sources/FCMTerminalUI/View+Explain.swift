@@ -149,7 +149,7 @@ extension View {
             let topics = phone.senders.flatMap { phone.topics(of: $0.id) }
             let cells = [
                 (index == model.shownIndex ? "▸ " : "  ") + phone.name,
-                "\(phone.platform.rawValue)/\(phone.settings.sdk.rawValue)",
+                kind(ofPhoneAt: index, model),
                 phone.installed ? phone.appState.rawValue : "uninstalled",
                 phone.network.rawValue + (phone.doze ? " " + (phone.platform.idleNames?.reason ?? "doze") : ""),
                 "\(phone.tokens.count)",

@@ -73,6 +73,14 @@ public enum View {
         return panes
     }
 
+    /// What kind of phone it is: platform and SDK, or a real client's (firebase-messaging
+    /// over MCS), whose SDK is its own.
+    static func kind(ofPhoneAt index: Int, _ model: TUIModel) -> String {
+        let phone = model.device.devices[index]
+        let sdk = model.device.isRealClient(phoneAt: index) ? "real client" : phone.settings.sdk.rawValue
+        return "\(phone.platform.rawValue)/\(sdk)"
+    }
+
     /// Two lines: who the device is and the clock; then its state.
     static func header(_ model: TUIModel, into grid: inout Grid) {
         let engine = model.shown
@@ -82,7 +90,7 @@ public enum View {
         let count = model.device.devices.count
         let room = grid.width - clock.count - 3
         // The platform is kept longest: the app id goes first, then the list hint.
-        let kind = "\(device.platform.rawValue)/\(device.sdk.rawValue)"
+        let kind = Self.kind(ofPhoneAt: model.shownIndex, model)
         let place = count > 1 ? " (\(model.shownIndex + 1)/\(count))" : ""
         let which = count > 1 ? " (\(model.shownIndex + 1)/\(count), v lists)" : ""
         let candidates = [

@@ -268,4 +268,21 @@ struct ReceiverTests {
         #expect(first.androidID == second.androidID && first.gcmToken == second.gcmToken)
         #expect(first.fcmToken == second.fcmToken)
     }
+
+    @Test func faultsMakeTheFieldsFailuresRegister3sPhoneRegistrationErrorAndATokenNeverDelivered() {
+        var r = ReceiverHarness()
+        r.h.run(.addFault(Fault(path: "/c2dm/register3", kind: .error(Fault.phoneRegistrationError), count: 1)))
+        #expect(r.answer(.register3(r.register3())) == .form(status: 200, "Error=PHONE_REGISTRATION_ERROR"))
+        #expect(r.answer(.register3(r.register3())) == .form(status: 200, "token=" + r.gcmToken))
+        _ = r.login(1)
+        r.h.run(.addFault(Fault(token: r.fcmToken, kind: .error(Fault.neverDelivered), count: 1)))
+        r.h.push(data: [KeyValue("lost", "1")], to: r.fcmToken)
+        #expect(r.h.named("downstreamAccepted").count >= 1)
+        #expect(r.h.named("discarded").last?.string("reason") == "fault")
+        #expect(r.h.engine.takeEffects().isEmpty)
+        r.h.push(data: [KeyValue("kept", "1")], to: r.fcmToken)
+        #expect(r.h.named("receiverSent").count == 1)
+        #expect(Fault(sender: "1", kind: .error(Fault.phoneRegistrationError)).problem?.contains("path") == true)
+        #expect(Fault(path: "/c2dm/register3", kind: .error(Fault.neverDelivered)).problem != nil)
+    }
 }
