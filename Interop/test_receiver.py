@@ -321,6 +321,31 @@ def test_a_wrong_security_token_at_mcs_login_is_refused(receiver):
     receiver.wait_for(lambda p: p.get("data", {}).get("after") == "a refused login")
 
 
+def test_the_registration_hosts_answer_through_the_https_proxy(receiver):
+    import ssl
+    import urllib.parse
+
+    context = ssl.create_default_context(cafile=receiver.serve.listening["tlsCert"])
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({"https": receiver.base}),
+                                         urllib.request.HTTPSHandler(context=context))
+    installation = urllib.request.Request(
+        "https://firebaseinstallations.googleapis.com/v1/projects/%s/installations" % PROJECT, method="POST",
+        data=json.dumps({"appId": "1:%s:web:1" % SENDER, "authVersion": "FIS_v2", "fid": "cZ3kq8dT3x2vT0aQWbT1aX",
+                         "sdkVersion": "w:0.6.6"}).encode(),
+        headers={"Content-Type": "application/json", "x-goog-api-key": "AIzaSy-emulated-key"})
+    with opener.open(installation, timeout=10) as response:
+        assert json.load(response)["fid"] == "cZ3kq8dT3x2vT0aQWbT1aX"
+    gcm = receiver.credentials["gcm"]
+    register3 = urllib.request.Request(
+        "https://android.clients.google.com/c2dm/register3", method="POST",
+        data=urllib.parse.urlencode({"app": "org.chromium.linux", "X-subtype": gcm["app_id"],
+                                     "device": gcm["android_id"], "sender": "x"}).encode(),
+        headers={"Authorization": "AidLogin %s:%s" % (gcm["android_id"], gcm["security_token"]),
+                 "Content-Type": "application/x-www-form-urlencoded"})
+    with opener.open(register3, timeout=10) as response:
+        assert response.read().decode() == "token=" + gcm["token"]
+
+
 TESTS = [(name, test) for name, test in sorted(globals().items()) if name.startswith("test_")]
 
 

@@ -1,3 +1,4 @@
+import FCMDoor
 import FCMEngine
 import FCMTerminalUI
 import Testing
@@ -27,6 +28,43 @@ struct ScreenSnapshotTests {
         var model = Scenes.fresh(Scenes.threePhones)
         Scenes.press(&model, [.character("]")])
         check(model, "devices-main")
+    }
+
+    @Test func aRealClientShownWithItsPaneAndInTheList() throws {
+        let session = LocalSession(starting: Scenes.android.configuration)
+        // A client's registration calls, each reading what the last made from the device.
+        session.submit(.receiver(.checkin(androidID: nil, securityToken: nil)))
+        let checkin = try #require(session.view().server.receivers.checkins.values.first)
+        let pair = "AidLogin \(checkin.androidID):\(checkin.securityToken)"
+        session.submit(
+            .receiver(.register3(.init(authorization: pair, app: "org.chromium.linux", subtype: "wp:x#1", sender: nil)))
+        )
+        let gcm = try #require(session.view().server.receivers.gcm.keys.first)
+        session.submit(
+            .receiver(
+                .installation(.init(project: "demo", apiKey: "k", appID: "1:1:web:1", fid: "cZ3kq8dT3x2vT0aQWbT1aX"))))
+        let auth = try #require(session.view().server.receivers.installations.keys.first)
+        // RFC 8291's example receiver keys.
+        session.submit(
+            .receiver(
+                .registration(
+                    .init(
+                        project: "demo", apiKey: "k", installationAuth: auth,
+                        endpoint: "https://fcm.googleapis.com/fcm/send/" + gcm,
+                        p256dh:
+                            "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4",
+                        auth: "BTBZMqHH6r4Tts7J_aSIgg", applicationPubKey: nil))))
+        session.submit(
+            .mcs(
+                .login(
+                    1, MCSLogin(user: String(checkin.androidID), authToken: String(checkin.securityToken), received: [])
+                )))
+        #expect(session.view().isRealClient(phoneAt: 1))
+        var model = TUIModel(profile: Scenes.android, door: session)
+        Scenes.press(&model, [.character("]")])
+        check(model, "real-client-main")
+        Scenes.press(&model, [.character("v")], from: 2_000)
+        check(model, "real-client-list")
     }
 
     @Test func devicesList() {
