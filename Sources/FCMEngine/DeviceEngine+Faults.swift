@@ -37,9 +37,11 @@ extension Server {
         -> [FaultEffect]?
     {
         dropEndedFaults(at: stamp.now)
-        guard faults.contains(where: { $0.path.map(path.hasPrefix) == true }) else { return nil }
+        // An error fault with a path (register3's) is the engine's to use, not the request's.
+        guard faults.contains(where: { $0.path.map(path.hasPrefix) == true && !$0.failsMessages }) else { return nil }
         var effects: [FaultEffect] = []
-        for index in faults.indices where faults[index].path.map(path.hasPrefix) == true {
+        for index in faults.indices where faults[index].path.map(path.hasPrefix) == true && !faults[index].failsMessages
+        {
             if case .latency(let delay, let jitter) = faults[index].kind {
                 var rng = SeededGenerator(
                     seed: seed ^ UInt64(stamp.now) ^ UInt64(faults[index].id))

@@ -37,44 +37,57 @@ extension DeviceEngine {
                 ], on: nil, into: &out)
         }
         // The device logged in elsewhere before: that connection is closed.
-        for (old, device) in server.receivers.byConnection where device == id {
-            server.receivers.byConnection[old] = nil
+        if let old = server.receivers.attach(connection, device: id) {
             server.links.effects.append(.mcs(old, .close))
         }
-        server.receivers.byConnection[connection] = id
         server.links.effects.append(.mcs(connection, .loginAccepted))
-        guard let p = server.receivers.phone(ofAndroidID: id) else {
+        let phones = server.receivers.phones(ofDevice: id)
+        guard !phones.isEmpty else {
             return emit(
                 .server, .receiverConnected, [.text("android_id", String(id)), .text("detail", "not registered yet")],
                 on: nil, into: &out)
         }
         let received = Set(login.received)
-        let unacked = server.receivers.byPhone[p]?.unacked ?? []
-        let again = unacked.filter { !received.contains($0.persistentID) }
-        server.receivers.byPhone[p]?.unacked = again
-        server.receivers.byPhone[p]?.connection = connection
-        var fields: [Field] = [.text("android_id", String(id))]
-        if again.count < unacked.count { fields.append(.number("received_before", unacked.count - again.count)) }
-        if !again.isEmpty { fields.append(.number("sent_again", again.count)) }
-        emit(.server, .receiverConnected, fields, on: p, into: &out)
-        for message in again { server.links.effects.append(.mcs(connection, .data(message))) }
-        setNetwork(.online, on: p, into: &out)
+        let unixNow = wallClock.unixSeconds(at: now)
+        for p in phones {
+            let unacked = server.receivers.byPhone[p]?.unacked ?? []
+            // What ran out of time while the client was away is not sent again.
+            let expired = unacked.filter { $0.sent + $0.ttl < unixNow && !received.contains($0.persistentID) }
+            let again = unacked.filter { !received.contains($0.persistentID) && $0.sent + $0.ttl >= unixNow }
+            server.receivers.byPhone[p]?.unacked = again
+            var fields: [Field] = [.text("android_id", String(id))]
+            let before = unacked.count - again.count - expired.count
+            if before > 0 { fields.append(.number("received_before", before)) }
+            if !again.isEmpty { fields.append(.number("sent_again", again.count)) }
+            emit(.server, .receiverConnected, fields, on: p, into: &out)
+            for message in expired {
+                emit(
+                    .server, .discarded,
+                    [
+                        .text("id", message.persistentID), .text("reason", "expired"),
+                        .text("detail", "not acked, and its time to live ran out before the client logged in again"),
+                    ], on: p, into: &out)
+            }
+            for message in again { server.links.effects.append(.mcs(connection, .data(message))) }
+            setNetwork(.online, on: p, into: &out)
+        }
     }
 
     mutating func mcsAcked(_ ids: [String], on connection: ConnectionID, into out: inout [Event]) {
-        guard let id = server.receivers.byConnection[connection], let p = server.receivers.phone(ofAndroidID: id),
-            let unacked = server.receivers.byPhone[p]?.unacked
-        else { return }
+        guard let id = server.receivers.deviceByConnection[connection] else { return }
         let acked = Set(ids)
-        let kept = unacked.filter { !acked.contains($0.persistentID) }
-        guard kept.count < unacked.count else { return }
-        server.receivers.byPhone[p]?.unacked = kept
-        let known = unacked.filter { acked.contains($0.persistentID) }.map(\.persistentID)
-        emit(.server, .receiverAcked, [Field("ids", .list(known))], on: p, into: &out)
+        for p in server.receivers.phones(ofDevice: id) {
+            guard let unacked = server.receivers.byPhone[p]?.unacked, !unacked.isEmpty else { continue }
+            let kept = unacked.filter { !acked.contains($0.persistentID) }
+            guard kept.count < unacked.count else { continue }
+            server.receivers.byPhone[p]?.unacked = kept
+            let known = unacked.filter { acked.contains($0.persistentID) }.map(\.persistentID)
+            emit(.server, .receiverAcked, [Field("ids", .list(known))], on: p, into: &out)
+        }
     }
 
     mutating func mcsClosed(_ connection: ConnectionID, reason: String? = nil, into out: inout [Event]) {
-        guard let id = server.receivers.byConnection.removeValue(forKey: connection) else {
+        guard let id = server.receivers.detach(connection) else {
             if let reason {
                 emit(
                     .server, .receiverRefused,
@@ -82,20 +95,19 @@ extension DeviceEngine {
             }
             return
         }
-        guard let p = server.receivers.phone(ofAndroidID: id), server.receivers.byPhone[p]?.connection == connection
-        else { return }
-        server.receivers.byPhone[p]?.connection = nil
-        let unacked = server.receivers.byPhone[p]?.unacked.count ?? 0
-        var fields: [Field] = [.number("unacked", unacked)]
-        if let reason { fields.append(.text("reason", reason)) }
-        emit(.server, .receiverDisconnected, fields, on: p, into: &out)
-        setNetwork(.offline, on: p, into: &out)
+        for p in server.receivers.phones(ofDevice: id) {
+            let unacked = server.receivers.byPhone[p]?.unacked.count ?? 0
+            var fields: [Field] = [.number("unacked", unacked)]
+            if let reason { fields.append(.text("reason", reason)) }
+            emit(.server, .receiverDisconnected, fields, on: p, into: &out)
+            setNetwork(.offline, on: p, into: &out)
+        }
     }
 
     /// The server ends a receiver's connection (a control-API or TUI `network
     /// offline`): it comes back when the client logs in again.
     mutating func disconnectReceiver(_ p: Int, into out: inout [Event]) {
-        guard let connection = server.receivers.byPhone[p]?.connection else {
+        guard let connection = server.receivers.connection(ofPhone: p) else {
             return refuse("network", "the real client is not connected", on: p, into: &out)
         }
         server.links.effects.append(.mcs(connection, .close))
@@ -140,13 +152,20 @@ extension DeviceEngine {
         payload.append(("fcmMessageId", .string(message.id)))
         if let key = request.collapseKey { payload.append(("collapse_key", .string(key))) }
         let plaintext = Array(JSONValue.object(JSONObject(payload)).json.utf8)
-        guard let sealed = sealForReceiver(plaintext, subscription) else { return }
+        guard let sealed = sealForReceiver(plaintext, subscription) else {
+            return emit(
+                .server, .discarded,
+                [
+                    .text("id", message.id), .text("reason", "undeliverable"),
+                    .text("detail", "it cannot be encrypted to the client's p256dh"),
+                ], on: p, into: &out)
+        }
         // The persistent id is the connection's own (an app server's message ids may
         // repeat); the payload keeps the message's id as `fcmMessageId`.
-        let hex = String(server.receivers.sent, radix: 16)
+        let hex = String(server.receivers.written, radix: 16)
         let persistentID =
             "0:\(wallClock.unixSeconds(at: now) * 1_000)%" + String(repeating: "0", count: max(0, 16 - hex.count)) + hex
-        write(
+        let written = write(
             ReceiverMessage(
                 persistentID: persistentID, from: from, category: Receivers.chromeApp,
                 appData: [
@@ -155,6 +174,7 @@ extension DeviceEngine {
                     KeyValue("subtype", registration.subtype),
                 ], rawData: sealed.body, ttl: message.timeToLive, sent: wallClock.unixSeconds(at: now)),
             to: p, into: &out)
+        guard written else { return }
         self[p].remember(
             DeliveredMessage(
                 id: message.id, sender: request.sender, data: request.data, notification: request.notification,
@@ -182,7 +202,7 @@ extension DeviceEngine {
         case .aes128gcm:
             appData.append(KeyValue("content-encoding", ContentEncoding.aes128gcm.rawValue))
         }
-        write(
+        _ = write(
             ReceiverMessage(
                 persistentID: message.id, from: PushService.googleHost, category: Receivers.chromeApp,
                 appData: appData, rawData: Base64URL.decode(request.body) ?? [], ttl: message.ttl,
@@ -190,15 +210,28 @@ extension DeviceEngine {
             to: p, into: &out)
     }
 
-    /// Writes a message on the receiver's connection and keeps it until it is acked.
-    mutating func write(_ message: ReceiverMessage, to p: Int, into out: inout [Event]) {
-        guard let connection = server.receivers.byPhone[p]?.connection else { return }
+    /// Writes a message on the receiver's connection and keeps it until it is acked
+    /// (at most `Receivers.unackedLimit`: past it, the oldest is dropped); false when
+    /// the client is not connected.
+    mutating func write(_ message: ReceiverMessage, to p: Int, into out: inout [Event]) -> Bool {
+        guard let connection = server.receivers.connection(ofPhone: p) else { return false }
         server.receivers.byPhone[p]?.unacked.append(message)
+        if let count = server.receivers.byPhone[p]?.unacked.count, count > Receivers.unackedLimit,
+            let dropped = server.receivers.byPhone[p]?.unacked.removeFirst()
+        {
+            emit(
+                .server, .discarded,
+                [
+                    .text("id", dropped.persistentID), .text("reason", "store-limit"),
+                    .text("detail", "more than \(Receivers.unackedLimit) written and not acked: the oldest is dropped"),
+                ], on: p, into: &out)
+        }
         server.links.effects.append(.mcs(connection, .data(message)))
         emit(
             .server, .receiverSent,
             [.text("id", message.persistentID), .text("from", message.from), .number("bytes", message.rawData.count)],
             on: p, into: &out)
+        return true
     }
 
     /// `plaintext` encrypted (`aesgcm`) to a subscription, with a key and salt drawn
@@ -206,9 +239,9 @@ extension DeviceEngine {
     mutating func sealForReceiver(_ plaintext: [UInt8], _ subscription: PushSubscription) -> (
         body: [UInt8], dh: [UInt8], salt: [UInt8]
     )? {
-        server.receivers.sent += 1
+        server.receivers.written += 1
         var random = SeededGenerator(
-            seed: configuration.device.seed ^ 0x3C5_A11D ^ (server.receivers.sent &* 0x9E37_79B9_7F4A_7C15))
+            seed: configuration.device.seed ^ 0x3C5_A11D ^ (server.receivers.written &* 0x9E37_79B9_7F4A_7C15))
         func bytes(_ count: Int) -> [UInt8] {
             (0..<(count + 7) / 8).flatMap { _ in withUnsafeBytes(of: random.next()) { Array($0) } }.prefix(count)
                 .map { $0 }

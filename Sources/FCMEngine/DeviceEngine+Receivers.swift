@@ -71,10 +71,13 @@ extension DeviceEngine {
         {
             return .form(status: 200, "Error=" + Fault.phoneRegistrationError)
         }
-        guard let app = form.app, !app.isEmpty, let subtype = form.subtype, !subtype.isEmpty else {
+        guard let app = form.app, !app.isEmpty, app.utf8.count <= Receivers.maxFieldLength,
+            let subtype = form.subtype, !subtype.isEmpty, subtype.utf8.count <= Receivers.maxFieldLength
+        else {
             return refuseReceiver(
                 .register3(form), .form(status: 400, "Error=INVALID_PARAMETERS"),
-                reason: "register3 needs the form fields app and X-subtype", into: &out)
+                reason: "register3 needs the form fields app and X-subtype, each at most "
+                    + "\(Receivers.maxFieldLength) bytes", into: &out)
         }
         let token: String
         if let known = server.receivers.gcm.values.first(where: {
@@ -102,11 +105,14 @@ extension DeviceEngine {
         if case .failure(let refusal) = projectSender(request.project, apiKey: request.apiKey) {
             return refuseReceiver(.installation(request), refusal.answer, reason: refusal.reason, into: &out)
         }
-        guard let appID = request.appID, !appID.isEmpty, let fid = request.fid, !fid.isEmpty else {
+        guard let appID = request.appID, !appID.isEmpty, appID.utf8.count <= Receivers.maxFieldLength,
+            let fid = request.fid, !fid.isEmpty, fid.utf8.count <= Receivers.maxFieldLength
+        else {
             return refuseReceiver(
                 .installation(request),
                 Self.googleError(400, "Request contains an invalid argument.", "INVALID_ARGUMENT"),
-                reason: "an installation needs appId and fid", into: &out)
+                reason: "an installation needs appId and fid, each at most \(Receivers.maxFieldLength) bytes",
+                into: &out)
         }
         var random = nextReceiverRandom()
         let installation = Receivers.Installation(
@@ -163,13 +169,14 @@ extension DeviceEngine {
                 Self.googleError(400, "Request contains an invalid argument.", "INVALID_ARGUMENT"),
                 reason: "web.endpoint is not \(prefix)<a GCM token register3 gave>", into: &out)
         }
-        guard let p256dh = request.p256dh.flatMap(Base64URL.decode), p256dh.count == 65, p256dh.first == 4,
+        guard let p256dh = request.p256dh.flatMap(Base64URL.decode), WebPushCipher.isPublicKey(p256dh),
             let auth = request.auth.flatMap(Base64URL.decode), auth.count == 16
         else {
             return refuseReceiver(
                 .registration(request),
                 Self.googleError(400, "Request contains an invalid argument.", "INVALID_ARGUMENT"),
-                reason: "web.p256dh must be an uncompressed P-256 point (65 bytes) and web.auth 16 bytes, base64url",
+                reason:
+                    "web.p256dh must be a P-256 public key (uncompressed, 65 bytes) and web.auth 16 bytes, base64url",
                 into: &out)
         }
         let key = request.applicationPubKey.flatMap { $0.isEmpty ? nil : $0 }
@@ -182,6 +189,8 @@ extension DeviceEngine {
         server.webPush.add(subscription)
         if phone(p, { $0.tokens[sender.id] }) == nil { issueToken(for: sender, on: p, into: &out) }
         let token = phone(p) { $0.tokens[sender.id] } ?? ""
+        // Its device may have logged in before it registered: it is connected already.
+        if server.receivers.connection(ofPhone: p) != nil { setNetwork(.online, on: p, into: &out) }
         emit(
             .server, .receiverJoined,
             [
@@ -212,10 +221,34 @@ extension DeviceEngine {
             network: .offline, seed: configuration.device.seed ^ registration.androidID)
         settings.permission = .granted
         let p = join(settings, senders: [sender], into: &out)
-        server.receivers.byPhone[p] = Receivers.Receiver(
-            phone: p, androidID: registration.androidID, gcmToken: registration.token)
+        server.receivers.join(
+            Receivers.Receiver(phone: p, androidID: registration.androidID, gcmToken: registration.token))
         self[p].unreachableSince = now
         return p
+    }
+
+    /// A real client's phone joins again after a reset, as it was: its name, its
+    /// tokens, its subscription; online if its device is logged in.
+    mutating func rejoin(
+        _ receiver: Receivers.Receiver, settings: DeviceSettings, senders: [SenderConfig], tokens: [String: String],
+        _ subscription: PushSubscription?, into out: inout [Event]
+    ) {
+        guard deviceIndex[settings.name] == nil else { return }
+        var settings = settings
+        settings.network = .offline
+        let p = join(settings, senders: senders, into: &out)
+        server.receivers.join(Receivers.Receiver(phone: p, androidID: receiver.androidID, gcmToken: receiver.gcmToken))
+        if var subscription {
+            subscription.phone = p
+            server.webPush.add(subscription)
+        }
+        for (sender, token) in tokens.sorted(by: { $0.key < $1.key }) {
+            self[p].tokens[sender] = token
+            self[p].tokenIssuedAt[sender] = now
+            tokenDevices[token] = p
+        }
+        self[p].unreachableSince = now
+        if server.receivers.connection(ofPhone: p) != nil { setNetwork(.online, on: p, into: &out) }
     }
 
     /// A refusal of a registration call: the answer, in Google's words, and why.

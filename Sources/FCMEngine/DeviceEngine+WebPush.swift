@@ -149,7 +149,9 @@ extension DeviceEngine {
     /// whether it was signed with the subscription's key. Nil when no browser holds the
     /// subscription now.
     public func webPushStep(for request: WebPushRequest) -> (phone: String, step: WebPushStep)? {
-        guard let subscription = server.webPush.subscription(id: request.subscription) else { return nil }
+        // A real client's subscription: its keys are its own, nothing reads the message back.
+        guard let subscription = server.webPush.subscription(id: request.subscription), subscription.clientKeys == nil
+        else { return nil }
         let body = Base64URL.decode(request.body) ?? []
         let plaintext = try? subscription.decrypt(request, body: body)
         // Signed with the subscription's key, validly, for the origin it reached: right

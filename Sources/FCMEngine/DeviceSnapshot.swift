@@ -81,7 +81,8 @@ extension DeviceEngine {
                     key: "realClient",
                     value: .members([
                         "androidId": .string(String(receiver.androidID)), "gcmToken": .string(receiver.gcmToken),
-                        "mcsConnected": .bool(receiver.connection != nil), "unacked": .int(receiver.unacked.count),
+                        "mcsConnected": .bool(server.receivers.connection(ofPhone: index) != nil),
+                        "unacked": .int(receiver.unacked.count),
                     ])
                 ))
         }

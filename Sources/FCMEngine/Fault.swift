@@ -124,7 +124,7 @@ public struct Fault: Sendable, Equatable, Codable {
             }
             if let retryAfter, !(0...3_600).contains(retryAfter) { return "retry_after is 0 to 3600 seconds" }
         case .error(Self.phoneRegistrationError):
-            if path.map({ "/c2dm/register3".hasPrefix($0) || $0.hasPrefix("/c2dm/register3") }) != true
+            if path.map({ "/c2dm/register3".hasPrefix($0) }) != true
                 || token != nil || sender != nil || topic != nil
             {
                 return "PHONE_REGISTRATION_ERROR is register3's answer: scope it by path: /c2dm/register3"
@@ -171,6 +171,13 @@ public struct Fault: Sendable, Equatable, Codable {
         if let count, count < 1 { return "count is at least 1" }
         if let duration, duration <= 0 { return "duration must be longer than 0" }
         return nil
+    }
+
+    /// An error fault: it fails what the engine does (messages, topic calls, register3),
+    /// never a whole HTTP request.
+    var failsMessages: Bool {
+        if case .error = kind { return true }
+        return false
     }
 
     /// What the fault is, in a few words, for events.

@@ -197,14 +197,14 @@ public struct Receivers: Sendable, Equatable, Codable {
         public var refreshToken: String
     }
 
-    /// A phone of the fleet that is a real client: its device, its GCM registration
-    /// (the push subscription's id), its MCS connection, and what was written there
-    /// and not acked, oldest first.
+    /// A phone of the fleet that is a real client: its device and its GCM registration
+    /// (the push subscription's id), and what was written to it and not acked, oldest
+    /// first. One device (one MCS connection) may hold several registrations, as
+    /// Chrome holds one per site.
     public struct Receiver: Sendable, Equatable, Codable {
         public var phone: Int
         public var androidID: UInt64
         public var gcmToken: String
-        public var connection: ConnectionID?
         public var unacked: [ReceiverMessage] = []
     }
 
@@ -215,12 +215,15 @@ public struct Receivers: Sendable, Equatable, Codable {
     public internal(set) var installations: [String: Installation] = [:]
     /// Phone → its receiver.
     public internal(set) var byPhone: [Int: Receiver] = [:]
-    /// MCS connection → the device (`android_id`) logged in on it.
-    public internal(set) var byConnection: [ConnectionID: UInt64] = [:]
+    /// Device (`android_id`) → its receivers' phones, in the order they joined.
+    public private(set) var phonesByDevice: [UInt64: [Int]] = [:]
+    /// MCS connection → the device logged in on it, and the other way.
+    public private(set) var deviceByConnection: [ConnectionID: UInt64] = [:]
+    public private(set) var connectionByDevice: [UInt64: ConnectionID] = [:]
     /// Ids and tokens made so far: the seed of the next.
     var made: UInt64 = 0
     /// Messages written to receivers so far: the next persistent id's number.
-    var sent: UInt64 = 0
+    var written: UInt64 = 0
 
     public init() {}
 
@@ -228,22 +231,50 @@ public struct Receivers: Sendable, Equatable, Codable {
     public static let chromeApp = "org.chromium.linux"
     /// How long an installation's auth token lasts (`expiresIn`).
     public static let authTokenSeconds = 604_800
+    /// The most messages kept unacked for one receiver: past it the oldest is dropped.
+    public static let unackedLimit = 100
+    /// The longest `app`, `X-subtype` or `fid` taken.
+    public static let maxFieldLength = 256
 
     public func receiver(ofPhone p: Int) -> Receiver? { byPhone[p] }
     public func isReceiver(_ p: Int) -> Bool { byPhone[p] != nil }
 
-    /// The phone of the device `androidID`, once it registered.
-    public func phone(ofAndroidID androidID: UInt64) -> Int? {
-        byPhone.values.first { $0.androidID == androidID }?.phone
+    /// The phones of the device `androidID`, once it registered.
+    public func phones(ofDevice androidID: UInt64) -> [Int] { phonesByDevice[androidID] ?? [] }
+
+    /// The MCS connection the device of the phone at `p` is logged in on, if any.
+    public func connection(ofPhone p: Int) -> ConnectionID? {
+        byPhone[p].flatMap { connectionByDevice[$0.androidID] }
     }
 
     /// The receiver registered with GCM token `token`, if any.
     public func phone(ofGCMToken token: String) -> Int? {
-        byPhone.values.first { $0.gcmToken == token }?.phone
+        gcm[token].flatMap { registration in
+            phones(ofDevice: registration.androidID).first { byPhone[$0]?.gcmToken == token }
+        }
     }
 
-    /// The device the `AidLogin <android_id>:<security_token>` header names, if the
-    /// pair checked in.
+    mutating func join(_ receiver: Receiver) {
+        byPhone[receiver.phone] = receiver
+        phonesByDevice[receiver.androidID, default: []].append(receiver.phone)
+    }
+
+    /// The device logs in on `connection`: the connection it had before, if any.
+    mutating func attach(_ connection: ConnectionID, device: UInt64) -> ConnectionID? {
+        let old = connectionByDevice.updateValue(connection, forKey: device)
+        if let old { deviceByConnection[old] = nil }
+        deviceByConnection[connection] = device
+        return old
+    }
+
+    /// The connection is gone: the device that was logged in on it, if it still was.
+    mutating func detach(_ connection: ConnectionID) -> UInt64? {
+        guard let device = deviceByConnection.removeValue(forKey: connection) else { return nil }
+        connectionByDevice[device] = nil
+        return device
+    }
+
+    /// The device `AidLogin <android_id>:<security_token>` names, if the pair checked in.
     func checkin(aidLogin header: String?) -> Checkin? {
         guard let header, header.hasPrefix("AidLogin ") else { return nil }
         let pair = header.dropFirst("AidLogin ".count).split(separator: ":")
@@ -256,5 +287,14 @@ public struct Receivers: Sendable, Equatable, Codable {
             return nil
         }
         return known
+    }
+
+    /// What a reset keeps: every registration, the receivers re-joined by whoever
+    /// resets, their connections (still open at the door) and nothing they held.
+    var keptByReset: Receivers {
+        var kept = self
+        kept.byPhone = [:]
+        kept.phonesByDevice = [:]
+        return kept
     }
 }

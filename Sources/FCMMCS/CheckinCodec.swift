@@ -9,9 +9,10 @@ public enum CheckinCodec {
     /// (not protobuf, or with no `checkin` device block).
     public static func read(_ body: [UInt8]) -> ReceiverRequest? {
         guard let request = try? CheckinRequest(serializedBytes: body), request.hasCheckin else { return nil }
-        let id = request.hasID && request.id != 0 ? UInt64(bitPattern: request.id) : nil
-        let token = request.hasSecurityToken && request.securityToken != 0 ? request.securityToken : nil
-        return .checkin(androidID: id, securityToken: token)
+        return
+            .checkin(
+                androidID: request.hasID ? UInt64(bitPattern: request.id) : nil,
+                securityToken: request.hasSecurityToken ? request.securityToken : nil)
     }
 
     /// The `AndroidCheckinResponse` for a device's pair (`unixMillis`: the server's time).

@@ -27,9 +27,9 @@ public struct MCSFrame: Sendable, Equatable {
     public static let version: UInt8 = 41
     /// An older version the clients also take.
     public static let oldVersion: UInt8 = 38
-    /// The largest frame read: a stanza is a few kilobytes; anything near this is no
-    /// MCS client's.
-    public static let maxPayloadBytes = 1 << 20
+    /// The largest frame read: a login or an ack is a few kilobytes; past this (about
+    /// 1,500 persistent ids in one) it is no MCS client's.
+    public static let maxPayloadBytes = 64 << 10
 
     /// The bytes of a frame, with the version first when it opens the stream.
     public static func encode(tag: MCSTag, _ message: some SwiftProtobuf.Message, first: Bool) -> [UInt8] {

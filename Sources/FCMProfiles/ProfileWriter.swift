@@ -93,7 +93,9 @@ public enum ProfileWriter {
         switch input {
         case .input(.webPush(let request), _):
             guard let (phone, step) = webPush(request) else {
-                return ["# a Web Push to a subscription no browser holds now is not saved"]
+                return [
+                    "# a Web Push to a subscription no emulated browser holds now (gone, or a real client's) is not saved"
+                ]
             }
             return self.step(.on(device: phone, .webPush(step))).map { [$0] } ?? []
         case .input(.appServer(.received(let id, .downstream(var request, let messageID))), _)
@@ -104,6 +106,10 @@ public enum ProfileWriter {
             return step(.push(request)).map { [$0] } ?? []
         case .input(.appServer(let connectionInput), _) where !connectionInput.isOnScenarioConnection:
             return []
+        case .input(.receiver(.registration), _):
+            return [
+                "# a real client joined (firebase-messaging over MCS): a profile has no real client, so it is not saved"
+            ]
         case .input(let command, _) where command.isPushWithoutTarget:
             return ["# a push that named no token (there was none to name) is not saved"]
         case .input(.send(let orders), _):

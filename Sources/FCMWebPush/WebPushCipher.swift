@@ -183,6 +183,12 @@ public enum WebPushCipher {
         }
     }
 
+    /// Whether `bytes` are a P-256 public key (uncompressed, on the curve): what a
+    /// subscription's `p256dh` must be for anything to be encrypted to it.
+    public static func isPublicKey(_ bytes: [UInt8]) -> Bool {
+        bytes.count == 65 && (try? P256.KeyAgreement.PublicKey(x963Representation: bytes)) != nil
+    }
+
     /// `encrypt` with the app server's ephemeral key given as its 32-byte scalar (a
     /// seeded app server's draw); nil when the scalar is no P-256 key (draw again).
     public static func encrypt(

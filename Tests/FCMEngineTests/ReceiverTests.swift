@@ -259,7 +259,7 @@ struct ReceiverTests {
         #expect(restored.server.receivers == r.h.engine.server.receivers)
         let events = restored.handle(.resume(at: r.h.time + 1))
         #expect(events.named("receiverDisconnected").first?.int("unacked") == 1)
-        #expect(restored.server.receivers.byConnection.isEmpty)
+        #expect(restored.server.receivers.deviceByConnection.isEmpty)
     }
 
     @Test func aReplayMakesTheSameIDsTokensAndBytes() {
@@ -284,5 +284,68 @@ struct ReceiverTests {
         #expect(r.h.named("receiverSent").count == 1)
         #expect(Fault(sender: "1", kind: .error(Fault.phoneRegistrationError)).problem?.contains("path") == true)
         #expect(Fault(path: "/c2dm/register3", kind: .error(Fault.neverDelivered)).problem != nil)
+    }
+
+    @Test func aResetKeepsARealClientsPhoneTokenAndConnectionAndDropsWhatItHeld() {
+        var r = ReceiverHarness()
+        _ = r.login(1)
+        r.h.push(data: [KeyValue("before", "reset")], to: r.fcmToken)
+        #expect(r.h.engine.server.receivers.byPhone[r.phone]?.unacked.count == 1)
+        r.h.run(.reset)
+        let p = r.h.engine.deviceNumber(named: "receiver-1")
+        #expect(p != nil)
+        guard let p else { return }
+        #expect(r.h.engine.devices[p].tokens[Harness.sender] == r.fcmToken)
+        #expect(r.h.engine.devices[p].network == .online)
+        #expect(r.h.engine.server.receivers.byPhone[p]?.unacked.isEmpty == true)
+        _ = r.h.engine.takeEffects()
+        r.h.push(data: [KeyValue("after", "reset")], to: r.fcmToken)
+        #expect(r.h.engine.takeEffects().contains { if case .mcs(1, .data) = $0 { true } else { false } })
+        #expect(r.answer(.checkin(androidID: r.androidID, securityToken: r.securityToken)) != nil)
+        #expect(r.h.named("receiverRefused").isEmpty)
+    }
+
+    @Test func oneDeviceWithTwoRegistrationsIsTwoPhonesOnOneConnection() throws {
+        var r = ReceiverHarness()
+        var second = r.register3()
+        second.subtype = "wp:receiver.push.com#2"
+        guard case .form(200, let reply) = r.answer(.register3(second)) else {
+            Issue.record("no second GCM token")
+            return
+        }
+        let gcm = String(reply.dropFirst("token=".count))
+        #expect(gcm != r.gcmToken)
+        let registered = r.answer(
+            .registration(
+                r.registration(auth: r.installationAuth, endpoint: "https://fcm.googleapis.com/fcm/send/" + gcm)))
+        #expect(registered?.status == 200)
+        let phones = r.h.engine.server.receivers.phones(ofDevice: r.androidID)
+        #expect(phones.count == 2)
+        _ = r.login(3)
+        #expect(phones.allSatisfy { r.h.engine.devices[$0].network == .online })
+        r.mcs(.closed(3))
+        #expect(phones.allSatisfy { r.h.engine.devices[$0].network == .offline })
+    }
+
+    @Test func aKeyThatIsNoP256PointIsRefusedAtRegistration() {
+        var r = ReceiverHarness()
+        var request = r.registration(auth: r.installationAuth)
+        var bytes = r.keys.publicKey
+        bytes[64] ^= 0x01
+        request.p256dh = Base64URL.encode(bytes)
+        #expect(r.answer(.registration(request))?.status == 400)
+    }
+
+    @Test func unackedMessagesRunOutWithTheirTimeToLiveAndAtMostAHundredAreKept() {
+        var r = ReceiverHarness()
+        _ = r.login(1)
+        r.h.push(data: [KeyValue("short", "1")], ttl: 5, to: r.fcmToken)
+        r.mcs(.closed(1))
+        r.h.wait(10_000)
+        #expect(r.login(2).data.isEmpty)
+        #expect(r.h.named("discarded").last?.string("reason") == "expired")
+        for n in 0...Receivers.unackedLimit { r.h.push(data: [KeyValue("n", "\(n)")], to: r.fcmToken) }
+        #expect(r.h.engine.server.receivers.byPhone[r.phone]?.unacked.count == Receivers.unackedLimit)
+        #expect(r.h.named("discarded").last?.string("reason") == "store-limit")
     }
 }

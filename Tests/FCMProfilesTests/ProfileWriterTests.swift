@@ -93,7 +93,9 @@ struct ProfileWriterTests {
         }
         #expect(yaml.contains(#"device: "chrome""#), "\(yaml)")
         #expect(yaml.contains(#"web_push: { data: "hi", ttl: 60, topic: "t" }"#), "\(yaml)")
-        #expect(yaml.contains("# a Web Push to a subscription no browser holds now is not saved"))
+        #expect(
+            yaml.contains(
+                "# a Web Push to a subscription no emulated browser holds now (gone, or a real client's) is not saved"))
         let steps = try ProfileParser.parse(yaml, file: "saved.yaml").steps
         guard case .command(.on("chrome", .webPush(let step))) = steps.first?.action else {
             Issue.record("no web_push step: \(yaml)")
