@@ -71,8 +71,9 @@ public enum LinkEffect: Sendable, Equatable {
     case streamError(ConnectionID, condition: String, text: String)
     /// End the stream normally and close (a drained connection's grace is over).
     case endStream(ConnectionID)
-    /// Write on a real client's MCS connection.
-    case mcs(ConnectionID, MCSStanza)
+    /// Write on a real client's MCS connection (boxed: a message is larger than every
+    /// other effect, and CCS writes one effect per message).
+    indirect case mcs(ConnectionID, MCSStanza)
 }
 
 /// One app-server connection as the connection server sees it.

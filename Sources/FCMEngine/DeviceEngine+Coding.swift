@@ -55,7 +55,7 @@ extension DeviceEngine {
         server.fanOuts = try c.decodeIfPresent([TopicFanOut].self, forKey: .fanOuts) ?? []
         // Since Web Push.
         server.webPush = try c.decodeIfPresent(PushService.self, forKey: .webPush) ?? PushService()
-        server.receivers = try c.decodeIfPresent(Receivers.self, forKey: .receivers) ?? Receivers()
+        if let receivers = try c.decodeIfPresent(Receivers.self, forKey: .receivers) { server.receivers = receivers }
         indexDevices()
     }
 
@@ -78,6 +78,6 @@ extension DeviceEngine {
         try c.encode(wallClock, forKey: .wallClock)
         if !server.fanOuts.isEmpty { try c.encode(server.fanOuts, forKey: .fanOuts) }
         if server.webPush != PushService() { try c.encode(server.webPush, forKey: .webPush) }
-        if server.receivers != Receivers() { try c.encode(server.receivers, forKey: .receivers) }
+        if server.hasReceivers, server.receivers != Receivers() { try c.encode(server.receivers, forKey: .receivers) }
     }
 }

@@ -51,7 +51,7 @@ extension DeviceEngine {
                 ], on: p, into: &out)
         }
         // A real client gets it on its MCS connection and does what it does itself.
-        if !server.receivers.byPhone.isEmpty, server.receivers.isReceiver(p) {
+        if server.hasReceivers, server.isReceiver(p) {
             return writeToReceiver(message, on: p, into: &out)
         }
         let request = message.request

@@ -152,7 +152,7 @@ extension DeviceEngine {
         payload.append(("fcmMessageId", .string(message.id)))
         if let key = request.collapseKey { payload.append(("collapse_key", .string(key))) }
         let plaintext = Array(JSONValue.object(JSONObject(payload)).json.utf8)
-        guard let sealed = sealForReceiver(plaintext, subscription) else {
+        guard let sealed = sealForReceiver(plaintext, subscription, on: p) else {
             return emit(
                 .server, .discarded,
                 [
@@ -234,30 +234,35 @@ extension DeviceEngine {
         return true
     }
 
-    /// `plaintext` encrypted (`aesgcm`) to a subscription, with a key and salt drawn
-    /// from the device's seed (a replay writes the same bytes).
-    mutating func sealForReceiver(_ plaintext: [UInt8], _ subscription: PushSubscription) -> (
+    /// The sender key for the receiver at `p`, agreed with its subscription's keys and
+    /// drawn from the device's seed (a replay agrees the same one).
+    mutating func agreeKey(for p: Int) {
+        guard let subscription = server.webPush.subscription(ofPhone: p) else { return }
+        var random = nextReceiverRandom()
+        for _ in 0..<8 {
+            let scalar = (0..<4).flatMap { _ in withUnsafeBytes(of: random.next()) { Array($0) } }
+            if let key = WebPushCipher.AgreedKey(senderScalar: scalar, receiver: subscription.encryptionKeys.p256dh) {
+                server.receivers.byPhone[p]?.agreed = key
+                return
+            }
+        }
+    }
+
+    /// `plaintext` encrypted (`aesgcm`) to a subscription with the receiver's agreed
+    /// key and a salt drawn from the device's seed (a replay writes the same bytes).
+    mutating func sealForReceiver(_ plaintext: [UInt8], _ subscription: PushSubscription, on p: Int) -> (
         body: [UInt8], dh: [UInt8], salt: [UInt8]
     )? {
         server.receivers.written += 1
+        guard let key = server.receivers.byPhone[p]?.agreed else { return nil }
         var random = SeededGenerator(
             seed: configuration.device.seed ^ 0x3C5_A11D ^ (server.receivers.written &* 0x9E37_79B9_7F4A_7C15))
-        func bytes(_ count: Int) -> [UInt8] {
-            (0..<(count + 7) / 8).flatMap { _ in withUnsafeBytes(of: random.next()) { Array($0) } }.prefix(count)
-                .map { $0 }
-        }
+        let salt = (0..<2).flatMap { _ in withUnsafeBytes(of: random.next()) { Array($0) } }
         let keys = subscription.encryptionKeys
-        // A draw that is no P-256 key (about one in 2^32) is drawn again.
-        for _ in 0..<8 {
-            let salt = bytes(16)
-            if let sealed = WebPushCipher.encrypt(
-                plaintext, encoding: .aesgcm, to: keys.p256dh, auth: keys.auth, senderScalar: bytes(32), salt: salt),
-                let dh = Self.parameter("dh", in: sealed.cryptoKey).flatMap(Base64URL.decode)
-            {
-                return (sealed.body, dh, salt)
-            }
-        }
-        return nil
+        guard
+            let sealed = WebPushCipher.encryptAESGCM(plaintext, with: key, to: keys.p256dh, auth: keys.auth, salt: salt)
+        else { return nil }
+        return (sealed.body, key.senderPublic, salt)
     }
 
     /// Base64url with its padding: firebase-messaging decodes app data's `dh` and

@@ -187,6 +187,7 @@ extension DeviceEngine {
             id: registration.token, phone: p, applicationServerKey: key, keySeed: 0, madeAt: now)
         subscription.clientKeys = PushSubscription.ClientKeys(p256dh: p256dh, auth: auth)
         server.webPush.add(subscription)
+        agreeKey(for: p)
         if phone(p, { $0.tokens[sender.id] }) == nil { issueToken(for: sender, on: p, into: &out) }
         let token = phone(p) { $0.tokens[sender.id] } ?? ""
         // Its device may have logged in before it registered: it is connected already.
@@ -237,7 +238,9 @@ extension DeviceEngine {
         var settings = settings
         settings.network = .offline
         let p = join(settings, senders: senders, into: &out)
-        server.receivers.join(Receivers.Receiver(phone: p, androidID: receiver.androidID, gcmToken: receiver.gcmToken))
+        var joined = Receivers.Receiver(phone: p, androidID: receiver.androidID, gcmToken: receiver.gcmToken)
+        joined.agreed = receiver.agreed
+        server.receivers.join(joined)
         if var subscription {
             subscription.phone = p
             server.webPush.add(subscription)

@@ -29,7 +29,7 @@ extension DeviceEngine {
         appServerSendersRevision = revision &+ 1
         emit(.server, .deviceReset, [.number("connections_ended", open.count)], on: nil, into: &out)
         issueFirstTokens(into: &out)
-        server.receivers = registrations
+        if registrations != Receivers() { server.receivers = registrations }
         for (receiver, (settings, senders, tokens), subscription) in clients {
             rejoin(receiver, settings: settings, senders: senders, tokens: tokens, subscription, into: &out)
         }

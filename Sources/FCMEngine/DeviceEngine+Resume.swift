@@ -41,7 +41,7 @@ extension DeviceEngine {
             apply(.setAppServerPresent(sender: sender, present: false), at: time, into: &out)
         }
         // So are the real clients' MCS connections: they log in again.
-        for id in server.receivers.deviceByConnection.keys.sorted() {
+        for id in server.receivers.deviceByConnection.keys.sorted() where server.hasReceivers {
             apply(.mcs(.closed(id)), at: time, into: &out)
         }
         _ = takeEffects()

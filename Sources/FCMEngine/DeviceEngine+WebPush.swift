@@ -13,7 +13,7 @@ extension DeviceEngine {
     /// is ended first (the SDK unsubscribes and subscribes again).
     mutating func subscribeBrowser(on p: Int, key: String?, into out: inout [Event]) {
         // A real client's subscription is the one it registered (its own keys).
-        guard self[p].platform == .web, !server.receivers.isReceiver(p) else { return }
+        guard self[p].platform == .web, !server.isReceiver(p) else { return }
         if let subscription = server.webPush.subscription(ofPhone: p) {
             guard subscription.applicationServerKey != key else { return }
             endSubscription(on: p, reason: "a new VAPID key", into: &out)
@@ -246,7 +246,7 @@ extension DeviceEngine {
         _ message: HeldWebPush, _ subscription: PushSubscription, on p: Int, into out: inout [Event]
     ) {
         // A real client decrypts for itself: the push service hands it the message.
-        if server.receivers.isReceiver(p) { return writeWebPush(message, to: p, into: &out) }
+        if server.hasReceivers, server.isReceiver(p) { return writeWebPush(message, to: p, into: &out) }
         let body = Base64URL.decode(message.request.body) ?? []
         var fields: [Field] = [.text("id", message.id)]
         if let topic = message.request.topic { fields.append(.text("topic", topic)) }

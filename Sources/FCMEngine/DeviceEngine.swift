@@ -170,7 +170,7 @@ public struct DeviceEngine: Sendable, Codable {
         if let refusal = Self.refusal(command, on: phone(p, { $0.platform })) {
             return refuse(command.stepName, refusal, on: p, into: &out)
         }
-        if server.receivers.isReceiver(p) {
+        if server.hasReceivers, server.isReceiver(p) {
             if let refusal = receiverRefusal(command) { return refuse(command.stepName, refusal, on: p, into: &out) }
             if case .setNetwork = command { return disconnectReceiver(p, into: &out) }
         }

@@ -17,7 +17,7 @@ public struct DeviceView: Sendable {
     public func storeUsage(ofPhoneAt index: Int) -> StoreUsage { engine.storeUsage(ofPhoneAt: index) }
     public func isConnected(phoneAt index: Int) -> Bool { engine.isConnected(phoneAt: index) }
     /// Whether the phone at `index` is a real client (it registered and receives over MCS).
-    public func isRealClient(phoneAt index: Int) -> Bool { engine.server.receivers.isReceiver(index) }
+    public func isRealClient(phoneAt index: Int) -> Bool { engine.server.isReceiver(index) }
     public func hasUsedMessageID(_ id: String, onPhoneAt index: Int) -> Bool {
         engine.hasUsedMessageID(id, onPhoneAt: index)
     }

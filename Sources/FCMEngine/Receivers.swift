@@ -1,4 +1,5 @@
 import FCMJSON
+import FCMWebPush
 
 /// What a device-side client (firebase-messaging, a Chrome-style web push receiver)
 /// asks of Google's registration hosts, as the HTTP door read it: the engine checks
@@ -206,6 +207,9 @@ public struct Receivers: Sendable, Equatable, Codable {
         public var androidID: UInt64
         public var gcmToken: String
         public var unacked: [ReceiverMessage] = []
+        /// The sender key agreed with its subscription's keys, drawn from the seed when
+        /// it registered: every message to it is encrypted with it (a fresh salt each).
+        public var agreed: WebPushCipher.AgreedKey?
     }
 
     public internal(set) var checkins: [UInt64: Checkin] = [:]

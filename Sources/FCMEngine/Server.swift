@@ -30,9 +30,9 @@ public struct Server: Sendable {
     var messageCounter: UInt64 = 0
     /// Web Push: the browsers' subscriptions and what is held for them.
     public internal(set) var webPush = PushService()
-    /// Real clients: the devices that checked in, their registrations, and the
-    /// receivers of the fleet with their MCS connections.
-    public internal(set) var receivers = Receivers()
+    /// Real clients, boxed (`receivers`): nil until the first registration call, so
+    /// a server without one is no larger for them.
+    var receiversBox: ReceiversBox?
 }
 
 /// The time a rule's events happen at, and whether anyone hears them
@@ -53,4 +53,42 @@ struct EventStamp {
         named.append(contentsOf: fields)
         out.append(Event(at: now, side: side, kind: kind, fields: named))
     }
+}
+
+/// The box of the server's real clients: shared between copies of the server until
+/// one changes it (copy on write).
+final class ReceiversBox: @unchecked Sendable {
+    var value: Receivers
+
+    init(_ value: Receivers) { self.value = value }
+}
+
+extension Server {
+    /// Real clients: the devices that checked in, their registrations, and the
+    /// receivers of the fleet with their MCS connections.
+    public internal(set) var receivers: Receivers {
+        get { receiversBox?.value ?? Receivers() }
+        _modify {
+            if receiversBox == nil {
+                receiversBox = ReceiversBox(Receivers())
+            } else if !isKnownUniquelyReferenced(&receiversBox!) {
+                receiversBox = ReceiversBox(receiversBox!.value)
+            }
+            yield &receiversBox!.value
+        }
+        set {
+            if receiversBox == nil || !isKnownUniquelyReferenced(&receiversBox!) {
+                receiversBox = ReceiversBox(newValue)
+            } else {
+                receiversBox!.value = newValue
+            }
+        }
+    }
+
+    /// Whether any real client ever called: what the rules on every message ask
+    /// before they look further.
+    var hasReceivers: Bool { receiversBox != nil }
+
+    /// Whether the phone at `p` is a real client's.
+    func isReceiver(_ p: Int) -> Bool { receiversBox?.value.byPhone[p] != nil }
 }
