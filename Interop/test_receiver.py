@@ -61,7 +61,7 @@ class Receiver:
     stops with its serve: a client left running would reconnect to the next serve (the
     hosts are patched module-wide) with the same seeded credentials."""
 
-    def __init__(self, binary, serve=None, credentials=None):
+    def __init__(self, binary, serve=None, credentials=None, client_config=None):
         from py_vapid import Vapid
 
         self.vapid = Vapid()
@@ -73,6 +73,7 @@ class Receiver:
         self.received = []
         self.cond = threading.Condition()
         self.credentials = credentials
+        self.client_config = client_config
         self.loop = asyncio.new_event_loop()
         threading.Thread(target=self.loop.run_forever, daemon=True).start()
         self.client = None
@@ -94,7 +95,7 @@ class Receiver:
 
         self.client = FcmPushClient(
             self._on_message, config(self.vapid), self.credentials, self._saved,
-            config=FcmPushClientConfig(abort_on_sequential_error_count=None))
+            config=self.client_config or FcmPushClientConfig(abort_on_sequential_error_count=None))
         token = await self.client.checkin_or_register()
         await self.client.start()
         for _ in range(100):
@@ -286,6 +287,26 @@ def test_serve_killed_and_restarted_keeps_the_receiver_and_what_it_held(receiver
     try:
         assert again.token == token, (again.token, token)
         again.wait_for(lambda p: p.get("data", {}).get("held") == "across a crash")
+    finally:
+        again.stop_client()
+        again.loop.call_soon_threadsafe(again.loop.stop)
+
+
+def test_the_server_pings_a_client_that_does_not_ping_itself(receiver):
+    from firebase_messaging import FcmPushClientConfig
+
+    receiver.stop_client()
+    # No pings of its own: it resets unless the server pings it every 5 s (it allows 2 s more).
+    quiet = FcmPushClientConfig(client_heartbeat_interval=None, server_heartbeat_interval=5,
+                                abort_on_sequential_error_count=None)
+    again = Receiver(None, serve=receiver.serve, credentials=receiver.credentials, client_config=quiet)
+    receiver.client = None
+    try:
+        logins = len([e for e in receiver.serve.events if e.get("event") == "receiverConnected"])
+        time.sleep(12)
+        assert again.client.is_started()
+        now = len([e for e in receiver.serve.events if e.get("event") == "receiverConnected"])
+        assert now == logins, "the client logged in again %d times: it missed the server's pings" % (now - logins)
     finally:
         again.stop_client()
         again.loop.call_soon_threadsafe(again.loop.stop)

@@ -16,6 +16,8 @@ final class MCSConnection: ChannelInboundHandler, @unchecked Sendable {
     var context: ChannelHandlerContext?
     /// The engine was told of a login on it (so it is told when it closes).
     var loggedIn = false
+    /// The next heartbeat ping, when the client asked for them.
+    var pinging: Scheduled<Void>?
 
     init(host: DeviceHost, number: ConnectionID) {
         self.host = host
@@ -30,6 +32,8 @@ final class MCSConnection: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        pinging?.cancel()
+        pinging = nil
         host.receivers[number] = nil
         if loggedIn { host.submit { _, time in [.input(.mcs(.closed(number)), at: time)] } }
         self.context = nil
@@ -40,6 +44,16 @@ final class MCSConnection: ChannelInboundHandler, @unchecked Sendable {
         var buffer = unwrapInboundIn(data)
         guard let bytes = buffer.readBytes(length: buffer.readableBytes) else { return }
         perform(session.receive(bytes), fromClient: true)
+        if pinging == nil, let interval = session.pingInterval { schedulePing(in: interval) }
+    }
+
+    /// Pings the client every interval it asked for, as the service does.
+    func schedulePing(in interval: Int64) {
+        guard let context else { return }
+        pinging = context.eventLoop.scheduleTask(in: .milliseconds(interval)) { [self] in
+            perform(session.ping(), fromClient: false)
+            schedulePing(in: interval)
+        }
     }
 
     /// Writes what the engine asked for on this connection.

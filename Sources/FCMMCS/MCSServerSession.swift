@@ -25,6 +25,11 @@ public struct MCSServerSession: Sendable {
     var loginID = ""
     /// Frames read so far: what a heartbeat ack says was received.
     var framesRead: Int32 = 0
+    /// How often the client asked the server to ping it (`heartbeat_stat.interval_ms`,
+    /// kept within `pingIntervals`), once it logged in.
+    public private(set) var pingInterval: Int64?
+    /// The server's pings: at least every 5 s, at most every 30 minutes.
+    public static let pingIntervals: ClosedRange<Int64> = 5_000...1_800_000
 
     public init(connection: ConnectionID) {
         self.connection = connection
@@ -65,6 +70,11 @@ public struct MCSServerSession: Sendable {
             }
             loginRead = true
             loginID = login.id
+            if login.hasHeartbeatStat, login.heartbeatStat.intervalMs > 0 {
+                pingInterval = min(
+                    max(Int64(login.heartbeatStat.intervalMs), Self.pingIntervals.lowerBound),
+                    Self.pingIntervals.upperBound)
+            }
             return [
                 .input(
                     .login(
@@ -98,6 +108,14 @@ public struct MCSServerSession: Sendable {
 
     /// Why a stream ends when the client sends `Close`.
     public static let clientClosed = "the client closed the stream"
+
+    /// A heartbeat ping from the server (the client answers with an ack).
+    public mutating func ping() -> [Output] {
+        guard !ended, loginRead else { return [] }
+        var ping = MCSHeartbeatPing()
+        ping.lastStreamIDReceived = framesRead
+        return [.write(encode(.heartbeatPing, ping))]
+    }
 
     /// The `IqStanza` extension of selective acks.
     public static let selectiveAck: Int32 = 12

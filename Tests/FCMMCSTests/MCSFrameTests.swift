@@ -146,4 +146,26 @@ import Testing
         #expect(stanza.appData.map(\.key) == ["crypto-key", "subtype"])
         #expect(Array(stanza.rawData) == [1, 2, 3] && stanza.ttl == 60 && stanza.sent == 1_700_000_000)
     }
+
+    @Test func theServerPingsAsOftenAsTheClientAskedWithinItsBounds() throws {
+        func session(asking interval: Int32?) -> MCSServerSession {
+            var login = MCSLoginRequest()
+            login.user = "1"
+            login.authToken = "2"
+            if let interval { login.heartbeatStat.intervalMs = interval }
+            var session = MCSServerSession(connection: 1)
+            _ = session.receive(MCSFrame.encode(tag: .loginRequest, login, first: true))
+            return session
+        }
+        #expect(session(asking: 10_000).pingInterval == 10_000)
+        #expect(session(asking: 100).pingInterval == 5_000)
+        #expect(session(asking: nil).pingInterval == nil)
+        var pinged = session(asking: 10_000)
+        _ = pinged.render(.loginAccepted, unixMillis: 0)
+        guard case .write(let bytes) = pinged.ping().first else {
+            Issue.record("no ping")
+            return
+        }
+        #expect(bytes.first == MCSTag.heartbeatPing.rawValue)
+    }
 }
