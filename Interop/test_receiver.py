@@ -165,7 +165,7 @@ def test_legacy_send_arrives_decrypted(receiver):
     payload, persistent_id = receiver.wait_for(lambda p: p.get("data", {}).get("hello") == "real client")
     assert payload["from"] == SENDER and payload["notification"]["title"] == "Hi", payload
     assert persistent_id, persistent_id
-    receiver.serve.wait_for(lambda e: e.get("event") == "receiverAcked" and persistent_id in e.get("ids", []))
+    receiver.serve.wait_for(lambda e: e.get("event") == "receiverAcked" and persistent_id in e.get("persistent_ids", []))
 
 
 def test_v1_send_arrives(receiver):

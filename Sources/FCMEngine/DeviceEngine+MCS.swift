@@ -64,7 +64,7 @@ extension DeviceEngine {
                 emit(
                     .server, .discarded,
                     [
-                        .text("id", message.persistentID), .text("reason", "expired"),
+                        .text("id", message.messageID), .text("reason", "expired"),
                         .text("detail", "not acked, and its time to live ran out before the client logged in again"),
                     ], on: p, into: &out)
             }
@@ -81,8 +81,14 @@ extension DeviceEngine {
             let kept = unacked.filter { !acked.contains($0.persistentID) }
             guard kept.count < unacked.count else { continue }
             server.receivers.byPhone[p]?.unacked = kept
-            let known = unacked.filter { acked.contains($0.persistentID) }.map(\.persistentID)
-            emit(.server, .receiverAcked, [Field("ids", .list(known))], on: p, into: &out)
+            let known = unacked.filter { acked.contains($0.persistentID) }
+            emit(
+                .server, .receiverAcked,
+                [
+                    Field("ids", .list(known.map(\.messageID))),
+                    Field("persistent_ids", .list(known.map(\.persistentID))),
+                ],
+                on: p, into: &out)
         }
     }
 
@@ -167,7 +173,7 @@ extension DeviceEngine {
             "0:\(wallClock.unixSeconds(at: now) * 1_000)%" + String(repeating: "0", count: max(0, 16 - hex.count)) + hex
         let written = write(
             ReceiverMessage(
-                persistentID: persistentID, from: from, category: Receivers.chromeApp,
+                messageID: message.id, persistentID: persistentID, from: from, category: Receivers.chromeApp,
                 appData: [
                     KeyValue("crypto-key", "dh=" + Self.padded(sealed.dh)),
                     KeyValue("encryption", "salt=" + Self.padded(sealed.salt)),
@@ -204,7 +210,8 @@ extension DeviceEngine {
         }
         _ = write(
             ReceiverMessage(
-                persistentID: message.id, from: PushService.googleHost, category: Receivers.chromeApp,
+                messageID: message.id, persistentID: message.id, from: PushService.googleHost,
+                category: Receivers.chromeApp,
                 appData: appData, rawData: Base64URL.decode(request.body) ?? [], ttl: message.ttl,
                 sent: wallClock.unixSeconds(at: now)),
             to: p, into: &out)
@@ -222,14 +229,17 @@ extension DeviceEngine {
             emit(
                 .server, .discarded,
                 [
-                    .text("id", dropped.persistentID), .text("reason", "store-limit"),
+                    .text("id", dropped.messageID), .text("reason", "store-limit"),
                     .text("detail", "more than \(Receivers.unackedLimit) written and not acked: the oldest is dropped"),
                 ], on: p, into: &out)
         }
         server.links.effects.append(.mcs(connection, .data(message)))
         emit(
             .server, .receiverSent,
-            [.text("id", message.persistentID), .text("from", message.from), .number("bytes", message.rawData.count)],
+            [
+                .text("id", message.messageID), .text("persistent_id", message.persistentID),
+                .text("from", message.from), .number("bytes", message.rawData.count),
+            ],
             on: p, into: &out)
         return true
     }

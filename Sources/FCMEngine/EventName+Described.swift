@@ -675,17 +675,19 @@ extension EventName {
                     "docs/device-receivers.md"))
         case .receiverSent:
             EventDescription(
-                fields: ["id", "from", "bytes"],
+                fields: ["id", "persistent_id", "from", "bytes"],
                 meaning:
-                    "a message was written to a real client's MCS connection (its persistent `id`, `bytes` "
-                    + "encrypted): it is kept until the client acks it",
+                    "a message (`id`, as the app server knows it) was written to a real client's MCS connection "
+                    + "(`persistent_id`, the connection's own; `bytes` encrypted): it is kept until the client acks it",
                 rule: RuleNote(
                     "FCM encrypts a message to a Chrome-style receiver with aesgcm and its keys in app data; the "
                         + "client decrypts it itself.", "docs/device-receivers.md"))
         case .receiverAcked:
             EventDescription(
-                fields: ["ids"],
-                meaning: "a real client acked messages (selective ack): they are not sent again",
+                fields: ["ids", "persistent_ids"],
+                meaning:
+                    "a real client acked messages (selective ack, by `persistent_ids`; `ids` as the app server knows "
+                    + "them): they are not sent again",
                 rule: RuleNote(
                     "The client acks each message it took; what it did not ack comes again.", "docs/device-receivers.md"
                 ))

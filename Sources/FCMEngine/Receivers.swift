@@ -146,6 +146,10 @@ public enum MCSStanza: Sendable, Equatable {
 /// `DataMessageStanza` for a Chrome-style receiver (the payload encrypted to its
 /// subscription, `aesgcm`, with the keys in app data).
 public struct ReceiverMessage: Sendable, Equatable, Codable {
+    /// The message's id as the app server knows it (FCM's message id, or the Web Push
+    /// message's), which events name it by.
+    public var messageID: String
+    /// The connection's own id for it, which the client acks.
     public var persistentID: String
     public var from: String
     /// The receiver's app (`org.chromium.linux`).
@@ -157,9 +161,10 @@ public struct ReceiverMessage: Sendable, Equatable, Codable {
     public var sent: Int64
 
     public init(
-        persistentID: String, from: String, category: String, appData: [KeyValue], rawData: [UInt8], ttl: Int64,
-        sent: Int64
+        messageID: String, persistentID: String, from: String, category: String, appData: [KeyValue],
+        rawData: [UInt8], ttl: Int64, sent: Int64
     ) {
+        self.messageID = messageID
         self.persistentID = persistentID
         self.from = from
         self.category = category

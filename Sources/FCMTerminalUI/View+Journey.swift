@@ -61,6 +61,7 @@ extension View {
             return Hop(from: .device, to: .app, label: event.name + error)
         // Web Push: app server → push service (FCM) → browser (device) → service worker (app).
         case .webPushAccepted: return Hop(from: .appServer, to: .server, label: "Web Push: 201")
+        case .receiverSent: return Hop(from: .server, to: .device, label: "to the real client (MCS)")
         case .webPushHeld: return Hop(from: .server, to: .server, label: "held: " + (event.string("reason") ?? ""))
         case .webPushDropped:
             let reason = event.string("reason") ?? ""

@@ -174,7 +174,7 @@ struct ReceiverTests {
         r.h.push(data: [KeyValue("n", "1")], to: r.fcmToken)
         r.h.push(data: [KeyValue("n", "2")], to: r.fcmToken)
         r.h.push(data: [KeyValue("n", "3")], to: r.fcmToken)
-        let sent = r.h.named("receiverSent").compactMap { $0.string("id") }
+        let sent = r.h.named("receiverSent").compactMap { $0.string("persistent_id") }
         #expect(sent.count == 3)
         r.mcs(.acked(1, [sent[0]]))
         #expect(r.h.named("receiverAcked").last.map { $0.fields.description }?.contains(sent[0]) == true)

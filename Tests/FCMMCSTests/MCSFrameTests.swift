@@ -131,7 +131,7 @@ import Testing
         _ = session.receive(MCSFrameTests().loginFrame())
         _ = session.render(.loginAccepted, unixMillis: 0)
         let message = ReceiverMessage(
-            persistentID: "0:5%00000000000000a1", from: "1234", category: "org.chromium.linux",
+            messageID: "m-1", persistentID: "0:5%00000000000000a1", from: "1234", category: "org.chromium.linux",
             appData: [KeyValue("crypto-key", "dh=AA=="), KeyValue("subtype", "wp:x#1")], rawData: [1, 2, 3],
             ttl: 60, sent: 1_700_000_000)
         guard case .write(let bytes) = session.render(.data(message), unixMillis: 0).first else {

@@ -33,7 +33,8 @@ public func fuzzMCS(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     if loggedIn {
         let message = ReceiverMessage(
-            persistentID: "0:1%1", from: "1", category: "c", appData: [KeyValue("k", "v")], rawData: bytes, ttl: 1,
+            messageID: "m", persistentID: "0:1%1", from: "1", category: "c", appData: [KeyValue("k", "v")],
+            rawData: bytes, ttl: 1,
             sent: 1)
         _ = session.render(.data(message), unixMillis: 0)
     }
