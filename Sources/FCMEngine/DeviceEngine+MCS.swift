@@ -123,7 +123,7 @@ extension DeviceEngine {
     /// Why a phone command is refused for a real client, or nil: it decides for
     /// itself whether it is online, in front or installed; the server can only end
     /// its connection or send it something.
-    func receiverRefusal(_ command: PhoneCommand) -> String? {
+    public static func receiverRefusal(_ command: PhoneCommand) -> String? {
         switch command {
         case .setNetwork(.offline), .webPush: nil
         default:

@@ -171,7 +171,9 @@ public struct DeviceEngine: Sendable, Codable {
             return refuse(command.stepName, refusal, on: p, into: &out)
         }
         if server.hasReceivers, server.isReceiver(p) {
-            if let refusal = receiverRefusal(command) { return refuse(command.stepName, refusal, on: p, into: &out) }
+            if let refusal = Self.receiverRefusal(command) {
+                return refuse(command.stepName, refusal, on: p, into: &out)
+            }
             if case .setNetwork = command { return disconnectReceiver(p, into: &out) }
         }
         switch command {

@@ -36,7 +36,9 @@ public final class TUILink: DeviceDoor, SessionClocked, @unchecked Sendable {
         if let port = server.ccsPort { parts.append("CCS :\(port)") }
         if let port = server.ccsPlainPort { parts.append(server.ccsPort == nil ? "CCS plain :\(port)" : ":\(port)") }
         if let port = server.httpPort { parts.append("HTTP :\(port)") }
-        summary = parts.joined(separator: " ")
+        // MCS is a segment of its own (after two spaces): the header drops it first
+        // when the line is narrow.
+        summary = parts.joined(separator: " ") + (server.mcsPort.map { "  MCS :\($0)" } ?? "")
         // `w` saves what every door did from here on.
         server.host.box.startRecording()
     }

@@ -117,7 +117,8 @@ public enum View {
         segment(
             model.device.server.serviceUp ? "service up" : "service DOWN", model.device.server.serviceUp ? .ok : .error)
         if let listeners = model.networkSummary {
-            segment(listeners, .ok)
+            // Its parts, most needed first, each shown where it fits.
+            for part in listeners.components(separatedBy: "  ") { segment(part, .ok) }
             segment("app server: \(model.device.configuration.appServer.rawValue)", .dim)
         } else {
             // Said before the app server, so that it shows at 80 columns too.
@@ -143,14 +144,17 @@ public enum View {
     }
 
     /// The footer's keys for the phone shown, without those its platform refuses (the
-    /// engine says which: a browser has no upstream and no Doze); `z` is sleep on an
-    /// iPhone. Made from `KeyTable`.
-    static func footerKeys(for platform: Platform) -> [(String, String)] {
-        let refused: [MainAction: PhoneCommand] = [
+    /// engine says which: a browser has no upstream and no Doze), or that only a real
+    /// client does itself; `z` is sleep on an iPhone. Made from `KeyTable`.
+    static func footerKeys(for platform: Platform, realClient: Bool = false) -> [(String, String)] {
+        let asked: [MainAction: PhoneCommand] = [
             .send: .send(UpstreamRequest(to: "", messageID: "")), .doze: .setDoze(true),
+            .foreground: .setAppState(.foreground), .tap: .tap(.last),
         ]
         return KeyTable.mainFooter.compactMap { actions, label in
-            if let command = actions.first.flatMap({ refused[$0] }), DeviceEngine.refusal(command, on: platform) != nil
+            if let command = actions.first.flatMap({ asked[$0] }),
+                DeviceEngine.refusal(command, on: platform) != nil
+                    || (realClient && DeviceEngine.receiverRefusal(command) != nil)
             {
                 return nil
             }
@@ -173,7 +177,11 @@ public enum View {
         grid.put("q", x: fixedX + 8, y: y, style: .key)
         grid.put(" quit", x: fixedX + 9, y: y, style: .dim)
         var x = 1
-        let keys = model.play == nil ? footerKeys(for: model.shown.settings.platform) : playFooterKeys
+        let keys =
+            model.play == nil
+            ? footerKeys(
+                for: model.shown.settings.platform, realClient: model.device.isRealClient(phoneAt: model.shownIndex))
+            : playFooterKeys
         // Two spaces between keys where they fit, one where that makes them all fit.
         let wide = keys.reduce(1) { $0 + $1.0.count + $1.1.count + 3 }
         let gap = wide > fixedX ? " " : "  "
