@@ -342,7 +342,8 @@ extension EventName {
                 meaning:
                     "dropped (`reason`: `ttl-zero`, `collapse-key-limit`, `store-limit`, `inactive`, "
                     + "`uninstalled`, `force-quit`: a background push to an iPhone app the user swiped away; "
-                    + "`fault`: a NEVER_DELIVERED fault)",
+                    + "`fault`: a NEVER_DELIVERED fault; for a real client, `expired` (not acked within its TTL), "
+                    + "`store-limit` (more than 100 not acked), `undeliverable` (no key to encrypt to))",
                 rule: .discarded)
         case .tokenExpired:
             EventDescription(
