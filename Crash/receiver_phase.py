@@ -8,7 +8,6 @@ again). Its token must stay the same.
 
 Runs in Interop/.receiver (made by Interop/setup.sh):
   Interop/.receiver/bin/python Crash/receiver_phase.py .build/debug/fcm-device [ROUNDS]"""
-import asyncio
 import json
 import logging
 import os
@@ -22,7 +21,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Interop"))
-from test_receiver import KEY, PROFILE, config, patch_hosts  # noqa: E402
+from test_receiver import KEY, PROFILE, Receiver  # noqa: E402
 
 
 class Serve:
@@ -33,54 +32,25 @@ class Serve:
         self.listening = json.loads(self.proc.stdout.readline())
         threading.Thread(target=lambda: [None for _ in self.proc.stdout], daemon=True).start()
         self.base = "http://127.0.0.1:%d" % self.listening["http"]
-        os.environ["SSL_CERT_FILE"] = self.listening["tlsCert"]
-        patch_hosts(self.base, self.listening["mcs"])
 
 
-class Client:
-    """A firebase-messaging client on an event loop of its own."""
+def start_client(serve, credentials, received):
+    """The real client, logged in on `serve`, saying it has `received`."""
+    from firebase_messaging import FcmPushClientConfig
 
-    def __init__(self, credentials, received):
-        self.credentials = credentials
-        self.numbers = set()
-        self.persistent_ids = list(received)
-        self.loop = asyncio.new_event_loop()
-        threading.Thread(target=self.loop.run_forever, daemon=True).start()
-        self.token = asyncio.run_coroutine_threadsafe(self._start(), self.loop).result(30)
+    quick = FcmPushClientConfig(abort_on_sequential_error_count=None, connection_retry_count=1)
+    return Receiver(None, serve=serve, credentials=credentials, client_config=quick, received=received)
 
-    def _on_message(self, payload, persistent_id, context):
-        self.persistent_ids.append(persistent_id)
-        number = payload.get("data", {}).get("n")
-        if number is not None:
-            self.numbers.add(int(number))
 
-    def _saved(self, credentials):
-        self.credentials = credentials
+def numbers(client):
+    return {int(payload["data"]["n"]) for payload, _ in client.received if "n" in payload.get("data", {})}
 
-    async def _start(self):
-        from firebase_messaging import FcmPushClient, FcmPushClientConfig
 
-        self.client = FcmPushClient(
-            self._on_message, config(), self.credentials, self._saved,
-            received_persistent_ids=list(self.persistent_ids),
-            config=FcmPushClientConfig(abort_on_sequential_error_count=None, connection_retry_count=1))
-        token = await self.client.checkin_or_register()
-        await self.client.start()
-        for _ in range(100):
-            if self.client.is_started():
-                return token
-            await asyncio.sleep(0.1)
-        raise AssertionError("the client did not log in over MCS")
-
-    def stop(self):
-        async def stop():
-            await self.client.stop()
-            await asyncio.gather(*self.client.tasks, return_exceptions=True)
-
-        try:
-            asyncio.run_coroutine_threadsafe(stop(), self.loop).result(30)
-        finally:
-            self.loop.call_soon_threadsafe(self.loop.stop)
+def stop_client(client):
+    try:
+        client.stop_client()
+    finally:
+        client.loop.call_soon_threadsafe(client.loop.stop)
 
 
 def send(base, token, number):
@@ -94,7 +64,7 @@ def send(base, token, number):
 def receiver_phase(binary, rounds, rng):
     state = tempfile.mkdtemp(prefix="fcm-crash-receiver-")
     serve = Serve(binary, state)
-    client = Client(None, [])
+    client = start_client(serve, None, [])
     token, credentials = client.token, client.credentials
     answered, received, number = set(), set(), 0
     for round_number in range(rounds):
@@ -117,19 +87,19 @@ def receiver_phase(binary, rounds, rng):
         serve.proc.wait(timeout=10)
         stop.set()
         thread.join(timeout=10)
-        received |= client.numbers
+        received |= numbers(client)
         persistent_ids = client.persistent_ids
-        client.stop()
+        stop_client(client)
         serve = Serve(binary, state)
-        client = Client(credentials, persistent_ids)
+        client = start_client(serve, credentials, persistent_ids)
         assert client.token == token, "round %d: the token changed after a restart" % round_number
         deadline = time.time() + 20
-        while time.time() < deadline and not answered <= received | client.numbers:
+        while time.time() < deadline and not answered <= received | numbers(client):
             time.sleep(0.2)
-        lost = sorted(answered - received - client.numbers)
+        lost = sorted(answered - received - numbers(client))
         assert not lost, "round %d: answered but never received: %s" % (round_number, lost[:20])
-        received |= client.numbers
-    client.stop()
+        received |= numbers(client)
+    stop_client(client)
     serve.proc.send_signal(signal.SIGTERM)
     serve.proc.wait(timeout=10)
     return len(answered)

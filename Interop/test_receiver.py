@@ -61,7 +61,9 @@ class Receiver:
     stops with its serve: a client left running would reconnect to the next serve (the
     hosts are patched module-wide) with the same seeded credentials."""
 
-    def __init__(self, binary, serve=None, credentials=None, client_config=None):
+    def __init__(self, binary, serve=None, credentials=None, client_config=None, received=()):
+        """`received`: the persistent ids it says it has at its login (a client that
+        keeps them, as firebase-messaging's users do across restarts)."""
         from py_vapid import Vapid
 
         self.vapid = Vapid()
@@ -74,6 +76,7 @@ class Receiver:
         self.cond = threading.Condition()
         self.credentials = credentials
         self.client_config = client_config
+        self.already = list(received)
         self.loop = asyncio.new_event_loop()
         threading.Thread(target=self.loop.run_forever, daemon=True).start()
         self.client = None
@@ -95,7 +98,8 @@ class Receiver:
 
         self.client = FcmPushClient(
             self._on_message, config(self.vapid), self.credentials, self._saved,
-            config=self.client_config or FcmPushClientConfig(abort_on_sequential_error_count=None))
+            config=self.client_config or FcmPushClientConfig(abort_on_sequential_error_count=None),
+            received_persistent_ids=list(self.already))
         token = await self.client.checkin_or_register()
         await self.client.start()
         for _ in range(100):
@@ -103,6 +107,11 @@ class Receiver:
                 return token
             await asyncio.sleep(0.1)
         raise AssertionError("the client did not log in over MCS")
+
+    @property
+    def persistent_ids(self):
+        """What it received: the ids it had at its login, then each message's."""
+        return self.already + [persistent_id for _, persistent_id in self.received]
 
     def stop_client(self):
         async def stop():

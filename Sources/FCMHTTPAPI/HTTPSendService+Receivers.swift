@@ -1,5 +1,6 @@
 import FCMEngine
 import FCMJSON
+import FCMLegacyFields
 import FCMMCS
 import Foundation
 
@@ -25,13 +26,21 @@ extension HTTPSendService {
                     authorization: request.header("authorization"), app: field("app"), subtype: field("X-subtype"),
                     sender: field("sender")))
         case .installations(let project):
-            guard let body = Self.jsonObject(request.body) else { return Self.notJSON() }
+            let body: JSONObject
+            switch Self.registrationBody(request.body, "CreateInstallationRequest") {
+            case .failure(let refusal): return refusal.reply
+            case .success(let read): body = read
+            }
             read = .installation(
                 .init(
                     project: project, apiKey: request.header("x-goog-api-key"), appID: body["appId"]?.string,
                     fid: body["fid"]?.string))
         case .registrations(let project):
-            guard let body = Self.jsonObject(request.body) else { return Self.notJSON() }
+            let body: JSONObject
+            switch Self.registrationBody(request.body, "CreateRegistrationRequest") {
+            case .failure(let refusal): return refusal.reply
+            case .success(let read): body = read
+            }
             let web = body["web"]?.object
             read = .registration(
                 .init(
@@ -56,19 +65,34 @@ extension HTTPSendService {
         return reply
     }
 
-    static func jsonObject(_ body: [UInt8]) -> JSONObject? {
-        (try? JSONParser.parse(body))?.object
-    }
+    /// The bodies of the Installations and FCM registrations calls, as far as a web
+    /// client sends them: a name they do not have, or a value of another type, is
+    /// refused with Google's words, as the v1 API's are.
+    static let registrationSchemas: [String: [String: V1Field]] = [
+        "CreateInstallationRequest": [
+            "appId": V1Field("string"), "authVersion": V1Field("string"), "fid": V1Field("string"),
+            "sdkVersion": V1Field("string"),
+        ],
+        "CreateRegistrationRequest": ["web": V1Field("WebRegistration")],
+        "WebRegistration": [
+            "applicationPubKey": V1Field("string"), "auth": V1Field("string"), "endpoint": V1Field("string"),
+            "p256dh": V1Field("string"),
+        ],
+    ]
 
-    /// Google's answer to a body that is not JSON.
-    static func notJSON() -> HTTPReply {
-        .json(
-            400,
-            JSONValue.members([
-                "error": .members([
-                    "code": .int(400), "message": .string("Invalid JSON payload received."),
-                    "status": .string("INVALID_ARGUMENT"),
-                ])
-            ]).json)
+    /// A body read as JSON and against its schema, or Google's refusal of it.
+    static func registrationBody(_ body: [UInt8], _ schema: String) -> Result<JSONObject, V1Error> {
+        switch LegacyFields.object(body) {
+        case .failure(let problem): return .failure(.invalidArgument("Invalid JSON payload received. \(problem)"))
+        case .success(let object):
+            do {
+                try V1SchemaCheck.validate(object, against: schema, in: registrationSchemas)
+                return .success(object)
+            } catch let error as V1Error {
+                return .failure(error)
+            } catch {
+                return .failure(.invalidArgument("\(error)"))
+            }
+        }
     }
 }

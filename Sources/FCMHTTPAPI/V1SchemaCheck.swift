@@ -15,17 +15,23 @@ enum V1SchemaCheck {
         var description: String
     }
 
-    /// Refuses `object` if anything in it breaks `schema` (it sits at `path`).
-    static func validate(_ object: JSONObject, against schema: String, at path: String = "") throws {
+    /// Refuses `object` if anything in it breaks `schema` (it sits at `path`), one of
+    /// `schemas` (the v1 API's, unless another Google API's are given).
+    static func validate(
+        _ object: JSONObject, against schema: String, at path: String = "",
+        in schemas: [String: [String: V1Field]] = V1Schema.fields
+    ) throws {
         var violations: [Violation] = []
-        check(object, against: schema, at: path, into: &violations)
+        check(object, against: schema, at: path, in: schemas, into: &violations)
         guard !violations.isEmpty else { return }
         throw V1Error.schema(violations)
     }
 
-    static func check(_ object: JSONObject, against schema: String, at path: String, into violations: inout [Violation])
-    {
-        guard let fields = V1Schema.fields[schema] else { return }
+    static func check(
+        _ object: JSONObject, against schema: String, at path: String,
+        in schemas: [String: [String: V1Field]] = V1Schema.fields, into violations: inout [Violation]
+    ) {
+        guard let fields = schemas[schema] else { return }
         for member in object.members {
             guard let field = field(named: member.key, in: fields) else {
                 let place = path.isEmpty ? "" : " at '\(path)'"
@@ -37,7 +43,7 @@ enum V1SchemaCheck {
                 )
                 continue
             }
-            check(member.value, field, at: Place(parent: path, key: member.key), into: &violations)
+            check(member.value, field, at: Place(parent: path, key: member.key), in: schemas, into: &violations)
         }
     }
 
@@ -82,8 +88,10 @@ enum V1SchemaCheck {
         return fields[camel]
     }
 
-    private static func check(_ value: JSONValue, _ field: V1Field, at place: Place, into violations: inout [Violation])
-    {
+    private static func check(
+        _ value: JSONValue, _ field: V1Field, at place: Place, in schemas: [String: [String: V1Field]],
+        into violations: inout [Violation]
+    ) {
         if case .null = value { return }
         func invalid(_ kind: String, _ reason: String? = nil) {
             let path = place.path
@@ -132,7 +140,7 @@ enum V1SchemaCheck {
             for (index, item) in items.enumerated() {
                 var at = place
                 at.element = .item(index)
-                check(item, element, at: at, into: &violations)
+                check(item, element, at: at, in: schemas, into: &violations)
             }
         case .map:
             guard case .object(let map) = value else { return invalid("map") }
@@ -140,13 +148,13 @@ enum V1SchemaCheck {
             for (index, entry) in map.members.enumerated() {
                 var at = place
                 at.element = .mapValue(index)
-                check(entry.value, element, at: at, into: &violations)
+                check(entry.value, element, at: at, in: schemas, into: &violations)
             }
         case .schema:
             guard case .object(let object) = value else {
                 return invalid("type.googleapis.com/google.firebase.fcm.v1.\(field.type)")
             }
-            check(object, against: field.type, at: place.path, into: &violations)
+            check(object, against: field.type, at: place.path, in: schemas, into: &violations)
         }
     }
 
