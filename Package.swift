@@ -53,9 +53,12 @@ let package = Package(
             name: "FCMProfiles",
             dependencies: ["FCMEngine", "FCMJSON", "FCMWebPush", .product(name: "Yams", package: "Yams")]
         ),
-        // The running device's front door as a person's door sees it (DeviceDoor), the
-        // session's one clock, and the session the TUI runs alone (LocalSession).
-        .target(name: "FCMDoor", dependencies: ["FCMEngine"]),
+        // The running session, the one front door every door goes through: the host
+        // (DeviceHost: submit, the journal, the event log's fan-out, the timer, a
+        // timeline), its engine box, the event log, the session's clock and its loop
+        // (an event loop's when served, a manual one the TUI moves), and the door a
+        // person's TUI sees (DeviceDoor). No listener and no NIO.
+        .target(name: "FCMDoor", dependencies: ["FCMEngine", "FCMProfiles", "FCMStore"]),
         // The TUI as a pure model, update and view: state to a grid of cells.
         .target(name: "FCMTerminalUI", dependencies: ["FCMDoor", "FCMEngine", "FCMJSON", "FCMProfiles"]),
         // The system ncursesw, through a small C shim.
@@ -102,15 +105,18 @@ let package = Package(
             name: "FCMHTTPAPI",
             dependencies: ["FCMEngine", "FCMJSON", "FCMLegacyFields", "FCMCredentials", "FCMMCS"]
         ),
+        // The control API (/emulator/v1/): the fleet read, actions at its two doors,
+        // events, faults and expectations, on the session's event log.
+        .target(name: "FCMControlAPI", dependencies: ["FCMDoor", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI"]),
         // The device's state in SQLite (GRDB): a snapshot and a write-ahead journal of
         // the calls made on the engine since.
-        .target(name: "FCMControlAPI", dependencies: ["FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI"]),
         .target(
             name: "FCMStore",
             dependencies: ["FCMEngine", "FCMJSON", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        // The emulated connection server on SwiftNIO: the listeners (CCS, HTTP, the
-        // HTTPS proxy) around the one shared device.
+        // The emulated connection server on SwiftNIO: the listeners (CCS, MCS, HTTP,
+        // the HTTPS proxy) that hand a session (FCMDoor) what arrives and write what it
+        // asks for. They listen; the session is not theirs.
         .target(
             name: "FCMConnectionServer",
             dependencies: [
@@ -167,6 +173,7 @@ let package = Package(
             path: "Benchmarks/XMPPLoad"
         ),
         .testTarget(name: "FCMEngineTests", dependencies: ["FCMEngine", "FCMJSON", "FCMWebPush"]),
+        .testTarget(name: "FCMDoorTests", dependencies: ["FCMDoor", "FCMEngine", "FCMProfiles"]),
         .testTarget(name: "FCMWebPushTests", dependencies: ["FCMWebPush", "FCMJSON"]),
         .testTarget(
             name: "FCMStoreTests",
@@ -186,7 +193,7 @@ let package = Package(
             dependencies: ["FCMMCS", "FCMEngine", .product(name: "SwiftProtobuf", package: "swift-protobuf")]),
         .testTarget(
             name: "FCMControlAPITests",
-            dependencies: ["FCMControlAPI", "FCMHTTPAPI", "FCMEngine", "FCMJSON", "FCMProfiles"]),
+            dependencies: ["FCMControlAPI", "FCMDoor", "FCMHTTPAPI", "FCMEngine", "FCMJSON", "FCMProfiles"]),
         .testTarget(
             name: "FCMHTTPAPITests", dependencies: ["FCMHTTPAPI", "FCMEngine", "FCMJSON", "FCMLegacyFields"]),
         .testTarget(

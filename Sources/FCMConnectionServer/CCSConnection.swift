@@ -1,3 +1,4 @@
+import FCMDoor
 import FCMEngine
 import FCMXMPP
 import NIOCore

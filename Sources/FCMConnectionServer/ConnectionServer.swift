@@ -1,5 +1,6 @@
 import FCMControlAPI
 import FCMCredentials
+import FCMDoor
 import FCMEngine
 import FCMHTTPAPI
 import FCMProfiles
@@ -50,6 +51,10 @@ public struct ServerOptions: Sendable {
 /// loop, the HTTP send APIs on both of the group's loops, reaching the device on its.
 public final class ConnectionServer: @unchecked Sendable {
     public let host: DeviceHost
+    /// The event loop the session runs on (the XMPP and MCS listeners' too).
+    public let loop: any EventLoop
+    /// Replies and stanzas held until the journal is on disk, gathered per event loop.
+    let releases: DurableReleases
     /// Every event, numbered, for the control API.
     public let events: EventLog
     let group: MultiThreadedEventLoopGroup
@@ -78,14 +83,15 @@ public final class ConnectionServer: @unchecked Sendable {
         }
     }
 
-    /// Serves a device the composition root made: opens the listeners `options` name
-    /// on `group` (the XMPP ones on the host's loop); `startDevice()` then issues the
-    /// device's first tokens. It decides nothing about what it serves.
+    /// Serves a session the composition root made on `loop` (an event loop of
+    /// `group`): opens the listeners `options` name on `group` (the XMPP and MCS ones
+    /// on the session's loop); `startDevice()` then issues the device's first tokens.
+    /// It decides nothing about what it serves.
     public static func serve(
-        _ host: DeviceHost, events: EventLog, group: MultiThreadedEventLoopGroup, http services: HTTPServices?,
-        options: ServerOptions
+        _ host: DeviceHost, on loop: any EventLoop, events: EventLog, group: MultiThreadedEventLoopGroup,
+        http services: HTTPServices?, options: ServerOptions
     ) async throws -> ConnectionServer {
-        let server = ConnectionServer(host: host, events: events, group: group)
+        let server = ConnectionServer(host: host, loop: loop, events: events, group: group)
         server.bind = options.bind
         // Real connections are numbered past a profile's own and past those a saved
         // device remembers.
@@ -127,7 +133,8 @@ public final class ConnectionServer: @unchecked Sendable {
                 let https = try options.tls?.httpsContext()
                 let listener = try await ServerError.naming("the HTTP port", options.bind, port) {
                     try await HTTPListener.start(
-                        service: services.send, control: services.control, releases: host.releases, bind: options.bind,
+                        service: services.send, control: services.control, releases: server.releases,
+                        bind: options.bind,
                         port: port, tls: https, on: group)
                 }
                 server.http = listener
@@ -136,7 +143,7 @@ public final class ConnectionServer: @unchecked Sendable {
                     guard let https else { throw ServerError.missingTLS }
                     let secure = try await ServerError.naming("the HTTPS port", options.bind, httpsPort) {
                         try await HTTPListener.start(
-                            service: services.send, control: services.control, releases: host.releases,
+                            service: services.send, control: services.control, releases: server.releases,
                             bind: options.bind, port: httpsPort, tls: https, tlsFromStart: true, on: group)
                     }
                     server.https = secure
@@ -150,8 +157,10 @@ public final class ConnectionServer: @unchecked Sendable {
         return server
     }
 
-    init(host: DeviceHost, events: EventLog, group: MultiThreadedEventLoopGroup) {
+    init(host: DeviceHost, loop: any EventLoop, events: EventLog, group: MultiThreadedEventLoopGroup) {
         self.host = host
+        self.loop = loop
+        releases = DurableReleases(store: host.box.store)
         self.events = events
         self.group = group
     }
@@ -173,8 +182,8 @@ public final class ConnectionServer: @unchecked Sendable {
         _ address: String, _ port: Int, tls: NIOSSLContext?,
         handler: @escaping @Sendable (ConnectionID) -> any ChannelHandler & Sendable
     ) async throws -> any Channel {
-        let host = self.host
-        let channel = try await ServerBootstrap(group: host.loop)
+        let releases = self.releases
+        let channel = try await ServerBootstrap(group: loop)
             .serverChannelOption(.backlog, value: 1_024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -182,7 +191,7 @@ public final class ConnectionServer: @unchecked Sendable {
                 let connection = handler(nextNumber())
                 do {
                     if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
-                    try channel.pipeline.syncOperations.addHandler(DurableFlushGate(releases: host.releases))
+                    try channel.pipeline.syncOperations.addHandler(DurableFlushGate(releases: releases))
                     try channel.pipeline.syncOperations.addHandler(connection)
                     return channel.eventLoop.makeSucceededVoidFuture()
                 } catch {
@@ -201,7 +210,7 @@ public final class ConnectionServer: @unchecked Sendable {
 
     /// Registers the device (its first tokens go to the log) and plays `timeline`.
     public func startDevice(timeline: [Step] = []) async throws {
-        try await host.loop.submit { [host] in
+        try await loop.submit { [host] in
             host.start()
             host.play(timeline)
         }.get()
@@ -209,10 +218,7 @@ public final class ConnectionServer: @unchecked Sendable {
 
     /// The timeline's expectations not reached yet, and the device's time now.
     public func unreachedExpectations() async -> (steps: [Step], now: Millis) {
-        (try? await host.loop.submit { [host] in
-            host.box.lock.withLock { (host.scenario?.unplayedExpectations ?? [], host.now) }
-        }.get())
-            ?? ([], 0)
+        (try? await loop.submit { [host] in host.unreachedExpectations }.get()) ?? ([], 0)
     }
 
     /// Runs a command on the device, through its front door.
@@ -232,17 +238,10 @@ public final class ConnectionServer: @unchecked Sendable {
         channels = []
         // Writes held for the disk are let go while the loops still run.
         await host.box.durable()
-        try? await host.loop.submit { [host] in host.stop() }.get()
+        try? await loop.submit { [host] in host.stop() }.get()
         try await group.shutdownGracefully()
         if let store = host.box.store {
-            // Past the front door on purpose: the loops are down, so `transact` could
-            // hand nothing on, and every listener is closed, so the stop's events
-            // reach no one. The box still journals the input as it settles.
-            let engine = host.box.withEngine { engine in
-                var ignored: [Event] = []
-                engine.handle(.stop(at: host.now), into: &ignored)
-                return engine
-            }
+            let engine = host.stopAfterItsLoop()
             store.close(final: engine)
         }
     }

@@ -1,3 +1,4 @@
+import FCMDoor
 import FCMEngine
 import FCMMCS
 import NIOCore
@@ -27,14 +28,14 @@ final class MCSConnection: ChannelInboundHandler, @unchecked Sendable {
 
     func channelActive(context: ChannelHandlerContext) {
         self.context = context
-        host.receivers[number] = self
+        host.attach(self, as: number)
         context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         pinging?.cancel()
         pinging = nil
-        host.receivers[number] = nil
+        host.detach(number)
         if loggedIn { host.submit { _, time in [.input(.mcs(.closed(number)), at: time)] } }
         self.context = nil
         context.fireChannelInactive()
@@ -58,7 +59,7 @@ final class MCSConnection: ChannelInboundHandler, @unchecked Sendable {
 
     /// Writes what the engine asked for on this connection.
     func write(_ stanza: MCSStanza) {
-        perform(session.render(stanza, unixMillis: DeviceHost.unixMillisNow), fromClient: false)
+        perform(session.render(stanza, unixMillis: SessionClock.unixMillisNow), fromClient: false)
     }
 
     /// Does what the session said; an end it read from the client's bytes is the

@@ -1,3 +1,4 @@
+import FCMDoor
 import FCMEngine
 import FCMHTTPAPI
 import FCMJSON

@@ -74,6 +74,15 @@ public enum LinkEffect: Sendable, Equatable {
     /// Write on a real client's MCS connection (boxed: a message is larger than every
     /// other effect, and CCS writes one effect per message).
     indirect case mcs(ConnectionID, MCSStanza)
+
+    /// The connection the effect is for.
+    public var connection: ConnectionID {
+        switch self {
+        case .write(let id, _), .refuseLogin(let id, _), .streamError(let id, _, _), .endStream(let id),
+            .mcs(let id, _):
+            id
+        }
+    }
 }
 
 /// One app-server connection as the connection server sees it.

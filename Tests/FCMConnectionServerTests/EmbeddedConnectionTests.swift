@@ -1,3 +1,4 @@
+import FCMDoor
 import FCMEngine
 import FCMXMPP
 import Foundation
@@ -24,7 +25,7 @@ final class EmbeddedCCS {
 
     /// A device started from `configuration`, and a first connection to it.
     convenience init(_ configuration: EngineConfiguration) throws {
-        let host = DeviceHost(engine: DeviceEngine(configuration), loop: EmbeddedEventLoop()) { _ in 0 }
+        let host = DeviceHost(engine: DeviceEngine(configuration), loop: NIOSessionLoop(EmbeddedEventLoop())) { _ in 0 }
         host.start()
         try self.init(host: host, number: 1)
     }
@@ -33,7 +34,8 @@ final class EmbeddedCCS {
     init(host: DeviceHost, number: ConnectionID) throws {
         self.host = host
         connection = CCSConnection(host: host, number: number, maxStanzaBytes: 65_536)
-        channel = EmbeddedChannel(handler: connection, loop: host.loop as! EmbeddedEventLoop)
+        channel = EmbeddedChannel(
+            handler: connection, loop: (host.loop as! NIOSessionLoop).eventLoop as! EmbeddedEventLoop)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
     }
 

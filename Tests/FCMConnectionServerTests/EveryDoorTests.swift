@@ -1,4 +1,5 @@
 import FCMConnectionServer
+import FCMDoor
 import FCMEngine
 import FCMProfiles
 import FCMSession
@@ -136,7 +137,7 @@ struct EveryDoorTests {
         try await session.start(timeline: timeline.steps)
         link.submit(.on(device: "pixel", .setAppState(.background)))
         // The timeline plays as the clock is moved on (the TUI's clock keys).
-        try await session.server.host.loop.submit { [host = session.server.host] in host.moveClock(by: 2 * Span.hour) }
+        try await session.server.loop.submit { [host = session.server.host] in host.moveClock(by: 2 * Span.hour) }
             .get()
         try await session.stop()
         let live = link.takeEvents().map(\.name).filter { $0 != "expectationHeld" }

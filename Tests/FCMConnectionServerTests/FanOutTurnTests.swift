@@ -1,4 +1,5 @@
 import FCMConnectionServer
+import FCMDoor
 import FCMEngine
 import FCMHTTPAPI
 import Foundation
@@ -27,7 +28,7 @@ struct FanOutTurnTests {
             event, _ in log.add(event)
         }
         try await server.startDevice()
-        let lastToken = try await server.host.loop.submit { [host = server.host] in
+        let lastToken = try await server.loop.submit { [host = server.host] in
             host.submit { engine, time in
                 engine.devices.map { .input(.on(device: $0.name, .subscribe(topic: "news", sender: "777")), at: time) }
             }

@@ -1,5 +1,6 @@
 import FCMConnectionServer
 import FCMCredentials
+import FCMDoor
 import FCMEngine
 import FCMHTTPAPI
 import FCMJSON
@@ -36,7 +37,7 @@ struct LiveHTTPTests {
             event, _ in log.add(event)
         }
         try await server.startDevice(timeline: timeline)
-        let token = try await server.host.loop.submit { [host = server.host] in host.engine.devices[0].tokens["777"]! }
+        let token = try await server.loop.submit { [host = server.host] in host.engine.devices[0].tokens["777"]! }
             .get()
         return (server, try #require(server.httpPort), token)
     }

@@ -1,4 +1,5 @@
 import FCMConnectionServer
+import FCMDoor
 import FCMEngine
 import FCMProfiles
 import Foundation
@@ -113,7 +114,7 @@ struct LiveRefusedRequestTests {
                 "POST", "/fcm/send", headers: ["Authorization: key=wrong", "Content-Type: application/json"],
                 body: #"{"to":"x","data":{"k":"v"}}"#))
         #expect(await client.reply(until: "\r\n\r\n").hasPrefix("HTTP/1.1 401"))
-        try await server.host.loop.submit { [host = server.host] in host.moveClock(by: Span.hour) }.get()
+        try await server.loop.submit { [host = server.host] in host.moveClock(by: Span.hour) }.get()
         var waited = 0
         while log.named("expectationHeld").isEmpty, log.named("expectationFailed").isEmpty, waited < 500 {
             try await Task.sleep(for: .milliseconds(20))

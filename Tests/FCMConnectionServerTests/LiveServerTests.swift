@@ -1,4 +1,5 @@
 import FCMConnectionServer
+import FCMDoor
 import FCMEngine
 import FCMSession
 import Foundation
@@ -120,7 +121,7 @@ struct LiveServerTests {
         let server = try await start()
         let port = try #require(server.ccsPlainPort)
         #expect(port > 0)
-        let token = try await server.host.loop.submit { [host = server.host] in host.engine.devices[0].tokens["555"]! }
+        let token = try await server.loop.submit { [host = server.host] in host.engine.devices[0].tokens["555"]! }
             .get()
         let client = try RawClient(port: port)
         client.login()
@@ -134,7 +135,7 @@ struct LiveServerTests {
         let port = try #require(server.ccsPlainPort)
         let clients = try (0..<50).map { _ in try RawClient(port: port) }
         for client in clients { client.login() }
-        let token = try await server.host.loop.submit { [host = server.host] in host.engine.devices[0].tokens["555"]! }
+        let token = try await server.loop.submit { [host = server.host] in host.engine.devices[0].tokens["555"]! }
             .get()
         for (index, client) in clients.enumerated() {
             client.write(

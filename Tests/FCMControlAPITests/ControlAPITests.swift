@@ -1,4 +1,5 @@
 import FCMControlAPI
+import FCMDoor
 import FCMEngine
 import FCMHTTPAPI
 import FCMProfiles

@@ -1,5 +1,6 @@
 import Benchmark
 import FCMControlAPI
+import FCMDoor
 import FCMEngine
 import FCMHTTPAPI
 import FCMProfiles

@@ -1,51 +1,12 @@
 import FCMControlAPI
+import FCMDoor
 import FCMEngine
 import FCMHTTPAPI
-import FCMXMPP
-import NIOCore
 
-/// App-server connections coming and going, what they send, and what the engine
-/// asks to be written to them. Translation only: the rules are the engine's.
+/// The session as the HTTP send APIs and the control API reach it: their gateways
+/// hand it inputs through its front door and read it in place. Made by the
+/// composition root, which joins the session to the doors.
 extension DeviceHost {
-    /// Hands the engine something that happened on a connection.
-    func input(_ input: AppServerInput) {
-        loop.preconditionInEventLoop()
-        submit { _, time in [.input(.appServer(input), at: time)] }
-    }
-
-    func opened(_ connection: CCSConnection) {
-        connections[connection.number] = connection
-        input(.opened(connection.number))
-    }
-
-    func closed(_ connection: CCSConnection) {
-        guard connections.removeValue(forKey: connection.number) != nil else { return }
-        input(.closed(connection.number))
-    }
-
-    /// Writes what the engine asked for, then flushes each connection written to once.
-    func perform(_ effects: [LinkEffect]) {
-        guard !effects.isEmpty else { return }
-        var touched: [CCSConnection] = []
-        for effect in effects {
-            switch effect {
-            case .write(let id, let stanza):
-                guard let connection = connections[id] else { continue }
-                connection.write(CCSOutbound.render(stanza, domain: connection.domain), flush: false)
-                if touched.last !== connection { touched.append(connection) }
-            case .refuseLogin(let id, let detail):
-                connections[id]?.refuseLogin(detail)
-            case .streamError(let id, let condition, let text):
-                connections[id]?.endStream(condition: condition, text: text)
-            case .endStream(let id):
-                connections[id]?.endStream()
-            case .mcs(let id, let stanza):
-                receivers[id]?.write(stanza)
-            }
-        }
-        for connection in touched { connection.flush() }
-    }
-
     /// Downstream messages from the HTTP APIs, through the front door on the calling
     /// thread (no hop to the loop and back per request).
     public func send(_ orders: [SendOrder]) -> SendOutcome {
@@ -107,23 +68,5 @@ extension DeviceHost {
     }
 }
 
-extension CCSOutbound {
-    /// The XML of a stanza the engine asked for, on a connection of `domain`.
-    static func render(_ stanza: CCSStanza, domain: String) -> String {
-        switch stanza {
-        case .ack(let id, let token): ack(messageID: id, from: token)
-        case .nack(let id, let token, let error, let description):
-            nack(messageID: id, from: token, error: error, description: description)
-        case .upstream(let message, let token, let category):
-            upstream(
-                sender: message.sender, domain: domain, token: token, messageID: message.id, category: category,
-                data: message.data, timeToLive: message.timeToLive)
-        case .receipt(let owed, let category):
-            CCSOutbound.receipt(
-                originalID: owed.originalID, token: owed.token, category: category, sentAt: owed.sentAt,
-                domain: domain, sender: owed.sender)
-        case .draining: draining
-        case .stanzaError(let id, let original, let text): stanzaError(id: id, original: original, text: text)
-        }
-    }
-}
+/// The control API reads the device in place, under the box's lock.
+extension EngineBox: EngineReader {}

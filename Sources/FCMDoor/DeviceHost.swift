@@ -1,19 +1,19 @@
-import FCMDoor
 import FCMEngine
-import FCMHTTPAPI
 import FCMProfiles
 import FCMStore
-import FCMXMPP
 import Foundation
-import NIOCore
 
-/// The one emulated device and its connection server, shared by every app-server
-/// connection. It lives on one event loop: every method runs there. It hands the
-/// engine what happens on connections, writes the effects the engine asks for,
-/// logs its events, and keeps its timers (and a profile's steps) on the real clock.
-/// It decides nothing: every rule is the engine's.
+/// The running session: the fleet and its connection server, shared by every door
+/// (the TUI's keys, app servers' connections and requests, the control API, a
+/// profile's timeline). Served, it lives on an event loop of its listeners; run by
+/// the TUI alone (no listeners, a fork), on a `ManualLoop` whose time the TUI moves.
+/// Either way it is this one type: one front door (`submit`), one clock, one timer,
+/// one recording, a topic's copies in the same batches. It hands the engine what
+/// happens, writes the effects the engine asks for to its links, logs the events,
+/// and keeps the engine's timers (and a profile's steps) on its clock. It decides
+/// nothing: every rule is the engine's.
 public final class DeviceHost: @unchecked Sendable {
-    public let loop: any EventLoop
+    public let loop: any SessionLoop
     /// The device's engine, shared with the TUI when it runs the listeners.
     public let box: EngineBox
     /// The device session's one clock: the real clock since start, plus whatever
@@ -23,11 +23,10 @@ public final class DeviceHost: @unchecked Sendable {
     /// Logs an event to every subscriber: its sequence number in the session's event
     /// log (0 without one).
     let log: @Sendable (Event) -> Int64
-    /// The open connections, by the id the engine knows them by.
-    var connections: [ConnectionID: CCSConnection] = [:]
-    /// The real clients' open MCS connections, by the id the engine knows them by.
-    var receivers: [ConnectionID: MCSConnection] = [:]
-    var timer: Scheduled<Void>?
+    /// The open connections (app servers', real clients'), by the id the engine
+    /// knows them by. Read and written on the loop only.
+    var links: [ConnectionID: any SessionLink] = [:]
+    var timer: (any SessionTimer)?
     /// The profile's timeline, when one plays. Read and written under the engine's
     /// lock only: it sees every door's events in engine order, on whatever thread.
     var scenario: ScenarioRunner?
@@ -37,19 +36,17 @@ public final class DeviceHost: @unchecked Sendable {
     /// the loop only): one at a time, however many accesses end while it waits.
     var fanOutQueued = false
 
-    /// Whether the engine came from a state file (its tokens exist already).
+    /// Whether the engine was there before this session took it (from a state file,
+    /// or a fork of a played profile): its tokens exist already.
     public let resumed: Bool
-    /// Replies and stanzas held until the journal is on disk, gathered per event loop.
-    let releases: DurableReleases
 
     public init(
-        engine: DeviceEngine, loop: any EventLoop, store: DeviceStore? = nil, resumed: Bool = false,
+        engine: DeviceEngine, loop: any SessionLoop, store: DeviceStore? = nil, resumed: Bool = false,
         log: @escaping @Sendable (Event) -> Int64
     ) {
         box = EngineBox(engine, store: store)
-        releases = DurableReleases(store: store)
         // A resumed device's clock goes on from where it stopped.
-        clock = SessionClock(startingAt: engine.now)
+        clock = loop.clock(startingAt: engine.now)
         self.loop = loop
         self.log = log
         self.resumed = resumed
@@ -63,7 +60,7 @@ public final class DeviceHost: @unchecked Sendable {
     /// Starts the device: its first tokens; or, resumed from its state, says so and
     /// names its tokens, forgets the connections it had, and sends on what it held.
     public func start() {
-        loop.preconditionInEventLoop()
+        assert(loop.inLoop)
         let time = now
         transact { engine, events in
             if resumed {
@@ -74,13 +71,13 @@ public final class DeviceHost: @unchecked Sendable {
             } else {
                 engine.handle(.start(at: 0), into: &events)
             }
-            // This session runs on the real clock: the engine reads app servers'
-            // absolute times (`apns-expiration`) against it.
-            engine.handle(.input(.setWallClock(unixMillis: Self.unixMillisNow), at: time), into: &events)
+            // A session on the real clock: the engine reads app servers' absolute
+            // times (`apns-expiration`) against the wall clock.
+            if let wall = clock.unixMillis {
+                engine.handle(.input(.setWallClock(unixMillis: wall), at: time), into: &events)
+            }
         }
     }
-
-    static var unixMillisNow: Int64 { Int64((Date().timeIntervalSince1970 * 1_000).rounded()) }
 
     /// What the engine made of what a door submitted: the events, in engine order,
     /// and its reply to each input.
@@ -149,7 +146,7 @@ public final class DeviceHost: @unchecked Sendable {
             seenByScenario || box.engine.hasEffects || box.engine.nextDeadline != box.armedDeadline
             || box.scenarioPlaying || box.engine.hasPendingFanOut
         if loopMustAct {
-            if loop.inEventLoop {
+            if loop.inLoop {
                 afterwards()
             } else {
                 loop.execute { [self] in afterwards() }
@@ -174,7 +171,7 @@ public final class DeviceHost: @unchecked Sendable {
         // CPU on a busy machine before the next batch takes the engine again.
         guard fanOut, !stopping, !fanOutQueued else { return }
         fanOutQueued = true
-        loop.scheduleTask(in: Self.fanOutPause) { [self] in
+        _ = loop.schedule(in: Self.fanOutPause) { [self] in
             fanOutQueued = false
             submit { _, time in [.fanOut(at: time)] }
         }
@@ -183,7 +180,7 @@ public final class DeviceHost: @unchecked Sendable {
     /// How long other doors have the engine between two batches of a topic's copies
     /// (measured: at most 0.1 s more for a million copies, within their spread; a
     /// request meanwhile is answered in tens of milliseconds, not after the last copy).
-    static let fanOutPause = TimeAmount.milliseconds(1)
+    static let fanOutPause: Millis = 1
 
     /// Moves the session's clock on by `span` (the TUI's clock keys): what falls due
     /// happens now, and the timer is armed again on the clock as it now reads.
@@ -200,7 +197,7 @@ public final class DeviceHost: @unchecked Sendable {
 
     /// Stops the timers before the loop shuts down.
     public func stop() {
-        loop.preconditionInEventLoop()
+        assert(loop.inLoop)
         stopping = true
         timer?.cancel()
         timer = nil
@@ -214,7 +211,7 @@ public final class DeviceHost: @unchecked Sendable {
         timer = nil
         box.armedDeadline = deadline
         guard let deadline else { return }
-        timer = loop.scheduleTask(in: .milliseconds(max(0, deadline - now))) { [self] in
+        timer = loop.schedule(in: max(0, deadline - now)) { [self] in
             timer = nil
             box.armedDeadline = nil
             // The loop fired the timer for this deadline: what was due then happens at
@@ -228,12 +225,29 @@ public final class DeviceHost: @unchecked Sendable {
         }
     }
 
+    /// The timeline's expectations not reached yet, and the session's time now.
+    public var unreachedExpectations: (steps: [Step], now: Millis) {
+        box.lock.withLock { (scenario?.unplayedExpectations ?? [], now) }
+    }
+
+    /// Ends a session whose loop is down and whose doors are closed: the stop goes to
+    /// the engine past the front door on purpose (`transact` could hand nothing to
+    /// the loop, and the stop's events would reach no one); the box still journals it
+    /// as it settles. Answers the engine as it stopped.
+    public func stopAfterItsLoop() -> DeviceEngine {
+        box.withEngine { engine in
+            var ignored: [Event] = []
+            engine.handle(.stop(at: now), into: &ignored)
+            return engine
+        }
+    }
+
     /// Plays a profile's timeline on the real clock: each step at its time since
     /// start, `expect` steps judged as they are reached (`expectationHeld` or
     /// `expectationFailed` in the log). A resumed device has played the steps up to
     /// where its clock stood.
     public func play(_ steps: [Step]) {
-        loop.preconditionInEventLoop()
+        assert(loop.inLoop)
         guard !steps.isEmpty else { return }
         box.lock.withLock {
             scenario = ScenarioRunner(steps: steps, after: resumed ? box.engine.now : nil)
@@ -249,5 +263,34 @@ public final class DeviceHost: @unchecked Sendable {
         runner.play(until: max(now, engine.now), on: &engine, into: &events)
         scenario = runner.finished ? nil : runner
         box.scenarioPlaying = scenario != nil
+    }
+}
+
+extension DeviceHost {
+    /// A connection the engine knows by `id` is open: what the engine asks to be
+    /// written to it goes to `link` (on the loop).
+    public func attach(_ link: any SessionLink, as id: ConnectionID) {
+        assert(loop.inLoop)
+        links[id] = link
+    }
+
+    /// The connection `id` closed: nothing more is written to it. False when it was
+    /// not attached.
+    @discardableResult
+    public func detach(_ id: ConnectionID) -> Bool {
+        assert(loop.inLoop)
+        return links.removeValue(forKey: id) != nil
+    }
+
+    /// Writes what the engine asked for, then flushes each link written to once.
+    func perform(_ effects: [LinkEffect]) {
+        guard !effects.isEmpty else { return }
+        var touched: [any SessionLink] = []
+        for effect in effects {
+            guard let link = links[effect.connection] else { continue }
+            link.perform(effect)
+            if touched.last !== link { touched.append(link) }
+        }
+        for link in touched { link.flush() }
     }
 }

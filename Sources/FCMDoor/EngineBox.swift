@@ -1,4 +1,3 @@
-import FCMControlAPI
 import FCMEngine
 import FCMStore
 import Foundation
@@ -120,6 +119,3 @@ extension EngineBox {
         await durable(durablePoint)
     }
 }
-
-/// The control API reads the device in place, under the box's lock.
-extension EngineBox: EngineReader {}
