@@ -15,7 +15,9 @@ public enum TUIRunner {
     /// happens and the TUI's actions reach them; without, the TUI runs the device
     /// itself. `saveFolder` is where `w` offers to save the session.
     public static func run(profile: Profile, door: (any DeviceDoor)? = nil, saveFolder: String? = nil) -> Int32 {
-        var model = door.map { TUIModel(profile: profile, door: $0) } ?? TUIModel(profile: profile)
+        // Without a served session, the TUI runs one itself on the real clock.
+        let door = door ?? SessionDoor.own(starting: profile.configuration, time: .real)
+        var model = TUIModel(profile: profile, door: door)
         if let saveFolder { model.setSaveFolder(saveFolder) }
         return run(model, clock: (door as? any SessionClocked)?.clock)
     }

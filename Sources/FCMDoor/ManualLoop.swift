@@ -1,10 +1,12 @@
 import FCMEngine
 import Foundation
 
-/// The loop of a session whose time its owner moves on (the TUI's own session, with
-/// no listeners or after a fork, and tests): its tasks wait, in the order they fall
-/// due, until `run(until:)` moves the session's clock past them. Every caller is on
-/// the loop; a task runs on the thread that moves the time.
+/// The loop of a session its owner runs (the TUI's own session, with no listeners or
+/// after a fork, and tests): its tasks wait, in the order they fall due, until
+/// `run(until:)` reaches them. Its clock is the real one (the TUI's own session: the
+/// owner runs the loop as time passes) or one that only `run(until:)` moves (a fork
+/// on play mode's clock, tests). Every caller is on the loop; a task runs on the
+/// thread that runs the loop.
 public final class ManualLoop: SessionLoop, @unchecked Sendable {
     private struct Task {
         var due: Millis
@@ -26,8 +28,9 @@ public final class ManualLoop: SessionLoop, @unchecked Sendable {
     /// The session's clock, which only this loop (and the session's clock keys) moves.
     public let clock: SessionClock
 
-    public init(startingAt start: Millis = 0) {
-        clock = SessionClock(manualFrom: start)
+    /// A loop whose clock reads `start` now: on the real time, or moved by `run(until:)` only.
+    public init(startingAt start: Millis = 0, realTime: Bool = false) {
+        clock = realTime ? SessionClock(startingAt: start) : SessionClock(manualFrom: start)
     }
 
     public var inLoop: Bool { true }
@@ -54,9 +57,9 @@ public final class ManualLoop: SessionLoop, @unchecked Sendable {
         lock.withLock { tasks.lazy.filter { !$0.cancelled.isSet }.map(\.due).min() }
     }
 
-    /// Moves the clock on to `time` (never back), running each task as it falls due,
-    /// at its own time, in order (a task may schedule another, which runs too if it
-    /// falls due by `time`). True when any task ran.
+    /// Runs each task due by `time`, in order, a moved clock going on to each task's
+    /// time and then to `time` (never back); a task may schedule another, which runs
+    /// too if it falls due by `time`. True when any task ran.
     @discardableResult
     public func run(until time: Millis) -> Bool {
         var ran = false

@@ -40,8 +40,9 @@ public final class SessionClock: Sendable {
         offset.withLock { $0 += max(0, span) }
     }
 
-    /// Moves a manual clock on to `time` (never back).
+    /// Moves a manual clock on to `time` (never back); the real clock moves itself.
     func moveOn(to time: Millis) {
+        guard began == nil else { return }
         offset.withLock { $0 = max($0, time) }
     }
 

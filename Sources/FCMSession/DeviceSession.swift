@@ -53,7 +53,7 @@ public final class DeviceSession: Sendable {
     public let server: ConnectionServer
     public let identity: TLSIdentity
     /// Events for the TUI, when it is the one watching.
-    let inbox: TUILink.Inbox
+    let inbox: SessionDoor.Inbox
 
     /// Where the session says it runs, for `fcm-device env`.
     let runningFile: String
@@ -67,7 +67,7 @@ public final class DeviceSession: Sendable {
     let wanted: EngineConfiguration
 
     init(
-        server: ConnectionServer, identity: TLSIdentity, inbox: TUILink.Inbox, trustStore: String,
+        server: ConnectionServer, identity: TLSIdentity, inbox: SessionDoor.Inbox, trustStore: String,
         runningFile: String, profilePath: String?, wanted: EngineConfiguration
     ) {
         self.wanted = wanted
@@ -130,7 +130,7 @@ public final class DeviceSession: Sendable {
             folder, profilePath: settings.profilePath, configuration: configuration, seedNamed: profile.hasSeed,
             fresh: settings.fresh, commitDelay: settings.commitDelay, checkpointEvery: settings.checkpointEvery,
             onWriteFailure: settings.onWriteFailure)
-        let inbox = TUILink.Inbox()
+        let inbox = SessionDoor.Inbox()
         do {
             let trustStore = folder + "/ca-truststore.p12"
             // Only JVM clients need it: a certificate file it cannot read is said, not fatal.
@@ -169,8 +169,15 @@ public final class DeviceSession: Sendable {
     }
 
     /// The TUI's side of the session.
-    public func link() -> TUILink {
-        TUILink(server: server, events: inbox)
+    public func link() -> SessionDoor {
+        var parts: [String] = []
+        if let port = server.ccsPort { parts.append("CCS :\(port)") }
+        if let port = server.ccsPlainPort { parts.append(server.ccsPort == nil ? "CCS plain :\(port)" : ":\(port)") }
+        if let port = server.httpPort { parts.append("HTTP :\(port)") }
+        // MCS is a segment of its own (after two spaces): the header drops it first
+        // when the line is narrow.
+        let summary = parts.joined(separator: " ") + (server.mcsPort.map { "  MCS :\($0)" } ?? "")
+        return SessionDoor(served: server.host, inbox: inbox, summary: summary)
     }
 
     /// The first line `serve` prints: where each open listener is (a closed one is

@@ -119,7 +119,7 @@ extension TUIModel {
         let point = ForkPoint(
             steps: Array(playback.steps.prefix(playback.position)), total: playback.steps.count, at: playback.time)
         // The played engine is handed to a session of its own: the TUI runs it no more.
-        mode = .forked(LocalSession(engine: playback.engine), point)
+        mode = .forked(SessionDoor.own(engine: playback.engine), point)
         say("forked at step \(playback.position)/\(playback.steps.count): yours now; w saves it, Home replays")
     }
 

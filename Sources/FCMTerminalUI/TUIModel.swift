@@ -83,7 +83,7 @@ public struct TUIModel: Sendable {
 
     /// A model on a device the TUI runs itself (no listeners), started at +0.
     public init(profile: Profile) {
-        self.init(profile: profile, door: LocalSession(starting: profile.configuration))
+        self.init(profile: profile, door: SessionDoor.own(starting: profile.configuration))
     }
 
     /// A model on a session's device (`DeviceDoor`): its first events come from it.

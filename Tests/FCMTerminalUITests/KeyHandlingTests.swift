@@ -211,7 +211,7 @@ struct KeyHandlingTests {
         var ignored: [Event] = []
         earlier.handle(.start(at: 0), into: &ignored)
         earlier.handle(.input(.on(.refreshToken(sender: "123456789012")), at: 60_000), into: &ignored)
-        var model = TUIModel(profile: Scenes.android, door: LocalSession(engine: earlier))
+        var model = TUIModel(profile: Scenes.android, door: SessionDoor.own(engine: earlier))
         Scenes.press(&model, [.character("p"), .enter], from: 90_000)
         #expect(model.log.contains { $0.name == "onMessageReceived" })
         let effects = Scenes.press(&model, [.character("w"), .enter], from: 95_000)
@@ -233,7 +233,7 @@ struct KeyHandlingTests {
         earlier.handle(.start(at: 0), into: &ignored)
         earlier.handle(.input(.on(.setAppState(.background)), at: 10_000), into: &ignored)
         earlier.handle(.input(.on(.setPermission(.denied)), at: 20_000), into: &ignored)
-        var model = TUIModel(profile: Scenes.android, door: LocalSession(engine: earlier))
+        var model = TUIModel(profile: Scenes.android, door: SessionDoor.own(engine: earlier))
         Scenes.press(&model, [.character("p"), .enter], from: 90_000)
         #expect(model.log.contains { $0.name == "notificationBlocked" })
         let effects = Scenes.press(&model, [.character("w"), .enter], from: 95_000)

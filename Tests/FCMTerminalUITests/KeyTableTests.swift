@@ -232,10 +232,10 @@ struct StatusLineTests {
 
 /// A session's door that counts everything the TUI asks of it.
 final class CountingDoor: DeviceDoor, @unchecked Sendable {
-    let session: LocalSession
+    let session: SessionDoor
     private(set) var calls: [String] = []
 
-    init(_ profile: Profile) { session = LocalSession(starting: profile.configuration) }
+    init(_ profile: Profile) { session = SessionDoor.own(starting: profile.configuration) }
 
     private func noted<T>(_ name: String, _ answer: T) -> T {
         calls.append(name)

@@ -31,7 +31,7 @@ struct ScreenSnapshotTests {
     }
 
     @Test func aRealClientShownWithItsPaneAndInTheList() throws {
-        let session = LocalSession(starting: Scenes.android.configuration)
+        let session = SessionDoor.own(starting: Scenes.android.configuration)
         // A client's registration calls, each reading what the last made from the device.
         session.submit(.receiver(.checkin(androidID: nil, securityToken: nil)))
         let checkin = try #require(session.view().server.receivers.checkins.values.first)
