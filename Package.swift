@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "fcm-device", targets: ["fcm-device"]),
         .library(name: "FCMEngine", targets: ["FCMEngine"]),
         .library(name: "FCMProfiles", targets: ["FCMProfiles"]),
+        .library(name: "FCMDoor", targets: ["FCMDoor"]),
         .library(name: "FCMTerminalUI", targets: ["FCMTerminalUI"]),
         // For the fuzz targets in Fuzz/ (a package of their own, built with sanitizers).
         .library(name: "FCMJSON", targets: ["FCMJSON"]),
@@ -16,6 +17,7 @@ let package = Package(
         .library(name: "FCMXMPP", targets: ["FCMXMPP"]),
         .library(name: "FCMMCS", targets: ["FCMMCS"]),
         .library(name: "FCMHTTPAPI", targets: ["FCMHTTPAPI"]),
+        .library(name: "FCMHTTPPort", targets: ["FCMHTTPPort"]),
         .library(name: "FCMCredentials", targets: ["FCMCredentials"]),
         .library(name: "FCMControlAPI", targets: ["FCMControlAPI"]),
     ],
@@ -100,14 +102,19 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // What every API of the HTTP port shares, as plain values: a request and its
+        // reply, the port's one route table, its one authentication step, and Google's
+        // v1 error body. The send APIs and the control API both use it.
+        .target(name: "FCMHTTPPort", dependencies: ["FCMEngine", "FCMJSON", "FCMCredentials"]),
         // The HTTP send APIs as plain values: legacy and v1 bodies, the OAuth2 grant.
         .target(
             name: "FCMHTTPAPI",
-            dependencies: ["FCMEngine", "FCMJSON", "FCMLegacyFields", "FCMCredentials", "FCMMCS"]
+            dependencies: ["FCMEngine", "FCMJSON", "FCMLegacyFields", "FCMCredentials", "FCMMCS", "FCMHTTPPort"]
         ),
         // The control API (/emulator/v1/): the fleet read, actions at its two doors,
         // events, faults and expectations, on the session's event log.
-        .target(name: "FCMControlAPI", dependencies: ["FCMDoor", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI"]),
+        .target(
+            name: "FCMControlAPI", dependencies: ["FCMDoor", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPPort"]),
         // The device's state in SQLite (GRDB): a snapshot and a write-ahead journal of
         // the calls made on the engine since.
         .target(
@@ -120,7 +127,9 @@ let package = Package(
         .target(
             name: "FCMConnectionServer",
             dependencies: [
-                "FCMXMPP", "FCMDoor", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI", "FCMCredentials", "FCMStore",
+                "FCMXMPP", "FCMDoor", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI", "FCMHTTPPort",
+                "FCMCredentials",
+                "FCMStore",
                 "FCMControlAPI", "FCMMCS",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -145,6 +154,7 @@ let package = Package(
             name: "FCMSession",
             dependencies: [
                 "FCMConnectionServer", "FCMControlAPI", "FCMDoor", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI",
+                "FCMHTTPPort",
                 "FCMCredentials", "FCMStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -193,14 +203,15 @@ let package = Package(
             dependencies: ["FCMMCS", "FCMEngine", .product(name: "SwiftProtobuf", package: "swift-protobuf")]),
         .testTarget(
             name: "FCMControlAPITests",
-            dependencies: ["FCMControlAPI", "FCMDoor", "FCMHTTPAPI", "FCMEngine", "FCMJSON", "FCMProfiles"]),
+            dependencies: ["FCMControlAPI", "FCMDoor", "FCMHTTPPort", "FCMEngine", "FCMJSON", "FCMProfiles"]),
         .testTarget(
-            name: "FCMHTTPAPITests", dependencies: ["FCMHTTPAPI", "FCMEngine", "FCMJSON", "FCMLegacyFields"]),
+            name: "FCMHTTPAPITests",
+            dependencies: ["FCMHTTPAPI", "FCMHTTPPort", "FCMEngine", "FCMJSON", "FCMLegacyFields"]),
         .testTarget(
             name: "FCMConnectionServerTests",
             dependencies: [
                 "FCMConnectionServer", "FCMDoor", "FCMSession", "FCMXMPP", "FCMEngine", "FCMJSON", "FCMProfiles",
-                "FCMHTTPAPI",
+                "FCMHTTPAPI", "FCMHTTPPort",
                 "FCMCredentials", "FCMStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

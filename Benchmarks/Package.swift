@@ -38,7 +38,7 @@ let package = Package(
             dependencies: ["GeneratedProfile", .product(name: "FCMProfiles", package: "fcm-device")]),
         benchmark("FrameRender", uses: ["FCMEngine", "FCMProfiles", "FCMTerminalUI"]),
         benchmark("PlayMode", uses: ["FCMEngine", "FCMProfiles", "FCMTerminalUI"], generatedProfile: true),
-        benchmark("ControlAPI", uses: ["FCMEngine", "FCMProfiles", "FCMHTTPAPI", "FCMControlAPI"]),
+        benchmark("ControlAPI", uses: ["FCMEngine", "FCMProfiles", "FCMHTTPPort", "FCMDoor", "FCMControlAPI"]),
         benchmark("Fleet", uses: ["FCMEngine", "FCMProfiles", "FCMTerminalUI"]),
         benchmark("ReplayThroughput", uses: ["FCMEngine", "FCMProfiles"], generatedProfile: true),
     ],

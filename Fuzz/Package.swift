@@ -36,6 +36,7 @@ let package = Package(
             dependencies: [
                 "FuzzDriver",
                 .product(name: "FCMHTTPAPI", package: "fcm-device"),
+                .product(name: "FCMHTTPPort", package: "fcm-device"),
                 .product(name: "FCMEngine", package: "fcm-device"),
             ]),
         .executableTarget(

@@ -1,4 +1,5 @@
 import FCMHTTPAPI
+import FCMHTTPPort
 import NIOCore
 import NIOHTTP2
 

@@ -1,5 +1,6 @@
 import FCMControlAPI
 import FCMHTTPAPI
+import FCMHTTPPort
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,5 +1,3 @@
-import FCMHTTPAPI
-
 /// The control API's routes under `/emulator/v1/projects/{project}/`, declared once:
 /// dispatch reads a request by this table, and a 404 lists it.
 enum ControlRoute: Equatable {

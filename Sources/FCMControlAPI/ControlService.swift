@@ -1,6 +1,6 @@
 import FCMDoor
 import FCMEngine
-import FCMHTTPAPI
+import FCMHTTPPort
 import FCMJSON
 import FCMProfiles
 import Foundation

@@ -1,5 +1,5 @@
 import FCMEngine
-import FCMHTTPAPI
+import FCMHTTPPort
 
 /// `GET events?after=SEQ&type=NAME&token=T&id=I&topic=T&side=S&limit=N&wait=5s`: which
 /// events a caller wants, and how long it will wait for the first.

@@ -1,6 +1,6 @@
 import FCMDoor
 import FCMEngine
-import FCMHTTPAPI
+import FCMHTTPPort
 import FCMProfiles
 
 /// `GET events:stream?after=SEQ&type=…`: the event log as server-sent events, each

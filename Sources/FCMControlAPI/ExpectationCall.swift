@@ -1,5 +1,5 @@
 import FCMEngine
-import FCMHTTPAPI
+import FCMHTTPPort
 import FCMJSON
 import FCMProfiles
 

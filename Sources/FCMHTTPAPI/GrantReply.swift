@@ -1,4 +1,5 @@
 import FCMCredentials
+import FCMHTTPPort
 import FCMJSON
 
 extension GrantError {

@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMHTTPPort
 import FCMJSON
 
 /// The replies of status faults, each in the body its API uses when the real

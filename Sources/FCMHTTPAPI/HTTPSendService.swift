@@ -1,5 +1,6 @@
 import FCMCredentials
 import FCMEngine
+import FCMHTTPPort
 import FCMJSON
 import Foundation
 

@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMHTTPPort
 import FCMJSON
 
 /// The legacy API's answers, shaped as the real ones.

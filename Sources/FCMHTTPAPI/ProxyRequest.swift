@@ -1,4 +1,6 @@
 import FCMEngine
+import FCMHTTPPort
+
 /// The HTTPS-proxy route: an SDK told `HTTPS_PROXY=http://127.0.0.1:PORT` opens a
 /// tunnel with `CONNECT host:443`. The emulator takes tunnels to the hosts the SDKs
 /// call, and serves them itself (TLS with its own CA, then its usual routes); a tunnel

@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMHTTPPort
 import FCMJSON
 import FCMLegacyFields
 

@@ -1,3 +1,4 @@
+import FCMHTTPPort
 import FCMJSON
 
 /// A v1 body read against Google's schemas (`V1Schema`, generated from the discovery
@@ -10,10 +11,7 @@ import FCMJSON
 enum V1SchemaCheck {
     /// One thing the schema does not allow: where (the proto path of the value, or of
     /// the object holding an unknown name; none at the root) and what.
-    struct Violation: Equatable, Sendable {
-        var field: String?
-        var description: String
-    }
+    typealias Violation = FieldViolation
 
     /// Refuses `object` if anything in it breaks `schema` (it sits at `path`), one of
     /// `schemas` (the v1 API's, unless another Google API's are given).

@@ -2,6 +2,7 @@ import FCMControlAPI
 import FCMDoor
 import FCMEngine
 import FCMHTTPAPI
+import FCMHTTPPort
 import FCMProfiles
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import FCMEngine
 import FCMHTTPAPI
+import FCMHTTPPort
 import Testing
 
 /// The HTTP port's one route table and its one authentication step.

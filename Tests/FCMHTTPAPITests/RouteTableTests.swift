@@ -1,4 +1,5 @@
 import FCMHTTPAPI
+import FCMHTTPPort
 import Testing
 
 @Suite("The port's one route table")

@@ -1,6 +1,7 @@
 import FCMCredentials
 import FCMEngine
 import FCMHTTPAPI
+import FCMHTTPPort
 import Foundation
 import Testing
 

@@ -1,6 +1,7 @@
 import FCMCredentials
 import FCMEngine
 import FCMHTTPAPI
+import FCMHTTPPort
 import Testing
 
 @Suite("HTTP v1 messages:send")

@@ -1,5 +1,6 @@
 import FCMEngine
 import FCMHTTPAPI
+import FCMHTTPPort
 import Foundation
 import Testing
 

@@ -2,7 +2,7 @@ import Benchmark
 import FCMControlAPI
 import FCMDoor
 import FCMEngine
-import FCMHTTPAPI
+import FCMHTTPPort
 import FCMProfiles
 import Foundation
 

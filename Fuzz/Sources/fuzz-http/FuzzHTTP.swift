@@ -1,5 +1,6 @@
 import FCMEngine
 import FCMHTTPAPI
+import FCMHTTPPort
 import FuzzDriver
 
 /// HTTP send bodies: legacy JSON and form-encoded, and v1, read as the routes do.

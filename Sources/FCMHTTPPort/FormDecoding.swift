@@ -1,12 +1,12 @@
 /// `application/x-www-form-urlencoded` decoding: `+` is a space, `%XX` a byte. The
 /// one form reader of the HTTP APIs (the plain-text legacy send and the token endpoint).
-enum FormDecoding {
-    struct Problem: Error, CustomStringConvertible {
-        var description: String
+package enum FormDecoding {
+    package struct Problem: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// The body's fields in order; an error naming the first that does not decode.
-    static func fields(_ body: [UInt8]) -> Result<[(name: String, value: String)], Problem> {
+    package static func fields(_ body: [UInt8]) -> Result<[(name: String, value: String)], Problem> {
         var fields: [(name: String, value: String)] = []
         for pair in String(decoding: body, as: UTF8.self).split(separator: "&") where !pair.isEmpty {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -21,7 +21,7 @@ enum FormDecoding {
         return .success(fields)
     }
 
-    static func decode(_ text: Substring) -> String? {
+    package static func decode(_ text: Substring) -> String? {
         var bytes: [UInt8] = []
         var iterator = text.utf8.makeIterator()
         while let byte = iterator.next() {

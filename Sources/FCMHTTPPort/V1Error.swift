@@ -1,6 +1,17 @@
 import FCMEngine
 import FCMJSON
 
+/// A field a request body gets wrong, for the `google.rpc.BadRequest` detail.
+public struct FieldViolation: Equatable, Sendable {
+    public var field: String?
+    public var description: String
+
+    public init(field: String?, description: String) {
+        self.field = field
+        self.description = description
+    }
+}
+
 /// An HTTP v1 error in the google.rpc shape, with the FCM error code detail.
 public struct V1Error: Error, Equatable, Sendable {
     public var httpStatus: Int
@@ -12,7 +23,7 @@ public struct V1Error: Error, Equatable, Sendable {
     /// An `ErrorInfo` reason, such as ACCESS_TOKEN_EXPIRED.
     public var reason: String?
     /// The `google.rpc.BadRequest` detail's field violations (none: no such detail).
-    var fieldViolations: [V1SchemaCheck.Violation] = []
+    package var fieldViolations: [FieldViolation] = []
 
     public init(httpStatus: Int, status: String, message: String, fcmCode: String? = nil, reason: String? = nil) {
         self.httpStatus = httpStatus
@@ -26,14 +37,14 @@ public struct V1Error: Error, Equatable, Sendable {
     /// detail naming it too.
     public static func invalidArgument(_ message: String, field: String? = nil) -> V1Error {
         var error = V1Error(httpStatus: 400, status: "INVALID_ARGUMENT", message: message, fcmCode: "INVALID_ARGUMENT")
-        if let field { error.fieldViolations = [V1SchemaCheck.Violation(field: field, description: message)] }
+        if let field { error.fieldViolations = [FieldViolation(field: field, description: message)] }
         return error
     }
 
     /// What Google's JSON front end answers for a body its schema refuses: 400
     /// `INVALID_ARGUMENT`, one line per violation, a BadRequest detail with each, and
     /// no FcmError (the message never reached FCM).
-    static func schema(_ violations: [V1SchemaCheck.Violation]) -> V1Error {
+    package static func schema(_ violations: [FieldViolation]) -> V1Error {
         var error = V1Error(
             httpStatus: 400, status: "INVALID_ARGUMENT",
             message: violations.map(\.description).joined(separator: "\n"))
@@ -88,7 +99,9 @@ public struct V1Error: Error, Equatable, Sendable {
         let body = JSONValue.members(["error": .object(error)]).json
         var headers: [KeyedHeader] = []
         if httpStatus == 401 { headers.append(KeyedHeader("WWW-Authenticate", "Bearer realm=\"fcm-device\"")) }
-        if httpStatus == 503 { headers.append(KeyedHeader("Retry-After", String(HTTPSendService.retryAfterSeconds))) }
+        if httpStatus == 503 {
+            headers.append(KeyedHeader("Retry-After", String(ServiceLimits.unavailableRetryAfterSeconds)))
+        }
         return .json(httpStatus, body, headers: headers)
     }
 }
