@@ -10,20 +10,20 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 
-/// Where the connection server listens and how.
-public struct ServerOptions: Sendable {
+/// Where the listeners listen and what they take: read once (from the command line,
+/// or a test) and handed through as it is.
+public struct Listeners: Sendable {
     public var bind = "127.0.0.1"
     /// XMPP with direct TLS (0 picks a free port; nil leaves it closed).
     public var ccsPort: Int? = 5235
     /// XMPP without TLS.
     public var ccsPlainPort: Int? = 5236
-    public var tls: (any ServerTLS)?
     public var maxStanzaBytes = 65_536
     /// A shorter time for a connection to reach a session than the engine's rule
     /// (`ConnectionRules.loginTimeout`, 30 s), for tests; nil keeps the rule.
     public var loginTimeout: TimeAmount?
     /// The HTTP send APIs (legacy, v1, token endpoint); nil leaves them closed. With
-    /// `tls`, the port is also an HTTPS proxy for the hosts the SDKs call.
+    /// TLS, the port is also an HTTPS proxy for the hosts the SDKs call.
     public var httpPort: Int?
     /// The same APIs over TLS from the first byte (HTTP/2 and HTTP/1.1); nil: closed.
     public var httpsPort: Int?
@@ -34,6 +34,18 @@ public struct ServerOptions: Sendable {
     public var mcsPortIsDefault = false
     /// Refuse service-account assertions signed by keys the emulator did not make.
     public var verifyCredentials = false
+    /// The control API's secret; without one it serves loopback binds only.
+    public var controlToken: String?
+
+    public init() {}
+}
+
+/// What the connection server serves: the listeners as they were asked for, and what
+/// the composition root made for them (TLS, the token endpoint's key, the store).
+@dynamicMemberLookup
+public struct ServerOptions: Sendable {
+    public var listeners = Listeners()
+    public var tls: (any ServerTLS)?
     /// Verifies the service-account assertions of the token endpoint.
     public var serviceAccountKey: ServiceAccountKey?
     /// Where the device's state is written ahead of every acknowledgement; nil keeps
@@ -41,10 +53,14 @@ public struct ServerOptions: Sendable {
     public var store: DeviceStore?
     /// The engine came from `store` (its tokens exist already).
     public var resumed = false
-    /// The control API's secret; without one it serves loopback binds only.
-    public var controlToken: String?
 
     public init() {}
+
+    /// A listener setting, read and written in place.
+    public subscript<Value>(dynamicMember path: WritableKeyPath<Listeners, Value>) -> Value {
+        get { listeners[keyPath: path] }
+        set { listeners[keyPath: path] = newValue }
+    }
 }
 
 /// The emulated connection server: the XMPP listeners and the device on one event

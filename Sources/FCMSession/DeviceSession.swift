@@ -12,20 +12,15 @@ import Foundation
 /// arguments, open a session, and stop it.
 public final class DeviceSession: Sendable {
     /// How the session listens and where it keeps its state.
+    @dynamicMemberLookup
     public struct Settings: Sendable {
-        public var bind = "127.0.0.1"
-        public var ccsPort = 5235
-        public var ccsPlainPort = 5236
-        public var httpPort = 8085
-        /// The direct TLS listener (HTTP/2 and HTTP/1.1), for setups that send
-        /// fcm.googleapis.com here by name; nil leaves it closed.
-        public var httpsPort: Int?
-        /// MCS for real clients (firebase-messaging); nil leaves it closed.
-        public var mcsPort: Int?
-        /// `mcsPort` is the default, not asked for: if it is taken, serve goes on without it.
-        public var mcsPortIsDefault = false
-        /// Refuse service-account assertions signed by keys the emulator did not make.
-        public var verifyCredentials = false
+        /// The listeners, as `serve` opens them unless told otherwise (the HTTP port
+        /// 8085 open, MCS closed).
+        public var listeners: Listeners = {
+            var listeners = Listeners()
+            listeners.httpPort = 8_085
+            return listeners
+        }()
         /// The state folder (the device's file, the TLS identity, the service-account key).
         public var stateFolder = StateFolder.default
         /// The profile's file, which names the device's state file (nil: the built-in device).
@@ -40,14 +35,17 @@ public final class DeviceSession: Sendable {
         public var noEcho = false
         /// Production's per-device limits off, for load tests.
         public var noDeviceLimits = false
-        /// The secret the control API requires (nil: none, and then the control API
-        /// answers only when the session binds to a loopback address).
-        public var controlToken: String?
         /// What to do when a write of the state fails later on: nothing after it
         /// could be acknowledged, so the process should end.
         public var onWriteFailure: @Sendable (any Error) -> Void = { _ in }
 
         public init() {}
+
+        /// A listener setting, read and written in place.
+        public subscript<Value>(dynamicMember path: WritableKeyPath<Listeners, Value>) -> Value {
+            get { listeners[keyPath: path] }
+            set { listeners[keyPath: path] = newValue }
+        }
     }
 
     public let server: ConnectionServer
@@ -114,15 +112,7 @@ public final class DeviceSession: Sendable {
             throw SessionError("cannot prepare the TLS certificate in \(folder): \(error)")
         }
         var options = ServerOptions()
-        options.bind = settings.bind
-        options.ccsPort = settings.ccsPort
-        options.ccsPlainPort = settings.ccsPlainPort
-        options.httpPort = settings.httpPort
-        options.httpsPort = settings.httpsPort
-        options.mcsPort = settings.mcsPort
-        options.mcsPortIsDefault = settings.mcsPortIsDefault
-        options.verifyCredentials = settings.verifyCredentials
-        options.controlToken = settings.controlToken
+        options.listeners = settings.listeners
         options.tls = identity
         options.serviceAccountKey = try StateFolder.serviceAccountKey(folder)
         let engine: DeviceEngine
