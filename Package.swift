@@ -49,11 +49,17 @@ let package = Package(
         ),
         // The rules of a client app instance and its connection server: pure, no I/O.
         .target(name: "FCMEngine", dependencies: ["FCMJSON", "FCMWebPush"]),
+        // Each kind of event described once, for people, beside the engine: the
+        // fields it may carry (what an expect or a filter may name), what it means
+        // (docs/events.md) and the rule behind it with its source (the TUI's why).
+        .target(name: "FCMEventGuide", dependencies: ["FCMEngine"]),
         // YAML device profiles, headless replay on a virtual clock, transcripts, the
         // report card's JUnit XML.
         .target(
             name: "FCMProfiles",
-            dependencies: ["FCMEngine", "FCMJSON", "FCMWebPush", .product(name: "Yams", package: "Yams")]
+            dependencies: [
+                "FCMEngine", "FCMEventGuide", "FCMJSON", "FCMWebPush", .product(name: "Yams", package: "Yams"),
+            ]
         ),
         // The running session, the one front door every door goes through: the host
         // (DeviceHost: submit, the journal, the event log's fan-out, the timer, a
@@ -62,7 +68,8 @@ let package = Package(
         // person's TUI sees (DeviceDoor). No listener and no NIO.
         .target(name: "FCMDoor", dependencies: ["FCMEngine", "FCMProfiles", "FCMStore"]),
         // The TUI as a pure model, update and view: state to a grid of cells.
-        .target(name: "FCMTerminalUI", dependencies: ["FCMDoor", "FCMEngine", "FCMJSON", "FCMProfiles"]),
+        .target(
+            name: "FCMTerminalUI", dependencies: ["FCMDoor", "FCMEngine", "FCMEventGuide", "FCMJSON", "FCMProfiles"]),
         // The system ncursesw, through a small C shim.
         // The library is named by platform: ncursesw on Linux, ncurses (wide included) on macOS.
         .systemLibrary(
@@ -182,7 +189,7 @@ let package = Package(
             ],
             path: "Benchmarks/XMPPLoad"
         ),
-        .testTarget(name: "FCMEngineTests", dependencies: ["FCMEngine", "FCMJSON", "FCMWebPush"]),
+        .testTarget(name: "FCMEngineTests", dependencies: ["FCMEngine", "FCMEventGuide", "FCMJSON", "FCMWebPush"]),
         .testTarget(name: "FCMDoorTests", dependencies: ["FCMDoor", "FCMEngine", "FCMProfiles"]),
         .testTarget(name: "FCMWebPushTests", dependencies: ["FCMWebPush", "FCMJSON"]),
         .testTarget(
@@ -192,7 +199,7 @@ let package = Package(
             // written by the releases of formats 2, 6 and 7 (from the profiles beside
             // them), for the migration tests.
             exclude: ["Fixtures"]),
-        .testTarget(name: "FCMProfilesTests", dependencies: ["FCMProfiles", "FCMEngine", "FCMJSON"]),
+        .testTarget(name: "FCMProfilesTests", dependencies: ["FCMProfiles", "FCMEngine", "FCMEventGuide", "FCMJSON"]),
         .testTarget(
             name: "FCMTerminalUITests",
             dependencies: ["FCMDoor", "FCMTerminalUI", "FCMEngine", "FCMJSON", "FCMProfiles"],

@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMEventGuide
 import FCMHTTPPort
 
 /// `GET events?after=SEQ&type=NAME&token=T&id=I&topic=T&side=S&limit=N&wait=5s`: which

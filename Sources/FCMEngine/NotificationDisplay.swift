@@ -2,7 +2,7 @@
 /// becomes a field of `notificationPosted`), the ones it reads without showing, and so
 /// the ones it ignores (shown as `ignored` on the delivery event, never dropped
 /// silently).
-enum NotificationDisplay {
+public enum NotificationDisplay {
     /// Fields the tray shows, by the event field's name and the notification keys
     /// that give it (v1's proto names, legacy's names).
     static func shown(on platform: Platform) -> [(field: String, keys: [String])] {
@@ -72,7 +72,7 @@ enum NotificationDisplay {
     }
 
     /// All every event field `shown` can make, for the event vocabulary.
-    static let shownFields: [String] = {
+    public static let shownFields: [String] = {
         var names: [String] = []
         for (field, _) in androidShown + iosShown + webShown where !names.contains(field) { names.append(field) }
         return names

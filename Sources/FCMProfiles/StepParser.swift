@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMEventGuide
 import FCMJSON
 import FCMWebPush
 import Foundation

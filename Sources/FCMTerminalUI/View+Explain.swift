@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMEventGuide
 import FCMProfiles
 
 /// The overlays that show why: an event whole with its rule, what the connection

@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMEventGuide
 import FCMProfiles
 
 /// A message's journey as a sequence diagram: four lanes (app server, connection

@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMEventGuide
 import Testing
 
 /// Drives an engine in tests and keeps every event it produced.

@@ -1,4 +1,5 @@
 import FCMEngine
+import FCMEventGuide
 import FCMProfiles
 import Foundation
 import Testing

@@ -1,3 +1,5 @@
+import FCMEngine
+
 /// Every event described once: its fields, what it means and the rule behind it
 /// (`EventDescription`). The fields are read off the places that make each kind (the
 /// engine's `emit` calls, `RejectedRequest` and `AbandonedRequest`, and a profile's

@@ -1,3 +1,5 @@
+import FCMEngine
+
 /// What one kind of event is, said once (`EventName.described`): the fields it may
 /// carry (what an `expect` may name), what it means (docs/events.md lists it in these
 /// words) and the rule behind it (the TUI's explanation, with its source).
