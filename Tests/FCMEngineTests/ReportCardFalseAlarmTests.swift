@@ -20,7 +20,7 @@ struct ReportCardFalseAlarmTests {
         h.run(.refreshToken(sender: nil))
         h.serverSend(h.message("1", to: token))
         topicCall(&h, token, .remove)
-        #expect(h.report.isClean, "\(h.report.lines)")
+        #expect(h.report.isClean, "\(h.report.findings)")
         topicCall(&h, token, .add)
         #expect(h.finding(.unregisteredTokenReused)?.count == 1)
     }
@@ -30,7 +30,7 @@ struct ReportCardFalseAlarmTests {
         topicCall(&h, h.token, .remove, api: .v1)
         #expect(h.named("topicRefused").last?.string("error") == "NOT_FOUND")
         h.serverSend(h.message("1"), after: 2_000)
-        #expect(h.report.isClean, "\(h.report.lines)")
+        #expect(h.report.isClean, "\(h.report.findings)")
     }
 
     @Test func aProjectQuotaRefusalAsksForAWaitNotAFix() {
@@ -40,7 +40,7 @@ struct ReportCardFalseAlarmTests {
         let refused = h.serverSend(h.message("2"), after: 100)
         #expect(refused.named("downstreamRejected").first?.string("handling") == "slow-down")
         h.serverSend(h.message("2"), after: 61_000)
-        #expect(h.report.isClean, "\(h.report.lines)")
+        #expect(h.report.isClean, "\(h.report.findings)")
     }
 
     @Test func aV1UnavailableCarriesTheRetryAfterItsAnswerHasAndACCSNackNone() {
@@ -51,7 +51,7 @@ struct ReportCardFalseAlarmTests {
         // A client honouring the Retry-After of one second to the millisecond backs off as asked.
         for _ in 0..<3 { h.serverSend(h.message("1"), after: 1_000) }
         h.serverSend(h.message("1"), after: 1_000)
-        #expect(h.report.isClean, "\(h.report.lines)")
+        #expect(h.report.isClean, "\(h.report.findings)")
         var ccs = Harness(appServer: .none)
         ccs.connect(1)
         ccs.run(.addFault(Fault(sender: Harness.sender, kind: .error("Unavailable"))))
@@ -80,7 +80,7 @@ struct ReportCardFalseAlarmTests {
                 fields: [Field("fault", .int(1)), Field("delay", .int(2_500))]))
         h.refusedRequest(status: 401, digest: nil, bearer: "old", after: 100)
         h.refusedRequest(status: 401, digest: nil, bearer: "old", after: 2_000)
-        #expect(h.report.isClean, "\(h.report.lines)")
+        #expect(h.report.isClean, "\(h.report.findings)")
         h.refusedRequest(status: 401, digest: nil, bearer: "old", after: 3_000)
         #expect(h.finding(.rejectedAccessTokenReused)?.count == 1)
     }
@@ -97,7 +97,7 @@ struct ReportCardFalseAlarmTests {
             h.serverSend(
                 DownstreamRequest(sender: Harness.sender, to: key, data: [KeyValue("n", "\(n)")]), after: 2_000)
         }
-        #expect(h.finding(.unregisteredTokenReused) == nil, "\(h.report.lines)")
+        #expect(h.finding(.unregisteredTokenReused) == nil, "\(h.report.findings)")
     }
 
     @Test func aMulticastRetriedWholeIsOneRequestWhateverOrderItsPartsAnswer() {
@@ -114,7 +114,7 @@ struct ReportCardFalseAlarmTests {
             ]
             h.events += h.engine.handle(.input(.send(orders), at: h.time))
         }
-        #expect(h.finding(.retryWithoutBackoff)?.count == 1, "\(h.report.lines)")
+        #expect(h.finding(.retryWithoutBackoff)?.count == 1, "\(h.report.findings)")
     }
 
     @Test func theRunsReportKeepsWhatWasFoundBeforeAReset() {

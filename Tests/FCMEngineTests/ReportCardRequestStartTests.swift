@@ -35,7 +35,7 @@ struct ReportCardRequestStartTests {
             h.serverSend(
                 h.message("\(connection)", to: token), after: 4, exchange: Self.on(connection, startedAt: batchStart))
         }
-        #expect(h.finding(.unregisteredTokenReused) == nil, "\(h.report.lines)")
+        #expect(h.finding(.unregisteredTokenReused) == nil, "\(h.report.findings)")
         // Begun on a new connection 12 ms after the answer: it should have heeded it.
         h.serverSend(h.message("5", to: token), after: 2, exchange: Self.on(5, startedAt: batchStart + 3 + 12))
         #expect(h.finding(.unregisteredTokenReused)?.count == 1)
@@ -86,7 +86,7 @@ struct ReportCardRequestStartTests {
             renewed.refusedRequest(status: 401, digest: "r\(n)", bearer: "expired-\(n)", after: 100)
             renewed.serverSend(renewed.message("\(n)"), after: 10, bearer: "fresh-\(n)")
         }
-        #expect(renewed.finding(.accessTokenPerRequest) == nil, "\(renewed.report.lines)")
+        #expect(renewed.finding(.accessTokenPerRequest) == nil, "\(renewed.report.findings)")
 
         // A token an hour old is renewed, not minted per request.
         var hourly = Harness()

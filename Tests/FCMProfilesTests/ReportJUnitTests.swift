@@ -10,6 +10,15 @@ struct ReportJUnitTests {
         return AppServerReport(findings: [ReportFinding(rule: rule, count: 1, examples: [evidence])])
     }
 
+    @Test("the report is written as JSON and as lines for a person, and a clean one as no lines")
+    func theReportIsWrittenAsJSONAndLines() {
+        let report = Self.report(.batchEndpoint)
+        #expect(report.json.json.hasPrefix("{\"findings\":[{\"rule\":\"batch-endpoint\",\"severity\":\"error\""))
+        #expect(report.lines.first == "app server report: 1 error (docs/report.md)")
+        #expect(report.lines.contains("  +00:00:02.000 legacy m-1: sent to /fcm/send"))
+        #expect(AppServerReport(findings: []).lines.isEmpty)
+    }
+
     @Test("an error fails its case when the run fails on errors, and no other case")
     func anErrorFailsItsCase() {
         let junit = Self.report(.batchEndpoint).junit(failingAt: .error)

@@ -1,7 +1,9 @@
+import FCMEngine
 import FCMJSON
 
 /// The report's forms as data: JSON (`--report`, `GET report`) and lines for a person
-/// (`exec`'s stderr, the log). Its JUnit XML is a shell's (`AppServerReport+JUnit`).
+/// (`exec`'s stderr, the log), and its JUnit XML beside them (`AppServerReport+JUnit`):
+/// forms for people and tools, beside the engine that judges.
 extension AppServerReport {
     /// `{"findings": [{"rule", "severity", "count", "message", "source", "examples": […]}]}`.
     public var json: JSONValue {
