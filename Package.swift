@@ -69,7 +69,7 @@ let package = Package(
         .target(name: "FCMDoor", dependencies: ["FCMEngine", "FCMProfiles", "FCMStore"]),
         // The TUI as a pure model, update and view: state to a grid of cells.
         .target(
-            name: "FCMTerminalUI", dependencies: ["FCMDoor", "FCMEngine", "FCMEventGuide", "FCMJSON", "FCMProfiles"]),
+            name: "FCMTerminalUI", dependencies: ["FCMDoor", "FCMEngine", "FCMEventGuide", "FCMProfiles"]),
         // The system ncursesw, through a small C shim.
         // The library is named by platform: ncursesw on Linux, ncurses (wide included) on macOS.
         .systemLibrary(
@@ -121,12 +121,13 @@ let package = Package(
         // The control API (/emulator/v1/): the fleet read, actions at its two doors,
         // events, faults and expectations, on the session's event log.
         .target(
-            name: "FCMControlAPI", dependencies: ["FCMDoor", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPPort"]),
+            name: "FCMControlAPI",
+            dependencies: ["FCMDoor", "FCMEngine", "FCMEventGuide", "FCMJSON", "FCMProfiles", "FCMHTTPPort"]),
         // The device's state in SQLite (GRDB): a snapshot and a write-ahead journal of
         // the calls made on the engine since.
         .target(
             name: "FCMStore",
-            dependencies: ["FCMEngine", "FCMJSON", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["FCMEngine", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // The emulated connection server on SwiftNIO: the listeners (CCS, MCS, HTTP,
         // the HTTPS proxy) that hand a session (FCMDoor) what arrives and write what it
@@ -134,9 +135,7 @@ let package = Package(
         .target(
             name: "FCMConnectionServer",
             dependencies: [
-                "FCMXMPP", "FCMDoor", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI", "FCMHTTPPort",
-                "FCMCredentials",
-                "FCMStore",
+                "FCMXMPP", "FCMDoor", "FCMEngine", "FCMHTTPAPI", "FCMHTTPPort", "FCMCredentials", "FCMStore",
                 "FCMControlAPI", "FCMMCS",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -161,7 +160,6 @@ let package = Package(
             name: "FCMSession",
             dependencies: [
                 "FCMConnectionServer", "FCMControlAPI", "FCMDoor", "FCMEngine", "FCMJSON", "FCMProfiles", "FCMHTTPAPI",
-                "FCMHTTPPort",
                 "FCMCredentials", "FCMStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

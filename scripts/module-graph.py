@@ -3,11 +3,16 @@
 
     scripts/module-graph.py           print the graph
     scripts/module-graph.py --write   write it into docs/development.md
-    scripts/module-graph.py --check   fail when the document and Package.swift differ (CI)
+    scripts/module-graph.py --check   fail when the document and Package.swift differ, or
+                                      when a module's sources and its declared
+                                      dependencies disagree (CI)
 
 Each line is a module of the package (not its tests) and the package's own modules it
-depends on; outside packages are left out.
+depends on; outside packages are left out. The check also reads each module's
+`import` lines: a declared dependency of the package that no file imports is one too
+many, and a module of the package imported without being declared is one too few.
 """
+import re
 import json
 import pathlib
 import subprocess
@@ -19,14 +24,15 @@ BEGIN = "<!-- module graph: made by scripts/module-graph.py from Package.swift -
 END = "<!-- end of module graph -->"
 
 
-def graph() -> str:
+def modules() -> list[tuple[dict, list[str]]]:
+    """Each module of the package (not its tests) with the package's modules it declares."""
     dumped = subprocess.run(
         ["swift", "package", "dump-package"], cwd=ROOT, check=True, capture_output=True, text=True
     ).stdout
     package = json.loads(dumped)
     targets = [t for t in package["targets"] if t["type"] in ("regular", "executable", "system")]
     names = {t["name"] for t in targets}
-    lines = []
+    found = []
     for target in targets:
         uses = []
         for dependency in target["dependencies"]:
@@ -34,12 +40,40 @@ def graph() -> str:
             name = value[0]
             if kind in ("byName", "target") and name in names:
                 uses.append(name)
-        lines.append(f"{target['name']:<20} → {', '.join(sorted(uses)) if uses else '(nothing of the package)'}")
+        found.append((target, sorted(uses)))
+    return found
+
+
+def graph(found: list[tuple[dict, list[str]]]) -> str:
+    lines = [f"{t['name']:<20} → {', '.join(uses) if uses else '(nothing of the package)'}" for t, uses in found]
     return "```\n" + "\n".join(lines) + "\n```"
 
 
+IMPORT = re.compile(r"^(?:@testable\s+|@_exported\s+)?import\s+(?:(?:struct|class|enum|func|protocol)\s+)?(\w+)", re.M)
+
+
+def disagreements(found: list[tuple[dict, list[str]]]) -> list[str]:
+    """Where a module's imports and its declared dependencies of the package differ."""
+    names = {t["name"] for t, _ in found}
+    problems = []
+    for target, uses in found:
+        if target["type"] == "system":
+            continue
+        folder = ROOT / (target.get("path") or f"Sources/{target['name']}")
+        imported = set()
+        for source in folder.rglob("*.swift"):
+            imported |= set(IMPORT.findall(source.read_text()))
+        imported &= names
+        for name in sorted(set(uses) - imported):
+            problems.append(f"{target['name']} declares {name}, but none of its files imports it")
+        for name in sorted(imported - set(uses) - {target["name"]}):
+            problems.append(f"{target['name']} imports {name} without declaring it in Package.swift")
+    return problems
+
+
 def main() -> int:
-    made = graph()
+    found = modules()
+    made = graph(found)
     if "--write" not in sys.argv and "--check" not in sys.argv:
         print(made)
         return 0
@@ -52,12 +86,17 @@ def main() -> int:
     if "--write" in sys.argv:
         DOC.write_text(head + BEGIN + "\n" + made + "\n" + END + tail)
         return 0
+    status = 0
     if written.strip() != made.strip():
         print("docs/development.md's module graph differs from Package.swift; run scripts/module-graph.py --write")
         print("Package.swift says:\n" + made)
-        return 1
-    print("the module graph in docs/development.md matches Package.swift")
-    return 0
+        status = 1
+    for problem in disagreements(found):
+        print(problem)
+        status = 1
+    if status == 0:
+        print("the module graph in docs/development.md matches Package.swift, and every module imports what it declares")
+    return status
 
 
 if __name__ == "__main__":

@@ -3,7 +3,6 @@ import FCMCredentials
 import FCMDoor
 import FCMEngine
 import FCMHTTPAPI
-import FCMProfiles
 import FCMStore
 import Foundation
 import NIOCore
@@ -222,19 +221,6 @@ public final class ConnectionServer: @unchecked Sendable {
     func nextNumber() -> Int {
         connectionCount += 1
         return connectionCount
-    }
-
-    /// Registers the device (its first tokens go to the log) and plays `timeline`.
-    public func startDevice(timeline: [Step] = []) async throws {
-        try await loop.submit { [host] in
-            host.start()
-            host.play(timeline)
-        }.get()
-    }
-
-    /// The timeline's expectations not reached yet, and the device's time now.
-    public func unreachedExpectations() async -> (steps: [Step], now: Millis) {
-        (try? await loop.submit { [host] in host.unreachedExpectations }.get()) ?? ([], 0)
     }
 
     /// Runs a command on the device, through its front door.

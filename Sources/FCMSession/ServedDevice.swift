@@ -4,6 +4,7 @@ import FCMCredentials
 import FCMDoor
 import FCMEngine
 import FCMHTTPAPI
+import FCMProfiles
 import FCMStore
 import Foundation
 import NIOPosix
@@ -83,5 +84,20 @@ extension ConnectionServer {
             try? store.saveGrant(
                 digest: grant.digest, project: grant.project, expires: grant.expires.timeIntervalSince1970)
         }
+    }
+}
+
+extension ConnectionServer {
+    /// Registers the device (its first tokens go to the log) and plays `timeline`.
+    public func startDevice(timeline: [Step] = []) async throws {
+        try await loop.submit { [host] in
+            host.start()
+            host.play(timeline)
+        }.get()
+    }
+
+    /// The timeline's expectations not reached yet, and the device's time now.
+    public func unreachedExpectations() async -> (steps: [Step], now: Millis) {
+        (try? await loop.submit { [host] in host.unreachedExpectations }.get()) ?? ([], 0)
     }
 }

@@ -2,6 +2,7 @@ import FCMConnectionServer
 import FCMDoor
 import FCMEngine
 import FCMHTTPAPI
+import FCMSession
 import Foundation
 import Testing
 
