@@ -41,12 +41,18 @@ v1=$(echo "$line" | sed 's/.*v1 messages:send \([0-9]*\)\/s.*/\1/')
 
 ccs_line=$("$load" "$binary" one "$messages" 3 | grep 'msg/s')
 echo "$ccs_line"
-# The median of the runs' rates.
-ccs=$(echo "$ccs_line" | sed 's/.*a run: \(.*\) msg\/s/\1/' | tr -d ' ' | tr ',' '\n' | sort -n | sed -n 2p)
+# The runs' rates, comma-separated.
+ccs=$(echo "$ccs_line" | sed 's/.*a run: \(.*\) msg\/s/\1/' | tr -d ' ')
 
 python3 - "$healthz" "$legacy" "$v1" "$ccs" "$strict" << 'PY'
+import statistics
 import sys
-healthz, legacy, v1, ccs = (float(x) for x in sys.argv[1:5])
+try:
+    healthz, legacy, v1 = (float(x) for x in sys.argv[1:4])
+    ccs = statistics.median(float(x) for x in sys.argv[4].split(","))
+    assert healthz > 0
+except (ValueError, AssertionError):
+    sys.exit(f"serving-ratio: could not read the rates (healthz {sys.argv[1]!r}, CCS {sys.argv[4]!r})")
 strict = sys.argv[5] == "true"
 baseline = {}
 for line in open("Benchmarks/serving-baseline.txt"):

@@ -49,7 +49,12 @@ def graph(found: list[tuple[dict, list[str]]]) -> str:
     return "```\n" + "\n".join(lines) + "\n```"
 
 
-IMPORT = re.compile(r"^(?:@testable\s+|@_exported\s+)?import\s+(?:(?:struct|class|enum|func|protocol)\s+)?(\w+)", re.M)
+IMPORT = re.compile(
+    r"^[ \t]*(?:@\w+[ \t]+)*(?:(?:public|package|internal|fileprivate|private)[ \t]+)?import[ \t]+"
+    r"(?:(?:typealias|struct|class|enum|protocol|let|var|func)[ \t]+)?(\w+)",
+    re.M,
+)
+BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 
 
 def disagreements(found: list[tuple[dict, list[str]]]) -> list[str]:
@@ -62,7 +67,7 @@ def disagreements(found: list[tuple[dict, list[str]]]) -> list[str]:
         folder = ROOT / (target.get("path") or f"Sources/{target['name']}")
         imported = set()
         for source in folder.rglob("*.swift"):
-            imported |= set(IMPORT.findall(source.read_text()))
+            imported |= set(IMPORT.findall(BLOCK_COMMENT.sub("", source.read_text())))
         imported &= names
         for name in sorted(set(uses) - imported):
             problems.append(f"{target['name']} declares {name}, but none of its files imports it")

@@ -98,14 +98,18 @@ public final class ConnectionServer: @unchecked Sendable {
         }
     }
 
-    /// Serves a session the composition root made on `loop` (an event loop of
-    /// `group`): opens the listeners `options` name on `group` (the XMPP and MCS ones
-    /// on the session's loop); `startDevice()` then issues the device's first tokens.
-    /// It decides nothing about what it serves.
+    /// Serves a session the composition root made on an event loop of `group`
+    /// (`NIOSessionLoop`): opens the listeners `options` name on `group` (the XMPP and
+    /// MCS ones on the session's loop, so their connections reach it there);
+    /// `startDevice()` then issues the device's first tokens. It decides nothing about
+    /// what it serves.
     public static func serve(
-        _ host: DeviceHost, on loop: any EventLoop, events: EventLog, group: MultiThreadedEventLoopGroup,
-        http services: HTTPServices?, options: ServerOptions
+        _ host: DeviceHost, events: EventLog, group: MultiThreadedEventLoopGroup, http services: HTTPServices?,
+        options: ServerOptions
     ) async throws -> ConnectionServer {
+        guard let loop = (host.loop as? NIOSessionLoop)?.eventLoop else {
+            preconditionFailure("a served session runs on an event loop of its listeners (NIOSessionLoop)")
+        }
         let server = ConnectionServer(host: host, loop: loop, events: events, group: group)
         server.bind = options.bind
         // Real connections are numbered past a profile's own and past those a saved

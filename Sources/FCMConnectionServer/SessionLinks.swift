@@ -7,7 +7,7 @@ import FCMXMPP
 extension DeviceHost {
     /// Hands the engine something that happened on a connection.
     func input(_ input: AppServerInput) {
-        assert(loop.inLoop)
+        precondition(loop.inLoop)
         submit { _, time in [.input(.appServer(input), at: time)] }
     }
 

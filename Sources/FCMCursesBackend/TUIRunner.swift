@@ -19,24 +19,24 @@ public enum TUIRunner {
         let door = door ?? SessionDoor.own(starting: profile.configuration, time: .real)
         var model = TUIModel(profile: profile, door: door)
         if let saveFolder { model.setSaveFolder(saveFolder) }
-        return run(model, clock: (door as? any SessionClocked)?.clock)
+        return run(model, clock: (door as? any SessionClocked)?.clock, listening: door.summary != nil)
     }
 
     /// Play mode: `profile`'s timeline in the TUI on a virtual clock, paused at +0.
     public static func run(playing profile: Profile, saveFolder: String? = nil) -> Int32 {
         var model = TUIModel(playing: profile)
         if let saveFolder { model.setSaveFolder(saveFolder) }
-        return run(model, clock: nil)
+        return run(model, clock: nil, listening: false)
     }
 
-    /// `clock` is the served session's; without one the TUI keeps the real clock of
-    /// the session it runs.
-    static func run(_ start: TUIModel, clock sessionClock: SessionClock?) -> Int32 {
+    /// `clock` is the session's, when it keeps its own (on the real time); without
+    /// one (play mode) the runner keeps a real clock for the model's. `listening`: the
+    /// session has listeners, whose traffic arrives without a key.
+    static func run(_ start: TUIModel, clock sessionClock: SessionClock?, listening: Bool) -> Int32 {
         let useColor = ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
         let screen = CursesScreen(useColor: useColor)
         defer { screen.close() }
         var model = start
-        let served = sessionClock != nil
         let clock = sessionClock ?? SessionClock()
         func elapsed() -> Millis { clock.now }
         var dirty = true
@@ -53,7 +53,7 @@ public enum TUIRunner {
             let nextSecond = 1_000 - (realNow % 1_000)
             let nextEvent = model.nextWake.map { max(1, $0 - realNow) } ?? nextSecond
             // Network traffic arrives without a key press: look at least 10 times a second.
-            var timeout = Int(min(nextSecond, nextEvent, served ? 100 : Millis.max))
+            var timeout = Int(min(nextSecond, nextEvent, listening ? 100 : Millis.max))
             // A virtual clock moves by real time between ticks: play smoothly.
             if model.hasVirtualClock { timeout = model.isPlaying ? 50 : 250 }
             guard let input = screen.readKey(timeout: timeout) else {

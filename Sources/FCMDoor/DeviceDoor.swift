@@ -18,11 +18,14 @@ public protocol DeviceDoor: AnyObject, Sendable {
     func takeEvents() -> [Event]
     /// Moves the session's clock on by `span`: what falls due happens.
     func moveClock(by span: Millis)
-    /// Whether the session keeps its own clock (a served device, on its timer);
-    /// otherwise its owner moves its time on with `tick(now:)`.
+    /// Whether the session's clock runs by itself (on the real time: a served
+    /// session's, or the TUI's own on `tui --no-listen`), which the TUI reads and never
+    /// moves; otherwise (a fork on play mode's clock) its owner moves it with
+    /// `tick(now:)`.
     var keepsItsOwnClock: Bool { get }
-    /// Lets a session the TUI runs itself catch up with `time`; true when anything
-    /// happened. A session that keeps its own clock ignores it.
+    /// Runs what the TUI's own session has due by `time` (a clock the owner moves goes
+    /// on to it); true when anything happened. A served session runs on its own loop
+    /// and ignores it. The TUI ticks every door alike.
     func tick(now time: Millis) -> Bool
     /// The session's time now (a served session's clock runs between events).
     var now: Millis { get }

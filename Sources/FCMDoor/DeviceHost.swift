@@ -59,24 +59,23 @@ public final class DeviceHost: @unchecked Sendable {
 
     /// Starts the device: its first tokens; or, resumed from its state, says so and
     /// names its tokens, forgets the connections it had, and sends on what it held.
+    /// Through the front door, as every input.
     public func start() {
-        assert(loop.inLoop)
-        let time = now
-        transact { engine, events in
-            if resumed {
-                events.append(engine.resumedEvent(at: time, state: box.store?.path ?? ""))
-                events += engine.resumedTokenEvents(at: time)
+        precondition(loop.inLoop)
+        submit(
+            saying: { [resumed, box] engine, time in
+                guard resumed else { return [] }
+                return [engine.resumedEvent(at: time, state: box.store?.path ?? "")]
+                    + engine.resumedTokenEvents(at: time)
+            },
+            { [resumed, clock] _, time in
                 // App servers connected when the device stopped are gone now.
-                engine.handle(.resume(at: time), into: &events)
-            } else {
-                engine.handle(.start(at: 0), into: &events)
-            }
-            // A session on the real clock: the engine reads app servers' absolute
-            // times (`apns-expiration`) against the wall clock.
-            if let wall = clock.unixMillis {
-                engine.handle(.input(.setWallClock(unixMillis: wall), at: time), into: &events)
-            }
-        }
+                var inputs: [JournalEntry] = [resumed ? .resume(at: time) : .start(at: 0)]
+                // A session on the real clock: the engine reads app servers' absolute
+                // times (`apns-expiration`) against the wall clock.
+                if let wall = clock.unixMillis { inputs.append(.input(.setWallClock(unixMillis: wall), at: time)) }
+                return inputs
+            })
     }
 
     /// What the engine made of what a door submitted: the events, in engine order,
@@ -91,68 +90,57 @@ public final class DeviceHost: @unchecked Sendable {
         public var reply: EngineReply { replies.first ?? .done }
     }
 
-    /// The running device's front door: every door (the TUI's keys, CCS connections,
-    /// the HTTP APIs, the control API) hands its inputs here, on its own thread.
-    /// `make` reads the device as it stands and the session's time, and makes the
-    /// inputs (a door resolves the names it was given here, once); the engine handles
-    /// them under its lock, the journal (and a recording) takes them, every
-    /// subscriber sees the events in engine order, and what needs the loop (stanzas
-    /// to app servers, the timer, a playing profile) is handed to it.
+    /// The running device's front door, the one way anything reaches the engine:
+    /// every door (the TUI's keys, CCS and MCS connections, the HTTP APIs, the control
+    /// API) hands its inputs here, on its own thread, and so does the session itself
+    /// (its start, its timer, a topic's next batch, the clock keys' time, a
+    /// timeline). `make` reads the device as it stands and the session's time, and
+    /// makes the inputs (a door resolves the names it was given here, once). Under
+    /// the engine's lock, a playing timeline's steps due by now are played first (as
+    /// they would have been on time), then the inputs are handled; the journal (and a
+    /// recording) takes them, every subscriber sees the events in engine order
+    /// (`saying`'s first: what the session says of itself, such as a resumed device's
+    /// state), and what needs the loop (stanzas to connections, the timer, a topic's
+    /// next batch) is handed to it. The submission answers the inputs' own events.
     @discardableResult
-    public func submit(_ make: (DeviceEngine, Millis) -> [JournalEntry]) -> Submission {
-        var replies: [EngineReply] = []
-        let (events, firstSeq) = transact { engine, events in
-            // The time is read under the lock: inputs are stamped in the order they run.
-            let time = now
-            for input in make(engine, time) {
-                replies.append(engine.handle(input, into: &events))
-            }
-            return events
-        }
-        return Submission(events: events, replies: replies, firstSeq: firstSeq)
-    }
-
-    /// Submits one command at the session's time (on any thread).
-    @discardableResult
-    public func apply(_ command: Input) -> [Event] {
-        submit { _, time in [.input(command, at: time)] }.events
-    }
-
-    /// The one way the host works on the engine: `body` runs under the engine's lock,
-    /// the inputs it handled go to the journal, and its events to every subscriber,
-    /// all before the lock is let go (so every subscriber sees engine order). Then,
-    /// on the loop, a playing scenario sees the events (unless it saw them itself),
-    /// the effects are written and the timer follows the engine.
-    /// Answers what `body` returned and the sequence number its first event got in
-    /// the event log.
-    @discardableResult
-    func transact<T>(seenByScenario: Bool = false, _ body: (inout DeviceEngine, inout [Event]) -> T) -> (
-        T, firstSeq: Int64
-    ) {
+    public func submit(
+        saying: (DeviceEngine, Millis) -> [Event] = { _, _ in [] }, _ make: (DeviceEngine, Millis) -> [JournalEntry]
+    ) -> Submission {
         box.lock.lock()
         defer { box.lock.unlock() }
-        var events: [Event] = []
-        let result = body(&box.engine, &events)
+        // The time is read under the lock: inputs are stamped in the order they run.
+        let time = now
+        var events = saying(box.engine, time)
+        playDue(on: &box.engine, into: &events)
+        let own = events.count
+        var replies: [EngineReply] = []
+        for input in make(box.engine, time) {
+            replies.append(box.engine.handle(input, into: &events))
+        }
+        scenario?.observe(events[own...])
         box.settle()
         var firstSeq: Int64 = 0
         for (index, event) in events.enumerated() {
             let seq = log(event)
-            if index == 0 { firstSeq = seq }
+            if index == own { firstSeq = seq }
         }
-        if !seenByScenario { scenario?.observe(events) }
-        // The scenario's own accesses (its timer, its start) run on the loop and always
-        // re-arm: its next step may have moved.
-        let loopMustAct =
-            seenByScenario || box.engine.hasEffects || box.engine.nextDeadline != box.armedDeadline
-            || box.scenarioPlaying || box.engine.hasPendingFanOut
-        if loopMustAct {
+        // A playing timeline always re-arms: its next step may have moved.
+        if box.engine.hasEffects || box.engine.nextDeadline != box.armedDeadline || box.scenarioPlaying
+            || box.engine.hasPendingFanOut
+        {
             if loop.inLoop {
                 afterwards()
             } else {
                 loop.execute { [self] in afterwards() }
             }
         }
-        return (result, firstSeq)
+        return Submission(events: Array(events[own...]), replies: replies, firstSeq: firstSeq)
+    }
+
+    /// Submits one command at the session's time (on any thread).
+    @discardableResult
+    public func apply(_ command: Input) -> [Event] {
+        submit { _, time in [.input(command, at: time)] }.events
     }
 
     /// What follows an engine access on the loop: the effects go out and the timer is
@@ -171,7 +159,9 @@ public final class DeviceHost: @unchecked Sendable {
         // CPU on a busy machine before the next batch takes the engine again.
         guard fanOut, !stopping, !fanOutQueued else { return }
         fanOutQueued = true
-        _ = loop.schedule(in: Self.fanOutPause) { [self] in
+        // Weakly: a session dropped with a task pending (a fork the TUI let go) is freed.
+        _ = loop.schedule(in: Self.fanOutPause) { [weak self] in
+            guard let self else { return }
             fanOutQueued = false
             submit { _, time in [.fanOut(at: time)] }
         }
@@ -197,7 +187,7 @@ public final class DeviceHost: @unchecked Sendable {
 
     /// Stops the timers before the loop shuts down.
     public func stop() {
-        assert(loop.inLoop)
+        precondition(loop.inLoop)
         stopping = true
         timer?.cancel()
         timer = nil
@@ -211,17 +201,13 @@ public final class DeviceHost: @unchecked Sendable {
         timer = nil
         box.armedDeadline = deadline
         guard let deadline else { return }
-        timer = loop.schedule(in: max(0, deadline - now)) { [self] in
+        timer = loop.schedule(in: max(0, deadline - now)) { [weak self] in
+            guard let self else { return }
             timer = nil
             box.armedDeadline = nil
             // The loop fired the timer for this deadline: what was due then happens at
             // its own time (the loop may be a little late); anything due since is next.
-            let time = deadline
-            transact(seenByScenario: true) { engine, events in
-                engine.handle(.advance(to: time), into: &events)
-                scenario?.observe(events)
-                playDue(on: &engine, into: &events)
-            }
+            submit { _, _ in [.advance(to: deadline)] }
         }
     }
 
@@ -231,7 +217,7 @@ public final class DeviceHost: @unchecked Sendable {
     }
 
     /// Ends a session whose loop is down and whose doors are closed: the stop goes to
-    /// the engine past the front door on purpose (`transact` could hand nothing to
+    /// the engine past the front door on purpose (`submit` could hand nothing to
     /// the loop, and the stop's events would reach no one); the box still journals it
     /// as it settles. Answers the engine as it stopped.
     public func stopAfterItsLoop() -> DeviceEngine {
@@ -247,20 +233,22 @@ public final class DeviceHost: @unchecked Sendable {
     /// `expectationFailed` in the log). A resumed device has played the steps up to
     /// where its clock stood.
     public func play(_ steps: [Step]) {
-        assert(loop.inLoop)
+        precondition(loop.inLoop)
         guard !steps.isEmpty else { return }
         box.lock.withLock {
             scenario = ScenarioRunner(steps: steps, after: resumed ? box.engine.now : nil)
             box.scenarioPlaying = true
         }
-        transact(seenByScenario: true) { engine, events in playDue(on: &engine, into: &events) }
+        // The steps due already (a profile's first, at +0) play now.
+        submit { _, _ in [] }
     }
 
     /// Runs the scenario's steps due by now (they see their own events); a scenario
     /// whose steps are all played stops watching.
     func playDue(on engine: inout DeviceEngine, into events: inout [Event]) {
-        guard var runner = scenario else { return }
-        runner.play(until: max(now, engine.now), on: &engine, into: &events)
+        let time = max(now, engine.now)
+        guard let next = scenario?.nextAt, next <= time, var runner = scenario else { return }
+        runner.play(until: time, on: &engine, into: &events)
         scenario = runner.finished ? nil : runner
         box.scenarioPlaying = scenario != nil
     }
@@ -270,7 +258,7 @@ extension DeviceHost {
     /// A connection the engine knows by `id` is open: what the engine asks to be
     /// written to it goes to `link` (on the loop).
     public func attach(_ link: any SessionLink, as id: ConnectionID) {
-        assert(loop.inLoop)
+        precondition(loop.inLoop)
         links[id] = link
     }
 
@@ -278,7 +266,7 @@ extension DeviceHost {
     /// not attached.
     @discardableResult
     public func detach(_ id: ConnectionID) -> Bool {
-        assert(loop.inLoop)
+        precondition(loop.inLoop)
         return links.removeValue(forKey: id) != nil
     }
 

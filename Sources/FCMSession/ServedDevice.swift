@@ -34,9 +34,8 @@ extension ConnectionServer {
     ) async throws -> ConnectionServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let events = EventLog()
-        let loop = group.next()
         let host = DeviceHost(
-            engine: engine, loop: NIOSessionLoop(loop), store: options.store, resumed: options.resumed
+            engine: engine, loop: NIOSessionLoop(group.next()), store: options.store, resumed: options.resumed
         ) { event in
             // The log's line names the event's place in the event log (`seq`).
             let seq = events.append(event)
@@ -67,7 +66,7 @@ extension ConnectionServer {
             try? await group.shutdownGracefully()
             throw error
         }
-        return try await serve(host, on: loop, events: events, group: group, http: services, options: options)
+        return try await serve(host, events: events, group: group, http: services, options: options)
     }
 
     /// Bearer tokens, kept in the state file when there is one: a restarted
