@@ -13,8 +13,20 @@ struct EventFilter: Sendable {
     var side: Side?
 
     static let fieldParameters = ["token", "id", "topic", "sender", "from"]
+    /// Every parameter `GET events` takes, in the order the guide lists them.
+    static let parameters = ["after", "type", "fields"] + fieldParameters + ["side", "limit", "wait"]
 
     static func read(_ request: HTTPRequestParts) -> Result<EventFilter, ControlProblem> {
+        // A parameter it does not take (a misspelt filter) is named, not ignored: a
+        // filter left out would answer events the caller did not ask for.
+        for pair in request.query.split(separator: "&") {
+            let name = String(pair.prefix { $0 != "=" })
+            guard !name.isEmpty, !parameters.contains(name) else { continue }
+            return .failure(
+                ControlProblem(
+                    "GET events takes no parameter \(name)" + CloseNames.suggestion(among: parameters, to: name)
+                        + "; it takes " + parameters.joined(separator: ", ")))
+        }
         var filter = EventFilter()
         if let text = request.parameter("after") {
             guard let after = Int64(text), after >= 0 else {

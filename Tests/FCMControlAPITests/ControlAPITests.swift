@@ -235,6 +235,7 @@ struct ControlAPITests {
             ("GET", "events", "type=onMesageReceived", "", 400, "no event is called \"onMesageReceived\""),
             ("GET", "events", "wait=2m", "", 400, "at most 60s"),
             ("GET", "events", "after=-3", "", 400, "sequence number"),
+            ("GET", "events", "after=0&tpye=onMessageReceived", "", 400, "GET events takes no parameter tpye"),
             ("POST", "expectations", "", #"{"network":"offline"}"#, 400, "expect"),
         ]
         for (method, route, query, body, status, words) in cases {
