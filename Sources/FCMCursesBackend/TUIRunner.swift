@@ -14,11 +14,15 @@ public enum TUIRunner {
     /// With a `door` (a served session's), app servers' traffic shows up as it
     /// happens and the TUI's actions reach them; without, the TUI runs the device
     /// itself. `saveFolder` is where `w` offers to save the session.
-    public static func run(profile: Profile, door: (any DeviceDoor)? = nil, saveFolder: String? = nil) -> Int32 {
+    /// `note` is said in the status line as the screen opens.
+    public static func run(
+        profile: Profile, door: (any DeviceDoor)? = nil, saveFolder: String? = nil, note: String? = nil
+    ) -> Int32 {
         // Without a served session, the TUI runs one itself on the real clock.
         let door = door ?? SessionDoor.own(starting: profile.configuration, time: .real)
         var model = TUIModel(profile: profile, door: door)
         if let saveFolder { model.setSaveFolder(saveFolder) }
+        if let note { model.note(note) }
         return run(model, clock: (door as? any SessionClocked)?.clock, listening: door.summary != nil)
     }
 

@@ -295,6 +295,12 @@ public struct TUIModel: Sendable {
         say(message, .failure)
     }
 
+    /// Shows a note in the status line (the shell says what a person should know as
+    /// the screen opens, such as a listener it could not open).
+    public mutating func note(_ message: String) {
+        say(message)
+    }
+
     /// Says `text` in the status line, as a note, a refusal or a failure.
     mutating func say(_ text: String, _ kind: StatusLine.Kind = .note) {
         statusLine = StatusLine(text: text, kind: kind)

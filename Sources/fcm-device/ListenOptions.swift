@@ -187,13 +187,17 @@ struct ListenOptions: ParsableArguments {
         }
         do {
             let session = try await DeviceSession.open(profile, settings: settings, log: log)
-            if let why = session.server.mcsClosedBecause {
-                Diagnostics.write("warning: \(why); MCS (real clients) is closed: give --mcs-port 0 for a free port")
-            }
+            if let warning = Self.mcsWarning(session) { Diagnostics.write("warning: " + warning) }
             return session
         } catch {
             Diagnostics.write(error.description)
             throw ExitCode(2)
         }
+    }
+
+    /// Why real clients cannot connect, when the default MCS port was taken: said on
+    /// standard error, and in the TUI's status line as it opens.
+    static func mcsWarning(_ session: DeviceSession) -> String? {
+        session.server.mcsClosedBecause.map { "\($0); MCS (real clients) is closed: give --mcs-port 0 for a free port" }
     }
 }

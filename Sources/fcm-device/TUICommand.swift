@@ -81,7 +81,8 @@ struct TUICommand: AsyncParsableCommand {
         // After the start, which set this run's switches on a resumed device.
         loaded.configuration = session.configuration
         // The TUI keeps the main thread; the server runs on its own threads.
-        let status = TUIRunner.run(profile: loaded, door: session.link(), saveFolder: saveFolder)
+        let status = TUIRunner.run(
+            profile: loaded, door: session.link(), saveFolder: saveFolder, note: ListenOptions.mcsWarning(session))
         try await session.stop()
         if status != 0 { throw ExitCode(status) }
     }
