@@ -15,8 +15,9 @@ final class MCSConnection: ChannelInboundHandler, @unchecked Sendable {
     let number: ConnectionID
     var session: MCSServerSession
     var context: ChannelHandlerContext?
-    /// The engine was told of a login on it (so it is told when it closes).
-    var loggedIn = false
+    /// The engine knows the connection is open (it was told when it opened, so it is
+    /// told when it closes: a connection that does not log in in time is closed).
+    var engineKnows = false
     /// The next heartbeat ping, when the client asked for them.
     var pinging: Scheduled<Void>?
 
@@ -29,6 +30,8 @@ final class MCSConnection: ChannelInboundHandler, @unchecked Sendable {
     func channelActive(context: ChannelHandlerContext) {
         self.context = context
         host.attach(self, as: number)
+        engineKnows = true
+        host.submit { _, time in [.input(.mcs(.opened(number)), at: time)] }
         context.fireChannelActive()
     }
 
@@ -36,7 +39,7 @@ final class MCSConnection: ChannelInboundHandler, @unchecked Sendable {
         pinging?.cancel()
         pinging = nil
         host.detach(number)
-        if loggedIn { host.submit { _, time in [.input(.mcs(.closed(number)), at: time)] } }
+        if engineKnows { host.submit { _, time in [.input(.mcs(.closed(number)), at: time)] } }
         self.context = nil
         context.fireChannelInactive()
     }
@@ -71,11 +74,10 @@ final class MCSConnection: ChannelInboundHandler, @unchecked Sendable {
             case .write(let bytes):
                 context.write(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
             case .input(let input):
-                if case .login = input { loggedIn = true }
                 host.submit { _, time in [.input(.mcs(input), at: time)] }
             case .end(let reason):
                 if fromClient, reason != MCSServerSession.clientClosed {
-                    loggedIn = false
+                    engineKnows = false
                     host.submit { _, time in [.input(.mcs(.closed(number, reason: reason)), at: time)] }
                 }
                 context.flush()

@@ -9,10 +9,34 @@ import FCMWebPush
 /// any phone offline.
 extension DeviceEngine {
     mutating func mcs(_ input: MCSInput, into out: inout [Event]) {
+        if case .opened(let connection) = input {
+            server.mcsLoginDeadlines[connection] = now + server.links.loginTimeout
+            return
+        }
+        if !server.mcsLoginDeadlines.isEmpty { server.mcsLoginDeadlines[input.connection] = nil }
         switch input {
+        case .opened: break
         case .login(let connection, let login): mcsLogin(login, on: connection, into: &out)
         case .acked(let connection, let ids): mcsAcked(ids, on: connection, into: &out)
         case .closed(let connection, let reason): mcsClosed(connection, reason: reason, into: &out)
+        }
+    }
+
+    /// MCS connections that did not log in within the login timeout are closed, as a
+    /// CCS connection that reaches no session is: the server does not keep a socket
+    /// that says nothing.
+    mutating func closeSilentMCSConnections(into out: inout [Event]) {
+        let due = server.mcsLoginDeadlines.filter { $0.value <= now }.keys.sorted()
+        let seconds = DurationText.span(server.links.loginTimeout)
+        for connection in due {
+            server.mcsLoginDeadlines[connection] = nil
+            server.links.effects.append(.mcs(connection, .close))
+            emit(
+                .server, .receiverRefused,
+                [
+                    .text("endpoint", "mcs"), .number("status", 408),
+                    .text("reason", "no login within \(seconds) of connecting: the connection is closed"),
+                ], on: nil, into: &out)
         }
     }
 

@@ -19,6 +19,8 @@ extension DeviceEngine {
         fresh.configuration.appServer = configuration.appServer
         fresh.startConfiguration = startConfiguration
         fresh.server.links.loginTimeout = server.links.loginTimeout
+        // Real clients' connections stay, and so do those still to log in.
+        fresh.server.mcsLoginDeadlines = server.mcsLoginDeadlines
         fresh.inputs = inputs
         fresh.silent = silent
         fresh.now = time

@@ -44,6 +44,7 @@ extension DeviceEngine {
         for id in server.receivers.deviceByConnection.keys.sorted() where server.hasReceivers {
             apply(.mcs(.closed(id)), at: time, into: &out)
         }
+        server.mcsLoginDeadlines = [:]
         _ = takeEffects()
     }
 }

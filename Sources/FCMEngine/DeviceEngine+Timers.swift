@@ -10,6 +10,7 @@ extension DeviceEngine {
         if let held = server.awaitingDeadlines.earliest { consider(held) }
         if let link = server.links.timers.earliest { consider(link) }
         if !server.webPush.held.isEmpty, let held = server.webPush.earliestExpiry { consider(held) }
+        if !server.mcsLoginDeadlines.isEmpty, let login = server.mcsLoginDeadlines.values.min() { consider(login) }
         return earliest
     }
 
@@ -39,6 +40,9 @@ extension DeviceEngine {
         }
         if !server.webPush.held.isEmpty, let due = server.webPush.earliestExpiry, due <= now {
             expireWebPush(into: &out)
+        }
+        if !server.mcsLoginDeadlines.isEmpty, let due = server.mcsLoginDeadlines.values.min(), due <= now {
+            closeSilentMCSConnections(into: &out)
         }
         for index in phonesDue {
             expireStoreAndFlush(on: index, into: &out)

@@ -101,6 +101,9 @@ public enum ReceiverAnswer: Sendable, Equatable {
 
 /// What happened on an MCS connection, as the MCS door read it.
 public enum MCSInput: Sendable, Equatable, Codable {
+    /// A connection came, not logged in yet: it must log in within the login timeout
+    /// (`ConnectionRules.loginTimeout`, as a CCS connection must reach a session).
+    case opened(ConnectionID)
     /// A `LoginRequest`: the device's `android_id` and `security_token` (decimal, as
     /// the client writes them in `user` and `auth_token`) and the persistent ids it
     /// says it received.
@@ -113,7 +116,7 @@ public enum MCSInput: Sendable, Equatable, Codable {
 
     public var connection: ConnectionID {
         switch self {
-        case .login(let id, _), .acked(let id, _), .closed(let id, _): id
+        case .opened(let id), .login(let id, _), .acked(let id, _), .closed(let id, _): id
         }
     }
 }

@@ -33,6 +33,9 @@ public struct Server: Sendable {
     /// Real clients, boxed (`receivers`): nil until the first registration call, so
     /// a server without one is no larger for them.
     var receiversBox: ReceiversBox?
+    /// MCS connections not logged in yet, and when each must have (not saved: a
+    /// restarted server has no connections).
+    var mcsLoginDeadlines: [ConnectionID: Millis] = [:]
 }
 
 /// The time a rule's events happen at, and whether anyone hears them

@@ -663,10 +663,12 @@ extension EventName {
                 fields: ["endpoint", "status", "reason"],
                 meaning:
                     "a real client's call was refused: `endpoint` `checkin`, `register3`, `installations`, "
-                    + "`registrations` or `mcs` (a login), with the `status` (or the login error's code) and why",
+                    + "`registrations` or `mcs` (a login refused, or none within the login timeout: 408), with the "
+                    + "`status` (or the login error's code) and why",
                 rule: RuleNote(
                     "A device that did not check in, a wrong security token, an unknown project or installation "
-                        + "is refused as Google refuses it.", "docs/device-receivers.md"))
+                        + "is refused as Google refuses it; a connection that does not log in in time is closed.",
+                    "docs/device-receivers.md"))
         case .receiverConnected:
             EventDescription(
                 fields: ["android_id", "received_before", "sent_again", "detail"],

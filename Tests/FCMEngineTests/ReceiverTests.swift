@@ -211,6 +211,31 @@ struct ReceiverTests {
         #expect(r.h.engine.devices[r.phone].network == .online)
     }
 
+    @Test func aConnectionThatDoesNotLogInWithinTheLoginTimeoutIsClosed() {
+        var r = ReceiverHarness()
+        _ = r.h.engine.takeEffects()
+        // One connection says nothing; one logs in in time; one goes before its time.
+        r.mcs(.opened(7))
+        r.mcs(.opened(8))
+        r.mcs(.opened(9))
+        #expect(r.h.engine.nextDeadline == r.h.time + ConnectionRules.loginTimeout)
+        r.h.wait(10_000)
+        _ = r.login(8)
+        r.mcs(.closed(9))
+        r.h.wait(ConnectionRules.loginTimeout - 10_001)
+        #expect(r.h.engine.takeEffects().isEmpty, "not before its time")
+        r.h.wait(1)
+        #expect(r.h.engine.takeEffects() == [.mcs(7, .close)])
+        let refused = r.h.named("receiverRefused").last
+        #expect(refused?.int("status") == 408)
+        #expect(refused?.string("reason")?.hasPrefix("no login within 30 s of connecting") == true)
+        #expect(r.h.named("receiverRefused").count == 1, "only the silent one")
+        #expect(r.h.engine.devices[r.phone].network == .online, "the client that logged in stays")
+        // It closing afterwards changes nothing, and nothing more falls due for it.
+        r.mcs(.closed(7))
+        #expect(r.h.engine.nextDeadline.map { $0 > r.h.time + ConnectionRules.loginTimeout } ?? true)
+    }
+
     @Test func whatOnlyTheClientDoesIsRefusedForItButTheServerCanDisconnectIt() {
         var r = ReceiverHarness()
         _ = r.login(1)
