@@ -24,15 +24,20 @@ public struct ControlGateway: Sendable {
     public var perform: @Sendable (StepAction) async -> [EventLog.Entry]
     /// The senders app servers may act for now (asked at every request).
     public var appServers: @Sendable () -> AppServerSenders
+    /// The session's time now (its clock runs between events); nil: the device's
+    /// time as of its last event.
+    public var now: @Sendable () -> Millis?
 
     public init(
         reader: any EngineReader,
         perform: @escaping @Sendable (StepAction) async -> [EventLog.Entry],
-        appServers: @escaping @Sendable () -> AppServerSenders
+        appServers: @escaping @Sendable () -> AppServerSenders,
+        now: @escaping @Sendable () -> Millis? = { nil }
     ) {
         self.reader = reader
         self.perform = perform
         self.appServers = appServers
+        self.now = now
     }
 
     /// Reads the device in place.
@@ -152,7 +157,9 @@ public final class ControlService: Sendable {
         let engine = device.snapshot()
         let reports = engine.devices.indices.map { engine.snapshot(ofPhoneAt: $0) }
         let document = JSONValue.members([
-            "clock": .int(engine.now), "fanOuts": engine.pendingFanOutsJSON, "devices": .array(reports),
+            // The session's time, not the last event's: a served clock runs between them.
+            "clock": .int(max(engine.now, device.now() ?? engine.now)), "fanOuts": engine.pendingFanOutsJSON,
+            "devices": .array(reports),
         ])
         return .json(200, document.json)
     }

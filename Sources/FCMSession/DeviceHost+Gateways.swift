@@ -26,7 +26,7 @@ extension DeviceHost {
                     EventLog.Entry(seq: produced.firstSeq + Int64($0), event: $1)
                 }
             },
-            appServers: { [box] in box.appServerSenders })
+            appServers: { [box] in box.appServerSenders }, now: { [clock] in clock.now })
     }
 
     /// The HTTP APIs' way to the engine: each reply waits until what it accepted is on disk.

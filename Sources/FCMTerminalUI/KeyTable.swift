@@ -13,7 +13,7 @@ enum MainAction: Sendable, Hashable {
     case filter, saveProfile, nextPane, previousPane
     /// Moves the selection or the scroll by this many lines.
     case scroll(Int)
-    /// The pane's first line (in a fork: the profile plays again) or its last.
+    /// The pane's first line (in a fork: back to the profile at +0) or its last.
     case top, bottom
     case help, quit
 
@@ -124,7 +124,7 @@ enum KeyTable {
         line([.filter, .saveProfile], "filter the events; w saves a profile"),
         line([.nextPane, .previousPane], "next / previous pane"),
         line([.scroll(-1), .scroll(1), .scroll(-10), .scroll(10)], "select or scroll in the pane"),
-        line([.top, .bottom], "first / last line (a fork: Home plays again)"),
+        line([.top, .bottom], "first / last line (a fork: Home goes back)"),
         line([.help, .quit], "this help / quit (Ctrl-C too)"),
     ]
 

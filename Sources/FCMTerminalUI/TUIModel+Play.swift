@@ -123,7 +123,7 @@ extension TUIModel {
         say("forked at step \(playback.position)/\(playback.steps.count): yours now; w saves it, Home replays")
     }
 
-    /// Leaves a fork and plays the profile again from its start.
+    /// Leaves a fork: the profile again from its start, paused.
     mutating func replayProfile() {
         var state = PlayState(profile: profile)
         state.speed = play?.speed ?? .x10
@@ -131,7 +131,7 @@ extension TUIModel {
         lastTick = nil
         card = ReportCard()
         showPlayback()
-        say("the profile plays again from +0; what you did after the fork is gone")
+        say("back to the profile at +0, paused (Space plays); what you did after the fork is gone")
     }
 
     /// The steps a saved session starts with: those played before the user acted.

@@ -16,6 +16,8 @@ final class ControlledDevice: EngineReader, @unchecked Sendable {
     let log = EventLog()
     var service: ControlService!
     var time: Millis = 0
+    /// The session's clock, which runs on between events (nil: none given).
+    var sessionNow: Millis?
 
     static let configuration = EngineConfiguration(
         device: DeviceSettings(name: "Pixel 8", platform: .android, sdk: .fcm, state: .foreground, seed: 4),
@@ -31,7 +33,8 @@ final class ControlledDevice: EngineReader, @unchecked Sendable {
             device: ControlGateway(
                 reader: self,
                 perform: { [unowned self] action in perform(action) },
-                appServers: { [unowned self] in lock.withLock { engine.appServerSenders } }))
+                appServers: { [unowned self] in lock.withLock { engine.appServerSenders } },
+                now: { [unowned self] in lock.withLock { sessionNow } }))
     }
 
     func read<T>(_ body: (DeviceEngine) -> T) -> T { lock.withLock { body(engine) } }
@@ -248,6 +251,15 @@ struct ControlAPITests {
             HTTPRequestParts(method: "GET", path: "/emulator/v1/projects/other/devices"))
         #expect(wrongProject.status == 404)
         #expect(device.engine.devices[0].network == .online)
+    }
+
+    @Test("GET devices says the session's time, which runs on between events")
+    func theClockIsTheSessions() async {
+        let device = ControlledDevice()
+        _ = await device.call("POST", "devices/default/actions", body: #"{"network":"offline"}"#)
+        #expect(await device.call("GET", "devices").json["clock"] as? Int == 1_000, "the last event's, with no clock")
+        device.lock.withLock { device.sessionNow = 9_500 }
+        #expect(await device.call("GET", "devices").json["clock"] as? Int == 9_500)
     }
 
     @Test("with a control token, calls without it are refused")
