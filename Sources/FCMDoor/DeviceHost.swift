@@ -108,16 +108,9 @@ public final class DeviceHost: @unchecked Sendable {
     ) -> Submission {
         box.lock.lock()
         defer { box.lock.unlock() }
-        // The time is read under the lock: inputs are stamped in the order they run.
-        let time = now
-        var events = saying(box.engine, time)
-        playDue(on: &box.engine, into: &events)
-        let own = events.count
+        var events: [Event] = []
         var replies: [EngineReply] = []
-        for input in make(box.engine, time) {
-            replies.append(box.engine.handle(input, into: &events))
-        }
-        scenario?.observe(events[own...])
+        let own = take(saying, make, on: &box.engine, into: &events, replies: &replies)
         box.settle()
         var firstSeq: Int64 = 0
         for (index, event) in events.enumerated() {
@@ -134,7 +127,27 @@ public final class DeviceHost: @unchecked Sendable {
                 loop.execute { [self] in afterwards() }
             }
         }
-        return Submission(events: Array(events[own...]), replies: replies, firstSeq: firstSeq)
+        // Most submissions say nothing first and play no step: their events go as they are.
+        return Submission(events: own == 0 ? events : Array(events[own...]), replies: replies, firstSeq: firstSeq)
+    }
+
+    /// The engine's part of a submission, on the engine lent to it (read through the
+    /// parameter, the engine is not copied for `saying` and `make`, as it would be read
+    /// from the box): answers where the submission's own events begin.
+    private func take(
+        _ saying: (DeviceEngine, Millis) -> [Event], _ make: (DeviceEngine, Millis) -> [JournalEntry],
+        on engine: inout DeviceEngine, into events: inout [Event], replies: inout [EngineReply]
+    ) -> Int {
+        // The time is read under the lock: inputs are stamped in the order they run.
+        let time = now
+        events = saying(engine, time)
+        playDue(on: &engine, into: &events)
+        let own = events.count
+        for input in make(engine, time) {
+            replies.append(engine.handle(input, into: &events))
+        }
+        scenario?.observe(events[own...])
+        return own
     }
 
     /// Submits one command at the session's time (on any thread).
@@ -246,8 +259,10 @@ public final class DeviceHost: @unchecked Sendable {
     /// Runs the scenario's steps due by now (they see their own events); a scenario
     /// whose steps are all played stops watching.
     func playDue(on engine: inout DeviceEngine, into events: inout [Event]) {
+        // Asked on every submission: the clock is read only when a timeline plays.
+        guard let next = scenario?.nextAt else { return }
         let time = max(now, engine.now)
-        guard let next = scenario?.nextAt, next <= time, var runner = scenario else { return }
+        guard next <= time, var runner = scenario else { return }
         runner.play(until: time, on: &engine, into: &events)
         scenario = runner.finished ? nil : runner
         box.scenarioPlaying = scenario != nil
