@@ -57,4 +57,6 @@ public struct ForkPoint: Sendable {
     public var steps: [Step]
     public var total: Int
     public var at: Millis
+    /// The speed play mode ran at: going back to the profile keeps it.
+    public var speed = PlaySpeed.x10
 }

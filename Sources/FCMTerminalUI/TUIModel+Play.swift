@@ -117,16 +117,17 @@ extension TUIModel {
         guard let state = play else { return }
         let playback = state.playback
         let point = ForkPoint(
-            steps: Array(playback.steps.prefix(playback.position)), total: playback.steps.count, at: playback.time)
+            steps: Array(playback.steps.prefix(playback.position)), total: playback.steps.count, at: playback.time,
+            speed: state.speed)
         // The played engine is handed to a session of its own: the TUI runs it no more.
         mode = .forked(SessionDoor.own(engine: playback.engine), point)
-        say("forked at step \(playback.position)/\(playback.steps.count): yours now; w saves it, Home replays")
+        say("forked at step \(playback.position)/\(playback.steps.count): yours now; w saves it, Home goes back")
     }
 
     /// Leaves a fork: the profile again from its start, paused.
     mutating func replayProfile() {
         var state = PlayState(profile: profile)
-        state.speed = play?.speed ?? .x10
+        state.speed = fork?.speed ?? play?.speed ?? .x10
         mode = .playing(state)
         lastTick = nil
         card = ReportCard()

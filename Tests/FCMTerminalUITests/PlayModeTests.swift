@@ -163,14 +163,17 @@ struct PlayModeTests {
         #expect(model.now == forkedAt + 7 * 250)
     }
 
-    @Test func homeAfterAForkPlaysTheProfileAgain() {
+    @Test func homeAfterAForkGoesBackToTheProfileAtItsStartPausedAtTheSpeedItHad() {
         var model = Self.playing()
-        Scenes.press(&model, [.character("."), .character("z")])
-        #expect(model.fork != nil)
+        Scenes.press(&model, [.character("+"), .character("."), .character("z")])
+        #expect(model.fork?.speed == .x60)
         Scenes.press(&model, [.home])
         #expect(model.fork == nil)
         #expect(model.play?.playback.position == 0)
         #expect(!model.device.devices[0].doze)
+        #expect(!model.isPlaying)
+        #expect(model.play?.speed == .x60, "the speed chosen before the fork")
+        #expect(model.status?.hasPrefix("back to the profile at +0, paused") == true)
     }
 
     @Test func theClockKeysMoveAForkedClockOnlyOnce() {
