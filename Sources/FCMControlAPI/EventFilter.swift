@@ -12,9 +12,16 @@ struct EventFilter: Sendable {
     var fields: [(name: String, value: String)] = []
     var side: Side?
 
-    static let fieldParameters = ["token", "id", "topic", "sender", "from"]
-    /// Every parameter `GET events` takes, in the order the guide lists them.
-    static let parameters = ["after", "type", "fields"] + fieldParameters + ["side", "limit", "wait"]
+    /// Every parameter `GET events` takes, declared once, in the order the guide lists
+    /// them: the reader reads by these, and refuses any other name with them.
+    enum Parameter: String, CaseIterable {
+        case after, type, fields, token, id, topic, sender, from, side, limit, wait
+
+        /// The parameters that match an event's field of the same name.
+        static let matchingFields: [Parameter] = [.token, .id, .topic, .sender, .from]
+    }
+
+    static let parameters = Parameter.allCases.map(\.rawValue)
 
     static func read(_ request: HTTPRequestParts) -> Result<EventFilter, ControlProblem> {
         // A parameter it does not take (a misspelt filter) is named, not ignored: a
@@ -28,25 +35,25 @@ struct EventFilter: Sendable {
                         + "; it takes " + parameters.joined(separator: ", ")))
         }
         var filter = EventFilter()
-        if let text = request.parameter("after") {
+        if let text = request.parameter(Parameter.after.rawValue) {
             guard let after = Int64(text), after >= 0 else {
                 return .failure(ControlProblem("after must be a sequence number (0 or more), not \(text)"))
             }
             filter.after = after
         }
-        if let text = request.parameter("limit") {
+        if let text = request.parameter(Parameter.limit.rawValue) {
             guard let limit = Int(text), (1...10_000).contains(limit) else {
                 return .failure(ControlProblem("limit must be 1 to 10000, not \(text)"))
             }
             filter.limit = limit
         }
-        if let text = request.parameter("wait") {
+        if let text = request.parameter(Parameter.wait.rawValue) {
             switch ControlDuration.read(text) {
             case .success(let wait): filter.wait = wait
             case .failure(let problem): return .failure(problem)
             }
         }
-        if let text = request.parameter("type") {
+        if let text = request.parameter(Parameter.type.rawValue) {
             let names = text.split(separator: ",").map(String.init)
             if let unknown = names.first(where: { EventName(rawValue: $0) == nil }) {
                 return .failure(ControlProblem(EventName.noSuchEvent(unknown)))
@@ -55,21 +62,21 @@ struct EventFilter: Sendable {
         }
         // `fields=title,data`: the fields a caller will compare, checked against each
         // type as an `expect` is (a client that filters on its side asks this first).
-        if let text = request.parameter("fields") {
+        if let text = request.parameter(Parameter.fields.rawValue) {
             for kind in filter.types.compactMap(EventName.init(rawValue:)) {
                 for name in text.split(separator: ",").map(String.init) where !kind.carries(name) {
                     return .failure(ControlProblem(kind.noSuchField(name)))
                 }
             }
         }
-        if let text = request.parameter("side") {
+        if let text = request.parameter(Parameter.side.rawValue) {
             guard let side = Side(rawValue: text) else {
                 return .failure(ControlProblem("side is device, server or check, not \(text)"))
             }
             filter.side = side
         }
-        for name in fieldParameters {
-            if let value = request.parameter(name) { filter.fields.append((name, value)) }
+        for parameter in Parameter.matchingFields {
+            if let value = request.parameter(parameter.rawValue) { filter.fields.append((parameter.rawValue, value)) }
         }
         return .success(filter)
     }
