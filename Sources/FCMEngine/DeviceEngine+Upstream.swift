@@ -120,25 +120,12 @@ extension DeviceEngine {
     }
 
     /// The sender an upstream address names, when it is one this device may use.
-    static let gcmDomain = Substring(SDK.gcm.upstreamDomain)
-    static let fcmDomain = Substring(SDK.fcm.upstreamDomain)
-
     func upstreamSender(of address: String, on p: Int) -> Result<String, AddressProblem> {
         guard !address.isEmpty else { return .failure(AddressProblem(detail: "missing 'to'")) }
         let sdk = self[p].settings.sdk
-        guard let at = address.utf8.firstIndex(of: UInt8(ascii: "@")) else {
+        guard let sender = UpstreamAddress.sender(in: address, sdk: sdk) else {
             return .failure(AddressProblem(detail: "'to' must be SENDER@\(sdk.upstreamDomain), not \(address)"))
         }
-        // Compared as a Substring with the domains: the standard library's fast path
-        // for native UTF-8 (a generic byte-by-byte comparison cost more than the rest
-        // of a send).
-        let domain = address[address.utf8.index(after: at)...]
-        let allowed =
-            domain == Self.gcmDomain || (sdk == .fcm && domain == Self.fcmDomain)
-        guard allowed else {
-            return .failure(AddressProblem(detail: "'to' must be SENDER@\(sdk.upstreamDomain), not \(address)"))
-        }
-        let sender = String(address[..<at])
         guard self[p].tokens[sender] != nil else {
             return .failure(AddressProblem(detail: "sender \(sender) is not registered on this device"))
         }

@@ -3,7 +3,9 @@
 ///
 /// Held once: its fields live in one shared box, so the copies a message makes on its
 /// way (held, stored, delivered, inbox, events, the journal) each cost one reference,
-/// and a change to one copy copies the fields first (copy on write).
+/// and a change to one copy copies the fields first (copy on write). The target is
+/// the copy's own: a topic's copies and a multicast's each name one token, and share
+/// the rest.
 public struct DownstreamRequest: Sendable, Equatable, Codable, CustomReflectable {
     private var box: DownstreamFieldsBox
 
@@ -14,10 +16,7 @@ public struct DownstreamRequest: Sendable, Equatable, Codable, CustomReflectable
     }
     /// The target: a registration token, or `/topics/NAME`; nil when the request
     /// named none.
-    public var to: String? {
-        get { box.fields.to }
-        set { fields.to = newValue }
-    }
+    public var to: String?
     /// A topic condition (`'a' in topics && 'b' in topics`) instead of `to`.
     public var condition: String? {
         get { box.fields.condition }
@@ -89,30 +88,41 @@ public struct DownstreamRequest: Sendable, Equatable, Codable, CustomReflectable
         timeToLive: Int64? = nil, deliveryReceiptRequested: Bool = false, dryRun: Bool = false,
         contentAvailable: Bool = false, mutableContent: Bool = false, condition: String? = nil
     ) {
+        self.to = to
         box = DownstreamFieldsBox(
             DownstreamFields(
-                sender: sender, to: to, condition: condition, messageID: messageID, data: data,
+                sender: sender, to: nil, condition: condition, messageID: messageID, data: data,
                 notification: notification, collapseKey: collapseKey, priority: priority,
                 timeToLive: timeToLive, deliveryReceiptRequested: deliveryReceiptRequested, dryRun: dryRun,
                 contentAvailable: contentAvailable, mutableContent: mutableContent))
     }
 
     public static func == (lhs: DownstreamRequest, rhs: DownstreamRequest) -> Bool {
-        lhs.box === rhs.box || lhs.box.fields == rhs.box.fields
+        lhs.to == rhs.to && (lhs.box === rhs.box || lhs.box.fields == rhs.box.fields)
     }
 
     // Coded as its fields, under their own names: the journal's and saved states'
     // format is the one the struct had before it was boxed.
     public init(from decoder: any Decoder) throws {
-        box = DownstreamFieldsBox(try DownstreamFields(from: decoder))
+        var fields = try DownstreamFields(from: decoder)
+        to = fields.to
+        fields.to = nil
+        box = DownstreamFieldsBox(fields)
     }
 
     public func encode(to encoder: any Encoder) throws {
-        try box.fields.encode(to: encoder)
+        try whole.encode(to: encoder)
     }
 
     /// A request prints as its fields (a test's failure, a debugger), not as its box.
-    public var customMirror: Mirror { Mirror(reflecting: box.fields) }
+    public var customMirror: Mirror { Mirror(reflecting: whole) }
+
+    /// Every field, the target among them, as the journal writes them.
+    private var whole: DownstreamFields {
+        var fields = box.fields
+        fields.to = to
+        return fields
+    }
 
     /// The topic named by `to: /topics/NAME`, without its prefix.
     public var topic: String? {
@@ -122,7 +132,7 @@ public struct DownstreamRequest: Sendable, Equatable, Codable, CustomReflectable
 
     /// Whether the message goes to a topic's subscribers (a topic or a condition),
     /// not to one token.
-    public var isTopicSend: Bool { condition != nil || topic != nil }
+    public var isTopicSend: Bool { condition != nil || to?.hasPrefix(TopicName.prefix) == true }
 
     /// A notification message carries display fields; the SDK may show it itself.
     public var isNotification: Bool { notification != nil }
@@ -313,6 +323,7 @@ extension DownstreamRequest {
 /// The fields of a downstream message, as the app server gave them.
 struct DownstreamFields: Equatable, Codable {
     var sender: String
+    /// Only as coded: a request holds its target beside its box, and the box's is nil.
     var to: String?
     var condition: String?
     var messageID: String?

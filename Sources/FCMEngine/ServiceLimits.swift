@@ -60,8 +60,13 @@ public enum ServiceLimits {
     /// Letters compare without regard to ASCII case (keys are compared on every
     /// message, so no lowercased copy is made).
     public static func isReservedDataKey(_ key: String) -> Bool {
-        key.isASCIIWord("from") || key.isASCIIWord("message_type") || key.hasASCIIPrefix("google")
-            || key.hasASCIIPrefix("gcm")
+        // The first letter tells most keys apart from every reserved word.
+        switch key.utf8.first.map({ $0 | 0x20 }) {
+        case UInt8(ascii: "f"): key.isASCIIWord("from")
+        case UInt8(ascii: "m"): key.isASCIIWord("message_type")
+        case UInt8(ascii: "g"): key.hasASCIIPrefix("google") || key.hasASCIIPrefix("gcm")
+        default: false
+        }
     }
 
     /// Data keys the service fills in itself: a data pair of that name is accepted,

@@ -46,6 +46,13 @@ struct DownstreamAcceptanceTests {
         #expect(events.first?.string("detail")?.contains(key) == true)
     }
 
+    @Test(arguments: ["f", "fro", "fromage", "m", "message", "g", "gc", "goog", "Gc_x", "n", "0", "é"])
+    func keysThatOnlyBeginLikeAReservedWordAreAllowed(key: String) {
+        var h = Harness()
+        let events = h.push(data: [KeyValue(key, "v")])
+        #expect(events.names == ["downstreamAccepted", "onMessageReceived"])
+    }
+
     @Test func collapseKeyInsideDataIsAllowedAndTheServiceValueWins() {
         var h = Harness()
         let events = h.push(data: [KeyValue("collapse_key", "mine"), KeyValue("k", "v")], collapseKey: "theirs")

@@ -22,6 +22,18 @@ struct UpstreamTests {
         #expect(wrongDomain.first?.string("detail")?.contains("fcm.googleapis.com") == true)
     }
 
+    @Test(arguments: [
+        ("@gcm.googleapis.com", true), ("@fcm.googleapis.com", true), ("", false), ("@", false),
+        ("@fcm.googleapis.co", false), ("@fcm.googleapis.com.example", false), ("@FCM.googleapis.com", false),
+        ("@@fcm.googleapis.com", false),
+    ])
+    func theFcmSdkSendsToEitherDomainExactlyAsWritten(suffix: String, forwarded: Bool) {
+        var h = Harness()
+        let events = h.run(.send(UpstreamRequest(to: Harness.sender + suffix, messageID: "x")))
+        #expect(events.names.contains("upstreamForwarded") == forwarded, "\(suffix)")
+        if !forwarded { #expect(events.first?.string("error") == "InvalidParameters") }
+    }
+
     @Test func gcmSdkWantsTheGcmDomain() {
         var h = Harness(sdk: .gcm)
         let events = h.run(.send(UpstreamRequest(to: "\(Harness.sender)@fcm.googleapis.com", messageID: "x")))
