@@ -8,7 +8,8 @@
            another to the last phone (median and 90th percentile: one call to one phone);
   fan-out  every phone subscribed to a topic (IID batchAdd, 1,000 tokens a call),
            then one legacy send to the topic: seconds to the HTTP answer and to the
-           last delivery event on stdout, and what a control API read and a send to
+           last delivery event on stdout (when the log last grew, watched by its size;
+           `--read-lines` reads every line as it comes instead), and what a control API read and a send to
            one phone take while the copies go out; then the stop (which leaves the million
            changed phones to the journal) and a resume of that fleet (which replays it).
   rows     the same on a fresh fleet with a checkpoint after every call
@@ -33,6 +34,7 @@ import time
 import urllib.request
 
 SENDER = "123456789012"
+READ_LINES = False
 KEY = "fleet-key"
 
 
@@ -187,6 +189,22 @@ def fan_out(serve, tokens_file, out, count):
     during = time.monotonic()
     request(serve.port, "/fcm/send", {"to": tokens[0], "data": {"n": "one"}}, {"Authorization": "key=" + KEY})
     send_during = time.monotonic() - during
+    if READ_LINES:
+        last = read_deliveries(out, mark, count)
+    else:
+        last = watch_log(out, mark, count)
+    return {"subscribe_s": round(subscribed, 1), "answered_s": round(answered, 2),
+            "read_during_s": round(read_during, 3), "send_during_s": round(send_during, 3),
+            "last_delivery_s": round(last - began, 2), "answer_ok": "message_id" in answer}
+
+
+def count_deliveries(text):
+    return sum(1 for line in text.split("\n") if '"onMessageReceived"' in line and '"/topics/all"' in line)
+
+
+def read_deliveries(out, mark, count):
+    """A consumer reading every line as it comes (it shares the machine's cores with
+    the server): the moment it has read the last delivery."""
     delivered = 0
     with open(out) as log:
         log.seek(mark)
@@ -200,9 +218,27 @@ def fan_out(serve, tokens_file, out, count):
             lines = pending.split("\n")
             pending = lines.pop()
             delivered += sum(1 for line in lines if '"onMessageReceived"' in line and '"/topics/all"' in line)
-    return {"subscribe_s": round(subscribed, 1), "answered_s": round(answered, 2),
-            "read_during_s": round(read_during, 3), "send_during_s": round(send_during, 3),
-            "last_delivery_s": round(time.monotonic() - began, 2), "answer_ok": "message_id" in answer}
+    return time.monotonic()
+
+
+def watch_log(out, mark, count, quiet=0.5, limit=120):
+    """The moment the log last grew, watched by its size alone (a stat every 5 ms, so
+    the watcher takes no core from the server); once it has been quiet for `quiet`
+    seconds the deliveries are counted, and the watch goes on if any is missing."""
+    began = time.monotonic()
+    size, grew = os.path.getsize(out), time.monotonic()
+    while time.monotonic() - began < limit:
+        time.sleep(0.005)
+        now_size = os.path.getsize(out)
+        if now_size != size:
+            size, grew = now_size, time.monotonic()
+        elif time.monotonic() - grew >= quiet:
+            with open(out) as log:
+                log.seek(mark)
+                if count_deliveries(log.read()) >= count:
+                    return grew
+            grew = time.monotonic()
+    raise SystemExit(f"fewer than {count} deliveries on the log after {limit} s")
 
 
 def unicast(serve, tokens_file, last_phone, sends=300):
@@ -228,7 +264,12 @@ def main():
     parser.add_argument("--no-fan-out", action="store_true")
     parser.add_argument("--no-rows", action="store_true", help="leave out the phase with a checkpoint every call")
     parser.add_argument("--settle", type=float, default=2.0, help="seconds idle before memory is read")
+    parser.add_argument("--read-lines", action="store_true",
+                        help="time the fan-out by reading every line as it comes (the reader shares the cores) "
+                        "instead of by the log's size")
     options = parser.parse_args()
+    global READ_LINES
+    READ_LINES = options.read_lines
     for count in options.sizes:
         print(json.dumps(run(options.binary, count, not options.no_fan_out, not options.no_rows, options.settle)),
               flush=True)
