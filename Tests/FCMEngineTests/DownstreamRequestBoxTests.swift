@@ -50,6 +50,22 @@ struct DownstreamRequestBoxTests {
         #expect(copy != original)
     }
 
+    @Test("copies that differ only in their target: each its own, coded with it")
+    func copiesDifferingOnlyInTheirTarget() throws {
+        var first = Self.full
+        var second = Self.full
+        first.to = "token-1"
+        second.to = "token-2"
+        #expect(first != second)
+        second.to = "token-1"
+        #expect(first == second)
+        let read = try JSONDecoder().decode(DownstreamRequest.self, from: JSONEncoder().encode(first))
+        #expect(read.to == "token-1" && read == first)
+        first.to = nil
+        let untargeted = try JSONDecoder().decode(DownstreamRequest.self, from: JSONEncoder().encode(first))
+        #expect(untargeted.to == nil && untargeted.condition == "'x' in topics")
+    }
+
     @Test("it prints as its fields")
     func itPrintsAsItsFields() {
         let printed = String(describing: Self.full)
