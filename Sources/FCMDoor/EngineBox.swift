@@ -11,7 +11,9 @@ import Synchronization
 /// go, so the journal has them in the order they ran.
 public final class EngineBox: @unchecked Sendable {
     let lock = NSRecursiveLock()
-    var engine: DeviceEngine
+    // Read and changed under `lock` by rules that call out to nothing: no access can
+    // overlap another, and the runtime's check of each (several a message) is left out.
+    @exclusivity(unchecked) var engine: DeviceEngine
     /// The deadline the host's timer is armed for.
     var armedDeadline: Millis? {
         get { lock.withLock { armed } }

@@ -17,13 +17,15 @@ public final class EventLog: @unchecked Sendable {
 
     public let capacity: Int
     private let lock = NSLock()
-    private var entries: [Entry] = []
+    // Under `lock`, each access whole: the runtime's check of each (every event) is left
+    // out. The same for `card`.
+    @exclusivity(unchecked) private var entries: [Entry] = []
     private var nextSeq: Int64 = 1
     private var waiters: [Int: Waiter] = [:]
     private var nextWaiter = 0
     private var closed = false
     /// Reads every event as it is appended: one writer, `report` its reader.
-    private var card = ReportCard()
+    @exclusivity(unchecked) private var card = ReportCard()
 
     struct Waiter {
         var after: Int64

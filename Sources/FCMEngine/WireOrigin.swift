@@ -80,20 +80,27 @@ public enum RequestDigest {
         return hash.hex
     }
 
-    /// A downstream message's digest, its `message_id` left out.
+    /// A downstream message's digest, its `message_id` left out. (Read field by field,
+    /// without making the texts it hashes: every CCS message is digested.)
     public static func of(_ request: DownstreamRequest) -> String {
         var hash = Hasher64()
         hash.add(request.sender)
         hash.add(request.to ?? "")
         hash.add(request.condition ?? "")
-        for pair in request.data { hash.add(pair.key + "=" + pair.value) }
-        for pair in request.notification ?? [] { hash.add("n." + pair.key + "=" + pair.value) }
+        for pair in request.data { hash.add(pair: pair) }
+        for pair in request.notification ?? [] {
+            hash.add(bytes: "n.")
+            hash.add(pair: pair)
+        }
         hash.add(request.collapseKey ?? "")
         hash.add(request.priority ?? "")
-        hash.add(request.timeToLive.map { String($0) } ?? "")
-        hash.add(
-            [request.deliveryReceiptRequested, request.dryRun, request.contentAvailable, request.mutableContent]
-                .map { $0 ? "1" : "0" }.joined())
+        if let ttl = request.timeToLive { hash.add(decimal: ttl) }
+        hash.add(byte: 0xff)
+        hash.add(flag: request.deliveryReceiptRequested)
+        hash.add(flag: request.dryRun)
+        hash.add(flag: request.contentAvailable)
+        hash.add(flag: request.mutableContent)
+        hash.add(byte: 0xff)
         return hash.hex
     }
 
@@ -123,16 +130,45 @@ public enum RequestDigest {
 
         /// A field, closed by a separator no UTF-8 text contains.
         mutating func add(_ text: String) {
-            var text = text
-            text.withUTF8 { add(UnsafeRawBufferPointer($0)) }
+            add(bytes: text)
             add(byte: 0xff)
+        }
+
+        /// A text's bytes, read in place, with no separator.
+        mutating func add(bytes text: String) {
+            let read: Void? = text.utf8.withContiguousStorageIfAvailable { add(UnsafeRawBufferPointer($0)) }
+            if read == nil { for byte in text.utf8 { add(byte: byte) } }
+        }
+
+        /// A data or notification pair as the field `key=value`.
+        mutating func add(pair: KeyValue) {
+            add(bytes: pair.key)
+            add(byte: UInt8(ascii: "="))
+            add(pair.value)
+        }
+
+        mutating func add(flag: Bool) { add(byte: flag ? UInt8(ascii: "1") : UInt8(ascii: "0")) }
+
+        /// A number's decimal digits (a minus first), as `String(number)` spells it.
+        mutating func add(decimal number: Int64) {
+            if number < 0 { add(byte: UInt8(ascii: "-")) }
+            var magnitude = number.magnitude
+            var divisor: UInt64 = 1
+            while divisor <= magnitude / 10 { divisor *= 10 }
+            repeat {
+                add(byte: UInt8(ascii: "0") + UInt8(magnitude / divisor))
+                magnitude %= divisor
+                divisor /= 10
+            } while divisor > 0
         }
 
         /// Sixteen hex digits, written without a formatter.
         var hex: String {
-            let digits = Array("0123456789abcdef".utf8)
-            return String(unsafeUninitializedCapacity: 16) { buffer in
-                for index in 0..<16 { buffer[index] = digits[Int((value >> (60 - 4 * UInt64(index))) & 0xf)] }
+            String(unsafeUninitializedCapacity: 16) { buffer in
+                for index in 0..<16 {
+                    let digit = UInt8((value >> (60 - 4 * UInt64(index))) & 0xf)
+                    buffer[index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                }
                 return 16
             }
         }

@@ -30,8 +30,11 @@ public struct XMLStreamError: Error, Sendable, Equatable, CustomStringConvertibl
 public final class XMLStreamParser {
     public let maxStanzaBytes: Int
     private var parser: XML_Parser?
-    fileprivate var stack: [XMLElement] = []
-    fileprivate var events: [XMLStreamEvent] = []
+    // Changed by expat's callbacks, one at a time, inside `feed` on the thread that
+    // feeds: no access can overlap another, and the runtime's check of each (every
+    // element of every stanza) is left out.
+    @exclusivity(unchecked) fileprivate var stack: [XMLElement] = []
+    @exclusivity(unchecked) fileprivate var events: [XMLStreamEvent] = []
     fileprivate var failure: XMLStreamError?
     fileprivate var stanzaStart: Int64 = -1
     fileprivate var streamOpened = false

@@ -28,6 +28,7 @@ struct FCMDevice: AsyncParsableCommand {
     /// rather than taken as the TUI's argument; everything else runs as parsed.
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        AllocatorCache.restartWithLargerCache(arguments: arguments)
         let commands = configuration.subcommands.map { $0._commandName }
         if let first = arguments.first, let problem = UnknownCommand.problem(first, commands: commands) {
             FileHandle.standardError.write(Data(problem.utf8))
