@@ -19,7 +19,8 @@ extension View {
         defer {
             grid.box(
                 x: rect.x, y: rect.y, width: rect.width, height: rect.height,
-                title: title(pane, model, hidden: log?.skipped ?? itemsBelow), focused: focused)
+                title: (focused ? Self.focusMark : "") + title(pane, model, hidden: log?.skipped ?? itemsBelow),
+                focused: focused)
         }
         guard inner.height > 0 else { return }
         if let log {
@@ -104,6 +105,10 @@ extension View {
             return (model.serverRaw ? "Server (raw JSON)" : "Server") + scroll
         }
     }
+
+    /// Leads the focused pane's title: the pane keys act on is told by more than its
+    /// border's colour (a terminal without colours, a screenshot in grey).
+    static let focusMark = "▸ "
 
     /// A list pane's mark for the items below what it shows, short enough for a title at
     /// 80 columns (the events pane has its own).
