@@ -239,9 +239,29 @@ public final class ControlService: Sendable {
             }
         }
         switch read {
-        case .action(let action): return Self.eventsReply(await device.perform(action), last: log.lastSeq)
+        case .action(let action): return Self.actionReply(await device.perform(action), last: log.lastSeq)
         case .refused(let refusal): return refusal
         }
+    }
+
+    /// The events an action caused; when the device refused it (its `commandRefused`
+    /// event: the app stopped, the tray empty), 409 with the device's words as the
+    /// error's message, and the events all the same: a client that acts and reads 200
+    /// can count on the action having been taken.
+    static func actionReply(_ entries: [EventLog.Entry], last: Int64) -> HTTPReply {
+        guard let refusal = entries.first(where: { $0.event.kind == .commandRefused })?.event else {
+            return eventsReply(entries, last: last)
+        }
+        let detail = refusal.string("detail") ?? "refused"
+        let message = refusal.string("command").map { "\($0) refused: \(detail)" } ?? detail
+        var reply = eventsReply(entries, last: last)
+        let error = JSONValue.members([
+            "code": .int(409), "message": .string(message), "status": .string("FAILED_PRECONDITION"),
+        ])
+        // The error first, then the events and `last` as a 200 would have them.
+        reply.body = "{\"error\":" + error.json + "," + reply.body.dropFirst()
+        reply.status = 409
+        return reply
     }
 
     /// A request's action read against the device, or the answer that refuses it.

@@ -83,6 +83,21 @@ struct ControlAPITests {
         #expect(seqs.count == 2 && seqs[1] == seqs[0] + 1)
     }
 
+    @Test("an action the device refuses answers 409 with the device's words, and the events it caused")
+    func aRefusedActionAnswers409() async {
+        let device = ControlledDevice()
+        let tap = await device.call("POST", "devices/default/actions", body: #"{"tap": "last"}"#)
+        #expect(tap.status == 409)
+        let error = tap.json["error"] as? [String: Any] ?? [:]
+        #expect(error["status"] as? String == "FAILED_PRECONDITION")
+        #expect((error["message"] as? String)?.contains("the tray is empty") == true, "\(error)")
+        #expect(ControlledDevice.names(tap.json) == ["commandRefused"])
+        #expect(tap.json["last"] as? Int == Int(device.log.lastSeq))
+        // The same door takes the next action as ever.
+        let offline = await device.call("POST", "devices/default/actions", body: #"{"network": "offline"}"#)
+        #expect(offline.status == 200 && offline.json["error"] == nil)
+    }
+
     @Test("events are read after a sequence number and filtered by type and field")
     func eventsAreFiltered() async throws {
         let device = ControlledDevice()
