@@ -190,14 +190,17 @@ public final class ControlService: Sendable {
         return Self.eventsReply(found, last: log.lastSeq)
     }
 
-    static func eventsReply(_ entries: [EventLog.Entry], last: Int64) -> HTTPReply {
-        var body = "{\"events\":["
+    static func eventsReply(
+        _ entries: [EventLog.Entry], last: Int64, status: Int = 200, error: JSONValue? = nil
+    ) -> HTTPReply {
+        // An error, when there is one, first; the events and `last` as ever.
+        var body = error.map { "{\"error\":" + $0.json + ",\"events\":[" } ?? "{\"events\":["
         for (index, entry) in entries.enumerated() {
             if index > 0 { body += "," }
             body += TranscriptFormatter.json(entry.event, seq: entry.seq)
         }
         body += "],\"last\":\(last)}"
-        return .json(200, body)
+        return .json(status, body)
     }
 
     // MARK: Actions and expectations
@@ -254,14 +257,10 @@ public final class ControlService: Sendable {
         }
         let detail = refusal.string("detail") ?? "refused"
         let message = refusal.string("command").map { "\($0) refused: \(detail)" } ?? detail
-        var reply = eventsReply(entries, last: last)
         let error = JSONValue.members([
             "code": .int(409), "message": .string(message), "status": .string("FAILED_PRECONDITION"),
         ])
-        // The error first, then the events and `last` as a 200 would have them.
-        reply.body = "{\"error\":" + error.json + "," + reply.body.dropFirst()
-        reply.status = 409
-        return reply
+        return eventsReply(entries, last: last, status: 409, error: error)
     }
 
     /// A request's action read against the device, or the answer that refuses it.

@@ -10,17 +10,9 @@ struct AllocatorCacheTests {
 
     /// What `exec`'s command sees of `GLIBC_TUNABLES`, with `environment` given to fcm-device.
     static func seenByExecsCommand(_ environment: [String: String]) throws -> String {
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = ["exec", "--", "sh", "-c", #"echo "seen:[$GLIBC_TUNABLES]""#]
-        process.environment = environment
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = Pipe()
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return text.split(separator: "\n").first { $0.hasPrefix("seen:") }.map(String.init) ?? text
+        let outcome = try CLI.run(
+            ["exec", "--", "sh", "-c", #"echo "seen:[$GLIBC_TUNABLES]""#], environment: environment)
+        return outcome.stdout.split(separator: "\n").first { $0.hasPrefix("seen:") }.map(String.init) ?? outcome.stdout
     }
 
     static var environmentWithout: [String: String] {

@@ -24,10 +24,12 @@ struct CLI {
     static let profiles = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("profiles")
 
-    static func run(_ arguments: [String]) throws -> Outcome {
+    /// `environment`: the whole environment it runs in (nil: this process's).
+    static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> Outcome {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        process.environment = environment
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
