@@ -54,10 +54,11 @@ public enum Replayer {
         engine.handle(.start(at: 0), into: &all)
         runner.observe(all)
         while let next = runner.nextAt {
-            var timers: [Event] = []
-            engine.handle(.advance(to: next), into: &timers)
-            runner.observe(timers)
-            all += timers
+            // The timers' events go straight into the list: a list of their own, added
+            // after, retained and released every event once more.
+            let start = all.count
+            engine.handle(.advance(to: next), into: &all)
+            runner.observe(all[start...])
             runner.play(until: next, on: &engine, into: &all)
         }
         let last = profile.steps.last?.at ?? 0
@@ -67,15 +68,12 @@ public enum Replayer {
         }
         if profile.end != nil { engine.handle(.advance(to: end), into: &all) }
         // The transcript places checks between events; the events list holds none.
-        var events: [Event] = []
+        // Taken out in place: the events are moved, not copied.
         var positions: [Int] = []
-        for event in all {
-            if event.side == .check {
-                positions.append(events.count)
-            } else {
-                events.append(event)
-            }
+        for index in all.indices where all[index].side == .check {
+            positions.append(index - positions.count)
         }
-        return ReplayResult(events: events, checks: runner.checks, checkPositions: positions)
+        if !positions.isEmpty { all.removeAll { $0.side == .check } }
+        return ReplayResult(events: all, checks: runner.checks, checkPositions: positions)
     }
 }
