@@ -2,7 +2,8 @@
 unchanged but for its host constants, checks in, registers (register3, Firebase
 Installations, FCM registrations) and receives over MCS, as from Google. App servers
 reach it by its FCM token (legacy, v1, a topic) and by its endpoint (pywebpush, aesgcm).
-Held messages reach it when it logs in again; a restart with its saved credentials
+Held messages reach it when it logs in again, after a `deleted_messages` notice when the
+store's limit discarded some; a restart with its saved credentials
 keeps its token; wrong credentials are refused and serve goes on serving.
 
 Runs in Interop/.receiver (firebase-messaging pins http-ece 1.1, which the Web Push
@@ -244,6 +245,27 @@ def test_held_messages_arrive_at_the_next_login_and_ttl_zero_does_not(receiver):
     receiver.wait_for(lambda p: p.get("data", {}).get("while") == "away")
     time.sleep(1)
     assert not [p for p, _ in receiver.received if p.get("data", {}).get("now")], receiver.received
+
+
+def test_messages_discarded_while_away_are_told_as_deleted_messages(receiver):
+    receiver.stop_client()
+    receiver.serve.wait_for(lambda e: e.get("event") == "receiverDisconnected")
+    # The 101st message past the 100-message store discards all of them.
+    for n in range(101):
+        assert receiver.legacy(data={"n": str(n)}, time_to_live=600)["success"] == 1
+    receiver.serve.wait_for(lambda e: e.get("event") == "discarded" and e.get("reason") == "store-limit")
+    receiver.legacy(data={"after": "the limit"}, time_to_live=600)
+    receiver.received.clear()
+    receiver.call(receiver.client.start())
+    receiver.wait_for(lambda p: p.get("data", {}).get("after") == "the limit")
+    notice = receiver.serve.wait_for(
+        lambda e: e.get("event") == "receiverSent" and e.get("message_type") == "deleted_messages")
+    assert notice["total_deleted"] == 101 and notice["bytes"] == 0, notice
+    # firebase-messaging reads it, calls no callback for it, and acks it as any message.
+    receiver.serve.wait_for(
+        lambda e: e.get("event") == "receiverAcked" and notice["persistent_id"] in e.get("persistent_ids", []))
+    assert [p for p, _ in receiver.received] == [p for p, _ in receiver.received if "after" in p.get("data", {})], \
+        receiver.received
 
 
 def test_a_restart_with_saved_credentials_keeps_the_token(receiver):

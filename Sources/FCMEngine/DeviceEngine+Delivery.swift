@@ -27,11 +27,16 @@ extension DeviceEngine {
         let recentInactiveDrop = self[p].lastInactiveDropAt.map {
             now - $0 <= ServiceLimits.maxTimeToLive * Span.second
         }
-        // The web SDK has no callback for messages the server discarded.
-        if self[p].deletedCount > 0, recentInactiveDrop ?? true, self[p].platform != .web {
-            emit(
-                .device, self[p].names.deletedMessages, [.number("total_deleted", self[p].deletedCount)], on: p,
-                into: &out)
+        if self[p].deletedCount > 0, recentInactiveDrop ?? true {
+            if server.hasReceivers, server.isReceiver(p) {
+                // A real client is told on its connection; what it does is its own.
+                writeDeletedNotice(self[p].deletedCount, to: p, into: &out)
+            } else if self[p].platform != .web {
+                // The web SDK has no callback for messages the server discarded.
+                emit(
+                    .device, self[p].names.deletedMessages, [.number("total_deleted", self[p].deletedCount)], on: p,
+                    into: &out)
+            }
         }
         self[p].deletedCount = 0
         self[p].lastInactiveDropAt = nil

@@ -192,12 +192,9 @@ extension DeviceEngine {
         }
         // The persistent id is the connection's own (an app server's message ids may
         // repeat); the payload keeps the message's id as `fcmMessageId`.
-        let hex = String(server.receivers.written, radix: 16)
-        let persistentID =
-            "0:\(wallClock.unixSeconds(at: now) * 1_000)%" + String(repeating: "0", count: max(0, 16 - hex.count)) + hex
         let written = write(
             ReceiverMessage(
-                messageID: message.id, persistentID: persistentID, from: from, category: Receivers.chromeApp,
+                messageID: message.id, persistentID: persistentID(), from: from, category: Receivers.chromeApp,
                 appData: [
                     KeyValue("crypto-key", "dh=" + Self.padded(sealed.dh)),
                     KeyValue("encryption", "salt=" + Self.padded(sealed.salt)),
@@ -211,6 +208,36 @@ extension DeviceEngine {
                 collapseKey: request.collapseKey, priority: request.effectivePriority, at: now, via: "mcs",
                 from: message.from))
         noteReceipt(of: message, on: p, into: &out)
+    }
+
+    /// The id of the message written last (`Receivers.written`), as FCM writes a
+    /// persistent id: `0:` the time in milliseconds `%` sixteen hex digits.
+    func persistentID() -> String {
+        let hex = String(server.receivers.written, radix: 16)
+        return "0:\(wallClock.unixSeconds(at: now) * 1_000)%" + String(repeating: "0", count: max(0, 16 - hex.count))
+            + hex
+    }
+
+    /// The server discarded messages for a real client while it was away (the store's
+    /// limit): it is told at its next login, before what was held, by a stanza with no
+    /// payload and `message_type: deleted_messages` and `total_deleted` in app data, the
+    /// keys Android's SDK reads for `onDeletedMessages`. Kept until acked, as any
+    /// message written (firebase-messaging acks it and calls no callback).
+    mutating func writeDeletedNotice(_ count: Int, to p: Int, into out: inout [Event]) {
+        guard let subscription = server.webPush.subscription(ofPhone: p),
+            let registration = server.receivers.gcm[subscription.id]
+        else { return }
+        server.receivers.written += 1
+        let id = persistentID()
+        _ = write(
+            ReceiverMessage(
+                messageID: id, persistentID: id, from: phone(p) { $0.senders.first?.id } ?? PushService.googleHost,
+                category: Receivers.chromeApp,
+                appData: [
+                    KeyValue(Receivers.messageTypeKey, Receivers.deletedMessages),
+                    KeyValue("total_deleted", String(count)), KeyValue("subtype", registration.subtype),
+                ], rawData: [], ttl: ServiceLimits.maxTimeToLive, sent: wallClock.unixSeconds(at: now)),
+            to: p, into: &out)
     }
 
     /// A Web Push message to a receiver's endpoint: handed on as it came (the app
@@ -258,13 +285,17 @@ extension DeviceEngine {
                 ], on: p, into: &out)
         }
         server.links.effects.append(.mcs(connection, .data(message)))
-        emit(
-            .server, .receiverSent,
-            [
-                .text("id", message.messageID), .text("persistent_id", message.persistentID),
-                .text("from", message.from), .number("bytes", message.rawData.count),
-            ],
-            on: p, into: &out)
+        var fields: [Field] = [
+            .text("id", message.messageID), .text("persistent_id", message.persistentID),
+            .text("from", message.from), .number("bytes", message.rawData.count),
+        ]
+        if let type = message.appData.first(where: { $0.key == Receivers.messageTypeKey })?.value {
+            fields.append(.text("message_type", type))
+            for pair in message.appData where pair.key == "total_deleted" {
+                fields.append(.number("total_deleted", Int64(pair.value) ?? 0))
+            }
+        }
+        emit(.server, .receiverSent, fields, on: p, into: &out)
         return true
     }
 

@@ -241,6 +241,10 @@ public struct Receivers: Sendable, Equatable, Codable {
 
     /// The app a Chrome-style receiver registers as, and its messages' category.
     public static let chromeApp = "org.chromium.linux"
+    /// The app data key that tells a stanza of the service's own from a message, and
+    /// its value for the notice of messages the server discarded.
+    public static let messageTypeKey = "message_type"
+    public static let deletedMessages = "deleted_messages"
     /// How long an installation's auth token lasts (`expiresIn`).
     public static let authTokenSeconds = 604_800
     /// The most messages kept unacked for one receiver: past it the oldest is dropped.

@@ -680,10 +680,12 @@ extension EventName {
                     "docs/device-receivers.md"))
         case .receiverSent:
             EventDescription(
-                fields: ["id", "persistent_id", "from", "bytes"],
+                fields: ["id", "persistent_id", "from", "bytes", "message_type", "total_deleted"],
                 meaning:
                     "a message (`id`, as the app server knows it) was written to a real client's MCS connection "
-                    + "(`persistent_id`, the connection's own; `bytes` encrypted): it is kept until the client acks it",
+                    + "(`persistent_id`, the connection's own; `bytes` encrypted): it is kept until the client acks it; "
+                    + "with `message_type` `deleted_messages`, the notice that the server discarded `total_deleted` "
+                    + "messages for it while it was away",
                 rule: RuleNote(
                     "FCM encrypts a message to a Chrome-style receiver with aesgcm and its keys in app data; the "
                         + "client decrypts it itself.", "docs/device-receivers.md"))

@@ -187,6 +187,33 @@ struct ReceiverTests {
         #expect(r.login(3).data.isEmpty)
     }
 
+    @Test func aClientAwayPastTheStoreLimitIsToldDeletedMessagesAtItsNextLoginBeforeWhatWasHeld() throws {
+        var r = ReceiverHarness()
+        let limit = r.h.engine.configuration.store.nonCollapsibleLimit
+        for n in 0...limit { r.h.push(data: [KeyValue("n", "\(n)")], ttl: 600, to: r.fcmToken) }
+        #expect(r.h.named("discarded").last?.int("count") == Int64(limit + 1))
+        r.h.push(data: [KeyValue("after", "the limit")], ttl: 600, to: r.fcmToken)
+        let written = r.login(1).data
+        try #require(written.count == 2)
+        let notice = written[0]
+        #expect(
+            notice.appData == [
+                KeyValue("message_type", "deleted_messages"), KeyValue("total_deleted", "\(limit + 1)"),
+                KeyValue("subtype", "wp:receiver.push.com#1"),
+            ])
+        #expect(notice.rawData.isEmpty && notice.from == Harness.sender && notice.category == Receivers.chromeApp)
+        #expect(try r.decrypt(written[1]).object?["data"]?.object?["after"]?.string == "the limit")
+        let sent = try #require(r.h.named("receiverSent").first)
+        #expect(sent.string("message_type") == "deleted_messages" && sent.int("total_deleted") == Int64(limit + 1))
+        #expect(sent.string("persistent_id") == notice.persistentID)
+        #expect(notice.persistentID != written[1].persistentID)
+        // Acked like any message; told once.
+        r.mcs(.acked(1, [notice.persistentID, written[1].persistentID]))
+        r.mcs(.closed(1))
+        #expect(r.login(2).data.isEmpty)
+        #expect(r.h.named("onDeletedMessages").isEmpty)
+    }
+
     @Test func aMessageWithNoTimeToLiveIsNotDeliveredWhileTheClientIsAway() {
         var r = ReceiverHarness()
         r.h.push(data: [KeyValue("now", "or never")], ttl: 0, to: r.fcmToken)
