@@ -2,6 +2,7 @@
 unchanged but for its host constants, checks in, registers (register3, Firebase
 Installations, FCM registrations) and receives over MCS, as from Google. App servers
 reach it by its FCM token (legacy, v1, a topic) and by its endpoint (pywebpush, aesgcm).
+A client that answers none of the server's pings is closed as dead and held for.
 Held messages reach it when it logs in again, after a `deleted_messages` notice when the
 store's limit discarded some; a restart with its saved credentials
 keeps its token; wrong credentials are refused and serve goes on serving.
@@ -371,6 +372,38 @@ def test_a_wrong_security_token_at_mcs_login_is_refused(receiver):
     # The real client is still connected and served.
     receiver.legacy(data={"after": "a refused login"})
     receiver.wait_for(lambda p: p.get("data", {}).get("after") == "a refused login")
+
+
+def test_a_client_that_answers_no_ping_is_closed_and_held_for(receiver):
+    import ssl
+    import socket
+
+    from firebase_messaging.proto.mcs_pb2 import HeartbeatStat, LoginRequest
+
+    receiver.stop_client()
+    receiver.serve.wait_for(lambda e: e.get("event") == "receiverDisconnected")
+    gcm = receiver.credentials["gcm"]
+    # It asks for the server's pings every 5 s, then says nothing, as a suspended process.
+    login = LoginRequest(id="chrome-94.0.4606.51", domain="mcs.android.com", user=gcm["android_id"],
+                         resource=gcm["android_id"], auth_token=gcm["security_token"],
+                         heartbeat_stat=HeartbeatStat(ip="", timeout=False, interval_ms=5000))
+    payload = login.SerializeToString()
+    context = ssl.create_default_context(cafile=receiver.serve.listening["tlsCert"])
+    started = time.time()
+    with socket.create_connection(("127.0.0.1", receiver.serve.listening["mcs"]), timeout=30) as raw:
+        with context.wrap_socket(raw, server_hostname="mtalk.google.com") as tls:
+            tls.sendall(bytes([41, 2, len(payload)]) + payload)
+            while tls.recv(4096):
+                assert time.time() - started < 25, "still open 25 s after a login that answered no ping"
+    closed_after = time.time() - started
+    assert 9 <= closed_after <= 20, "closed %.1f s after the login" % closed_after
+    gone = receiver.serve.wait_for(
+        lambda e: e.get("event") == "receiverDisconnected" and "closed as dead" in e.get("reason", ""))
+    assert gone["reason"].startswith("nothing from the client in the 5 s after the server's heartbeat ping"), gone
+    # Away again: what comes now is held for its next login.
+    receiver.legacy(data={"for": "later"}, time_to_live=600)
+    held = receiver.serve.wait_for(lambda e: e.get("event") == "stored" and e.get("device", "").startswith("receiver"))
+    assert held["reason"] == "offline", held
 
 
 def test_the_registration_hosts_answer_through_the_https_proxy(receiver):

@@ -47,27 +47,29 @@ final class MCSConnection: ChannelInboundHandler, @unchecked Sendable {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var buffer = unwrapInboundIn(data)
         guard let bytes = buffer.readBytes(length: buffer.readableBytes) else { return }
-        perform(session.receive(bytes), fromClient: true)
+        perform(session.receive(bytes), engineAsked: false)
         if pinging == nil, let interval = session.pingInterval { schedulePing(in: interval) }
     }
 
-    /// Pings the client every interval it asked for, as the service does.
+    /// Pings the client every interval it asked for, as the service does (the session
+    /// ends a stream that answered none).
     func schedulePing(in interval: Int64) {
         guard let context else { return }
         pinging = context.eventLoop.scheduleTask(in: .milliseconds(interval)) { [self] in
-            perform(session.ping(), fromClient: false)
+            perform(session.ping(), engineAsked: false)
             schedulePing(in: interval)
         }
     }
 
     /// Writes what the engine asked for on this connection.
     func write(_ stanza: MCSStanza) {
-        perform(session.render(stanza, unixMillis: SessionClock.unixMillisNow), fromClient: false)
+        perform(session.render(stanza, unixMillis: SessionClock.unixMillisNow), engineAsked: true)
     }
 
-    /// Does what the session said; an end it read from the client's bytes is the
-    /// engine's to hear (with why), one the engine asked for is not.
-    func perform(_ outputs: [MCSServerSession.Output], fromClient: Bool) {
+    /// Does what the session said; an end the client caused (by what it sent, or by
+    /// answering no ping) is the engine's to hear (with why), one the engine asked
+    /// for is not.
+    func perform(_ outputs: [MCSServerSession.Output], engineAsked: Bool) {
         guard let context else { return }
         for output in outputs {
             switch output {
@@ -76,7 +78,7 @@ final class MCSConnection: ChannelInboundHandler, @unchecked Sendable {
             case .input(let input):
                 host.submit { _, time in [.input(.mcs(input), at: time)] }
             case .end(let reason):
-                if fromClient, reason != MCSServerSession.clientClosed {
+                if !engineAsked, reason != MCSServerSession.clientClosed {
                     engineKnows = false
                     host.submit { _, time in [.input(.mcs(.closed(number, reason: reason)), at: time)] }
                 }

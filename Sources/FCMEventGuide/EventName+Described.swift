@@ -702,8 +702,9 @@ extension EventName {
             EventDescription(
                 fields: ["unacked", "reason"],
                 meaning:
-                    "a real client's MCS connection ended (`reason` when the client sent what MCS cannot read): it "
-                    + "is away, and the server holds for it (`unacked` is sent again at its next login)",
+                    "a real client's MCS connection ended (`reason` when the client sent what MCS cannot read, or "
+                    + "answered none of the server's pings): it is away, and the server holds for it (`unacked` is "
+                    + "sent again at its next login)",
                 rule: RuleNote(
                     "While a client is away the server holds its messages within their time to live.",
                     "docs/device-receivers.md"))

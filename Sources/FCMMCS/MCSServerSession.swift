@@ -30,6 +30,9 @@ public struct MCSServerSession: Sendable {
     public private(set) var pingInterval: Int64?
     /// The server's pings: at least every 5 s, at most every 30 minutes.
     public static let pingIntervals: ClosedRange<Int64> = 5_000...1_800_000
+    /// Whether a frame came since the server's last ping (a client that answers the
+    /// ping, or says anything else, is alive).
+    var heardSincePing = true
 
     public init(connection: ConnectionID) {
         self.connection = connection
@@ -50,6 +53,7 @@ public struct MCSServerSession: Sendable {
             }
             guard let frame else { break }
             framesRead &+= 1
+            heardSincePing = true
             outputs += take(frame)
         }
         return outputs
@@ -106,12 +110,24 @@ public struct MCSServerSession: Sendable {
         }
     }
 
+    /// Why a stream ends when the client answered no ping in an interval.
+    static func silentReason(_ interval: Int64?) -> String {
+        let seconds = (interval ?? 0) / 1_000
+        return "nothing from the client in the \(seconds) s after the server's heartbeat ping: the connection is "
+            + "closed as dead"
+    }
+
     /// Why a stream ends when the client sends `Close`.
     public static let clientClosed = "the client closed the stream"
 
-    /// A heartbeat ping from the server (the client answers with an ack).
+    /// A heartbeat ping from the server (the client answers with an ack), every
+    /// `pingInterval`. A client that sent nothing since the last one, not even the
+    /// ack, is gone (a suspended process, a network that dropped it without a reset):
+    /// the stream ends, and the server holds for the phone as for any phone offline.
     public mutating func ping() -> [Output] {
         guard !ended, loginRead else { return [] }
+        guard heardSincePing else { return [end(Self.silentReason(pingInterval))] }
+        heardSincePing = false
         var ping = MCSHeartbeatPing()
         ping.lastStreamIDReceived = framesRead
         return [.write(encode(.heartbeatPing, ping))]

@@ -168,4 +168,29 @@ import Testing
         }
         #expect(bytes.first == MCSTag.heartbeatPing.rawValue)
     }
+
+    @Test func aClientThatAnswersNoPingInAnIntervalIsClosedAsDead() throws {
+        var login = MCSLoginRequest()
+        login.user = "1"
+        login.authToken = "2"
+        login.heartbeatStat.intervalMs = 10_000
+        var session = MCSServerSession(connection: 1)
+        _ = session.receive(MCSFrame.encode(tag: .loginRequest, login, first: true))
+        _ = session.render(.loginAccepted, unixMillis: 0)
+        // Answered: the next ping goes out.
+        #expect(session.ping().count == 1)
+        _ = session.receive(MCSFrame.encode(tag: .heartbeatAck, MCSHeartbeatAck(), first: false))
+        #expect(session.ping().count == 1)
+        // Anything the client says counts: a ping of its own.
+        _ = session.receive(MCSFrame.encode(tag: .heartbeatPing, MCSHeartbeatPing(), first: false))
+        #expect(session.ping().count == 1)
+        // Nothing in the interval: the stream ends, saying why; nothing after.
+        let outputs = session.ping()
+        guard case .end(let reason) = outputs.first, outputs.count == 1 else {
+            Issue.record("\(outputs)")
+            return
+        }
+        #expect(reason.contains("10 s after the server's heartbeat ping") && reason.contains("closed as dead"))
+        #expect(session.ping().isEmpty && session.render(.loginAccepted, unixMillis: 0).isEmpty)
+    }
 }
