@@ -29,8 +29,9 @@ extension DeviceEngine {
         }
         if self[p].deletedCount > 0, recentInactiveDrop ?? true {
             if server.hasReceivers, server.isReceiver(p) {
-                // A real client is told on its connection; what it does is its own.
-                writeDeletedNotice(self[p].deletedCount, to: p, into: &out)
+                // A real client is told on its connection (what it does is its own); a
+                // notice not written is kept for its next login.
+                guard writeDeletedNotice(self[p].deletedCount, to: p, into: &out) else { return }
             } else if self[p].platform != .web {
                 // The web SDK has no callback for messages the server discarded.
                 emit(

@@ -13,12 +13,14 @@ extension DeviceEngine {
             server.mcsLoginDeadlines[connection] = now + server.links.loginTimeout
             return
         }
-        if !server.mcsLoginDeadlines.isEmpty { server.mcsLoginDeadlines[input.connection] = nil }
+        // Whether the connection had said nothing yet (it is waiting to log in).
+        let loggingIn = server.mcsLoginDeadlines.removeValue(forKey: input.connection) != nil
         switch input {
         case .opened: break
         case .login(let connection, let login): mcsLogin(login, on: connection, into: &out)
         case .acked(let connection, let ids): mcsAcked(ids, on: connection, into: &out)
-        case .closed(let connection, let reason): mcsClosed(connection, reason: reason, into: &out)
+        case .closed(let connection, let reason):
+            mcsClosed(connection, reason: reason, refusing: loggingIn, into: &out)
         }
     }
 
@@ -116,9 +118,15 @@ extension DeviceEngine {
         }
     }
 
-    mutating func mcsClosed(_ connection: ConnectionID, reason: String? = nil, into out: inout [Event]) {
+    /// A connection ended. One that never logged in and sent what MCS cannot read is
+    /// refused with `reason` (`refusing`); one the server had already let go of (a
+    /// second login of its device, `network offline`) and that ends on its own after
+    /// that is not news.
+    mutating func mcsClosed(
+        _ connection: ConnectionID, reason: String? = nil, refusing: Bool = false, into out: inout [Event]
+    ) {
         guard let id = server.receivers.detach(connection) else {
-            if let reason {
+            if let reason, refusing {
                 emit(
                     .server, .receiverRefused,
                     [.text("endpoint", "mcs"), .number("status", 400), .text("reason", reason)], on: nil, into: &out)
@@ -222,14 +230,16 @@ extension DeviceEngine {
     /// limit): it is told at its next login, before what was held, by a stanza with no
     /// payload and `message_type: deleted_messages` and `total_deleted` in app data, the
     /// keys Android's SDK reads for `onDeletedMessages`. Kept until acked, as any
-    /// message written (firebase-messaging acks it and calls no callback).
-    mutating func writeDeletedNotice(_ count: Int, to p: Int, into out: inout [Event]) {
+    /// message written (firebase-messaging acks it and calls no callback). False when
+    /// it could not be written (the client is not connected).
+    mutating func writeDeletedNotice(_ count: Int, to p: Int, into out: inout [Event]) -> Bool {
         guard let subscription = server.webPush.subscription(ofPhone: p),
-            let registration = server.receivers.gcm[subscription.id]
-        else { return }
+            let registration = server.receivers.gcm[subscription.id],
+            server.receivers.connection(ofPhone: p) != nil
+        else { return false }
         server.receivers.written += 1
         let id = persistentID()
-        _ = write(
+        return write(
             ReceiverMessage(
                 messageID: id, persistentID: id, from: phone(p) { $0.senders.first?.id } ?? PushService.googleHost,
                 category: Receivers.chromeApp,

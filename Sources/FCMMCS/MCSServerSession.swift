@@ -112,9 +112,8 @@ public struct MCSServerSession: Sendable {
 
     /// Why a stream ends when the client answered no ping in an interval.
     static func silentReason(_ interval: Int64?) -> String {
-        let seconds = (interval ?? 0) / 1_000
-        return "nothing from the client in the \(seconds) s after the server's heartbeat ping: the connection is "
-            + "closed as dead"
+        "nothing from the client in the \(DurationText.span(interval ?? 0)) after the server's heartbeat ping: the "
+            + "connection is closed as dead"
     }
 
     /// Why a stream ends when the client sends `Close`.

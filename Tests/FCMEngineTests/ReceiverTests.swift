@@ -233,9 +233,17 @@ struct ReceiverTests {
             return nil
         }
         #expect(written == [6])
-        // The replaced connection closing later changes nothing.
-        r.mcs(.closed(5))
+        // The replaced connection closing later changes nothing, even with a reason (its
+        // session found it dead before the close reached it): it is not refused.
+        let refusals = r.h.named("receiverRefused").count
+        r.mcs(.closed(5, reason: "nothing from the client in the 10 s after the server's heartbeat ping"))
         #expect(r.h.engine.devices[r.phone].network == .online)
+        #expect(r.h.named("receiverRefused").count == refusals)
+        // A connection that never logged in and sent what MCS cannot read is refused.
+        r.mcs(.opened(7))
+        r.mcs(.closed(7, reason: "the first frame is tag 0; a client logs in first (LoginRequest, tag 2)"))
+        #expect(r.h.named("receiverRefused").last?.int("status") == 400)
+        #expect(r.h.named("receiverRefused").count == refusals + 1)
     }
 
     @Test func aConnectionThatDoesNotLogInWithinTheLoginTimeoutIsClosed() {
