@@ -12,14 +12,14 @@ public struct AppServerSenders: Sendable {
 
     init() {}
 
-    /// One more phone registers with `sender`.
-    mutating func add(_ sender: SenderConfig) {
+    /// One more phone (or `phones` more) registers with `sender`.
+    mutating func add(_ sender: SenderConfig, phones: Int = 1) {
         let count = phoneCounts[sender.id, default: 0]
         if count == 0 {
             order.append(sender.id)
             configs[sender.id] = sender
         }
-        phoneCounts[sender.id] = count + 1
+        phoneCounts[sender.id] = count + phones
     }
 
     /// One phone no longer registers with the sender `id`.

@@ -88,13 +88,20 @@ extension DeviceEngine {
         tokenDevices.removeAll(keepingCapacity: true)
         // Grown once, not doubled step by step over a big fleet.
         deviceIndex.reserveCapacity(devices.count)
-        tokenDevices.reserveCapacity(devices.reduce(0) { $0 + $1.tokenCount })
-        for (index, phone) in devices.enumerated() {
-            deviceIndex[phone.name] = index
-            phone.forEachToken { tokenDevices[$0] = index }
+        tokenDevices.reserveCapacity(devices.indices.reduce(0) { $0 + phone($1) { $0.tokenCount } })
+        // Each phone read where it lies: `for phone in devices` copies every phone (each
+        // of its fields retained and released), a million phones at a resume.
+        server.topicIndex.removeAll()
+        for index in devices.indices {
+            deviceIndex[phone(index) { $0.name }] = index
+            let (tokens, retired, topics) = phone(index) { ($0.tokens, $0.retiredTokens, $0.topics) }
+            for token in tokens.values { tokenDevices[token] = index }
+            for list in retired.values {
+                for token in list { tokenDevices[token] = index }
+            }
+            if !topics.isEmpty { server.topicIndex.update(phone: index, from: [:], to: topics) }
         }
         countRegisteredSenders()
-        server.topicIndex.rebuild(from: devices)
         phoneDeadlines.rebuild(
             devices.indices.compactMap { index in phone(index) { $0.earliestDeadline }.map { (index, $0) } })
     }
@@ -102,9 +109,19 @@ extension DeviceEngine {
     /// Counts the senders every phone registers with, in the order first met.
     mutating func countRegisteredSenders() {
         var senders = AppServerSenders()
-        for phone in devices {
-            for sender in phone.senders { senders.add(sender) }
+        // A fleet's phones mostly share one list: a run of phones with the same list
+        // is counted once, when it ends.
+        var run: (list: [SenderConfig], phones: Int) = ([], 0)
+        for index in devices.indices {
+            let list = phone(index) { $0.senders }
+            if run.phones > 0, list == run.list {
+                run.phones += 1
+                continue
+            }
+            for sender in run.list { senders.add(sender, phones: run.phones) }
+            run = (list, 1)
         }
+        for sender in run.list { senders.add(sender, phones: run.phones) }
         registeredSenders = senders
     }
 
@@ -122,13 +139,23 @@ extension DeviceEngine {
 
     /// The sender a token is currently valid for, on whichever phone holds it.
     public func activeOwner(of token: String) -> String? {
-        guard let index = candidate(holding: token) else { return nil }
-        return phone(index) { $0.tokens }.first { $0.value == token }?.key
+        candidate(holding: token).flatMap { activeOwner(of: token, onPhoneAt: $0) }
     }
 
     /// The sender a token was ever issued to, on any phone.
     public func everOwner(of token: String) -> String? {
-        candidate(holding: token).flatMap { index in phone(index) { $0.owner(of: token) } }
+        candidate(holding: token).flatMap { everOwner(of: token, onPhoneAt: $0) }
+    }
+
+    /// The same, on the phone that may hold the token (`candidate(holding:)`), found
+    /// once by a rule that asks several things of one token: a fleet's token map is
+    /// large, and each lookup hashes the token's 152 characters.
+    func activeOwner(of token: String, onPhoneAt p: Int) -> String? {
+        phone(p) { $0.tokens }.first { $0.value == token }?.key
+    }
+
+    func everOwner(of token: String, onPhoneAt p: Int) -> String? {
+        phone(p) { $0.owner(of: token) }
     }
 
     /// The IDs of `allSenders`, found without reading every phone.

@@ -162,19 +162,19 @@ extension DeviceEngine {
     /// A message for one token: the token must be the sender's, and still valid.
     func tokenProblem(_ request: DownstreamRequest) -> DownstreamError? {
         let token = request.to ?? ""
-        if let owner = activeOwner(of: token) {
+        // The phone is found once: every question below is asked of it.
+        guard let p = candidate(holding: token) else { return .invalidRegistration(token) }
+        if let owner = activeOwner(of: token, onPhoneAt: p) {
             if owner != request.sender { return .mismatchSenderID(token) }
-        } else if let owner = everOwner(of: token) {
+        } else if let owner = everOwner(of: token, onPhoneAt: p) {
             return owner == request.sender ? .notRegistered(token) : .mismatchSenderID(token)
         } else {
             return .invalidRegistration(token)
         }
-        if tokenHasExpired(token) { return .tokenExpired(token) }
+        if tokenExpired(token, phoneAt: p) { return .tokenExpired(token) }
         // A package name is Android's: an iPhone or a browser ignores it (and says so).
-        if let restricted = request.details?.restrictedPackageName, let index = candidate(holding: token),
-            phone(index, { $0.platform }) == .android
-        {
-            let app = phone(index) { $0.settings.app }
+        if let restricted = request.details?.restrictedPackageName, phone(p, { $0.platform }) == .android {
+            let app = phone(p) { $0.settings.app }
             if app != restricted { return .invalidPackageName(restricted: restricted, app: app) }
         }
         return nil

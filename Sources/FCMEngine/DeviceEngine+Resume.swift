@@ -7,9 +7,9 @@ extension DeviceEngine {
             at: time, side: .server, kind: .stateResumed,
             fields: [
                 .text("state", path), .number("clock", now),
-                .number("pending", devices.reduce(0) { $0 + $1.pending.count }),
+                .number("pending", devices.indices.reduce(0) { $0 + phone($1) { $0.pending.count } }),
                 .number("awaitingAck", server.awaitingAck.count),
-                .number("stored", devices.reduce(0) { $0 + $1.stored.count }),
+                .number("stored", devices.indices.reduce(0) { $0 + phone($1) { $0.stored.count } }),
             ] + (devices.count > 1 ? [.number("devices", devices.count)] : []))
     }
 
@@ -18,12 +18,14 @@ extension DeviceEngine {
         var events: [Event] = []
         events.reserveCapacity(devices.count)
         let named = devices.count > 1
-        for phone in devices {
-            for sender in phone.senders {
-                guard let token = phone.tokens[sender.id] else { continue }
+        // Each phone read where it lies (`for phone in devices` copies every phone).
+        for index in devices.indices {
+            let (name, senders, tokens) = phone(index) { ($0.name, $0.senders, $0.tokens) }
+            for sender in senders {
+                guard let token = tokens[sender.id] else { continue }
                 let fields: [Field] =
                     named
-                    ? [.text("device", phone.name), .text("sender", sender.id), .text("token", token)]
+                    ? [.text("device", name), .text("sender", sender.id), .text("token", token)]
                     : [.text("sender", sender.id), .text("token", token)]
                 events.append(Event(at: time, side: .device, kind: .tokenResumed, fields: fields))
             }

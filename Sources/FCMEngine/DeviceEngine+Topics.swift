@@ -134,7 +134,7 @@ extension DeviceEngine {
         let result =
             server.injectedTopicError(
                 token: token, order: order, topic: name, naming: eventName(ofPhone: holder), stamp, into: &out)
-            ?? changeSubscription(of: token, order: order, topic: name)
+            ?? changeSubscription(of: token, onPhoneAt: holder, order: order, topic: name)
         var fields: [Field] = [
             .text("sender", order.sender), .text("topic", name), .text("token", token),
             .text("by", order.api.rawValue),
@@ -159,15 +159,18 @@ extension DeviceEngine {
         return .refused(detail)
     }
 
-    /// One token of a topic call: it must be this sender's current token here.
-    mutating func changeSubscription(of token: String, order: TopicOrder, topic: String) -> TopicError? {
-        guard let owner = activeOwner(of: token) else {
-            return everOwner(of: token) == order.sender ? .notFound : .invalidArgument
+    /// One token of a topic call: it must be this sender's current token on the phone
+    /// that may hold it (`holder`, found once by the caller).
+    mutating func changeSubscription(of token: String, onPhoneAt holder: Int?, order: TopicOrder, topic: String)
+        -> TopicError?
+    {
+        guard let p = holder else { return .invalidArgument }
+        guard let owner = activeOwner(of: token, onPhoneAt: p) else {
+            return everOwner(of: token, onPhoneAt: p) == order.sender ? .notFound : .invalidArgument
         }
-        // The current token of a sender is some phone's.
-        guard owner == order.sender, let p = candidate(holding: token) else { return .invalidArgument }
+        guard owner == order.sender else { return .invalidArgument }
         // An expired token is gone for topic calls as it is for sends.
-        if tokenHasExpired(token) { return .notFound }
+        if tokenExpired(token, phoneAt: p) { return .notFound }
         switch order.change {
         case .add:
             if order.api == .v1, self[p].topics[owner]?.contains(topic) == true { return .alreadyExists }

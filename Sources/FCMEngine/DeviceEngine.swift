@@ -75,7 +75,8 @@ public struct DeviceEngine: Sendable, Codable {
     }
 
     mutating func issueFirstTokens(into out: inout [Event]) {
-        tokenDevices.reserveCapacity(tokenDevices.count + devices.reduce(0) { $0 + $1.senders.count })
+        tokenDevices.reserveCapacity(
+            tokenDevices.count + devices.indices.reduce(0) { $0 + phone($1) { $0.senders.count } })
         for p in devices.indices {
             for sender in phone(p, { $0.senders }) {
                 issueToken(for: sender, on: p, into: &out)

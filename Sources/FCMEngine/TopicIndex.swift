@@ -32,11 +32,9 @@ struct TopicIndex: Sendable {
     }
 
     /// Every phone's subscriptions, read afresh.
-    mutating func rebuild(from phones: [Phone]) {
+    /// Forgets every subscription (before the engine adds each phone's again).
+    mutating func removeAll() {
         members.removeAll(keepingCapacity: true)
-        for (index, phone) in phones.enumerated() where !phone.topics.isEmpty {
-            update(phone: index, from: [:], to: phone.topics)
-        }
     }
 
     private mutating func remove(_ index: Int, from key: Key) {
