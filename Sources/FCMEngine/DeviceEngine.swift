@@ -11,7 +11,7 @@ public struct DeviceEngine: Sendable, Codable {
     /// Device name → its index in `devices`.
     var deviceIndex: [String: Int] = [:]
     /// Every token ever issued → the index of the phone it was issued on.
-    var tokenDevices: [String: Int] = [:]
+    var tokenDevices = TokenIndex()
     /// Every sender some phone registers with (`appServerSenders`); rebuilt with the
     /// other maps over phones.
     var registeredSenders = AppServerSenders() {
