@@ -39,10 +39,24 @@ public struct Listeners: Sendable {
     public init() {}
 }
 
+/// Settings that hold the listeners: each listener setting reads and writes through
+/// them in place (`options.httpPort`).
+@dynamicMemberLookup
+public protocol HoldsListeners {
+    var listeners: Listeners { get set }
+}
+
+extension HoldsListeners {
+    /// A listener setting, read and written in place.
+    public subscript<Value>(dynamicMember path: WritableKeyPath<Listeners, Value>) -> Value {
+        get { listeners[keyPath: path] }
+        set { listeners[keyPath: path] = newValue }
+    }
+}
+
 /// What the connection server serves: the listeners as they were asked for, and what
 /// the composition root made for them (TLS, the token endpoint's key, the store).
-@dynamicMemberLookup
-public struct ServerOptions: Sendable {
+public struct ServerOptions: HoldsListeners, Sendable {
     public var listeners = Listeners()
     public var tls: (any ServerTLS)?
     /// Verifies the service-account assertions of the token endpoint.
@@ -54,12 +68,6 @@ public struct ServerOptions: Sendable {
     public var resumed = false
 
     public init() {}
-
-    /// A listener setting, read and written in place.
-    public subscript<Value>(dynamicMember path: WritableKeyPath<Listeners, Value>) -> Value {
-        get { listeners[keyPath: path] }
-        set { listeners[keyPath: path] = newValue }
-    }
 }
 
 /// The emulated connection server: the XMPP listeners and the device on one event

@@ -23,7 +23,7 @@ public enum TUIRunner {
         var model = TUIModel(profile: profile, door: door)
         if let saveFolder { model.setSaveFolder(saveFolder) }
         if let note { model.note(note) }
-        return run(model, clock: (door as? any SessionClocked)?.clock, listening: door.summary != nil)
+        return run(model, clock: door.clock, listening: door.summary != nil)
     }
 
     /// Play mode: `profile`'s timeline in the TUI on a virtual clock, paused at +0.

@@ -37,9 +37,7 @@ public protocol DeviceDoor: AnyObject, Sendable {
     /// What every door did since the TUI opened, as the inputs the device took
     /// (`w` saves them as a profile).
     func recording() -> [JournalEntry]
-}
-
-/// A door whose session keeps its own clock, which the TUI's header and keys read.
-public protocol SessionClocked {
-    var clock: SessionClock { get }
+    /// The session's clock, which the TUI's header and keys read; nil for a door
+    /// without one (the TUI then keeps a real clock for its header).
+    var clock: SessionClock? { get }
 }

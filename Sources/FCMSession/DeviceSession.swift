@@ -12,8 +12,7 @@ import Foundation
 /// arguments, open a session, and stop it.
 public final class DeviceSession: Sendable {
     /// How the session listens and where it keeps its state.
-    @dynamicMemberLookup
-    public struct Settings: Sendable {
+    public struct Settings: HoldsListeners, Sendable {
         /// The listeners, as `serve` opens them unless told otherwise (the HTTP port
         /// 8085 open, MCS closed).
         public var listeners: Listeners = {
@@ -40,12 +39,6 @@ public final class DeviceSession: Sendable {
         public var onWriteFailure: @Sendable (any Error) -> Void = { _ in }
 
         public init() {}
-
-        /// A listener setting, read and written in place.
-        public subscript<Value>(dynamicMember path: WritableKeyPath<Listeners, Value>) -> Value {
-            get { listeners[keyPath: path] }
-            set { listeners[keyPath: path] = newValue }
-        }
     }
 
     public let server: ConnectionServer

@@ -253,6 +253,7 @@ final class CountingDoor: DeviceDoor, @unchecked Sendable {
     var nextWake: Millis? { noted("nextWake", session.nextWake) }
     var resumed: Bool { noted("resumed", session.resumed) }
     func recording() -> [JournalEntry] { noted("recording", session.recording()) }
+    var clock: SessionClock? { noted("clock", session.clock) }
 }
 
 @Suite("The TUI's update")
