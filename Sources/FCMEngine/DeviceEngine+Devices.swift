@@ -128,13 +128,7 @@ extension DeviceEngine {
     /// Brings one phone's entry in `phoneDeadlines` up to date after its queue, store
     /// or batch window changed.
     mutating func noteDeadline(of index: Int) {
-        let (batch, pending, stored, wakesAt) = phone(index) {
-            ($0.batch, $0.pending, $0.stored, $0.policy)
-        }
-        phoneDeadlines.update(
-            index,
-            Phone.earliestDeadline(
-                batch: batch, pending: pending, stored: stored, throttleWake: wakesAt.throttleWake(stored)))
+        phoneDeadlines.update(index, phone(index) { $0.earliestDeadline })
     }
 
     /// The sender a token is currently valid for, on whichever phone holds it.
