@@ -32,24 +32,11 @@ extension DeviceEngine {
                 server.topicIndex.update(phone: p, from: topics, to: phone(p) { $0.topics })
             }
         }
-        if !changes.isDisjoint(with: Self.deadlineFields) {
-            noteDeadline(of: p)
-        } else if changes.contains(Phone.Fields.batch) {
-            noteBatchDeadline(of: p)
-        }
+        if !changes.isDisjoint(with: Self.deadlineFields) { noteDeadline(of: p) }
     }
 
-    /// The fields a phone's next deadline is read from, but its batch window's.
-    static var deadlineFields: Phone.Fields { [.pending, .stored, .policy] }
-
-    /// The phone's batch window alone changed: an id joined it (its end is the same),
-    /// one opened (it ends at the earliest, or later than the phone's next deadline), or
-    /// it closed (read everything again). Ids join on every upstream message.
-    mutating func noteBatchDeadline(of p: Int) {
-        guard let closesAt = phone(p, { $0.batch })?.flushAt else { return noteDeadline(of: p) }
-        if let due = phoneDeadlines.deadline(of: p), due <= closesAt { return }
-        phoneDeadlines.update(p, closesAt)
-    }
+    /// The fields a phone's next deadline is read from.
+    static var deadlineFields: Phone.Fields { [.batch, .pending, .stored, .policy] }
 
     /// A field read from one phone where it lies. `devices[index].field` reads through
     /// the array's getter, which copies the whole installation (every field retained
