@@ -245,7 +245,7 @@ extension DeviceEngine {
                 category: Receivers.chromeApp,
                 appData: [
                     KeyValue(Receivers.messageTypeKey, Receivers.deletedMessages),
-                    KeyValue("total_deleted", String(count)), KeyValue("subtype", registration.subtype),
+                    KeyValue(Receivers.totalDeletedKey, String(count)), KeyValue("subtype", registration.subtype),
                 ], rawData: [], ttl: ServiceLimits.maxTimeToLive, sent: wallClock.unixSeconds(at: now)),
             to: p, into: &out)
     }
@@ -301,8 +301,8 @@ extension DeviceEngine {
         ]
         if let type = message.appData.first(where: { $0.key == Receivers.messageTypeKey })?.value {
             fields.append(.text("message_type", type))
-            for pair in message.appData where pair.key == "total_deleted" {
-                fields.append(.number("total_deleted", Int64(pair.value) ?? 0))
+            for pair in message.appData where pair.key == Receivers.totalDeletedKey {
+                fields.append(.number(Receivers.totalDeletedKey, Int64(pair.value) ?? 0))
             }
         }
         emit(.server, .receiverSent, fields, on: p, into: &out)

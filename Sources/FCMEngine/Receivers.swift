@@ -245,6 +245,8 @@ public struct Receivers: Sendable, Equatable, Codable {
     /// its value for the notice of messages the server discarded.
     public static let messageTypeKey = "message_type"
     public static let deletedMessages = "deleted_messages"
+    /// The app data key of how many messages such a notice says were discarded.
+    public static let totalDeletedKey = "total_deleted"
     /// How long an installation's auth token lasts (`expiresIn`).
     public static let authTokenSeconds = 604_800
     /// The most messages kept unacked for one receiver: past it the oldest is dropped.

@@ -8,8 +8,18 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     }
 
     public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
+        state &+= Self.step
+        return Self.mix(state)
+    }
+
+    /// What the generator adds to its state at each draw.
+    public static let step: UInt64 = 0x9E37_79B9_7F4A_7C15
+
+    /// SplitMix64's finalizer: one-to-one on 64 bits, every bit of `word` moving every
+    /// bit of the result.
+    @inlinable
+    public static func mix(_ word: UInt64) -> UInt64 {
+        var z = word
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)

@@ -108,27 +108,19 @@ struct TokenIndex: Sendable {
     static func hash(_ token: String) -> UInt32 {
         var text = token
         let hash = text.withUTF8 { bytes -> UInt64 in
-            var hash: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
+            var hash = SeededGenerator.step ^ UInt64(bytes.count)
             let raw = UnsafeRawBufferPointer(bytes)
             var offset = 0
             while offset + 8 <= raw.count {
-                hash = mix(hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                hash = SeededGenerator.mix(hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
                 offset += 8
             }
             var tail: UInt64 = 0
             for (shift, byte) in raw[offset...].enumerated() { tail |= UInt64(byte) << UInt64(shift * 8) }
-            return mix(hash ^ tail)
+            return SeededGenerator.mix(hash ^ tail)
         }
         let folded = UInt32(truncatingIfNeeded: hash ^ (hash >> 32))
         return folded == 0 ? 1 : folded
-    }
-
-    /// SplitMix64's finalizer: every bit of the word moves every bit of the result.
-    private static func mix(_ word: UInt64) -> UInt64 {
-        var value = word
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 
     /// Whether two tokens are the same bytes (not merely the same text to Unicode).

@@ -1,3 +1,4 @@
+import FCMEngine
 import Synchronization
 
 /// The `multicast_id`s of legacy replies: positive, random-looking as the service's,
@@ -13,10 +14,8 @@ final class MulticastIDs: Sendable {
     }
 
     func next() -> Int64 {
-        var mixed = counter.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).newValue
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        mixed ^= mixed >> 31
+        let mixed = SeededGenerator.mix(
+            counter.wrappingAdd(SeededGenerator.step, ordering: .relaxed).newValue)
         // Positive, never zero: the top bit cleared, and 0 moved to 1.
         return max(1, Int64(bitPattern: mixed >> 1))
     }
