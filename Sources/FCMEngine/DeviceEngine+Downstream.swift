@@ -12,9 +12,11 @@ extension DeviceEngine {
         _ checked: DownstreamRequest, fanOutShapedBy overrides: PlatformOverrides? = nil, into out: inout [Event]
     ) -> Result<String, DownstreamError> {
         let id = checked.messageID ?? (checked.isTopicSend ? nextTopicMessageID() : nextMessageID())
-        if let problem = validate(checked) ?? rateProblem(checked)
-            ?? server.injectedError(for: checked, stamp, into: &out)
-        {
+        // One check after another, not `??`: its closures would capture a copy of the engine.
+        var found = validate(checked)
+        if found == nil { found = rateProblem(checked) }
+        if found == nil { found = server.injectedError(for: checked, stamp, into: &out) }
+        if let problem = found {
             // A token's refusal names the phone the token was issued on, if any.
             var fields: [Field] = [
                 .text("sender", checked.sender), .text("id", id), .text("error", problem.legacyName),

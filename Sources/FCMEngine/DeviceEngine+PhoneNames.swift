@@ -7,7 +7,8 @@ extension DeviceEngine {
     public static let onlyPhoneName = "default"
 
     /// The phone a command that names none is for: the only one, on a device of one.
-    public var unnamedPhone: Int? { devices.count == 1 ? 0 : nil }
+    /// Inlined: a call across modules would copy the whole engine to pass it.
+    @inlinable public var unnamedPhone: Int? { devices.count == 1 ? 0 : nil }
 
     /// The phone `name` names, or why none: a fleet's phones are named, and an
     /// unknown name is refused with the names there are.

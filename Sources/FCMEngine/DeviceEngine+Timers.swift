@@ -1,7 +1,9 @@
 /// Time passing: batch windows close, TTLs run out, the server retries upstream.
 extension DeviceEngine {
     /// The earliest moment something will happen by itself, if anything will.
-    public var nextDeadline: Millis? {
+    /// Inlined: the engine's own calls (before and after every input) would copy the
+    /// whole engine to pass it to a call.
+    @inline(__always) public var nextDeadline: Millis? {
         var earliest: Millis?
         func consider(_ time: Millis) {
             if earliest.map({ time < $0 }) ?? true { earliest = time }

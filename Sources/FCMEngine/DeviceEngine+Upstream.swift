@@ -18,7 +18,7 @@ extension DeviceEngine {
         }
         // The id is taken here (one lookup, not a check and a later insert), and given
         // back on every way below that refuses the message.
-        guard self[p].usedIDs[sender, default: []].insert(id).inserted else {
+        guard self[p].usedIDs[sender, default: StringSet()].insert(id) else {
             return sendFailure(
                 id: id, error: "InvalidParameters",
                 detail: "message id \(id) was already used for sender \(sender)", on: p, into: &out)

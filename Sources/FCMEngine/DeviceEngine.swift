@@ -59,8 +59,9 @@ public struct DeviceEngine: Sendable, Codable {
         indexDevices()
     }
 
-    /// Whether the phone at `p` can talk to the connection server.
-    func connected(_ p: Int) -> Bool {
+    /// Whether the phone at `p` can talk to the connection server. Inlined: a call
+    /// would copy the whole engine to pass it.
+    @inline(__always) func connected(_ p: Int) -> Bool {
         // A field at a time: work inside `phone`'s closure copies the whole phone.
         phone(p) { $0.installed } && phone(p) { $0.network } == .online && server.serviceUp
     }

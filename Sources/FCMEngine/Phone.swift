@@ -29,7 +29,7 @@ public struct Phone: Sendable, Codable {
     var tokenIssuedAt: [String: Millis] = [:] { didSet { changes.insert(.tokenIssuedAt) } }
     public internal(set) var pending: [UpstreamMessage] = [] { didSet { changes.insert(.pending) } }
     public internal(set) var batch: SendBatch? { didSet { changes.insert(.batch) } }
-    var usedIDs: [String: Set<String>] = [:] { didSet { changes.insert(.usedIDs) } }
+    var usedIDs: [String: StringSet] = [:] { didSet { changes.insert(.usedIDs) } }
     public internal(set) var stored: [StoredMessage] = [] { didSet { changes.insert(.stored) } }
     public internal(set) var tray: [TrayNotification] = [] { didSet { changes.insert(.tray) } }
     public internal(set) var inbox: [DeliveredMessage] = [] { didSet { changes.insert(.inbox) } }
@@ -181,7 +181,7 @@ extension Phone {
         refreshes = try c.decode([String: Int].self, forKey: .refreshes)
         pending = try c.decode([UpstreamMessage].self, forKey: .pending)
         batch = try c.decodeIfPresent(SendBatch.self, forKey: .batch)
-        usedIDs = try c.decode([String: Set<String>].self, forKey: .usedIDs)
+        usedIDs = try Self.usedIDs(c.decode([String: [String]].self, forKey: .usedIDs))
         stored = try c.decode([StoredMessage].self, forKey: .stored)
         tray = try c.decode([TrayNotification].self, forKey: .tray)
         inbox = try c.decode([DeliveredMessage].self, forKey: .inbox)
@@ -221,7 +221,7 @@ extension Phone {
             case .installation: installation = try c.decode(Int.self, forKey: key)
             case .refreshes: refreshes = try c.decode([String: Int].self, forKey: key)
             case .pending: pending = try c.decode([UpstreamMessage].self, forKey: key)
-            case .usedIDs: usedIDs = try c.decode([String: Set<String>].self, forKey: key)
+            case .usedIDs: usedIDs = try Self.usedIDs(c.decode([String: [String]].self, forKey: key))
             case .stored: stored = try c.decode([StoredMessage].self, forKey: key)
             case .tray: tray = try c.decode([TrayNotification].self, forKey: key)
             case .inbox: inbox = try c.decode([DeliveredMessage].self, forKey: key)
@@ -241,6 +241,16 @@ extension Phone {
         // gone now was retired.
         if !c.contains(.retiredTokens), issued != nil || c.contains(.tokens) {
             retiredTokens = Self.retired(issued: issued ?? base.issuedTokens, current: tokens)
+        }
+    }
+
+    /// The used message ids as saved (a list per sender) in their set.
+    static func usedIDs(_ saved: [String: [String]]) -> [String: StringSet] {
+        saved.mapValues { ids in
+            var set = StringSet()
+            set.reserveCapacity(ids.count)
+            for id in ids { set.insert(id) }
+            return set
         }
     }
 
@@ -304,7 +314,7 @@ extension Phone {
         try put(installation, .installation)
         try put(refreshes, .refreshes)
         try put(pending, .pending)
-        try put(usedIDs.mapValues { $0.sorted() }, .usedIDs)
+        try put(usedIDs.mapValues { $0.keys.sorted() }, .usedIDs)
         try put(stored, .stored)
         try put(tray, .tray)
         try put(inbox, .inbox)

@@ -2,8 +2,8 @@ import Testing
 
 @testable import FCMEngine
 
-@Suite("The fleet's token index")
-struct TokenIndexTests {
+@Suite("String tables: the fleet's token index and a phone's used message ids")
+struct StringTableTests {
     /// Tokens as a fleet makes them, from a seed.
     static func tokens(_ count: Int, seed: UInt64 = 5) -> [String] {
         (0..<count).map {
@@ -65,5 +65,23 @@ struct TokenIndexTests {
         #expect("token-K" == "token-\u{212A}")
         #expect(index["token-\u{212A}"] == nil && index["token-K"] == 1)
         #expect(TokenIndex.hash("abc") == TokenIndex.hash("abc") && TokenIndex.hash("abc") != TokenIndex.hash("abd"))
+    }
+
+    @Test func aStringSetAgreesWithASetThroughInsertsAndRemoves() {
+        var set = StringSet()
+        var model: Set<String> = []
+        var random = SeededGenerator(seed: 7)
+        let ids = (0..<300).map { "m-\($0)" } + ["", "exactly8", "ninebytes"]
+        for _ in 0..<3_000 {
+            let id = ids[Int(random.next() % UInt64(ids.count))]
+            if random.next() % 4 == 0 {
+                set.remove(id)
+                model.remove(id)
+            } else {
+                #expect(set.insert(id) == model.insert(id).inserted, "\(id)")
+            }
+        }
+        #expect(ids.allSatisfy { set.contains($0) == model.contains($0) } && set.count == model.count)
+        #expect(Set(set.keys) == model)
     }
 }
