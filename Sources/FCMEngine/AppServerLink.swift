@@ -144,7 +144,7 @@ public struct AppServerLinks: Sendable, Codable {
     /// Which connection carries each held upstream message.
     var carrier: [MessageKey: ConnectionID] = [:]
     /// Each connection's next timer: login, settle or drain.
-    var timers = DeadlineHeap<MessageKey>()
+    var timers = DeadlineHeap<[MessageKey: Millis]>()
     /// Effects not yet taken by the shell (they never travel with the state).
     var effects: [LinkEffect] = []
 

@@ -4,14 +4,49 @@ struct MessageKey: Hashable, Sendable, Codable {
     var id: String
 }
 
+/// Where a deadline heap keeps each key's current deadline: a dictionary, or for
+/// keys that are small numbers (the phones), a list by number that hashes nothing.
+protocol DeadlineTable {
+    associatedtype Key: Hashable
+    init()
+    subscript(key: Key) -> Millis? { get set }
+    /// How many keys have a deadline.
+    var count: Int { get }
+}
+
+extension Dictionary: DeadlineTable where Value == Millis {}
+
+/// The phones' deadlines by index: a phone's timers are set after every change of
+/// its queue, store or batch, and a dictionary hashed its index three times a change.
+struct PhoneDeadlineTable: DeadlineTable, Sendable {
+    /// `none` where a phone has no deadline.
+    private var deadlines: [Millis] = []
+    private(set) var count = 0
+    private static let none = Millis.min
+
+    subscript(phone: Int) -> Millis? {
+        get { phone < deadlines.count && deadlines[phone] != Self.none ? deadlines[phone] : nil }
+        set {
+            if phone >= deadlines.count {
+                guard newValue != nil else { return }
+                deadlines.append(contentsOf: repeatElement(Self.none, count: phone - deadlines.count + 1))
+            }
+            let had = deadlines[phone] != Self.none
+            deadlines[phone] = newValue ?? Self.none
+            count += (newValue != nil ? 1 : 0) - (had ? 1 : 0)
+        }
+    }
+}
+
 /// The earliest of many deadlines without scanning them all (the upstream messages
 /// awaiting an app server's ack, the connections' timers, the phones' own timers):
 /// a binary min-heap of (deadline, key) entries with lazy deletion. An entry is
 /// current while `deadlines[key]` still equals its deadline; stale ones are dropped
 /// when they reach the top.
-struct DeadlineHeap<Key: Hashable & Sendable>: Sendable {
+struct DeadlineHeap<Table: DeadlineTable & Sendable>: Sendable where Table.Key: Sendable {
+    typealias Key = Table.Key
     private var entries: [(deadline: Millis, key: Key)] = []
-    private var deadlines: [Key: Millis] = [:]
+    private var deadlines = Table()
 
     /// The earliest current deadline.
     var earliest: Millis? { entries.first?.deadline }
@@ -67,7 +102,8 @@ struct DeadlineHeap<Key: Hashable & Sendable>: Sendable {
 
     /// Starts over from `items` (after a pass that changed many deadlines).
     mutating func rebuild(_ items: [(Key, Millis)]) {
-        deadlines = Dictionary(items, uniquingKeysWith: { _, last in last })
+        deadlines = Table()
+        for (key, deadline) in items { deadlines[key] = deadline }
         entries = items.map { (deadline: $0.1, key: $0.0) }
         for index in stride(from: entries.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
     }
@@ -121,7 +157,7 @@ extension HeldUpstream {
     var deadline: Millis { min(nextRetryAt, message.expiresAt) }
 }
 
-extension DeadlineHeap: Codable where Key == MessageKey {
+extension DeadlineHeap: Codable where Table == [MessageKey: Millis] {
     private struct Entry: Codable {
         var sender: String
         var id: String
@@ -132,7 +168,7 @@ extension DeadlineHeap: Codable where Key == MessageKey {
     init(from decoder: any Decoder) throws {
         let items = try [Entry](from: decoder)
         self.init()
-        rebuild(items.map { (Key(sender: $0.sender, id: $0.id), $0.deadline) })
+        rebuild(items.map { (MessageKey(sender: $0.sender, id: $0.id), $0.deadline) })
     }
 
     func encode(to encoder: any Encoder) throws {

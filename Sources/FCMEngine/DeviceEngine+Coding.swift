@@ -37,7 +37,7 @@ extension DeviceEngine {
         now = try c.decode(Millis.self, forKey: .now)
         server.serviceUp = try c.decode(Bool.self, forKey: .serviceUp)
         server.awaitingAck = try c.decode(HeldUpstreams.self, forKey: .awaitingAck)
-        server.awaitingDeadlines = try c.decode(DeadlineHeap<MessageKey>.self, forKey: .awaitingDeadlines)
+        server.awaitingDeadlines = try c.decode(DeadlineHeap<[MessageKey: Millis]>.self, forKey: .awaitingDeadlines)
         server.realAppServers = try c.decode(Set<String>.self, forKey: .realAppServers)
         server.owedReceipts = try c.decode([OwedReceipt].self, forKey: .owedReceipts)
         server.messageCounter = try c.decode(UInt64.self, forKey: .messageCounter)

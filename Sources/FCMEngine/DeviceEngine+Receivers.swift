@@ -231,7 +231,7 @@ extension DeviceEngine {
     /// A real client's phone joins again after a reset, as it was: its name, its
     /// tokens, its subscription; online if its device is logged in.
     mutating func rejoin(
-        _ receiver: Receivers.Receiver, settings: DeviceSettings, senders: [SenderConfig], tokens: [String: String],
+        _ receiver: Receivers.Receiver, settings: DeviceSettings, senders: [SenderConfig], tokens: SenderMap<String>,
         _ subscription: PushSubscription?, into out: inout [Event]
     ) {
         guard deviceIndex[settings.name] == nil else { return }

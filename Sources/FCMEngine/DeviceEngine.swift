@@ -30,7 +30,7 @@ public struct DeviceEngine: Sendable, Codable {
     /// Each phone's earliest timer (`Phone.earliestDeadline`), by index, so
     /// that a fleet's next deadline is found without reading every phone. Not saved:
     /// rebuilt with the other maps over phones.
-    var phoneDeadlines = DeadlineHeap<Int>()
+    var phoneDeadlines = DeadlineHeap<PhoneDeadlineTable>()
 
     public static let inboxLimit = 500
     public static let owedReceiptLimit = 10_000
@@ -204,7 +204,9 @@ public struct DeviceEngine: Sendable, Codable {
     /// Mutating though it changes nothing: a rule's call reads the phone in its
     /// arguments (`self[p].names…`), and a non-mutating call would copy the whole
     /// engine first to keep it still while they are read.
-    mutating func emit(_ side: Side, _ kind: EventName, _ fields: [Field], on p: Int?, into out: inout [Event]) {
+    mutating func emit(
+        _ side: Side, _ kind: EventName, _ fields: consuming [Field], on p: Int?, into out: inout [Event]
+    ) {
         // Nobody hears it (a fleet made again): not even the phone's name is read.
         if silent { return }
         stamp.emit(side, kind, fields, naming: eventName(ofPhone: p), into: &out)

@@ -15,13 +15,13 @@ public struct Phone: Sendable, Codable {
     var changes: Fields = []
     public internal(set) var senders: [SenderConfig] { didSet { changes.insert(.senders) } }
     /// Sender ID → its current token.
-    public internal(set) var tokens: [String: String] = [:] {
+    public internal(set) var tokens: SenderMap<String> = [:] {
         didSet { tokensChanged(from: oldValue) }
     }
     /// Sender ID → the tokens issued to it that are no longer current (refreshed,
     /// deleted, uninstalled), oldest first. A phone that kept its first tokens has
     /// none: with `tokens` this is every token ever issued here, each kept once.
-    public internal(set) var retiredTokens: [String: [String]] = [:] { didSet { changes.insert(.retiredTokens) } }
+    public internal(set) var retiredTokens: SenderMap<[String]> = [:] { didSet { changes.insert(.retiredTokens) } }
     var installation = 0 { didSet { changes.insert(.installation) } }
     var refreshes: [String: Int] = [:] { didSet { changes.insert(.refreshes) } }
     /// Sender ID → when its current token was issued (a web app's getToken refreshes
@@ -29,7 +29,7 @@ public struct Phone: Sendable, Codable {
     var tokenIssuedAt: [String: Millis] = [:] { didSet { changes.insert(.tokenIssuedAt) } }
     public internal(set) var pending: [UpstreamMessage] = [] { didSet { changes.insert(.pending) } }
     public internal(set) var batch: SendBatch? { didSet { changes.insert(.batch) } }
-    var usedIDs: [String: StringSet] = [:] { didSet { changes.insert(.usedIDs) } }
+    var usedIDs: SenderMap<StringSet> = [:] { didSet { changes.insert(.usedIDs) } }
     public internal(set) var stored: [StoredMessage] = [] { didSet { changes.insert(.stored) } }
     public internal(set) var tray: [TrayNotification] = [] { didSet { changes.insert(.tray) } }
     public internal(set) var inbox: [DeliveredMessage] = [] { didSet { changes.insert(.inbox) } }
@@ -55,10 +55,10 @@ public struct Phone: Sendable, Codable {
     /// Tokens and topics as they were (`before`), in a box: a phone pays one reference
     /// for them, not two maps.
     final class Before: Sendable {
-        let tokens: [String: String]?
+        let tokens: SenderMap<String>?
         let topics: [String: Set<String>]?
 
-        init(tokens: [String: String]?, topics: [String: Set<String>]?) {
+        init(tokens: SenderMap<String>?, topics: [String: Set<String>]?) {
             self.tokens = tokens
             self.topics = topics
         }
@@ -99,7 +99,7 @@ public struct Phone: Sendable, Codable {
     /// The tokens as they were are kept (`before`) only when one left: a token issued
     /// where there was none (a start, a million phones) changes no topic message going
     /// out, whose phones all had theirs.
-    private mutating func tokensChanged(from before: [String: String]) {
+    private mutating func tokensChanged(from before: SenderMap<String>) {
         changes.insert(.tokens)
         for (sender, token) in before where tokens[sender] != token {
             if self.before?.tokens == nil { self.before = Before(tokens: before, topics: self.before?.topics) }
@@ -171,10 +171,10 @@ extension Phone {
         doze = try c.decode(Bool.self, forKey: .doze)
         installed = try c.decode(Bool.self, forKey: .installed)
         senders = try c.decode([SenderConfig].self, forKey: .senders)
-        tokens = try c.decode([String: String].self, forKey: .tokens)
+        tokens = try c.decode(SenderMap<String>.self, forKey: .tokens)
         // Before state format 9, a phone kept every token issued (`issuedTokens`).
         retiredTokens =
-            try c.decodeIfPresent([String: [String]].self, forKey: .retiredTokens)
+            try c.decodeIfPresent(SenderMap<[String]>.self, forKey: .retiredTokens)
             ?? Self.retired(
                 issued: c.decodeIfPresent([String: [String]].self, forKey: .issuedTokens) ?? [:], current: tokens)
         installation = try c.decode(Int.self, forKey: .installation)
@@ -213,8 +213,8 @@ extension Phone {
             case .doze: doze = try c.decode(Bool.self, forKey: key)
             case .installed: installed = try c.decode(Bool.self, forKey: key)
             case .senders: senders = try c.decode([SenderConfig].self, forKey: key)
-            case .tokens: tokens = try c.decode([String: String].self, forKey: key)
-            case .retiredTokens: retiredTokens = try c.decode([String: [String]].self, forKey: key)
+            case .tokens: tokens = try c.decode(SenderMap<String>.self, forKey: key)
+            case .retiredTokens: retiredTokens = try c.decode(SenderMap<[String]>.self, forKey: key)
             // Saved before format 9: derived from the tokens issued (below).
             case .tokenOwners: break
             case .issuedTokens: issued = try c.decode([String: [String]].self, forKey: key)
@@ -245,8 +245,8 @@ extension Phone {
     }
 
     /// The used message ids as saved (a list per sender) in their set.
-    static func usedIDs(_ saved: [String: [String]]) -> [String: StringSet] {
-        saved.mapValues { ids in
+    static func usedIDs(_ saved: [String: [String]]) -> SenderMap<StringSet> {
+        SenderMap(saved).mapValues { ids in
             var set = StringSet()
             set.reserveCapacity(ids.count)
             for id in ids { set.insert(id) }
@@ -255,9 +255,9 @@ extension Phone {
     }
 
     /// Every token issued but the current ones, per sender, oldest first.
-    static func retired(issued: [String: [String]], current: [String: String]) -> [String: [String]] {
-        var retired: [String: [String]] = [:]
-        for (sender, list) in issued {
+    static func retired(issued: [String: [String]], current: SenderMap<String>) -> SenderMap<[String]> {
+        var retired: SenderMap<[String]> = [:]
+        for (sender, list) in issued.sorted(by: { $0.key < $1.key }) {
             let old = list.filter { $0 != current[sender] }
             if !old.isEmpty { retired[sender] = old }
         }
@@ -266,7 +266,8 @@ extension Phone {
 
     /// Sender ID → every token issued to it here, oldest first (the current one last).
     public var issuedTokens: [String: [String]] {
-        var issued = retiredTokens
+        var issued: [String: [String]] = [:]
+        for (sender, list) in retiredTokens { issued[sender] = list }
         for (sender, token) in tokens { issued[sender, default: []].append(token) }
         return issued
     }

@@ -8,7 +8,7 @@ public struct Server: Sendable {
     /// Upstream messages the connection server holds until the app server acks.
     public internal(set) var awaitingAck = HeldUpstreams()
     /// The earliest retry or expiry among `awaitingAck`, kept without scanning it.
-    var awaitingDeadlines = DeadlineHeap<MessageKey>()
+    var awaitingDeadlines = DeadlineHeap<[MessageKey: Millis]>()
     /// Senders with a real app server connected (the echo does not answer for them).
     public internal(set) var realAppServers: Set<String> = []
     /// The app-server connections.
@@ -45,16 +45,16 @@ struct EventStamp {
     var now: Millis
     var silent: Bool
 
-    /// An event now; one about a phone names it first (`device`).
-    func emit(_ side: Side, _ kind: EventName, _ fields: [Field], naming phone: String? = nil, into out: inout [Event])
-    {
+    /// An event now; one about a phone names it first (`device`). The fields are
+    /// taken, not copied: the name goes in front of them where they lie (a list of
+    /// their own retained every field once more).
+    func emit(
+        _ side: Side, _ kind: EventName, _ fields: consuming [Field], naming phone: String? = nil,
+        into out: inout [Event]
+    ) {
         if silent { return }
-        guard let phone else { return out.append(Event(at: now, side: side, kind: kind, fields: fields)) }
-        var named: [Field] = []
-        named.reserveCapacity(fields.count + 1)
-        named.append(.text("device", phone))
-        named.append(contentsOf: fields)
-        out.append(Event(at: now, side: side, kind: kind, fields: named))
+        if let phone { fields.insert(.text("device", phone), at: 0) }
+        out.append(Event(at: now, side: side, kind: kind, fields: fields))
     }
 }
 

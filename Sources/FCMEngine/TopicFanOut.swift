@@ -109,7 +109,7 @@ extension DeviceEngine {
 
     /// Notes the senders for which the phone at `index` has another token (or none)
     /// than `before`: their topic messages taken before get no copy to it.
-    mutating func noteTokenChanges(ofPhoneAt index: Int, from before: [String: String]) {
+    mutating func noteTokenChanges(ofPhoneAt index: Int, from before: SenderMap<String>) {
         let now = phone(index) { $0.tokens }
         for position in server.fanOuts.indices {
             let sender = server.fanOuts[position].message.request.sender

@@ -15,7 +15,7 @@ struct LiveHostileTests {
     struct Running {
         let server: ConnectionServer
         let port: Int
-        let tokens: [String: String]
+        let tokens: SenderMap<String>
     }
 
     func start(loginTimeout: TimeAmount? = nil) async throws -> Running {
