@@ -7,6 +7,8 @@ extension DeviceEngine {
         // A swiped-away iPhone app still gets its alerts (`holdReason`).
         guard connected(p), self[p].appState != .stopped || self[p].platform == .ios else { return }
         deliverDeletedNotice(on: p, into: &out)
+        // Nothing stored, nothing changed: the phone is not written (nor noted for the store).
+        guard !phone(p, { $0.stored.isEmpty }) else { return }
         var kept: [StoredMessage] = []
         let waiting = self[p].stored
         self[p].stored.removeAll()
@@ -23,7 +25,9 @@ extension DeviceEngine {
     /// The app hears once that the server discarded messages for it, when it runs
     /// (a swiped-away iPhone app hears it when it is opened).
     mutating func deliverDeletedNotice(on p: Int, into out: inout [Event]) {
-        guard self[p].appState != .stopped else { return }
+        guard self[p].appState != .stopped, self[p].deletedCount > 0 || self[p].lastInactiveDropAt != nil else {
+            return
+        }
         let recentInactiveDrop = self[p].lastInactiveDropAt.map {
             now - $0 <= ServiceLimits.maxTimeToLive * Span.second
         }

@@ -5,7 +5,7 @@ extension DeviceEngine {
     /// beyond the phone follows it (`settle`): the fields a store saves are noted, and
     /// the maps over phones (tokens, topics, deadlines) and the topic messages going
     /// out follow the phone.
-    subscript(p: Int) -> Phone {
+    @inline(__always) subscript(p: Int) -> Phone {
         _read {
             precondition(devices.indices.contains(p), "no phone at \(p)")
             // A pointer's element is yielded where it lies; the array's getter copies

@@ -130,7 +130,8 @@ extension DeviceEngine {
         if !request.dryRun { route(message, on: p, into: &out) }
     }
 
-    func acceptedFields(_ request: DownstreamRequest, ttl: Int64, into fields: inout [Field]) {
+    /// Inlined: a call would copy the whole engine to pass it.
+    @inline(__always) func acceptedFields(_ request: DownstreamRequest, ttl: Int64, into fields: inout [Field]) {
         fields.append(.text("priority", request.effectivePriority.rawValue))
         fields.append(.number("ttl", ttl))
         if let key = request.collapseKey { fields.append(.text("collapse_key", key)) }

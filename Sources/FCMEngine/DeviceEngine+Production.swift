@@ -9,7 +9,8 @@ extension DeviceEngine {
     /// Why a message for one token passes its device's message rate, or nil: 240 a
     /// minute and 5,000 an hour to one Android phone. A dry run and a topic's copies
     /// do not count.
-    func rateProblem(_ request: DownstreamRequest) -> DownstreamError? {
+    /// Inlined: a call from `admit` would copy the whole engine to pass it.
+    @inline(__always) func rateProblem(_ request: DownstreamRequest) -> DownstreamError? {
         guard deviceLimitsOn, !request.isTopicSend, !request.dryRun,
             let index = candidate(holding: request.to ?? ""), phone(index, { $0.platform }) == .android
         else { return nil }

@@ -145,12 +145,7 @@ public struct PushStep: Sendable {
     public var devices: [String] = []
     /// An HTTP v1 message's platform blocks (`platforms:`, as a saved session writes
     /// them): the push goes as that message did, each copy shaped by its block.
-    public var overrides: PlatformOverrides? {
-        get { blocks?.value }
-        set { blocks = newValue.map(PlatformBlocks.init) }
-    }
-    /// Boxed: most pushes have none, and a step is copied as replay reads it.
-    private var blocks: PlatformBlocks?
+    public var overrides: PlatformOverrides?
 
     public init(
         request: DownstreamRequest, target: PushTarget = .latest, tokenOwner: String, connection: ConnectionID? = nil
@@ -169,15 +164,14 @@ public struct PushStep: Sendable {
     /// The input one of this step's commands is: the command, or with platform blocks
     /// the HTTP v1 message it was.
     func input(_ command: Input, at time: Millis) -> JournalEntry {
-        // Asked of the box: the blocks themselves are large, and most pushes have none.
-        guard let blocks, case .push(let request) = command else { return .input(command, at: time) }
-        return .input(.send([SendOrder(request, overrides: blocks.value)]), at: time)
+        guard let overrides, case .push(let request) = command else { return .input(command, at: time) }
+        return .input(.send([SendOrder(request, overrides: overrides)]), at: time)
     }
 
     /// Plays the step on `engine` at `time`: its inputs, handled in order. A push to
     /// one phone (nearly every one) makes no list: replay plays this for every push.
     func play(on engine: inout DeviceEngine, at time: Millis, into out: inout [Event]) {
-        if devices.isEmpty, blocks == nil, let only = engine.unnamedPhone {
+        if devices.isEmpty, overrides == nil, let only = engine.unnamedPhone {
             engine.handle(.input(command(on: engine, phoneAt: only), at: time), into: &out)
             return
         }
@@ -231,15 +225,6 @@ public struct PushStep: Sendable {
         }
         guard let connection else { return .push(request) }
         return .appServer(.received(connection, .downstream(request, messageID: request.messageID ?? "")))
-    }
-}
-
-/// An HTTP v1 message's platform blocks, in a box of their own.
-final class PlatformBlocks: Sendable {
-    let value: PlatformOverrides
-
-    init(_ value: PlatformOverrides) {
-        self.value = value
     }
 }
 
