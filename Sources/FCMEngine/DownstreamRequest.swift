@@ -126,13 +126,13 @@ public struct DownstreamRequest: Sendable, Equatable, Codable, CustomReflectable
 
     /// The topic named by `to: /topics/NAME`, without its prefix.
     public var topic: String? {
-        guard let to, to.hasPrefix(TopicName.prefix) else { return nil }
-        return String(to.dropFirst(TopicName.prefix.count))
+        guard let to, TopicName.isTopicAddress(to) else { return nil }
+        return String(decoding: to.utf8.dropFirst(TopicName.prefix.utf8.count), as: UTF8.self)
     }
 
     /// Whether the message goes to a topic's subscribers (a topic or a condition),
     /// not to one token.
-    public var isTopicSend: Bool { condition != nil || to?.hasPrefix(TopicName.prefix) == true }
+    public var isTopicSend: Bool { condition != nil || to.map(TopicName.isTopicAddress) == true }
 
     /// A notification message carries display fields; the SDK may show it itself.
     public var isNotification: Bool { notification != nil }

@@ -264,4 +264,13 @@ struct TopicRegistrationTests {
         #expect(
             harness.engine.subscriptions(ofRegistration: "junk", sender: Harness.sender) == .failure(.invalidArgument))
     }
+
+    @Test func anAddressIsATopicsWhenItsBytesBeginWithTheTopicsPrefix() {
+        let topics = ["/topics/news", "/topics/", "/topics/a%b"]
+        let others = ["", "/topics", "/topicsx/news", "/Topics/news", "news", "x/topics/news", "/topic/s"]
+        #expect(topics.allSatisfy(TopicName.isTopicAddress) && !others.contains(where: TopicName.isTopicAddress))
+        #expect(TopicName.bare("/topics/news") == "news" && TopicName.bare("news") == "news")
+        let request = DownstreamRequest(sender: "1", to: "/topics/news", data: [])
+        #expect(request.isTopicSend && request.topic == "news")
+    }
 }
