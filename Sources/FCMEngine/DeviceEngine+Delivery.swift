@@ -10,13 +10,14 @@ extension DeviceEngine {
         // Nothing stored, nothing changed: the phone is not written (nor noted for the store).
         guard !phone(p, { $0.stored.isEmpty }) else { return }
         var kept: [StoredMessage] = []
-        let waiting = self[p].stored
-        self[p].stored.removeAll()
-        for message in waiting {
-            if holdReason(message.request, on: p) == nil {
-                deliver(message, on: p, into: &out)
+        // Taken out of the store, not copied: each message is handed on or kept as it is.
+        var waiting: [StoredMessage] = []
+        swap(&waiting, &self[p].stored)
+        for index in waiting.indices {
+            if holdReason(waiting[index].request, on: p) == nil {
+                deliver(waiting[index], on: p, into: &out)
             } else {
-                kept.append(message)
+                kept.append(waiting[index])
             }
         }
         self[p].stored = kept + self[p].stored

@@ -15,7 +15,8 @@ extension DeviceEngine {
         }
         _modify {
             yield &devices[p]
-            settle(p)
+            // A rule that only read the phone (most calls) changed nothing to settle.
+            if !devices[p].changes.isEmpty { settle(p) }
         }
     }
 

@@ -39,15 +39,17 @@ extension DeviceEngine {
         var request = checked
         request.dropServiceData()
         let ttl = request.timeToLiveOrDefault
-        var message = StoredMessage(id: id, request: request, acceptedAt: now, timeToLive: ttl)
         guard request.isTopicSend else {
             // Validation took only a token some phone holds.
             guard let p = candidate(holding: request.to ?? "") else {
                 return .failure(.invalidRegistration(request.to ?? ""))
             }
-            acceptForToken(message, on: p, into: &out)
+            // Made in the call and handed on, not copied: the message goes on to the
+            // phone's store or its app as it is.
+            acceptForToken(StoredMessage(id: id, request: request, acceptedAt: now, timeToLive: ttl), on: p, into: &out)
             return .success(id)
         }
+        var message = StoredMessage(id: id, request: request, acceptedAt: now, timeToLive: ttl)
         var subscribers = subscribers(of: request)
         // A copy restricted to a package reaches only the apps of that package (the
         // restriction may come with one platform's block only).
@@ -108,7 +110,7 @@ extension DeviceEngine {
     }
 
     /// A message for one token, taken: the event, then delivery or storage.
-    mutating func acceptForToken(_ message: StoredMessage, on p: Int, into out: inout [Event]) {
+    mutating func acceptForToken(_ message: consuming StoredMessage, on p: Int, into out: inout [Event]) {
         let request = message.request
         var fields: [Field] = []
         // Room for an app server's send: its own fields, the wire's (api, request,
@@ -263,7 +265,8 @@ extension DeviceEngine {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    mutating func route(_ message: StoredMessage, on p: Int, into out: inout [Event]) {
+    /// The message is taken (`consuming`): stored, it is moved into the store.
+    mutating func route(_ message: consuming StoredMessage, on p: Int, into out: inout [Event]) {
         if !connected(p), let since = self[p].unreachableSince, now - since > ServiceLimits.inactivityLimit {
             self[p].lastInactiveDropAt = now
             self[p].deletedCount += 1
@@ -295,7 +298,7 @@ extension DeviceEngine {
         self[p].holdReason(request, serviceUp: server.serviceUp, limitsOn: deviceLimitsOn, at: now)
     }
 
-    mutating func store(_ message: StoredMessage, reason: String, on p: Int, into out: inout [Event]) {
+    mutating func store(_ message: consuming StoredMessage, reason: String, on p: Int, into out: inout [Event]) {
         let app = self[p].settings.app
         if let key = Phone.collapseSlot(message.request, app: app) {
             if let index = self[p].stored.firstIndex(where: { Phone.collapses($0, with: message, key: key, app: app) })
@@ -308,7 +311,7 @@ extension DeviceEngine {
                 let victimIndex: Int? =
                     configuration.store.eviction == .oldest
                     ? self[p].stored.firstIndex { Phone.collapseSlot($0.request, app: app) != nil } : nil
-                let victim = victimIndex.map { self[p].stored.remove(at: $0) } ?? message
+                let victim = if let victimIndex { self[p].stored.remove(at: victimIndex) } else { copy message }
                 emit(
                     .server, .discarded,
                     [
@@ -329,10 +332,10 @@ extension DeviceEngine {
                 on: p, into: &out)
             return
         }
+        let id = message.id
         self[p].stored.append(message)
         emit(
-            .server, .stored,
-            [.text("id", message.id), .text("reason", reason), .number("stored", self[p].stored.count)],
+            .server, .stored, [.text("id", id), .text("reason", reason), .number("stored", self[p].stored.count)],
             on: p, into: &out)
     }
 

@@ -155,8 +155,8 @@ extension DeviceEngine {
 
     /// The connection server takes the message: the device will hear it was sent,
     /// and the app server gets the upstream stanza.
-    mutating func forward(_ message: UpstreamMessage, on p: Int, into out: inout [Event]) {
-        var message = message
+    /// The message is taken (`consuming`): it is changed and held as it is, not copied.
+    mutating func forward(_ message: consuming UpstreamMessage, on p: Int, into out: inout [Event]) {
         message.token = self[p].tokens[message.sender]
         message.category = self[p].settings.app
         emit(
@@ -173,7 +173,7 @@ extension DeviceEngine {
                 [.text("sender", message.sender), .text("id", message.id), .text("by", "echo")], on: p, into: &out)
         } else {
             let delay = ServiceLimits.firstRetryDelay
-            let held = HeldUpstream(message: message, attempts: 1, nextRetryAt: now + delay, retryDelay: delay)
+            let held = HeldUpstream(message: copy message, attempts: 1, nextRetryAt: now + delay, retryDelay: delay)
             // An id used again after a reinstall replaces the message still held under it.
             server.releaseCarrier(held.heapKey)
             server.awaitingAck.append(held)

@@ -62,13 +62,15 @@ public enum NotificationDisplay {
 
     /// The notification's keys a phone of `platform` does not read, in order.
     static func ignoredKeys(_ notification: [KeyValue]?, on platform: Platform) -> [String] {
+        // A data message (most) has nothing to read.
+        guard let notification, !notification.isEmpty else { return [] }
         let read =
             switch platform {
             case .android: readOnAndroid
             case .ios: readOnIOS
             case .web: readOnWeb
             }
-        return (notification ?? []).map(\.key).filter { !read.contains($0) }
+        return notification.compactMap { read.contains($0.key) ? nil : $0.key }
     }
 
     /// All every event field `shown` can make, for the event vocabulary.

@@ -142,15 +142,9 @@ public enum TopicName {
     /// Whether `to` names a topic (`/topics/NAME`). Its bytes are compared, as FCM
     /// reads an address: asked of every message, and `hasPrefix` compares characters.
     public static func isTopicAddress(_ to: String) -> Bool {
-        var to = to
-        // The prefix is eight bytes: one word compared.
-        return to.withUTF8 { bytes in
-            bytes.count >= 8 && UnsafeRawBufferPointer(bytes).loadUnaligned(as: UInt64.self) == prefixWord
-        }
+        // A token never begins with a slash: most addresses are told by one byte.
+        to.utf8.first == UInt8(ascii: "/") && to.utf8.starts(with: prefix.utf8)
     }
-
-    /// `/topics/` as one word, as its bytes lie in memory.
-    private static let prefixWord = prefix.utf8.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
 
     /// Why `name` (without prefix) is not a topic name, or nil when it is one.
     public static func problem(_ name: String) -> String? {

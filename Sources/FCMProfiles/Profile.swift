@@ -156,6 +156,15 @@ public struct PushStep: Sendable {
         self.connection = connection
     }
 
+    /// Whether the push may go out in copies to many phones: one that picks a phone's
+    /// token goes to that phone alone.
+    var mayFanOut: Bool {
+        switch target {
+        case .latest, .previous: false
+        case .literal, .topic, .condition, .group: true
+        }
+    }
+
     /// The inputs this step makes at `time`: one message per phone it names.
     public func inputs(on engine: DeviceEngine, at time: Millis) -> [JournalEntry] {
         commands(on: engine).map { input($0, at: time) }
