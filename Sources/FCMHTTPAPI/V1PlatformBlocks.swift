@@ -7,16 +7,18 @@ import FCMLegacyFields
 /// already checked against Google's schema, read into what each platform's phone takes.
 extension V1MessageReader {
     static func platformBlocks(of message: JSONObject) throws -> PlatformOverrides? {
-        var blocks = PlatformOverrides()
-        if case .object(let android) = message["android"] {
-            blocks.android = try readAndroid(android, at: "message.android")
-        }
+        // Read into their own values first: a message without blocks (most) makes no box.
+        var android: MessageOverride?
+        var apns: MessageOverride?
+        var webpush: MessageOverride?
+        if case .object(let block) = message["android"] { android = try readAndroid(block, at: "message.android") }
         if case .object(let v2)? = V1SchemaCheck.member(message, "android_v2", "androidV2") {
-            blocks.android = try readAndroidV2(v2, besideAndroid: blocks.android != nil)
+            android = try readAndroidV2(v2, besideAndroid: android != nil)
         }
-        if case .object(let apns) = message["apns"] { blocks.apns = try readAPNs(apns) }
-        if case .object(let webpush) = message["webpush"] { blocks.webpush = try readWebpush(webpush) }
-        return blocks == PlatformOverrides() ? nil : blocks
+        if case .object(let block) = message["apns"] { apns = try readAPNs(block) }
+        if case .object(let block) = message["webpush"] { webpush = try readWebpush(block) }
+        guard android != nil || apns != nil || webpush != nil else { return nil }
+        return PlatformOverrides(android: android, apns: apns, webpush: webpush)
     }
 
     /// `androidV2` replaces `android` and may not come with it, and it carries exactly
