@@ -13,7 +13,7 @@ extension DeviceEngine {
         var image = self
         image.devices = []
         image.deviceIndex = [:]
-        image.tokenDevices = TokenIndex()
+        image.tokenDevices = PhoneMap()
         image.server.topicIndex = TopicIndex()
         image.phoneDeadlines = DeadlineHeap()
         image.inputs = InputRecord()

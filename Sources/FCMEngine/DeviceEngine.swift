@@ -9,9 +9,9 @@ public struct DeviceEngine: Sendable, Codable {
     /// every device command and the one a single-device profile has.
     public internal(set) var devices: [Phone]
     /// Device name → its index in `devices`.
-    var deviceIndex: [String: Int] = [:]
+    var deviceIndex = PhoneMap()
     /// Every token ever issued → the index of the phone it was issued on.
-    var tokenDevices = TokenIndex()
+    var tokenDevices = PhoneMap()
     /// Every sender some phone registers with (`appServerSenders`); rebuilt with the
     /// other maps over phones.
     var registeredSenders = AppServerSenders() {

@@ -188,23 +188,31 @@ extension StringTable where Value == Void {
     mutating func insert(_ key: String) -> Bool { insert(key, ()) }
 }
 
-/// Every token issued in the fleet → the index of the phone it was issued on.
-struct TokenIndex: Sendable {
+/// A text that names one phone → that phone's index: every token issued in the fleet
+/// (the phone it was issued on), and every phone's name. A million of either are
+/// indexed at every start and resume.
+struct PhoneMap: Sendable, ExpressibleByDictionaryLiteral {
     private var table = StringTable<Int32>(placeholder: 0)
 
     var count: Int { table.count }
     var isEmpty: Bool { table.isEmpty }
 
-    /// The phone `token` was issued on; nil removes it.
-    subscript(token: String) -> Int? {
-        get { table[token].map(Int.init) }
-        set { table[token] = newValue.map(Int32.init) }
+    init() {}
+
+    init(dictionaryLiteral elements: (String, Int)...) {
+        for (key, phone) in elements { self[key] = phone }
     }
 
-    /// Room for `capacity` tokens without growing.
+    /// The phone `key` names; nil removes it.
+    subscript(key: String) -> Int? {
+        get { table[key].map(Int.init) }
+        set { table[key] = newValue.map(Int32.init) }
+    }
+
+    /// Room for `capacity` keys without growing.
     mutating func reserveCapacity(_ capacity: Int) { table.reserveCapacity(capacity) }
 
     mutating func removeAll(keepingCapacity: Bool = false) { table.removeAll(keepingCapacity: keepingCapacity) }
 
-    static func hash(_ token: String) -> UInt32 { StringTable<Int32>.hash(token) }
+    static func hash(_ key: String) -> UInt32 { StringTable<Int32>.hash(key) }
 }

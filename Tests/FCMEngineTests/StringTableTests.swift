@@ -12,7 +12,7 @@ struct StringTableTests {
     }
 
     @Test func aTokenFindsItsPhoneAndAnUnknownOneNone() {
-        var index = TokenIndex()
+        var index = PhoneMap()
         #expect(index.isEmpty && index["x"] == nil)
         let tokens = Self.tokens(3)
         for (phone, token) in tokens.enumerated() { index[token] = phone }
@@ -24,7 +24,7 @@ struct StringTableTests {
     }
 
     @Test func itAgreesWithADictionaryThroughInsertsRemovesAndGrowth() {
-        var index = TokenIndex()
+        var index = PhoneMap()
         var model: [String: Int] = [:]
         var random = SeededGenerator(seed: 42)
         let tokens = Self.tokens(600) + ["", "a", "short", "exactly8", "ninebytes"]
@@ -49,7 +49,7 @@ struct StringTableTests {
     @Test func tokensThatShareAHomeSlotAreEachFoundAndRemovedApart() {
         // Sixteen slots: of 12 tokens, many share a home; removing some moves the
         // others back without losing any.
-        var index = TokenIndex()
+        var index = PhoneMap()
         let tokens = Self.tokens(12, seed: 900)
         for (phone, token) in tokens.enumerated() { index[token] = phone }
         for token in tokens where token.utf8.last! % 2 == 0 { index[token] = nil }
@@ -60,11 +60,11 @@ struct StringTableTests {
 
     @Test func tokensCompareByTheirBytes() {
         // The same text to Unicode (K and the Kelvin sign), not the same token.
-        var index = TokenIndex()
+        var index = PhoneMap()
         index["token-K"] = 1
         #expect("token-K" == "token-\u{212A}")
         #expect(index["token-\u{212A}"] == nil && index["token-K"] == 1)
-        #expect(TokenIndex.hash("abc") == TokenIndex.hash("abc") && TokenIndex.hash("abc") != TokenIndex.hash("abd"))
+        #expect(PhoneMap.hash("abc") == PhoneMap.hash("abc") && PhoneMap.hash("abc") != PhoneMap.hash("abd"))
     }
 
     @Test func aStringSetAgreesWithASetThroughInsertsAndRemoves() {
