@@ -86,18 +86,22 @@ struct DeadlineHeap<Table: DeadlineTable & Sendable>: Sendable where Table.Key: 
     /// part of the heap at or before `time` is visited.
     func due(by time: Millis) -> [Key] {
         var found: [Key] = []
+        collect(from: 0, by: time, into: &found)
         // A key may have two current-looking entries: an old one becomes current again
-        // when its key gets the same deadline back.
+        // when its key gets the same deadline back. (Nearly always one key is due: no
+        // set is made for it.)
+        guard found.count > 1 else { return found }
         var seen: Set<Key> = []
-        var stack = entries.isEmpty ? [] : [0]
-        while let index = stack.popLast() {
-            let entry = entries[index]
-            guard entry.deadline <= time else { continue }
-            if deadlines[entry.key] == entry.deadline, seen.insert(entry.key).inserted { found.append(entry.key) }
-            if 2 * index + 1 < entries.count { stack.append(2 * index + 1) }
-            if 2 * index + 2 < entries.count { stack.append(2 * index + 2) }
-        }
-        return found
+        return found.filter { seen.insert($0).inserted }
+    }
+
+    /// The current keys due by `time` in the subtree at `index` (the heap's depth deep
+    /// at most: no list of places to visit is made).
+    private func collect(from index: Int, by time: Millis, into found: inout [Key]) {
+        guard index < entries.count, entries[index].deadline <= time else { return }
+        if deadlines[entries[index].key] == entries[index].deadline { found.append(entries[index].key) }
+        collect(from: 2 * index + 1, by: time, into: &found)
+        collect(from: 2 * index + 2, by: time, into: &found)
     }
 
     /// Starts over from `items` (after a pass that changed many deadlines).

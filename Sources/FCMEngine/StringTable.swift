@@ -120,12 +120,19 @@ struct StringTable<Value: Sendable>: Sendable {
     private mutating func grow(toHold capacity: Int) {
         var size = max(16, slots.count)
         while capacity > size / 4 * 3 { size *= 2 }
-        let old = slots
+        var old: [Slot] = []
+        swap(&old, &slots)
         slots = [Slot](repeating: empty, count: size)
-        for slot in old where slot.hash != 0 {
-            var index = home(of: slot.hash)
-            while slots[index].hash != 0 { index = (index + 1) & (size - 1) }
-            slots[index] = slot
+        let empty = self.empty
+        // Each slot is moved, not copied: its string is neither retained nor released.
+        old.withUnsafeMutableBufferPointer { old in
+            guard let first = old.baseAddress else { return }
+            for position in old.indices where old[position].hash != 0 {
+                var index = home(of: old[position].hash)
+                while slots[index].hash != 0 { index = (index + 1) & (size - 1) }
+                slots[index] = (first + position).move()
+                (first + position).initialize(to: empty)
+            }
         }
     }
 

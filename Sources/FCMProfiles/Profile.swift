@@ -134,26 +134,54 @@ public enum StepDoor: Sendable, Equatable {
 
 /// A downstream message from a profile, before its target is known.
 public struct PushStep: Sendable {
-    public var request: DownstreamRequest
-    public var target: PushTarget
+    /// The step's fields, in one box its copies share until one changes: replay reads
+    /// every push step by value, and six fields meant six references retained.
+    private var box: SharedBox<Fields>
+
+    struct Fields: Sendable {
+        var request: DownstreamRequest
+        var target: PushTarget
+        var tokenOwner: String
+        var connection: ConnectionID?
+        var devices: [String] = []
+        var overrides: PlatformOverrides?
+    }
+
+    public var request: DownstreamRequest {
+        get { box.value.request }
+        set { box.change { $0.request = newValue } }
+    }
+    public var target: PushTarget {
+        get { box.value.target }
+        set { box.change { $0.target = newValue } }
+    }
     /// Whose token `target` picks (the pushing sender unless `token_of` says).
-    public var tokenOwner: String
+    public var tokenOwner: String {
+        get { box.value.tokenOwner }
+        set { box.change { $0.tokenOwner = newValue } }
+    }
     /// The app-server connection it comes on (CCS), or nil for the service's own API.
-    public var connection: ConnectionID?
+    public var connection: ConnectionID? {
+        get { box.value.connection }
+        set { box.change { $0.connection = newValue } }
+    }
     /// The phones whose tokens `target` picks, in order: one message to each, as a
     /// multicast (`registration_ids`) sends them. Empty for the first phone.
-    public var devices: [String] = []
+    public var devices: [String] {
+        get { box.value.devices }
+        set { box.change { $0.devices = newValue } }
+    }
     /// An HTTP v1 message's platform blocks (`platforms:`, as a saved session writes
     /// them): the push goes as that message did, each copy shaped by its block.
-    public var overrides: PlatformOverrides?
+    public var overrides: PlatformOverrides? {
+        get { box.value.overrides }
+        set { box.change { $0.overrides = newValue } }
+    }
 
     public init(
         request: DownstreamRequest, target: PushTarget = .latest, tokenOwner: String, connection: ConnectionID? = nil
     ) {
-        self.request = request
-        self.target = target
-        self.tokenOwner = tokenOwner
-        self.connection = connection
+        box = SharedBox(Fields(request: request, target: target, tokenOwner: tokenOwner, connection: connection))
     }
 
     /// Whether the push may go out in copies to many phones: one that picks a phone's
