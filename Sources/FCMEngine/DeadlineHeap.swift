@@ -1,7 +1,18 @@
-/// A sender's upstream message, as the connection server keys what it holds.
+/// A sender's upstream message, as the connection server keys what it holds. Its
+/// sender and id compare as bytes, as a phone's used ids do (`StringSet`): two ids that
+/// differ in their bytes are two messages, held apart.
 struct MessageKey: Hashable, Sendable, Codable {
     var sender: String
     var id: String
+
+    static func == (left: Self, right: Self) -> Bool {
+        StringSet.sameBytes(left.id, right.id) && StringSet.sameBytes(left.sender, right.sender)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(StringSet.hash(sender))
+        hasher.combine(StringSet.hash(id))
+    }
 }
 
 /// Where a deadline heap keeps each key's current deadline: a dictionary, or for
@@ -58,7 +69,7 @@ struct DeadlineHeap<Table: DeadlineTable & Sendable>: Sendable where Table.Key: 
     /// Whose deadline is the earliest.
     var earliestKey: Key? { entries.first?.key }
 
-    /// Sets (or replaces) the deadline of one message.
+    /// Sets (or replaces) the deadline of one key.
     mutating func set(_ key: Key, _ deadline: Millis) {
         deadlines[key] = deadline
         entries.append((deadline, key))

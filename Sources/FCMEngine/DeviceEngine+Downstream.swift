@@ -13,10 +13,10 @@ extension DeviceEngine {
     ) -> Result<String, DownstreamError> {
         let id = checked.messageID ?? (checked.isTopicSend ? nextTopicMessageID() : nextMessageID())
         // One check after another, not `??`: its closures would capture a copy of the engine.
-        var found = validate(checked)
-        if found == nil { found = rateProblem(checked) }
-        if found == nil { found = server.injectedError(for: checked, stamp, into: &out) }
-        if let problem = found {
+        var refusal = validate(checked)
+        if refusal == nil { refusal = rateProblem(checked) }
+        if refusal == nil { refusal = server.injectedError(for: checked, stamp, into: &out) }
+        if let problem = refusal {
             // A token's refusal names the phone the token was issued on, if any.
             var fields: [Field] = [
                 .text("sender", checked.sender), .text("id", id), .text("error", problem.legacyName),
@@ -115,7 +115,8 @@ extension DeviceEngine {
         var fields: [Field] = []
         // Room for an app server's send: its own fields, the wire's (api, request,
         // connection or HTTP stamps, bearer) and the platform's.
-        fields.reserveCapacity(arriving == nil ? 7 : 16)
+        // And one for the phone's name, in a fleet.
+        fields.reserveCapacity((arriving == nil ? 7 : 16) + (devices.count > 1 ? 1 : 0))
         fields.append(.text("sender", request.sender))
         fields.append(.text("id", message.id))
         fields.append(.text("token", request.to ?? ""))
@@ -311,12 +312,12 @@ extension DeviceEngine {
                 let victimIndex: Int? =
                     configuration.store.eviction == .oldest
                     ? self[p].stored.firstIndex { Phone.collapseSlot($0.request, app: app) != nil } : nil
-                let victim = if let victimIndex { self[p].stored.remove(at: victimIndex) } else { copy message }
+                let victim = victimIndex.map { self[p].stored.remove(at: $0) }
                 emit(
                     .server, .discarded,
                     [
-                        .text("id", victim.id), .text("reason", "collapse-key-limit"),
-                        .text("collapse_key", Phone.collapseSlot(victim.request, app: app) ?? ""),
+                        .text("id", victim?.id ?? message.id), .text("reason", "collapse-key-limit"),
+                        .text("collapse_key", Phone.collapseSlot(victim?.request ?? message.request, app: app) ?? ""),
                     ], on: p, into: &out)
                 if victimIndex == nil { return }
             }

@@ -76,7 +76,8 @@ extension DeviceEngine {
             let old = devices[index]
             devices[index] = phone
             server.topicIndex.update(phone: index, from: old.topics, to: phone.topics)
-            if deviceIndex[old.name] == index, old.name != phone.name { deviceIndex[old.name] = nil }
+            // Taken out whatever the new name (names compare as bytes); put back below.
+            if deviceIndex[old.name] == index { deviceIndex[old.name] = nil }
             old.forEachToken { token in
                 if tokenDevices[token] == index, phone.owner(of: token) == nil { tokenDevices[token] = nil }
             }

@@ -24,7 +24,8 @@ extension DeviceEngine {
                 detail: "message id \(id) was already used for sender \(sender)", on: p, into: &out)
         }
         if !finishSend(id, sender: sender, request, on: p, into: &out) {
-            self[p].usedIDs[sender]?.remove(id)
+            // Changed where it lies (the optional subscript would copy the set).
+            self[p].usedIDs[sender, default: StringSet()].remove(id)
             if self[p].usedIDs[sender]?.isEmpty == true { self[p].usedIDs[sender] = nil }
         }
     }
@@ -155,7 +156,8 @@ extension DeviceEngine {
 
     /// The connection server takes the message: the device will hear it was sent,
     /// and the app server gets the upstream stanza.
-    /// The message is taken (`consuming`): it is changed and held as it is, not copied.
+    /// The message is taken (`consuming`): it is changed where it lies, and only a
+    /// message held for an app server's ack is copied (one for the retries, one offered).
     mutating func forward(_ message: consuming UpstreamMessage, on p: Int, into out: inout [Event]) {
         message.token = self[p].tokens[message.sender]
         message.category = self[p].settings.app

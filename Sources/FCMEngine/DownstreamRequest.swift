@@ -127,7 +127,7 @@ public struct DownstreamRequest: Sendable, Equatable, Codable, CustomReflectable
     /// The topic named by `to: /topics/NAME`, without its prefix.
     public var topic: String? {
         guard let to, TopicName.isTopicAddress(to) else { return nil }
-        return String(decoding: to.utf8.dropFirst(TopicName.prefix.utf8.count), as: UTF8.self)
+        return TopicName.bare(to)
     }
 
     /// Whether the message goes to a topic's subscribers (a topic or a condition),

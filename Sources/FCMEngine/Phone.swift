@@ -181,7 +181,7 @@ extension Phone {
         refreshes = try c.decode([String: Int].self, forKey: .refreshes)
         pending = try c.decode([UpstreamMessage].self, forKey: .pending)
         batch = try c.decodeIfPresent(SendBatch.self, forKey: .batch)
-        usedIDs = try Self.usedIDs(c.decode([String: [String]].self, forKey: .usedIDs))
+        usedIDs = try Self.usedIDSets(saved: c.decode([String: [String]].self, forKey: .usedIDs))
         stored = try c.decode([StoredMessage].self, forKey: .stored)
         tray = try c.decode([TrayNotification].self, forKey: .tray)
         inbox = try c.decode([DeliveredMessage].self, forKey: .inbox)
@@ -221,7 +221,7 @@ extension Phone {
             case .installation: installation = try c.decode(Int.self, forKey: key)
             case .refreshes: refreshes = try c.decode([String: Int].self, forKey: key)
             case .pending: pending = try c.decode([UpstreamMessage].self, forKey: key)
-            case .usedIDs: usedIDs = try Self.usedIDs(c.decode([String: [String]].self, forKey: key))
+            case .usedIDs: usedIDs = try Self.usedIDSets(saved: c.decode([String: [String]].self, forKey: key))
             case .stored: stored = try c.decode([StoredMessage].self, forKey: key)
             case .tray: tray = try c.decode([TrayNotification].self, forKey: key)
             case .inbox: inbox = try c.decode([DeliveredMessage].self, forKey: key)
@@ -245,7 +245,7 @@ extension Phone {
     }
 
     /// The used message ids as saved (a list per sender) in their set.
-    static func usedIDs(_ saved: [String: [String]]) -> SenderMap<StringSet> {
+    static func usedIDSets(saved: [String: [String]]) -> SenderMap<StringSet> {
         SenderMap(saved).mapValues { ids in
             var set = StringSet()
             set.reserveCapacity(ids.count)

@@ -4,7 +4,7 @@
 /// engine applies the block of the platform of each phone a copy reaches
 /// (`DownstreamRequest.shaped(by:for:wallClock:at:)`), so a topic, condition or group
 /// send across a mixed fleet is shaped phone by phone.
-public struct PlatformOverrides: Sendable, Equatable, Codable {
+public struct PlatformOverrides: Sendable, Equatable, Codable, CustomReflectable {
     /// The blocks, in one box shared by every copy: an order travels by value on each
     /// message's way, and three blocks held inline made it 600 bytes to copy.
     private var blocks: Blocks
@@ -39,6 +39,11 @@ public struct PlatformOverrides: Sendable, Equatable, Codable {
             self.apns = apns
             self.webpush = webpush
         }
+    }
+
+    /// The blocks, not the box, in a test's failure or a debugger.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["android": android as Any, "apns": apns as Any, "webpush": webpush as Any])
     }
 
     public static func == (left: Self, right: Self) -> Bool {

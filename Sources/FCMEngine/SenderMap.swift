@@ -2,7 +2,7 @@
 /// searched in order, in the order the senders were added. A phone's tokens, its used
 /// message ids and its retired tokens are read by sender on every upstream send and
 /// every push; a `Dictionary` hashed the sender's ID with SipHash for each read (a
-/// tenth of a replay's instructions), where comparing a few short IDs costs a few
+/// twelfth of a replay's instructions), where comparing a few short IDs costs a few
 /// instructions. Saved as a JSON object, as the dictionary was.
 public struct SenderMap<Value> {
     public typealias Element = (key: String, value: Value)
@@ -13,9 +13,9 @@ public struct SenderMap<Value> {
 
     public var count: Int { entries.count }
     public var isEmpty: Bool { entries.isEmpty }
-    /// The senders, in the order they were added.
-    public var keys: [String] { entries.map(\.key) }
-    public var values: [Value] { entries.map(\.value) }
+    /// The senders, in the order they were added (read where they lie: no list is made).
+    public var keys: LazyMapSequence<[Element], String> { entries.lazy.map(\.key) }
+    public var values: LazyMapSequence<[Element], Value> { entries.lazy.map(\.value) }
 
     private func position(of sender: String) -> Int? {
         entries.firstIndex { $0.key == sender }
@@ -71,8 +71,8 @@ extension SenderMap: ExpressibleByDictionaryLiteral {
 }
 
 extension SenderMap {
-    /// The map of a dictionary's entries, by sender ID (a saved phone's order: its
-    /// senders in their order when it is known, else sorted).
+    /// The map of a dictionary's entries, sorted by sender ID (a saved phone's: the
+    /// order it was saved in is not kept, and no rule reads it).
     init(_ dictionary: [String: Value]) {
         for (sender, value) in dictionary.sorted(by: { $0.key < $1.key }) { self[sender] = value }
     }

@@ -46,8 +46,8 @@ struct EventStamp {
     var silent: Bool
 
     /// An event now; one about a phone names it first (`device`). The fields are
-    /// taken, not copied: the name goes in front of them where they lie (a list of
-    /// their own retained every field once more).
+    /// taken, not copied: the name goes in front of them in their own list (a new list
+    /// for the name retained every field once more).
     func emit(
         _ side: Side, _ kind: EventName, _ fields: consuming [Field], naming phone: String? = nil,
         into out: inout [Event]

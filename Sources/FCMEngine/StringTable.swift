@@ -120,11 +120,12 @@ struct StringTable<Value: Sendable>: Sendable {
     private mutating func grow(toHold capacity: Int) {
         var size = max(16, slots.count)
         while capacity > size / 4 * 3 { size *= 2 }
+        let empty = self.empty
         var old: [Slot] = []
         swap(&old, &slots)
         slots = [Slot](repeating: empty, count: size)
-        let empty = self.empty
-        // Each slot is moved, not copied: its string is neither retained nor released.
+        // Each slot is moved, not copied: its string is neither retained nor released
+        // (unless a copy of the table shares the old slots: then they are copied first).
         old.withUnsafeMutableBufferPointer { old in
             guard let first = old.baseAddress else { return }
             for position in old.indices where old[position].hash != 0 {
@@ -221,5 +222,4 @@ struct PhoneMap: Sendable, ExpressibleByDictionaryLiteral {
 
     mutating func removeAll(keepingCapacity: Bool = false) { table.removeAll(keepingCapacity: keepingCapacity) }
 
-    static func hash(_ key: String) -> UInt32 { StringTable<Int32>.hash(key) }
 }

@@ -103,10 +103,7 @@ extension StepAction {
         case .push(let push):
             // As written: to the phone's own token, or to phones it names, a topic, a
             // condition, a group or a token named outright.
-            switch push.target {
-            case .latest, .previous: push.devices.isEmpty ? .phone : .fleet
-            case .literal, .topic, .condition, .group: .fleet
-            }
+            push.target.picksAPhonesToken && push.devices.isEmpty ? .phone : .fleet
         case .expect, .expectNone: .fleet
         }
     }
@@ -133,12 +130,12 @@ public enum StepDoor: Sendable, Equatable {
 }
 
 /// A downstream message from a profile, before its target is known.
-public struct PushStep: Sendable {
+public struct PushStep: Sendable, CustomReflectable {
     /// The step's fields, in one box its copies share until one changes: replay reads
     /// every push step by value, and six fields meant six references retained.
-    private var box: SharedBox<Fields>
+    private var box: SharedBox<Content>
 
-    struct Fields: Sendable {
+    struct Content: Sendable {
         var request: DownstreamRequest
         var target: PushTarget
         var tokenOwner: String
@@ -178,20 +175,18 @@ public struct PushStep: Sendable {
         set { box.change { $0.overrides = newValue } }
     }
 
+    /// The fields, not the box, in a test's failure or a debugger.
+    public var customMirror: Mirror { Mirror(reflecting: box.value) }
+
     public init(
         request: DownstreamRequest, target: PushTarget = .latest, tokenOwner: String, connection: ConnectionID? = nil
     ) {
-        box = SharedBox(Fields(request: request, target: target, tokenOwner: tokenOwner, connection: connection))
+        box = SharedBox(Content(request: request, target: target, tokenOwner: tokenOwner, connection: connection))
     }
 
     /// Whether the push may go out in copies to many phones: one that picks a phone's
     /// token goes to that phone alone.
-    var mayFanOut: Bool {
-        switch target {
-        case .latest, .previous: false
-        case .literal, .topic, .condition, .group: true
-        }
-    }
+    var mayFanOut: Bool { !target.picksAPhonesToken }
 
     /// The inputs this step makes at `time`: one message per phone it names.
     public func inputs(on engine: DeviceEngine, at time: Millis) -> [JournalEntry] {
@@ -234,10 +229,7 @@ public struct PushStep: Sendable {
     /// not there (a fleet's, or one a reset took away) makes a command the engine
     /// refuses, naming the phones there are.
     public func commands(on engine: DeviceEngine) -> [Input] {
-        switch target {
-        case .latest, .previous: break
-        case .literal, .topic, .condition, .group: return [command(on: engine, phoneAt: nil)]
-        }
+        guard target.picksAPhonesToken else { return [command(on: engine, phoneAt: nil)] }
         return (devices.isEmpty ? [DeviceEngine.onlyPhoneName] : devices).map { name in
             switch engine.phoneIndex(named: name) {
             case .success(let index): command(on: engine, phoneAt: index)
@@ -267,6 +259,15 @@ public struct PushStep: Sendable {
 
 /// Which token a profile's push goes to.
 public enum PushTarget: Sendable, Equatable {
+    /// Whether the target is a token a phone was issued (`latest`, `previous`), picked
+    /// on the phone the step names; the others name their target outright.
+    var picksAPhonesToken: Bool {
+        switch self {
+        case .latest, .previous: true
+        case .literal, .topic, .condition, .group: false
+        }
+    }
+
     /// The newest token the sender was given (still valid or not), as an app
     /// server that last heard from the device would hold it.
     case latest

@@ -64,7 +64,7 @@ struct StringTableTests {
         index["token-K"] = 1
         #expect("token-K" == "token-\u{212A}")
         #expect(index["token-\u{212A}"] == nil && index["token-K"] == 1)
-        #expect(PhoneMap.hash("abc") == PhoneMap.hash("abc") && PhoneMap.hash("abc") != PhoneMap.hash("abd"))
+        #expect(StringSet.hash("abc") == StringSet.hash("abc") && StringSet.hash("abc") != StringSet.hash("abd"))
     }
 
     @Test func aStringSetAgreesWithASetThroughInsertsAndRemoves() {
@@ -83,5 +83,14 @@ struct StringTableTests {
         }
         #expect(ids.allSatisfy { set.contains($0) == model.contains($0) } && set.count == model.count)
         #expect(Set(set.keys) == model)
+    }
+
+    @Test func heldMessagesAreKeyedByTheBytesOfTheirIDsAsUsedIDsAre() {
+        // The same text to Unicode, two ids to a phone's used ids: so two messages held.
+        var used = StringSet()
+        #expect(used.insert("K") && used.insert("\u{212A}"))
+        let keys: Set<MessageKey> = [MessageKey(sender: "1", id: "K"), MessageKey(sender: "1", id: "\u{212A}")]
+        #expect(keys.count == 2 && keys.contains(MessageKey(sender: "1", id: "K")))
+        #expect(MessageKey(sender: "1", id: "a") != MessageKey(sender: "2", id: "a"))
     }
 }
