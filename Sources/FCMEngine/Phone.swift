@@ -34,7 +34,7 @@ public struct Phone: Sendable, Codable {
     public internal(set) var tray: [TrayNotification] = [] { didSet { changes.insert(.tray) } }
     public internal(set) var inbox: [DeliveredMessage] = [] { didSet { changes.insert(.inbox) } }
     /// Sender → the topics this app instance is subscribed to for it.
-    public internal(set) var topics: [String: Set<String>] = [:] {
+    public internal(set) var topics: SenderMap<Set<String>> = [:] {
         didSet {
             if before?.topics == nil { before = Before(tokens: before?.tokens, topics: oldValue) }
             changes.insert(.topics)
@@ -56,9 +56,9 @@ public struct Phone: Sendable, Codable {
     /// for them, not two maps.
     final class Before: Sendable {
         let tokens: SenderMap<String>?
-        let topics: [String: Set<String>]?
+        let topics: SenderMap<Set<String>>?
 
-        init(tokens: SenderMap<String>?, topics: [String: Set<String>]?) {
+        init(tokens: SenderMap<String>?, topics: SenderMap<Set<String>>?) {
             self.tokens = tokens
             self.topics = topics
         }
@@ -185,7 +185,7 @@ extension Phone {
         stored = try c.decode([StoredMessage].self, forKey: .stored)
         tray = try c.decode([TrayNotification].self, forKey: .tray)
         inbox = try c.decode([DeliveredMessage].self, forKey: .inbox)
-        topics = try c.decodeIfPresent([String: Set<String>].self, forKey: .topics) ?? [:]
+        topics = try c.decodeIfPresent(SenderMap<Set<String>>.self, forKey: .topics) ?? [:]
         pendingTopicChanges = try c.decodeIfPresent([TopicChange].self, forKey: .pendingTopicChanges) ?? []
         deletedCount = try c.decode(Int.self, forKey: .deletedCount)
         unreachableSince = try c.decodeIfPresent(Millis.self, forKey: .unreachableSince)
@@ -225,7 +225,7 @@ extension Phone {
             case .stored: stored = try c.decode([StoredMessage].self, forKey: key)
             case .tray: tray = try c.decode([TrayNotification].self, forKey: key)
             case .inbox: inbox = try c.decode([DeliveredMessage].self, forKey: key)
-            case .topics: topics = try c.decode([String: Set<String>].self, forKey: key)
+            case .topics: topics = try c.decode(SenderMap<Set<String>>.self, forKey: key)
             case .pendingTopicChanges: pendingTopicChanges = try c.decode([TopicChange].self, forKey: key)
             case .deletedCount: deletedCount = try c.decode(Int.self, forKey: key)
             case .tokenIssuedAt: tokenIssuedAt = try c.decode([String: Millis].self, forKey: key)

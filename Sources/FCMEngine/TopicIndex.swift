@@ -16,7 +16,7 @@ struct TopicIndex: Sendable {
     }
 
     /// Notes that the phone at `index` went from the subscriptions `old` to `new`.
-    mutating func update(phone index: Int, from old: [String: Set<String>], to new: [String: Set<String>]) {
+    mutating func update(phone index: Int, from old: SenderMap<Set<String>>, to new: SenderMap<Set<String>>) {
         for (sender, topics) in old {
             let now = new[sender]
             for topic in topics where now?.contains(topic) != true {
