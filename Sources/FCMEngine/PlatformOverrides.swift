@@ -7,38 +7,31 @@
 public struct PlatformOverrides: Sendable, Equatable, Codable, CustomReflectable {
     /// The blocks, in one box shared by every copy: an order travels by value on each
     /// message's way, and three blocks held inline made it 600 bytes to copy.
-    private var blocks: Blocks
+    private var blocks: SharedBox<Blocks>
+
+    struct Blocks: Sendable, Equatable {
+        var android: MessageOverride?
+        var apns: MessageOverride?
+        var webpush: MessageOverride?
+    }
 
     /// `android`, or `android_v2` (a message carries one of them).
     public var android: MessageOverride? {
-        get { blocks.android }
-        set { blocks = Blocks(android: newValue, apns: apns, webpush: webpush) }
+        get { blocks.value.android }
+        set { blocks.value.android = newValue }
     }
     public var apns: MessageOverride? {
-        get { blocks.apns }
-        set { blocks = Blocks(android: android, apns: newValue, webpush: webpush) }
+        get { blocks.value.apns }
+        set { blocks.value.apns = newValue }
     }
     /// `webpush`: what a web app's copy takes (a phone shows it as ignored).
     public var webpush: MessageOverride? {
-        get { blocks.webpush }
-        set { blocks = Blocks(android: android, apns: apns, webpush: newValue) }
+        get { blocks.value.webpush }
+        set { blocks.value.webpush = newValue }
     }
 
     public init(android: MessageOverride? = nil, apns: MessageOverride? = nil, webpush: MessageOverride? = nil) {
-        blocks = Blocks(android: android, apns: apns, webpush: webpush)
-    }
-
-    /// Never changed once made: a change makes a new box.
-    final class Blocks: Sendable {
-        let android: MessageOverride?
-        let apns: MessageOverride?
-        let webpush: MessageOverride?
-
-        init(android: MessageOverride?, apns: MessageOverride?, webpush: MessageOverride?) {
-            self.android = android
-            self.apns = apns
-            self.webpush = webpush
-        }
+        blocks = SharedBox(Blocks(android: android, apns: apns, webpush: webpush))
     }
 
     /// The blocks, not the box, in a test's failure or a debugger.
@@ -47,8 +40,7 @@ public struct PlatformOverrides: Sendable, Equatable, Codable, CustomReflectable
     }
 
     public static func == (left: Self, right: Self) -> Bool {
-        left.blocks === right.blocks
-            || (left.android == right.android && left.apns == right.apns && left.webpush == right.webpush)
+        left.blocks.sharesStorage(with: right.blocks) || left.blocks.value == right.blocks.value
     }
 
     enum CodingKeys: String, CodingKey {

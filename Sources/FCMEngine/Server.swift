@@ -32,7 +32,7 @@ public struct Server: Sendable {
     public internal(set) var webPush = PushService()
     /// Real clients, boxed (`receivers`): nil until the first registration call, so
     /// a server without one is no larger for them.
-    var receiversBox: ReceiversBox?
+    var receiversBox: SharedBox<Receivers>?
     /// MCS connections not logged in yet, and when each must have (not saved: a
     /// restarted server has no connections).
     var mcsLoginDeadlines: [ConnectionID: Millis] = [:]
@@ -58,34 +58,16 @@ struct EventStamp {
     }
 }
 
-/// The box of the server's real clients: shared between copies of the server until
-/// one changes it (copy on write).
-final class ReceiversBox: @unchecked Sendable {
-    var value: Receivers
-
-    init(_ value: Receivers) { self.value = value }
-}
-
 extension Server {
     /// Real clients: the devices that checked in, their registrations, and the
     /// receivers of the fleet with their MCS connections.
     public internal(set) var receivers: Receivers {
         get { receiversBox?.value ?? Receivers() }
         _modify {
-            if receiversBox == nil {
-                receiversBox = ReceiversBox(Receivers())
-            } else if !isKnownUniquelyReferenced(&receiversBox!) {
-                receiversBox = ReceiversBox(receiversBox!.value)
-            }
+            if receiversBox == nil { receiversBox = SharedBox(Receivers()) }
             yield &receiversBox!.value
         }
-        set {
-            if receiversBox == nil || !isKnownUniquelyReferenced(&receiversBox!) {
-                receiversBox = ReceiversBox(newValue)
-            } else {
-                receiversBox!.value = newValue
-            }
-        }
+        set { receiversBox = SharedBox(newValue) }
     }
 
     /// Whether any real client ever called: what the rules on every message ask

@@ -146,33 +146,33 @@ public struct PushStep: Sendable, CustomReflectable {
 
     public var request: DownstreamRequest {
         get { box.value.request }
-        set { box.change { $0.request = newValue } }
+        set { box.value.request = newValue }
     }
     public var target: PushTarget {
         get { box.value.target }
-        set { box.change { $0.target = newValue } }
+        set { box.value.target = newValue }
     }
     /// Whose token `target` picks (the pushing sender unless `token_of` says).
     public var tokenOwner: String {
         get { box.value.tokenOwner }
-        set { box.change { $0.tokenOwner = newValue } }
+        set { box.value.tokenOwner = newValue }
     }
     /// The app-server connection it comes on (CCS), or nil for the service's own API.
     public var connection: ConnectionID? {
         get { box.value.connection }
-        set { box.change { $0.connection = newValue } }
+        set { box.value.connection = newValue }
     }
     /// The phones whose tokens `target` picks, in order: one message to each, as a
     /// multicast (`registration_ids`) sends them. Empty for the first phone.
     public var devices: [String] {
         get { box.value.devices }
-        set { box.change { $0.devices = newValue } }
+        set { box.value.devices = newValue }
     }
     /// An HTTP v1 message's platform blocks (`platforms:`, as a saved session writes
     /// them): the push goes as that message did, each copy shaped by its block.
     public var overrides: PlatformOverrides? {
         get { box.value.overrides }
-        set { box.change { $0.overrides = newValue } }
+        set { box.value.overrides = newValue }
     }
 
     /// The fields, not the box, in a test's failure or a debugger.
