@@ -22,7 +22,7 @@ public struct Server: Sendable {
     /// Legacy device groups, oldest first.
     public internal(set) var groups: [DeviceGroup] = []
     /// Topic messages whose copies are still going out, oldest first.
-    var fanOuts: [TopicFanOut] = []
+    @usableFromInline var fanOuts: [TopicFanOut] = []
     /// Each topic's subscribed phones (`TopicIndex`): an index over the phones, made
     /// again with the engine's other maps over them (not saved).
     var topicIndex = TopicIndex()

@@ -91,7 +91,9 @@ extension DeviceEngine {
 
     /// Whether a topic message still has copies to send (a shell hands the engine
     /// `JournalEntry.fanOut` until it has none).
-    public var hasPendingFanOut: Bool { !server.fanOuts.isEmpty }
+    /// Inlinable: a shell asks it after every step, and a call across modules would
+    /// copy the whole engine to pass it.
+    @inlinable public var hasPendingFanOut: Bool { !server.fanOuts.isEmpty }
 
     /// Sends the next batch of the oldest topic message still going out.
     mutating func continueFanOut(into out: inout [Event]) {

@@ -184,10 +184,6 @@ public struct PushStep: Sendable, CustomReflectable {
         box = SharedBox(Content(request: request, target: target, tokenOwner: tokenOwner, connection: connection))
     }
 
-    /// Whether the push may go out in copies to many phones: one that picks a phone's
-    /// token goes to that phone alone.
-    var mayFanOut: Bool { !target.picksAPhonesToken }
-
     /// The inputs this step makes at `time`: one message per phone it names.
     public func inputs(on engine: DeviceEngine, at time: Millis) -> [JournalEntry] {
         commands(on: engine).map { input($0, at: time) }

@@ -91,11 +91,8 @@ public struct ScenarioRunner: Sendable {
             engine.handle(.input(command, at: at), into: &out)
         case .push(let push):
             push.play(on: &engine, at: at, into: &out)
-            // A profile's topic push reaches every subscriber before its next step. (A
-            // push to a phone's token sends no copies: the engine is not asked, which
-            // would copy all of it to ask from here. No other step starts a topic's
-            // copies; an app server's, going out meanwhile, go on as the clock runs.)
-            while push.mayFanOut, engine.hasPendingFanOut { engine.handle(.fanOut(at: engine.now), into: &out) }
+            // A profile's topic push reaches every subscriber before its next step.
+            while engine.hasPendingFanOut { engine.handle(.fanOut(at: engine.now), into: &out) }
         case .expect(let expectation), .expectNone(let expectation):
             // Judged after what this step's time brought is seen.
             seen += out[start...]
