@@ -41,9 +41,7 @@ extension DeviceEngine {
         for order in orders {
             var request = order.request
             if order.byInstallation, let fid = request.to,
-                let token = devices.lazy.compactMap({ $0.tokens[request.sender] }).first(where: {
-                    $0.hasPrefix(fid + ":")
-                })
+                let token = currentToken(ofInstallation: fid, sender: request.sender)
             {
                 request.to = token
             }
