@@ -27,12 +27,12 @@ extension DeviceEngine {
             try c.decodeIfPresent(EngineConfiguration.self, forKey: .startConfiguration) ?? configuration
         if decoder.userInfo[Self.phonesApart] as? Bool == true {
             // Saved beside its phones (format 7): they are put back by the store.
-            devices = Fleet()
+            devices = []
         } else if let saved = try c.decodeIfPresent([Phone].self, forKey: .devices) {
-            devices = Fleet(saved)
+            devices = saved
         } else {
             // Saved before format 5: the one phone's fields stand beside the server's.
-            devices = Fleet([try Phone(decoding: decoder, settings: configuration.device)])
+            devices = [try Phone(decoding: decoder, settings: configuration.device)]
         }
         now = try c.decode(Millis.self, forKey: .now)
         server.serviceUp = try c.decode(Bool.self, forKey: .serviceUp)

@@ -7,35 +7,24 @@ extension DeviceEngine {
     /// out follow the phone.
     @inline(__always) subscript(p: Int) -> Phone {
         _read {
-            let place = devices.place(of: p)
-            if place >= 0 {
-                yield devices.made[place]
-            } else {
-                yield devices.startingPhone(at: p)
-            }
+            precondition(devices.indices.contains(p), "no phone at \(p)")
+            // A pointer's element is yielded where it lies; the array's getter copies
+            // the whole phone (every field retained and released) to read one field.
+            let phones = devices.withUnsafeBufferPointer { $0.baseAddress.unsafelyUnwrapped }
+            yield phones[p]
         }
         _modify {
-            let place = devices.place(of: p) >= 0 ? devices.place(of: p) : make(p)
-            yield &devices.made[place]
+            yield &devices[p]
             // A rule that only read the phone (most calls) changed nothing to settle.
-            if !devices.made[place].changes.isEmpty { settle(p) }
+            if !devices[p].changes.isEmpty { settle(p) }
         }
-    }
-
-    /// Makes the phone at `p` (as started until now) for a rule to change it: its name
-    /// and tokens join the maps over made phones. Nothing about it changed yet.
-    mutating func make(_ p: Int) -> Int {
-        let place = devices.make(p)
-        deviceIndex[devices.made[place].name] = p
-        devices.made[place].forEachToken { tokenDevices[$0] = p }
-        return place
     }
 
     /// What a change of the phone at `p` does beyond it: its changed fields noted for
     /// the store, its deadline, the token and topic indexes and the topic messages
     /// going out brought up to date.
     mutating func settle(_ p: Int) {
-        let (changes, before) = devices.made[devices.place(of: p)].takeChanges()
+        let (changes, before) = devices[p].takeChanges()
         guard !changes.isEmpty else { return }
         inputs.notePhone(p, changes)
         if let before {
@@ -57,64 +46,52 @@ extension DeviceEngine {
     /// inside it (a lookup, a call) makes the compiler copy the phone again.
     @inline(__always)
     func phone<T>(_ index: Int, _ read: (borrowing Phone) -> T) -> T {
-        let place = devices.place(of: index)
-        guard place >= 0 else { return read(devices.startingPhone(at: index)) }
-        return devices.made.withUnsafeBufferPointer { buffer in
+        devices.withUnsafeBufferPointer { buffer in
+            precondition(buffer.indices.contains(index), "no phone at \(index)")
             // A pointer's subscript addresses the element; a buffer's returns a copy.
-            read(buffer.baseAddress.unsafelyUnwrapped[place])
+            return read(buffer.baseAddress.unsafelyUnwrapped[index])
         }
     }
 
     /// The phone that may hold `token`: with one phone, that phone (its own maps
     /// answer whether it does); with several, the one it was issued on.
     func candidate(holding token: String) -> Int? {
-        devices.count == 1 ? 0 : device(holding: token)
+        devices.count == 1 ? 0 : tokenDevices[token]
     }
 
     /// What is wrong with `name` for a phone joining now, or nil.
     public func deviceNameProblem(_ name: String) -> String? {
-        DeviceSpec.nameProblem(name) { deviceNumber(named: $0) != nil }
+        DeviceSpec.nameProblem(name) { deviceIndex[$0] != nil }
     }
 
-    /// The index of the named phone: a made phone by the map of names, one as started
-    /// by its profile entry.
-    public func deviceNumber(named name: String) -> Int? {
-        deviceIndex[name] ?? devices.asStarted(named: name)
-    }
+    /// The index of the named phone.
+    public func deviceNumber(named name: String) -> Int? { deviceIndex[name] }
 
-    /// The phone a token was issued on, if any: a made phone by the map of tokens, one
-    /// as started by its first tokens.
-    public func device(holding token: String) -> Int? {
-        tokenDevices[token] ?? devices.asStarted(holding: token, among: startTokens.candidates(for: token))
-    }
+    /// The phone a token was issued on, if any.
+    public func device(holding token: String) -> Int? { tokenDevices[token] }
 
     /// Rebuilds the name, token and deadline maps from `devices`.
-    /// The phones as started are in none of them: their names are their profile's,
-    /// their first tokens are found by `startTokens`, and they have no topic or timer.
     mutating func indexDevices() {
         deviceIndex.removeAll(keepingCapacity: true)
         tokenDevices.removeAll(keepingCapacity: true)
         // Grown once, not doubled step by step over a big fleet.
-        var names = 0
-        var tokenCount = 0
-        devices.forEachMade { _, phone in
-            names += 1
-            tokenCount += phone.tokenCount
-        }
-        deviceIndex.reserveCapacity(names)
-        tokenDevices.reserveCapacity(tokenCount)
-        server.topicIndex.removeAll()
-        var deadlines: [(Int, Millis)] = []
+        deviceIndex.reserveCapacity(devices.count)
+        tokenDevices.reserveCapacity(devices.indices.reduce(0) { $0 + phone($1) { $0.tokenCount } })
         // Each phone read where it lies: `for phone in devices` copies every phone (each
         // of its fields retained and released), a million phones at a resume.
-        devices.forEachMade { index, phone in
-            deviceIndex[phone.name] = index
-            phone.forEachToken { tokenDevices[$0] = index }
-            if !phone.topics.isEmpty { server.topicIndex.update(phone: index, from: [:], to: phone.topics) }
-            if let deadline = phone.earliestDeadline { deadlines.append((index, deadline)) }
+        server.topicIndex.removeAll()
+        for index in devices.indices {
+            deviceIndex[phone(index) { $0.name }] = index
+            let (tokens, retired, topics) = phone(index) { ($0.tokens, $0.retiredTokens, $0.topics) }
+            for token in tokens.values { tokenDevices[token] = index }
+            for list in retired.values {
+                for token in list { tokenDevices[token] = index }
+            }
+            if !topics.isEmpty { server.topicIndex.update(phone: index, from: [:], to: topics) }
         }
         countRegisteredSenders()
-        phoneDeadlines.rebuild(deadlines)
+        phoneDeadlines.rebuild(
+            devices.indices.compactMap { index in phone(index) { $0.earliestDeadline }.map { (index, $0) } })
     }
 
     /// Counts the senders every phone registers with, in the order first met.
@@ -124,7 +101,7 @@ extension DeviceEngine {
         // is counted once, when it ends.
         var run: (list: [SenderConfig], phones: Int) = ([], 0)
         for index in devices.indices {
-            let list = devices.senders(at: index)
+            let list = phone(index) { $0.senders }
             if run.phones > 0, list == run.list {
                 run.phones += 1
                 continue
@@ -172,7 +149,7 @@ extension DeviceEngine {
     public var allSenders: [SenderConfig] {
         var seen: Set<String> = []
         var all: [SenderConfig] = []
-        for sender in configuration.senders + registeredSenders.all where seen.insert(sender.id).inserted {
+        for sender in configuration.senders + devices.flatMap(\.senders) where seen.insert(sender.id).inserted {
             all.append(sender)
         }
         return all

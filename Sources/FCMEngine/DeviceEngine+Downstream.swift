@@ -223,11 +223,14 @@ extension DeviceEngine {
         }
         guard case .success(let parsed) = TopicCondition.parse(condition) else { return [] }
         var found: [Int] = []
-        // One pass over the made phones where they lie (a phone as started has no
-        // topic): each phone's fields are read in place, not copied out of the array.
-        devices.forEachMade { index, phone in
-            guard let subscribed = phone.topics[sender], parsed.matches(subscribed) else { return }
-            found.append(index)
+        // One pass over the phones where they lie: each phone's fields are read through
+        // the buffer's addressor, not copied out of the array.
+        devices.withUnsafeBufferPointer { buffer in
+            guard let phones = buffer.baseAddress else { return }
+            for index in 0..<buffer.count {
+                guard let subscribed = phones[index].topics[sender], parsed.matches(subscribed) else { continue }
+                found.append(index)
+            }
         }
         found.removeAll { !takesTopicCopies(phoneAt: $0, sender: sender) }
         return found

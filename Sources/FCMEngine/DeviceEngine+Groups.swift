@@ -19,7 +19,7 @@ extension DeviceEngine {
     {
         var tokens: [String] = []
         for name in phones {
-            guard let index = deviceNumber(named: name), let token = phone(index, { $0.tokens })[sender] else {
+            guard let index = deviceIndex[name], let token = phone(index, { $0.tokens })[sender] else {
                 refuse(step, "device \(name) has no token of sender \(sender)", side: .server, on: nil, into: &out)
                 return nil
             }

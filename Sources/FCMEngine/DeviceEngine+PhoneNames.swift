@@ -13,7 +13,7 @@ extension DeviceEngine {
     /// The phone `name` names, or why none: a fleet's phones are named, and an
     /// unknown name is refused with the names there are.
     public func phoneIndex(named name: String) -> Result<Int, PhoneNameError> {
-        if let index = deviceNumber(named: name) { return .success(index) }
+        if let index = deviceIndex[name] { return .success(index) }
         if name == Self.onlyPhoneName, let index = unnamedPhone { return .success(index) }
         return .failure(PhoneNameError(name: name, phones: phoneNamesForAMessage, count: devices.count))
     }

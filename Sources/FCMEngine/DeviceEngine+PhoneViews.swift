@@ -2,11 +2,11 @@
 /// `devices`); none reads a phone "in focus".
 extension DeviceEngine {
     /// Whether any phone was ever given a token (the device has started).
-    public var hasIssuedTokens: Bool { !tokenDevices.isEmpty || devices.start?.startedAt != nil }
+    public var hasIssuedTokens: Bool { !tokenDevices.isEmpty }
 
     /// The phone with this name, or nil.
     public func phone(named name: String) -> Phone? {
-        deviceNumber(named: name).map { devices[$0] }
+        deviceIndex[name].map { devices[$0] }
     }
 
     /// A token the phone at `index` was given for `sender`: the latest (`back` 0), the

@@ -216,7 +216,7 @@ extension DeviceEngine {
         _ registration: Receivers.GCMRegistration, sender: SenderConfig, into out: inout [Event]
     ) -> Int {
         var number = server.receivers.byPhone.count + 1
-        while deviceNumber(named: "receiver-\(number)") != nil { number += 1 }
+        while deviceIndex["receiver-\(number)"] != nil { number += 1 }
         var settings = DeviceSettings(
             name: "receiver-\(number)", platform: .web, sdk: .fcm, app: Receivers.chromeApp, state: .background,
             network: .offline, seed: configuration.device.seed ^ registration.androidID)
@@ -234,7 +234,7 @@ extension DeviceEngine {
         _ receiver: Receivers.Receiver, settings: DeviceSettings, senders: [SenderConfig], tokens: SenderMap<String>,
         _ subscription: PushSubscription?, into out: inout [Event]
     ) {
-        guard deviceNumber(named: settings.name) == nil else { return }
+        guard deviceIndex[settings.name] == nil else { return }
         var settings = settings
         settings.network = .offline
         let p = join(settings, senders: senders, into: &out)

@@ -7,20 +7,10 @@ extension DeviceEngine {
             at: time, side: .server, kind: .stateResumed,
             fields: [
                 .text("state", path), .number("clock", now),
-                .number("pending", held.pending), .number("awaitingAck", server.awaitingAck.count),
-                .number("stored", held.stored),
+                .number("pending", devices.indices.reduce(0) { $0 + phone($1) { $0.pending.count } }),
+                .number("awaitingAck", server.awaitingAck.count),
+                .number("stored", devices.indices.reduce(0) { $0 + phone($1) { $0.stored.count } }),
             ] + (devices.count > 1 ? [.number("devices", devices.count)] : []))
-    }
-
-    /// The upstream messages queued and the downstream messages stored on every phone
-    /// (a phone as started holds none).
-    private var held: (pending: Int, stored: Int) {
-        var held = (pending: 0, stored: 0)
-        devices.forEachMade { _, phone in
-            held.pending += phone.pending.count
-            held.stored += phone.stored.count
-        }
-        return held
     }
 
     /// `tokenResumed` for each sender's current token.
@@ -30,19 +20,13 @@ extension DeviceEngine {
         let named = devices.count > 1
         // Each phone read where it lies (`for phone in devices` copies every phone).
         for index in devices.indices {
-            let name = devices.name(at: index)
-            let tokens: [(sender: String, token: String)]
-            if let start = devices.start, start.startedAt != nil, devices.isAsStarted(index) {
-                tokens = start.firstTokens(at: index)
-            } else {
-                let (senders, current) = phone(index) { ($0.senders, $0.tokens) }
-                tokens = senders.compactMap { sender in current[sender.id].map { (sender.id, $0) } }
-            }
-            for (sender, token) in tokens {
+            let (name, senders, tokens) = phone(index) { ($0.name, $0.senders, $0.tokens) }
+            for sender in senders {
+                guard let token = tokens[sender.id] else { continue }
                 let fields: [Field] =
                     named
-                    ? [.text("device", name), .text("sender", sender), .text("token", token)]
-                    : [.text("sender", sender), .text("token", token)]
+                    ? [.text("device", name), .text("sender", sender.id), .text("token", token)]
+                    : [.text("sender", sender.id), .text("token", token)]
                 events.append(Event(at: time, side: .device, kind: .tokenResumed, fields: fields))
             }
         }

@@ -11,8 +11,7 @@ extension DeviceEngine {
     /// it came from changes its phones in place.
     public var withoutPhones: DeviceEngine {
         var image = self
-        image.devices = Fleet()
-        image.startTokens = StartTokenIndex()
+        image.devices = []
         image.deviceIndex = [:]
         image.tokenDevices = PhoneMap()
         image.server.topicIndex = TopicIndex()
@@ -65,7 +64,6 @@ extension DeviceEngine {
         devices = rebuilt.devices
         deviceIndex = rebuilt.deviceIndex
         tokenDevices = rebuilt.tokenDevices
-        startTokens = rebuilt.startTokens
         self.server.topicIndex = rebuilt.server.topicIndex
         phoneDeadlines = rebuilt.phoneDeadlines
         // In the order a reading of every phone first meets them, as `indexDevices` has it.
@@ -76,7 +74,7 @@ extension DeviceEngine {
     mutating func restorePhone(_ phone: Phone, at index: Int) -> Bool {
         if index < devices.count {
             let old = devices[index]
-            devices.replace(at: index, with: phone)
+            devices[index] = phone
             server.topicIndex.update(phone: index, from: old.topics, to: phone.topics)
             // Taken out whatever the new name (names compare as bytes); put back below.
             if deviceIndex[old.name] == index { deviceIndex[old.name] = nil }

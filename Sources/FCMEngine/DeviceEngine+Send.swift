@@ -41,7 +41,9 @@ extension DeviceEngine {
         for order in orders {
             var request = order.request
             if order.byInstallation, let fid = request.to,
-                let token = currentToken(ofInstallation: fid, sender: request.sender)
+                let token = devices.lazy.compactMap({ $0.tokens[request.sender] }).first(where: {
+                    $0.hasPrefix(fid + ":")
+                })
             {
                 request.to = token
             }

@@ -109,27 +109,7 @@ extension DeviceEngine {
     /// names neither a token the sender was issued nor a current one by FID.
     public func token(ofRegistration registration: String, sender: String) -> String? {
         if everOwner(of: registration) != nil { return registration }
-        return currentToken(ofInstallation: registration, sender: sender)
-    }
-
-    /// The current token of `sender` on the installation whose FID (the part of an FCM
-    /// token before `:`) is `fid`: the first phone's that has one. A phone as started
-    /// is found by its instance id (`startTokens`), not by making every token.
-    func currentToken(ofInstallation fid: String, sender: String) -> String? {
-        let prefix = fid + ":"
-        var found: (index: Int, token: String)?
-        devices.forEachMade { index, phone in
-            guard found == nil, let token = phone.tokens[sender], token.hasPrefix(prefix) else { return }
-            found = (index, token)
-        }
-        guard let start = devices.start, start.startedAt != nil else { return found?.token }
-        for index in startTokens.candidates(for: fid) where devices.isAsStarted(index) && index < found?.index ?? .max {
-            guard let token = start.firstTokens(at: index).first(where: { $0.sender == sender })?.token,
-                token.hasPrefix(prefix)
-            else { continue }
-            found = (index, token)
-        }
-        return found?.token
+        return devices.lazy.compactMap { $0.tokens[sender] }.first { $0.hasPrefix(registration + ":") }
     }
 
     /// The topics a registration (token or FID) of `sender` is subscribed to, sorted,

@@ -5,12 +5,9 @@ public struct DeviceEngine: Sendable, Codable {
     public internal(set) var configuration: EngineConfiguration
     /// The configuration the device started with, for a reset.
     public internal(set) var startConfiguration: EngineConfiguration
-    /// The phones, in the order they joined; those the profile starts are made when a
-    /// rule first changes them (`Fleet`).
-    public internal(set) var devices: Fleet
-    /// The phones still as started, by their first tokens (`StartTokenIndex`). Not
-    /// saved: made again when the fleet starts.
-    var startTokens = StartTokenIndex()
+    /// The phones, in the order they were made; the first is the default target of
+    /// every device command and the one a single-device profile has.
+    public internal(set) var devices: [Phone]
     /// Device name → its index in `devices`.
     var deviceIndex = PhoneMap()
     /// Every token ever issued → the index of the phone it was issued on.
@@ -53,7 +50,12 @@ public struct DeviceEngine: Sendable, Codable {
     public init(_ configuration: EngineConfiguration) {
         self.configuration = configuration
         startConfiguration = configuration
-        devices = Fleet(starting: configuration)
+        var phones: [Phone] = []
+        phones.reserveCapacity(configuration.startingDeviceCount)
+        configuration.forEachStartingDevice { settings, senders in
+            phones.append(Phone(settings, senders: senders, index: phones.count))
+        }
+        devices = phones
         indexDevices()
     }
 
@@ -73,27 +75,14 @@ public struct DeviceEngine: Sendable, Codable {
         inputs.changedPhones.removeAll()
     }
 
-    /// The phones made register with their senders by the rules; the phones as started
-    /// have their first tokens from now on, and say so (`onNewToken`) in index order.
     mutating func issueFirstTokens(into out: inout [Event]) {
-        devices.started(at: now, serviceUp: server.serviceUp)
-        startTokens = StartTokenIndex(devices)
-        var tokens = 0
-        devices.forEachMade { _, phone in tokens += phone.senders.count }
-        tokenDevices.reserveCapacity(tokenDevices.count + tokens)
+        tokenDevices.reserveCapacity(
+            tokenDevices.count + devices.indices.reduce(0) { $0 + phone($1) { $0.senders.count } })
         for p in devices.indices {
-            guard devices.isAsStarted(p) else {
-                for sender in phone(p, { $0.senders }) {
-                    issueToken(for: sender, on: p, into: &out)
-                }
-                if !connected(p) { self[p].unreachableSince = now }
-                continue
+            for sender in phone(p, { $0.senders }) {
+                issueToken(for: sender, on: p, into: &out)
             }
-            if silent { continue }
-            let names = devices.start.unsafelyUnwrapped.entry(of: p).names
-            for (sender, token) in devices.start.unsafelyUnwrapped.firstTokens(at: p) {
-                emit(.device, names.newToken, [.text("sender", sender), .text("token", token)], on: p, into: &out)
-            }
+            if !connected(p) { self[p].unreachableSince = now }
         }
     }
 
@@ -230,7 +219,7 @@ public struct DeviceEngine: Sendable, Codable {
     /// The name an event about the phone at `p` carries: none on a device of one.
     func eventName(ofPhone p: Int?) -> String? {
         guard let p, devices.count > 1 else { return nil }
-        return devices.name(at: p)
+        return phone(p) { $0.name }
     }
 
     /// A command refused, and why (about the phone at `p`, if it was one's).

@@ -107,6 +107,6 @@ extension DeviceEngine {
 
     /// The named phone's snapshot; nil when no phone has the name.
     public func snapshot(named name: String) -> JSONValue? {
-        deviceNumber(named: name).map { snapshot(ofPhoneAt: $0) }
+        deviceIndex[name].map { snapshot(ofPhoneAt: $0) }
     }
 }

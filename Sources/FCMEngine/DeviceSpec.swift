@@ -25,19 +25,9 @@ public struct DeviceSpec: Sendable, Equatable, Codable {
     public func phone(at offset: Int) -> DeviceSettings {
         guard count != 1 else { return settings }
         var one = settings
-        one.name = name(at: offset)
-        one.seed = seed(at: offset)
+        one.name = "\(settings.name)-\(offset + 1)"
+        one.seed = settings.seed &+ UInt64(offset + 1)
         return one
-    }
-
-    /// The name of the entry's phone at `offset`.
-    public func name(at offset: Int) -> String {
-        count == 1 ? settings.name : "\(settings.name)-\(offset + 1)"
-    }
-
-    /// The seed of the entry's phone at `offset`.
-    public func seed(at offset: Int) -> UInt64 {
-        count == 1 ? settings.seed : settings.seed &+ UInt64(offset + 1)
     }
 
     /// Where the phone called `name` is among this entry's (from 0), or nil.

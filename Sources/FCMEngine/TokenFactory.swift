@@ -25,7 +25,8 @@ public struct TokenFactory: Sendable, Codable {
     /// The token of `sender` in the n-th installation after `refreshes` refreshes,
     /// written in one buffer (a fleet of a million makes a million at start).
     public func token(sender: String, installation: Int, refreshes: Int) -> String {
-        var rng = tokenGenerator(sender: sender, installation: installation, refreshes: refreshes)
+        let mix = SeededGenerator.stableHash(sender) ^ (UInt64(installation) << 32) ^ UInt64(refreshes)
+        var rng = SeededGenerator(seed: seed &+ mix &* 0x2545_F491_4F6C_DD1D)
         switch sdk {
         case .fcm:
             return Self.string(length: Self.fcmLength) { text in
@@ -40,57 +41,6 @@ public struct TokenFactory: Sendable, Codable {
                 text.append(randomCharacters: Self.gcmLength - 6, using: &rng)
             }
         }
-    }
-
-    func tokenGenerator(sender: String, installation: Int, refreshes: Int) -> SeededGenerator {
-        let mix = SeededGenerator.stableHash(sender) ^ (UInt64(installation) << 32) ^ UInt64(refreshes)
-        return SeededGenerator(seed: seed &+ mix &* 0x2545_F491_4F6C_DD1D)
-    }
-
-    /// How many characters of a token tell it from the others (`identity`).
-    static let identityLength = 11
-
-    /// The characters of `token(sender:installation:refreshes:)` that tell it from
-    /// other tokens, as one number (six bits a character), made without the token: an
-    /// FCM token's instance id (the same for every sender), a GCM token's first eleven
-    /// characters after `APA91b`.
-    func identity(sender: String, installation: Int, refreshes: Int) -> UInt64 {
-        var rng =
-            sdk == .fcm
-            ? instanceGenerator(installation)
-            : tokenGenerator(sender: sender, installation: installation, refreshes: refreshes)
-        var identity: UInt64 = 0
-        for place in 0..<Self.identityLength { identity |= (rng.next() & 63) << UInt64(6 * place) }
-        return identity
-    }
-
-    /// The identity of a token shaped as this factory makes them, or of an FCM
-    /// instance id (eleven characters, the part of a token before `:`), or nil.
-    static func identity(of token: String) -> UInt64? {
-        var token = token
-        return token.withUTF8 { bytes -> UInt64? in
-            let from: Int
-            if bytes.count == identityLength
-                || bytes.count == fcmLength && bytes[identityLength] == UInt8(ascii: ":")
-            {
-                from = 0
-            } else if bytes.count == gcmLength, bytes.starts(with: "APA91b".utf8) {
-                from = 6
-            } else {
-                return nil
-            }
-            var identity: UInt64 = 0
-            for place in 0..<identityLength {
-                guard let value = sixBits[Int(bytes[from + place])] else { return nil }
-                identity |= UInt64(value) << UInt64(6 * place)
-            }
-            return identity
-        }
-    }
-
-    /// Each byte's place in `alphabet`, or nil.
-    private static let sixBits: [UInt8?] = (0..<256).map { byte in
-        alphabet.firstIndex(of: UInt8(byte)).map(UInt8.init)
     }
 
     static func randomString(length: Int, using rng: inout SeededGenerator) -> String {

@@ -23,7 +23,7 @@ struct Checkpoint {
     /// Where a changed phone is read from: its copy taken when the checkpoint was made,
     /// or else `fleet`, the engine's phones then (shared, not copied, when many changed).
     var copies: [Int: Phone] = [:]
-    var fleet = Fleet()
+    var fleet: [Phone] = []
 
     /// Writes it inside the caller's transaction and drops the journal it replaces;
     /// answers how many bytes it encoded.

@@ -147,7 +147,7 @@ final class JournalWriter: @unchecked Sendable {
             phones.append((index, sinceBase[index]))
         }
         var copies = checkpoint?.copies ?? [:]
-        var fleet = checkpoint?.fleet ?? Fleet()
+        var fleet = checkpoint?.fleet ?? []
         if changed.count * Self.sharedFleetShare >= count {
             // The fleet now is as new as any copy taken before.
             fleet = engine.devices
