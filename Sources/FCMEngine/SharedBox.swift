@@ -2,8 +2,8 @@
 /// it (that copy takes a box of its own first): a struct of many references that is
 /// copied often costs one reference a copy: a push step's fields, an order's platform
 /// blocks, the server's real clients. (A message's own fields keep a box of their own,
-/// `DownstreamFieldsBox`: the hottest reads of all, measured faster so.) Inlinable, so that a module using it for its own values reads them
-/// without generic calls.
+/// `DownstreamFieldsBox`: the hottest reads of all, measured faster so.) Inlinable, so
+/// that a module using it for its own values reads them without generic calls.
 public struct SharedBox<Value> {
     @usableFromInline
     final class Storage {
