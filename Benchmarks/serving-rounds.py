@@ -4,7 +4,7 @@
 each ratio (CCS msg/s, HTTP legacy and v1 sends/s, each per `GET /healthz` req/s), with
 every round's figure, and each median against the first build's.
 
-    Benchmarks/serving-rounds.py [--rounds 3] XMPP_LOAD BASE BUILD [BUILD ...]
+    Benchmarks/serving-rounds.py [--rounds 3] XMPP_LOAD BASE [BUILD ...]
 
 BASE and each BUILD are release builds of fcm-device (a build older than
 `--no-device-limits`, such as c09d172, needs a wrapper that drops the flag); XMPP_LOAD
@@ -39,13 +39,18 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("load", metavar="XMPP_LOAD")
-    parser.add_argument("builds", nargs="+", metavar="BUILD")
+    parser.add_argument("base", metavar="BASE")
+    parser.add_argument("builds", nargs="*", metavar="BUILD")
     options = parser.parse_args()
+    options.builds = [options.base] + options.builds
     if options.rounds < 1:
         parser.error("--rounds must be at least 1")
     for path in [options.load] + options.builds:
         if not os.access(path, os.X_OK):
             parser.error(f"{path} is not an executable file")
+    # serving-ratio.sh runs from the repository's root: hand it whole paths.
+    options.load = os.path.abspath(options.load)
+    options.builds = [os.path.abspath(build) for build in options.builds]
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "serving-ratio.sh")
     runs = {build: {name: [] for name in NAMES} for build in options.builds}
     for number in range(1, options.rounds + 1):
@@ -61,7 +66,8 @@ def main():
         parts = []
         for name in NAMES:
             median = statistics.median(runs[build][name])
-            against = median / statistics.median(runs[base][name])
+            base_median = statistics.median(runs[base][name])
+            against = median / base_median if base_median > 0 else float("nan")
             rounds = ", ".join(f"{value:.3f}" for value in runs[build][name])
             parts.append(f"{name} {median:.3f} ({rounds}) {against:.2f}x")
         print(f"{build}: " + "; ".join(parts))
