@@ -186,7 +186,7 @@ def parts_of(data, parts):
 def main():
     if len(sys.argv) < 3 or sys.argv[1] not in ("legacy", "v1", "ccs"):
         sys.exit(__doc__)
-    kind, binaries = sys.argv[1], sys.argv[2:]
+    kind, binaries = sys.argv[1], [os.path.abspath(binary) for binary in sys.argv[2:]]
     parts = PARTS["ccs" if kind == "ccs" else "http"]
     for binary in binaries:
         if not os.access(binary, os.X_OK):
